@@ -1,0 +1,2 @@
+import native from './index.js'
+export const { ToolCallFilter, ToolSearchProcessor } = native

@@ -1,0 +1,428 @@
+//! `NativeToolSearch` and `NativeStep`: the Rust half of `ToolSearchProcessor`.
+//!
+//! Tool records cross once, as one UTF-16 string and a span table; queries and
+//! names cross as UTF-16 so lone surrogates survive. Tools themselves stay in
+//! JavaScript: Rust refers to them by [`ToolRef`]. The filter hook is a
+//! threadsafe function that the wrapper builds per request, answering
+//! `1` (allowed), `0` (denied), `-1` (threw) or a promise of one of those.
+
+use std::sync::Arc;
+
+use mastra_core_logic::js::JsString;
+use mastra_core_logic::search::SearchOptions;
+use mastra_core_logic::stores::ToolResultFacts;
+use mastra_core_logic::tool_search::{
+    thread_id, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, Storage, ToolEntry, ToolFilter, ToolRef,
+    ToolSearch, Verdict,
+};
+use napi::bindgen_prelude::*;
+use napi::threadsafe_function::ThreadsafeFunction;
+use napi_derive::napi;
+
+fn type_error(error: impl std::fmt::Display) -> Error {
+    Error::new(Status::InvalidArg, format!("ToolSearchProcessor: {error}"))
+}
+
+#[napi(object)]
+pub struct ToolSearchConfig {
+    pub top_k: f64,
+    pub min_score: f64,
+    pub auto_load: bool,
+    pub include_resolved_tools: bool,
+    pub context_storage: bool,
+    pub ttl: f64,
+    pub has_filter: bool,
+}
+
+/// Reads a tool record: `spans` holds `[keyLength, idLength or -1, descriptionLength]`
+/// per tool, laid end to end in `text`.
+fn read_entries<'t>(text: &'t [u16], spans: &[i32]) -> Result<Vec<ToolEntry<'t>>> {
+    if spans.len() % 3 != 0 {
+        return Err(type_error("malformed tool table"));
+    }
+    let mut entries = Vec::with_capacity(spans.len() / 3);
+    let mut at = 0usize;
+    let mut take = |len: i32| -> Result<&'t [u16]> {
+        let len = usize::try_from(len).map_err(|_| type_error("malformed tool table"))?;
+        let piece = text.get(at..at + len).ok_or_else(|| type_error("malformed tool table"))?;
+        at += len;
+        Ok(piece)
+    };
+    for row in spans.chunks_exact(3) {
+        let key = take(row[0])?;
+        let id = if row[1] < 0 { None } else { Some(take(row[1])?).filter(|id| !id.is_empty()) };
+        let description = take(row[2])?;
+        entries.push(ToolEntry { key, id, description });
+    }
+    Ok(entries)
+}
+
+#[napi]
+pub struct NativeToolSearch {
+    inner: Arc<ToolSearch>,
+}
+
+#[napi]
+impl NativeToolSearch {
+    #[napi(constructor)]
+    pub fn new(config: ToolSearchConfig, text: Utf16String, spans: Int32Array) -> Result<Self> {
+        let options = Options {
+            search: SearchOptions { top_k: config.top_k, min_score: config.min_score, has_filter: config.has_filter },
+            auto_load: config.auto_load,
+            include_resolved_tools: config.include_resolved_tools,
+            storage: if config.context_storage { Storage::Context } else { Storage::InMemory },
+            ttl_ms: config.ttl,
+        };
+        let entries = read_entries(&text, &spans)?;
+        let inner = ToolSearch::new(options, &entries).map_err(type_error)?;
+        Ok(Self { inner: Arc::new(inner) })
+    }
+
+    /// How often to sweep idle threads, or `null` for never.
+    #[napi(getter)]
+    pub fn sweep_interval_ms(&self) -> Option<f64> {
+        self.inner.sweep_interval_ms()
+    }
+
+    /// Starts a step (or a resume-path lookup). `resolved` is the step's own
+    /// tools in the same table form as the constructor's; `facts` the context
+    /// store's reading of the messages (see `lib/tool-search.js`), absent on
+    /// the resume path.
+    #[napi]
+    #[allow(clippy::too_many_arguments)]
+    pub fn begin_step(
+        &self,
+        context_thread: Option<Utf16String>,
+        memory_thread: Option<Utf16String>,
+        resolved_text: Option<Utf16String>,
+        resolved_spans: Option<Int32Array>,
+        facts_text: Option<Utf16String>,
+        facts: Option<Int32Array>,
+        now: f64,
+    ) -> Result<NativeStep> {
+        let resolved_text = resolved_text.as_deref().unwrap_or_default();
+        let resolved = read_entries(resolved_text, resolved_spans.as_deref().unwrap_or_default())?;
+        let catalog = self.inner.step_catalog(&resolved).map_err(type_error)?;
+        let thread = thread_id(
+            context_thread.map(|t| JsString::from(&t[..])),
+            memory_thread.map(|t| JsString::from(&t[..])),
+        );
+        let facts = match facts {
+            Some(facts) => Some(read_facts(facts_text.as_deref().unwrap_or_default(), &facts)?),
+            None => None,
+        };
+        let loaded = self.inner.loaded_names(thread.as_ref().map(JsString::units), facts.as_deref(), now);
+        Ok(NativeStep { search: self.inner.clone(), step: Arc::new(Step::new(catalog, thread, loaded)) })
+    }
+
+    #[napi]
+    pub fn clear_state(&self, thread: Option<Utf16String>) {
+        self.inner.clear_state(thread.as_deref());
+    }
+
+    #[napi]
+    pub fn clear_all_state(&self) {
+        self.inner.clear_all_state();
+    }
+
+    #[napi]
+    pub fn state_stats(&self, now: f64) -> StateStats {
+        let stats = self.inner.state_stats(now);
+        StateStats { thread_count: stats.thread_count as u32, oldest_access_time: stats.oldest_access_ms }
+    }
+
+    #[napi]
+    pub fn cleanup_now(&self, now: f64) -> u32 {
+        self.inner.cleanup_now(now) as u32
+    }
+}
+
+#[napi(object)]
+pub struct StateStats {
+    pub thread_count: u32,
+    pub oldest_access_time: Option<f64>,
+}
+
+/// Reads the context store's facts: per `search_tools`/`load_tool` part,
+/// `[kind (1 search_tools, 2 load_tool), isResult, n, len*n, m, len*m, singleLen or -1]`
+/// with the names laid end to end in `text`.
+fn read_facts(text: &[u16], facts: &[i32]) -> Result<Vec<ToolResultFacts>> {
+    let mut reader = FactsReader { facts, at: 0, text, text_at: 0 };
+    let mut out = Vec::new();
+    while reader.at < facts.len() {
+        let tool_name = match reader.next()? {
+            1 => JsString::from("search_tools"),
+            2 => JsString::from("load_tool"),
+            _ => return Err(FactsReader::bad()),
+        };
+        let is_result_state = reader.next()? != 0;
+        let result_names = reader.names()?;
+        let loaded = reader.names()?;
+        let single = reader.next()?;
+        let single_loaded = if single < 0 { None } else { Some(reader.name(single)?) };
+        out.push(ToolResultFacts { tool_name: Some(tool_name), is_result_state, result_names, loaded, single_loaded });
+    }
+    Ok(out)
+}
+
+struct FactsReader<'a> {
+    facts: &'a [i32],
+    at: usize,
+    text: &'a [u16],
+    text_at: usize,
+}
+
+impl FactsReader<'_> {
+    fn bad() -> Error {
+        type_error("malformed message facts")
+    }
+
+    fn next(&mut self) -> Result<i32> {
+        let value = *self.facts.get(self.at).ok_or_else(Self::bad)?;
+        self.at += 1;
+        Ok(value)
+    }
+
+    fn name(&mut self, len: i32) -> Result<JsString> {
+        let len = usize::try_from(len).map_err(|_| Self::bad())?;
+        let units = self.text.get(self.text_at..self.text_at + len).ok_or_else(Self::bad)?;
+        self.text_at += len;
+        Ok(JsString::from(units))
+    }
+
+    fn names(&mut self) -> Result<Vec<JsString>> {
+        let count = self.next()?;
+        (0..count).map(|_| self.next().and_then(|len| self.name(len))).collect()
+    }
+}
+
+/// The filter hook of one request, as the wrapper hands it over.
+type HookFn = ThreadsafeFunction<FnArgs<(i32, u32)>, Either<i32, Promise<i32>>, FnArgs<(i32, u32)>, Status, false, true>;
+
+struct Hook(HookFn);
+
+impl ToolFilter for Hook {
+    async fn check(&self, tool: ToolRef, phase: Phase) -> Verdict {
+        let code = match phase {
+            Phase::Search => 0,
+            Phase::Load => 1,
+            Phase::Active => 2,
+        };
+        let answer = match self.0.call_async(FnArgs::from((tool, code))).await {
+            Ok(Either::A(answer)) => answer,
+            Ok(Either::B(promise)) => promise.await.unwrap_or(-1),
+            Err(_) => -1,
+        };
+        match answer {
+            1 => Verdict::Allowed,
+            0 => Verdict::Denied,
+            _ => Verdict::Failed,
+        }
+    }
+}
+
+/// Runs an operation that has no hook to wait for; it completes on its first poll.
+fn run_now<T>(future: impl std::future::Future<Output = T>) -> T {
+    let mut future = std::pin::pin!(future);
+    match future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+        std::task::Poll::Ready(value) => value,
+        std::task::Poll::Pending => unreachable!("an operation without a hook waited"),
+    }
+}
+
+#[napi(object)]
+pub struct SearchResultItem {
+    pub name: Utf16String,
+    pub description: Utf16String,
+    pub score: f64,
+}
+
+#[napi(object)]
+pub struct SearchToolsOutput {
+    pub results: Vec<SearchResultItem>,
+    pub message: Utf16String,
+}
+
+impl From<SearchOutcome> for SearchToolsOutput {
+    fn from(outcome: SearchOutcome) -> Self {
+        SearchToolsOutput {
+            results: outcome
+                .results
+                .into_iter()
+                .map(|hit| SearchResultItem {
+                    name: utf16(hit.name),
+                    description: utf16(hit.description),
+                    score: hit.score,
+                })
+                .collect(),
+            message: utf16(outcome.message),
+        }
+    }
+}
+
+/// `load_tool`'s answer; `shape` says which keys the wrapper puts in the
+/// result: 0 `{ success, message }`, 1 `{ success, message, toolName }`,
+/// 2 `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`.
+#[napi(object)]
+pub struct LoadToolOutput {
+    pub shape: u32,
+    pub success: bool,
+    pub message: Utf16String,
+    pub tool_name: Option<Utf16String>,
+    pub loaded_count: Option<u32>,
+    pub loaded: Option<Vec<Utf16String>>,
+    pub not_found: Option<Vec<Utf16String>>,
+    pub already_loaded: Option<Vec<Utf16String>>,
+}
+
+impl From<LoadOutcome> for LoadToolOutput {
+    fn from(outcome: LoadOutcome) -> Self {
+        let list = |names: Option<Vec<JsString>>| names.map(|names| names.into_iter().map(utf16).collect());
+        match outcome {
+            LoadOutcome::Invalid { message } => LoadToolOutput {
+                shape: 0,
+                success: false,
+                message: utf16(message),
+                tool_name: None,
+                loaded_count: None,
+                loaded: None,
+                not_found: None,
+                already_loaded: None,
+            },
+            LoadOutcome::Single { success, message, tool_name } => LoadToolOutput {
+                shape: 1,
+                success,
+                message: utf16(message),
+                tool_name: Some(utf16(tool_name)),
+                loaded_count: None,
+                loaded: None,
+                not_found: None,
+                already_loaded: None,
+            },
+            LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => LoadToolOutput {
+                shape: 2,
+                success,
+                message: utf16(message),
+                tool_name: None,
+                loaded_count: Some(loaded_count as u32),
+                loaded: list(loaded),
+                not_found: list(not_found),
+                already_loaded: list(already_loaded),
+            },
+        }
+    }
+}
+
+/// The loaded tools a request may use: names, and the tools they resolve to.
+#[napi(object)]
+pub struct ActiveTools {
+    pub names: Vec<Utf16String>,
+    pub tools: Int32Array,
+}
+
+fn utf16(s: JsString) -> Utf16String {
+    Utf16String::from(s.into_units().into_vec())
+}
+
+fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>) -> ActiveTools {
+    let (names, tools): (Vec<_>, Vec<_>) = names_and_tools.into_iter().map(|(name, tool)| (utf16(name), tool)).unzip();
+    ActiveTools { names, tools: Int32Array::new(tools) }
+}
+
+#[napi]
+pub struct NativeStep {
+    search: Arc<ToolSearch>,
+    step: Arc<Step>,
+}
+
+#[napi]
+impl NativeStep {
+    /// The step's own tools that stay in the prompt (indexes into them), or
+    /// `null` when all do.
+    #[napi(getter)]
+    pub fn visible(&self) -> Option<Int32Array> {
+        self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
+    }
+
+    /// `search_tools`, for a processor without a filter hook.
+    #[napi]
+    pub fn search(&self, query: Utf16String, now: f64) -> SearchToolsOutput {
+        run_now(self.search.search(&self.step, &query, &NoFilter, now)).into()
+    }
+
+    /// `search_tools`, asking `hook` about each candidate in rank order.
+    #[napi]
+    pub async fn search_with_hook(&self, query: Utf16String, now: f64, hook: HookFn) -> Result<SearchToolsOutput> {
+        let (search, step) = (self.search.clone(), self.step.clone());
+        Ok(search.search(&step, &query, &Hook(hook), now).await.into())
+    }
+
+    /// `load_tool`, for a processor without a filter hook.
+    #[napi]
+    pub fn load(&self, tool_name: Option<Utf16String>, tool_names: Option<Vec<Utf16String>>, now: f64) -> LoadToolOutput {
+        let tool_names = to_names(tool_names);
+        run_now(self.search.load(&self.step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now)).into()
+    }
+
+    /// `load_tool`, asking `hook` before loading and before suggesting.
+    #[napi]
+    pub async fn load_with_hook(
+        &self,
+        tool_name: Option<Utf16String>,
+        tool_names: Option<Vec<Utf16String>>,
+        now: f64,
+        hook: HookFn,
+    ) -> Result<LoadToolOutput> {
+        let (search, step) = (self.search.clone(), self.step.clone());
+        let tool_names = to_names(tool_names);
+        Ok(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &Hook(hook), now).await.into())
+    }
+
+    /// The loaded tools as of this step's start.
+    #[napi]
+    pub fn active(&self) -> ActiveTools {
+        let names = self.step.loaded.lock().clone();
+        active_tools(run_now(self.search.active_tools(&self.step.catalog, &names, &NoFilter)))
+    }
+
+    /// The loaded tools the hook still allows (phase `'active'`).
+    #[napi]
+    pub async fn active_with_hook(&self, hook: HookFn) -> Result<ActiveTools> {
+        let (search, step) = (self.search.clone(), self.step.clone());
+        let names = step.loaded.lock().clone();
+        Ok(active_tools(search.active_tools(&step.catalog, &names, &Hook(hook)).await))
+    }
+}
+
+fn to_names(names: Option<Vec<Utf16String>>) -> Option<Vec<JsString>> {
+    names.map(|names| names.iter().map(|n| JsString::from(&n[..])).collect())
+}
+
+/// The model-facing strings the wrapper puts in tool definitions and the
+/// system message; they live in the core with every other message.
+#[napi(object)]
+pub struct ToolSearchStrings {
+    pub instruction: String,
+    pub instruction_auto_load: String,
+    pub search_description: String,
+    pub search_description_auto_load: String,
+    pub search_query_description: String,
+    pub load_description: String,
+    pub load_tool_name_description: String,
+    pub load_tool_names_description: String,
+}
+
+#[napi]
+pub fn tool_search_strings() -> ToolSearchStrings {
+    use mastra_core_logic::tool_search::messages as m;
+    ToolSearchStrings {
+        instruction: m::INSTRUCTION.into(),
+        instruction_auto_load: m::INSTRUCTION_AUTO_LOAD.into(),
+        search_description: m::SEARCH_DESCRIPTION.into(),
+        search_description_auto_load: m::SEARCH_DESCRIPTION_AUTO_LOAD.into(),
+        search_query_description: m::SEARCH_QUERY_DESCRIPTION.into(),
+        load_description: m::LOAD_DESCRIPTION.into(),
+        load_tool_name_description: m::LOAD_TOOL_NAME_DESCRIPTION.into(),
+        load_tool_names_description: m::LOAD_TOOL_NAMES_DESCRIPTION.into(),
+    }
+}

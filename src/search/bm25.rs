@@ -1,0 +1,410 @@
+//! An Okapi BM25 index with the reference's exact scoring and ordering.
+//!
+//! The reference (`BM25Index` in `@mastra/core`) keeps a map of documents,
+//! a map of term -> insertion-ordered set of document ids, and recomputes the
+//! average length by walking every document on each add (quadratic). Here
+//! terms are interned to numbers, documents are numbered slots, the average
+//! comes from a running total, and the postings are laid out once, after the
+//! last add, as one array grouped by term. Building is linear.
+//!
+//! What must match bit for bit, and why it does:
+//! - Scores: the same f64 operations in the same order (see [`term_score`]),
+//!   with `Math.log` reproduced by [`js_math_log`].
+//! - Order of hits: JS accumulates scores in a `Map`, so hits come out in the
+//!   order documents were first touched: query terms in order, each term's
+//!   posting set in insertion order. Re-adding a document deletes it from its
+//!   sets and appends it again; we get the same order by retiring the old
+//!   slot, taking a new one at the end, and leaving retired slots out of the
+//!   postings.
+
+use hashbrown::HashTable;
+use rustc_hash::FxHasher;
+use std::hash::{Hash, Hasher};
+
+use crate::js::js_math_log;
+
+use super::tokenize::for_each_token;
+
+/// Term-frequency saturation, the reference's default.
+pub const K1: f64 = 1.5;
+/// Length normalisation, the reference's default.
+pub const B: f64 = 0.75;
+
+/// A document slot. Slots are never reused: replacing a document retires its
+/// slot and takes a new one at the end.
+pub type DocId = u32;
+
+/// One document's accumulated score.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Scored {
+    pub doc: DocId,
+    pub score: f64,
+}
+
+#[derive(Clone, Copy)]
+struct Posting {
+    doc: DocId,
+    term_freq: u32,
+}
+
+/// Collects documents; [`finish`](Self::finish) turns them into an index.
+#[derive(Default)]
+pub struct Bm25Builder {
+    terms: TermTable,
+    /// Every (term, posting) pair, in the order documents were added.
+    pairs: Vec<(u32, Posting)>,
+    doc_len: Vec<u32>,
+    live: Vec<bool>,
+    live_docs: u32,
+    total_len: u64,
+    /// Scratch for one document: its distinct terms with counts, in order of
+    /// first occurrence, and each term's position in that list.
+    counts: Vec<(u32, u32)>,
+    count_slot: Vec<u32>,
+}
+
+impl Bm25Builder {
+    pub fn new() -> Bm25Builder {
+        Bm25Builder::default()
+    }
+
+    /// Indexes a new document whose text is the concatenation of `parts`,
+    /// each already lowercased and each ending at a token boundary, and
+    /// returns its slot.
+    ///
+    /// Taking parts lets the caller index `"<name> <description>"` without
+    /// building that string: the space is a separator and cannot affect
+    /// lowercasing on either side.
+    pub fn add(&mut self, parts: &[&[u16]]) -> DocId {
+        let doc = self.doc_len.len() as DocId;
+        self.counts.clear();
+        let mut len = 0u32;
+        for part in parts {
+            for_each_token(part, |token| {
+                len += 1;
+                let term = self.terms.intern(token);
+                if term as usize == self.count_slot.len() {
+                    self.count_slot.push(0);
+                }
+                let slot = self.count_slot[term as usize] as usize;
+                match self.counts.get_mut(slot) {
+                    Some((t, n)) if *t == term => *n += 1,
+                    _ => {
+                        self.count_slot[term as usize] = self.counts.len() as u32;
+                        self.counts.push((term, 1));
+                    }
+                }
+            });
+        }
+        self.pairs.extend(self.counts.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
+        self.doc_len.push(len);
+        self.live.push(true);
+        self.live_docs += 1;
+        self.total_len += u64::from(len);
+        doc
+    }
+
+    /// Retires a document: it stops counting towards N, document frequencies
+    /// and the average length, and will not be in the postings.
+    pub fn remove(&mut self, doc: DocId) {
+        let live = &mut self.live[doc as usize];
+        if *live {
+            *live = false;
+            self.live_docs -= 1;
+            self.total_len -= u64::from(self.doc_len[doc as usize]);
+        }
+    }
+
+    /// Lays out the live postings grouped by term (a stable counting sort,
+    /// so each term's documents stay in insertion order).
+    pub fn finish(self) -> Bm25Index {
+        let term_count = self.terms.len();
+        let mut offsets = vec![0u32; term_count + 1];
+        for (term, posting) in &self.pairs {
+            if self.live[posting.doc as usize] {
+                offsets[*term as usize + 1] += 1;
+            }
+        }
+        for i in 0..term_count {
+            offsets[i + 1] += offsets[i];
+        }
+        let mut next = offsets.clone();
+        let mut postings = vec![Posting { doc: 0, term_freq: 0 }; offsets[term_count] as usize];
+        for (term, posting) in &self.pairs {
+            if self.live[posting.doc as usize] {
+                let at = &mut next[*term as usize];
+                postings[*at as usize] = *posting;
+                *at += 1;
+            }
+        }
+        Bm25Index {
+            terms: self.terms,
+            offsets,
+            postings,
+            doc_len: self.doc_len,
+            live: self.live,
+            live_docs: self.live_docs,
+            total_len: self.total_len,
+        }
+    }
+}
+
+/// The BM25 index over lowercased text. Immutable once built.
+pub struct Bm25Index {
+    terms: TermTable,
+    /// Term `t`'s postings are `postings[offsets[t]..offsets[t + 1]]`: the
+    /// live documents containing it, in insertion order.
+    offsets: Vec<u32>,
+    postings: Vec<Posting>,
+    doc_len: Vec<u32>,
+    live: Vec<bool>,
+    live_docs: u32,
+    total_len: u64,
+}
+
+impl Default for Bm25Index {
+    fn default() -> Bm25Index {
+        Bm25Builder::new().finish()
+    }
+}
+
+impl Bm25Index {
+    pub fn builder() -> Bm25Builder {
+        Bm25Builder::new()
+    }
+
+    /// Number of live documents (the reference's `size`).
+    pub fn len(&self) -> usize {
+        self.live_docs as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.live_docs == 0
+    }
+
+    /// Total number of slots ever handed out, live or retired.
+    pub fn slot_count(&self) -> usize {
+        self.doc_len.len()
+    }
+
+    /// Whether a slot holds a live document.
+    pub fn is_live(&self, doc: DocId) -> bool {
+        self.live.get(doc as usize).copied().unwrap_or(false)
+    }
+
+    /// Scores live documents against query terms (lowercased tokens, repeats
+    /// kept: a repeated term counts again). Returns hits with `score >= 0` in
+    /// first-touch order, unsorted.
+    pub fn score<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>) -> Vec<Scored> {
+        let mut hits: Vec<Scored> = Vec::new();
+        if self.live_docs == 0 {
+            return hits;
+        }
+        let doc_count = f64::from(self.live_docs);
+        // Integer total and count, so this is the reference's average however
+        // it summed.
+        let avg_len = self.total_len as f64 / doc_count;
+        let mut hit_of_doc: Vec<u32> = Vec::new();
+        for query_term in query_terms {
+            let Some(term) = self.terms.get(query_term) else { continue };
+            let postings = &self.postings[self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize];
+            if postings.is_empty() {
+                // Every document with this term was replaced: the reference
+                // deleted the term's set.
+                continue;
+            }
+            if hit_of_doc.is_empty() {
+                hit_of_doc = vec![u32::MAX; self.doc_len.len()];
+            }
+            let idf = idf(doc_count, postings.len() as f64);
+            for posting in postings {
+                let doc_len = f64::from(self.doc_len[posting.doc as usize]);
+                let s = term_score(f64::from(posting.term_freq), doc_len, avg_len, idf);
+                let slot = &mut hit_of_doc[posting.doc as usize];
+                if *slot == u32::MAX {
+                    *slot = hits.len() as u32;
+                    // The reference adds to `scores.get(id) || 0`.
+                    hits.push(Scored { doc: posting.doc, score: 0.0 + s });
+                } else {
+                    hits[*slot as usize].score += s;
+                }
+            }
+        }
+        // The reference keeps `score >= minScore` with minScore 0 (drops NaN).
+        hits.retain(|h| h.score >= 0.0);
+        hits
+    }
+}
+
+/// Robertson-Sparck Jones IDF: `ln((N - df + 0.5) / (df + 0.5) + 1)`.
+pub fn idf(doc_count: f64, doc_freq: f64) -> f64 {
+    js_math_log((doc_count - doc_freq + 0.5) / (doc_freq + 0.5) + 1.0)
+}
+
+/// One term's contribution, with the reference's operation order:
+/// `idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * (len / avgLen))))`.
+pub fn term_score(term_freq: f64, doc_len: f64, avg_len: f64, idf: f64) -> f64 {
+    let numerator = term_freq * (K1 + 1.0);
+    let denominator = term_freq + K1 * (1.0 - B + B * (doc_len / avg_len));
+    idf * (numerator / denominator)
+}
+
+/// Interned terms: each distinct token is stored once and known by number.
+#[derive(Default)]
+struct TermTable {
+    /// All term text, back to back.
+    text: Vec<u16>,
+    /// Where each term's text is, with its number and hash. Kept in the
+    /// table itself so a probe reads the text directly and growing the table
+    /// never rereads it.
+    table: HashTable<TermSlot>,
+    count: u32,
+}
+
+#[derive(Clone, Copy)]
+struct TermSlot {
+    start: u32,
+    len: u32,
+    term: u32,
+    hash: u32,
+}
+
+impl TermTable {
+    fn len(&self) -> usize {
+        self.count as usize
+    }
+
+    fn matches(text: &[u16], slot: &TermSlot, token: &[u16]) -> bool {
+        slot.len as usize == token.len() && units_eq(&text[slot.start as usize..][..token.len()], token)
+    }
+
+    fn get(&self, token: &[u16]) -> Option<u32> {
+        let hash = hash32(token);
+        self.table
+            .find(widen(hash), |slot| slot.hash == hash && TermTable::matches(&self.text, slot, token))
+            .map(|slot| slot.term)
+    }
+
+    fn intern(&mut self, token: &[u16]) -> u32 {
+        let hash = hash32(token);
+        let text = &self.text;
+        if let Some(slot) =
+            self.table.find(widen(hash), |slot| slot.hash == hash && TermTable::matches(text, slot, token))
+        {
+            return slot.term;
+        }
+        let slot = TermSlot { start: self.text.len() as u32, len: token.len() as u32, term: self.count, hash };
+        self.text.extend_from_slice(token);
+        self.count += 1;
+        self.table.insert_unique(widen(hash), slot, |slot| widen(slot.hash));
+        slot.term
+    }
+}
+
+/// A 32-bit hash of a term, small enough to keep beside it.
+fn hash32(units: &[u16]) -> u32 {
+    let h = hash_units(units);
+    (h ^ (h >> 32)) as u32
+}
+
+/// Spreads a 32-bit hash over 64 bits; the table uses both ends.
+fn widen(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9E37_79B9_7F4A_7C15)
+}
+
+/// Slice equality written as a plain loop: terms are a few units long, where
+/// a call to `memcmp` costs more than the comparison.
+fn units_eq(a: &[u16], b: &[u16]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
+}
+
+/// The hash used for every UTF-16 keyed table in the search module.
+pub(crate) fn hash_units(units: &[u16]) -> u64 {
+    let mut hasher = FxHasher::default();
+    units.hash(&mut hasher);
+    hasher.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    fn add(builder: &mut Bm25Builder, text: &str) -> DocId {
+        let lowered = crate::js::to_lower_utf16(&u(text));
+        builder.add(&[&lowered])
+    }
+
+    fn score(index: &Bm25Index, query: &str) -> Vec<(DocId, f64)> {
+        let q = u(query);
+        let terms: Vec<&[u16]> = q.split(|&c| c == u16::from(b' ')).collect();
+        index.score(terms).into_iter().map(|s| (s.doc, s.score)).collect()
+    }
+
+    fn two_docs() -> Bm25Index {
+        let mut builder = Bm25Index::builder();
+        add(&mut builder, "a weather forecast");
+        add(&mut builder, "b weather weather today");
+        builder.finish()
+    }
+
+    #[test]
+    fn scores_match_the_reference() {
+        // new BM25Index({}, toolSearchTokenizeOptions); add('a', 'a weather forecast');
+        // add('b', 'b weather weather today'); search('weather') =>
+        // b: 0.24472692187108, a: 0.2003533591142358 (first touched: a, then b).
+        let index = two_docs();
+        assert_eq!(score(&index, "weather"), vec![(0, 0.2003533591142358), (1, 0.24472692187108)]);
+        assert_eq!(score(&index, "missing"), vec![]);
+    }
+
+    #[test]
+    fn repeated_query_terms_add_again() {
+        let index = two_docs();
+        let once = score(&index, "weather");
+        let twice = score(&index, "weather weather");
+        for (one, two) in once.iter().zip(&twice) {
+            assert_eq!(two.1, one.1 + one.1);
+        }
+    }
+
+    #[test]
+    fn remove_retires_the_slot() {
+        let mut builder = Bm25Index::builder();
+        let a = add(&mut builder, "alpha beta");
+        let b = add(&mut builder, "alpha gamma");
+        builder.remove(a);
+        builder.remove(a);
+        let index = builder.finish();
+        assert_eq!(index.len(), 1);
+        assert_eq!(index.slot_count(), 2);
+        assert!(!index.is_live(a));
+        let hits = score(&index, "alpha beta");
+        assert_eq!(hits.len(), 1);
+        assert_eq!(hits[0].0, b);
+        // N = 1, df = 1: idf = ln(0.5 / 1.5 + 1); len = avg = 2.
+        let want = term_score(1.0, 2.0, 2.0, idf(1.0, 1.0));
+        assert_eq!(hits[0].1, want);
+    }
+
+    #[test]
+    fn empty_documents_count_towards_n_and_average() {
+        let mut builder = Bm25Index::builder();
+        add(&mut builder, "x");
+        add(&mut builder, "tool tool");
+        let index = builder.finish();
+        assert_eq!(index.len(), 2);
+        // N = 2, df = 1, avgLen = 1, len = 2, tf = 2.
+        assert_eq!(score(&index, "tool"), vec![(1, term_score(2.0, 2.0, 1.0, idf(2.0, 1.0)))]);
+    }
+
+    #[test]
+    fn empty_index() {
+        let index = Bm25Index::default();
+        assert!(index.is_empty());
+        assert_eq!(score(&index, "anything"), vec![]);
+    }
+}

@@ -1,0 +1,431 @@
+//! A searchable set of tools: the record's entries plus their BM25 index.
+//!
+//! The binding hands over a whole tools record at once: every string in one
+//! UTF-16 buffer and, per entry in `Object.keys` order, the spans of its key,
+//! its `id` (when it is a non-empty string) and its description. The catalog
+//! keeps that buffer and answers the lookups the processor makes by name.
+//!
+//! Each entry is indexed under its name, `id || key`, as the document
+//! `"<name> <description>"`. Two entries with the same name are one document:
+//! the later one replaces the earlier, exactly as the reference's repeated
+//! `index.add(name, ...)` and `descriptions.set(name, ...)` do.
+
+use std::fmt;
+
+use hashbrown::HashTable;
+
+use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
+
+use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
+
+/// A `[start, end)` range of UTF-16 units in a catalog's text buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Span {
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Span {
+    pub fn new(start: u32, end: u32) -> Span {
+        Span { start, end }
+    }
+
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..self.end as usize
+    }
+}
+
+/// Where one record entry's strings live in the text buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EntrySpans {
+    /// The record key.
+    pub key: Span,
+    /// `tool.id`, only when it is a non-empty string. An empty span counts as
+    /// absent, since `tool.id || key` falls back to the key for `''`.
+    pub id: Option<Span>,
+    /// `tool.description || ''`.
+    pub description: Span,
+}
+
+/// Why a catalog could not be built from the given spans.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CatalogError {
+    /// A span ends before it starts or runs past the text.
+    BadSpan { entry: usize, span: Span, text_len: usize },
+    /// More entries or text than 32-bit indices address.
+    TooLarge,
+}
+
+impl fmt::Display for CatalogError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            CatalogError::BadSpan { entry, span, text_len } => write!(
+                f,
+                "catalog entry {entry}: span {}..{} is not within text of length {text_len}",
+                span.start, span.end
+            ),
+            CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
+        }
+    }
+}
+
+impl std::error::Error for CatalogError {}
+
+/// What the catalog knows about one indexed document (one distinct name).
+struct DocInfo {
+    /// The last entry added under this name: its description is the one the
+    /// reference's `descriptions` map ends up holding.
+    entry: u32,
+    /// The lowercased name, as a range of `lower_names`, for name boosting.
+    lower_name: (u32, u32),
+}
+
+/// A searchable set of tools.
+pub struct Catalog {
+    text: Box<[u16]>,
+    entries: Vec<EntrySpans>,
+    /// Entry index by record key.
+    by_key: HashTable<u32>,
+    /// First entry (record order) by real `id`.
+    by_id: HashTable<u32>,
+    /// Live document by indexed name.
+    by_name: HashTable<DocId>,
+    /// Per BM25 slot, live or retired.
+    docs: Vec<DocInfo>,
+    lower_names: Vec<u16>,
+    index: Bm25Index,
+}
+
+impl Catalog {
+    /// Builds the catalog and its index from entries in record order.
+    pub fn new(text: impl Into<Box<[u16]>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
+        let text: Box<[u16]> = text.into();
+        if u32::try_from(text.len()).is_err() || u32::try_from(entries.len()).is_err() {
+            return Err(CatalogError::TooLarge);
+        }
+        let mut entries = entries;
+        for (i, entry) in entries.iter_mut().enumerate() {
+            if entry.id.is_some_and(|id| id.start == id.end) {
+                entry.id = None;
+            }
+            for span in [Some(entry.key), entry.id, Some(entry.description)].into_iter().flatten() {
+                if span.start > span.end || span.end as usize > text.len() {
+                    return Err(CatalogError::BadSpan { entry: i, span, text_len: text.len() });
+                }
+            }
+        }
+        let mut catalog = Catalog {
+            text,
+            entries,
+            by_key: HashTable::with_capacity(0),
+            by_id: HashTable::with_capacity(0),
+            by_name: HashTable::with_capacity(0),
+            docs: Vec::new(),
+            lower_names: Vec::new(),
+            index: Bm25Index::default(),
+        };
+        catalog.index_entries();
+        Ok(catalog)
+    }
+
+    /// Starts a catalog from individual strings (tests, small catalogs).
+    pub fn builder() -> CatalogBuilder {
+        CatalogBuilder::default()
+    }
+
+    fn index_entries(&mut self) {
+        let count = self.entries.len();
+        self.by_key.reserve(count, |_| 0);
+        self.by_id.reserve(count, |_| 0);
+        self.by_name.reserve(count, |_| 0);
+        self.docs.reserve(count);
+        let mut index = Bm25Builder::new();
+        let mut lower_description = Vec::new();
+        for entry in 0..count as u32 {
+            let spans = self.entries[entry as usize];
+            let text = &self.text;
+            let entries = &self.entries;
+
+            // Record keys are unique in a JS object; should a caller repeat
+            // one anyway, the later entry wins, like a repeated assignment.
+            let key = &text[spans.key.range()];
+            let key_of = |e: &u32| &text[entries[*e as usize].key.range()];
+            match self.by_key.find_mut(hash_units(key), |e| key_of(e) == key) {
+                Some(existing) => *existing = entry,
+                None => {
+                    self.by_key.insert_unique(hash_units(key), entry, |e| hash_units(key_of(e)));
+                }
+            }
+
+            if let Some(id_span) = spans.id {
+                let id = &text[id_span.range()];
+                let id_of = |e: &u32| &text[entries[*e as usize].id.map_or(0..0, Span::range)];
+                if self.by_id.find(hash_units(id), |e| id_of(e) == id).is_none() {
+                    self.by_id.insert_unique(hash_units(id), entry, |e| hash_units(id_of(e)));
+                }
+            }
+
+            let name_span = spans.id.unwrap_or(spans.key);
+            let name = &text[name_span.range()];
+            let lower_start = self.lower_names.len();
+            to_lower_utf16_into(name, &mut self.lower_names);
+            let lower_name = (lower_start as u32, self.lower_names.len() as u32);
+            lower_description.clear();
+            to_lower_utf16_into(&text[spans.description.range()], &mut lower_description);
+            let doc = index.add(&[&self.lower_names[lower_start..], &lower_description]);
+            self.docs.push(DocInfo { entry, lower_name });
+
+            let docs = &self.docs;
+            let name_of = |d: &DocId| {
+                let e = &entries[docs[*d as usize].entry as usize];
+                &text[e.id.unwrap_or(e.key).range()]
+            };
+            match self.by_name.find_mut(hash_units(name), |d| name_of(d) == name) {
+                Some(existing) => {
+                    // Same name again: the old document leaves the index and
+                    // this one goes to the end of every insertion order.
+                    index.remove(*existing);
+                    *existing = doc;
+                }
+                None => {
+                    self.by_name.insert_unique(hash_units(name), doc, |d| hash_units(name_of(d)));
+                }
+            }
+        }
+        self.index = index.finish();
+    }
+
+    /// Number of indexed documents, i.e. distinct names (the reference's
+    /// `index.size`, which is the search limit when a filter is set).
+    pub fn len(&self) -> usize {
+        self.index.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.index.is_empty()
+    }
+
+    /// Number of record entries.
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The record key of an entry.
+    pub fn key(&self, entry: usize) -> &[u16] {
+        &self.text[self.entries[entry].key.range()]
+    }
+
+    /// The real `id` of an entry, if it has a non-empty one.
+    pub fn id(&self, entry: usize) -> Option<&[u16]> {
+        self.entries[entry].id.map(|s| &self.text[s.range()])
+    }
+
+    /// The name an entry is indexed under: `id || key`.
+    pub fn name(&self, entry: usize) -> &[u16] {
+        let spans = self.entries[entry];
+        &self.text[spans.id.unwrap_or(spans.key).range()]
+    }
+
+    /// The description of an entry (`''` when it had none).
+    pub fn description(&self, entry: usize) -> &[u16] {
+        &self.text[self.entries[entry].description.range()]
+    }
+
+    /// The first entry, in record order, whose real `id` is `name`
+    /// (`Object.values(tools).find(t => t.id === name)`). An id-less entry is
+    /// never found this way, although it is indexed under its key.
+    pub fn find_by_id(&self, name: &[u16]) -> Option<usize> {
+        self.by_id
+            .find(hash_units(name), |&e| self.id(e as usize) == Some(name))
+            .map(|&e| e as usize)
+    }
+
+    /// The entry whose record key is `name` (own keys only).
+    pub fn find_by_key(&self, name: &[u16]) -> Option<usize> {
+        self.by_key
+            .find(hash_units(name), |&e| self.key(e as usize) == name)
+            .map(|&e| e as usize)
+    }
+
+    /// How the processor resolves a name the model typed: by key first, then
+    /// by id; with a filter hook configured, by id first, then by key.
+    pub fn find_for_dynamic_name(&self, name: &[u16], has_filter: bool) -> Option<usize> {
+        if has_filter {
+            self.find_by_id(name).or_else(|| self.find_by_key(name))
+        } else {
+            self.find_by_key(name).or_else(|| self.find_by_id(name))
+        }
+    }
+
+    /// The live document indexed under `name`.
+    pub fn find_doc(&self, name: &[u16]) -> Option<DocId> {
+        self.by_name.find(hash_units(name), |&d| self.doc_name(d) == name).copied()
+    }
+
+    /// The description search results show for `name`: that of the last
+    /// entry indexed under it.
+    pub fn description_for(&self, name: &[u16]) -> Option<&[u16]> {
+        self.find_doc(name).map(|d| self.description(self.doc_entry(d)))
+    }
+
+    /// Record keys (as entry indices, in record order) that look like
+    /// `tool_name`: either contains the other, case-insensitively. The
+    /// reference offers these as "Did you mean" suggestions.
+    pub fn suggestion_candidates(&self, tool_name: &[u16]) -> Vec<usize> {
+        let wanted = to_lower_utf16(tool_name);
+        let mut key = Vec::new();
+        (0..self.entries.len())
+            .filter(|&e| {
+                key.clear();
+                to_lower_utf16_into(self.key(e), &mut key);
+                contains_units(&key, &wanted) || contains_units(&wanted, &key)
+            })
+            .collect()
+    }
+
+    /// The name a document is indexed under.
+    pub fn doc_name(&self, doc: DocId) -> &[u16] {
+        self.name(self.doc_entry(doc))
+    }
+
+    /// The entry a document was built from (the last one with its name).
+    pub fn doc_entry(&self, doc: DocId) -> usize {
+        self.docs[doc as usize].entry as usize
+    }
+
+    /// The lowercased name of a document.
+    pub fn doc_lower_name(&self, doc: DocId) -> &[u16] {
+        let (start, end) = self.docs[doc as usize].lower_name;
+        &self.lower_names[start as usize..end as usize]
+    }
+
+    pub(crate) fn index(&self) -> &Bm25Index {
+        &self.index
+    }
+}
+
+/// Collects entries one string at a time into a single buffer.
+#[derive(Default)]
+pub struct CatalogBuilder {
+    text: Vec<u16>,
+    entries: Vec<EntrySpans>,
+}
+
+impl CatalogBuilder {
+    /// Appends an entry: record key, `tool.id` (if a non-empty string) and
+    /// `tool.description || ''`.
+    pub fn push(&mut self, key: &[u16], id: Option<&[u16]>, description: &[u16]) -> &mut Self {
+        let key = self.append(key);
+        let id = id.map(|id| self.append(id));
+        let description = self.append(description);
+        self.entries.push(EntrySpans { key, id, description });
+        self
+    }
+
+    /// [`push`](Self::push) with Rust strings.
+    pub fn push_str(&mut self, key: &str, id: Option<&str>, description: &str) -> &mut Self {
+        let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
+        self.push(&units(key), id.map(units).as_deref(), &units(description))
+    }
+
+    fn append(&mut self, units: &[u16]) -> Span {
+        let start = self.text.len() as u32;
+        self.text.extend_from_slice(units);
+        Span::new(start, self.text.len() as u32)
+    }
+
+    pub fn build(self) -> Result<Catalog, CatalogError> {
+        Catalog::new(self.text, self.entries)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    fn catalog(entries: &[(&str, Option<&str>, &str)]) -> Catalog {
+        let mut builder = Catalog::builder();
+        for &(key, id, description) in entries {
+            builder.push_str(key, id, description);
+        }
+        builder.build().unwrap()
+    }
+
+    #[test]
+    fn lookups_by_key_and_id() {
+        let c = catalog(&[
+            ("weatherKey", Some("get-weather"), "Weather"),
+            ("noId", None, "No id here"),
+            ("second", Some("get-weather"), "Also weather"),
+            ("get-weather", Some("other"), "Key that equals an id"),
+        ]);
+        assert_eq!(c.entry_count(), 4);
+        assert_eq!(c.find_by_id(&u("get-weather")), Some(0));
+        assert_eq!(c.find_by_id(&u("noId")), None);
+        assert_eq!(c.find_by_key(&u("noId")), Some(1));
+        assert_eq!(c.find_by_key(&u("get-weather")), Some(3));
+        assert_eq!(c.find_by_key(&u("missing")), None);
+        // Without a filter the key wins; with one the id does.
+        assert_eq!(c.find_for_dynamic_name(&u("get-weather"), false), Some(3));
+        assert_eq!(c.find_for_dynamic_name(&u("get-weather"), true), Some(0));
+        assert_eq!(c.find_for_dynamic_name(&u("noId"), true), Some(1));
+        assert_eq!(c.find_for_dynamic_name(&u("other"), false), Some(3));
+    }
+
+    #[test]
+    fn duplicate_names_are_one_document_with_the_last_description() {
+        let c = catalog(&[
+            ("a", Some("dup"), "first"),
+            ("b", None, "plain"),
+            ("c", Some("dup"), "second"),
+        ]);
+        // Names: dup, b, dup => two documents.
+        assert_eq!(c.len(), 2);
+        assert_eq!(c.description_for(&u("dup")), Some(&u("second")[..]));
+        assert_eq!(c.description_for(&u("b")), Some(&u("plain")[..]));
+        assert_eq!(c.description_for(&u("a")), None);
+        let doc = c.find_doc(&u("dup")).unwrap();
+        assert_eq!(c.doc_entry(doc), 2);
+        // find_by_id still returns the first entry carrying the id.
+        assert_eq!(c.find_by_id(&u("dup")), Some(0));
+    }
+
+    #[test]
+    fn empty_id_falls_back_to_the_key() {
+        let mut builder = Catalog::builder();
+        builder.push(&u("k"), Some(&[]), &u("desc"));
+        let c = builder.build().unwrap();
+        assert_eq!(c.id(0), None);
+        assert_eq!(c.name(0), &u("k")[..]);
+        assert_eq!(c.find_by_id(&[]), None);
+    }
+
+    #[test]
+    fn suggestions_match_either_way_case_insensitively() {
+        let c = catalog(&[
+            ("getWeather", None, ""),
+            ("weather", None, ""),
+            ("sendEmail", None, ""),
+            ("WEATHERFORECASTX", None, ""),
+        ]);
+        // 'weather' contains... no; 'getweather'.includes('weather') yes.
+        assert_eq!(c.suggestion_candidates(&u("Weather")), vec![0, 1, 3]);
+        // The typed name contains the key: 'getweathernow'.includes('getweather').
+        assert_eq!(c.suggestion_candidates(&u("getWeatherNow")), vec![0, 1]);
+        // An empty name is contained in every key.
+        assert_eq!(c.suggestion_candidates(&[]), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn bad_spans_are_rejected() {
+        let text: Vec<u16> = u("abc");
+        let bad = EntrySpans { key: Span::new(0, 4), id: None, description: Span::new(0, 0) };
+        assert!(matches!(Catalog::new(text.clone(), vec![bad]), Err(CatalogError::BadSpan { entry: 0, .. })));
+        let reversed = EntrySpans { key: Span::new(2, 1), id: None, description: Span::new(0, 0) };
+        assert!(Catalog::new(text, vec![reversed]).is_err());
+    }
+}

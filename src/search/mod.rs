@@ -1,0 +1,46 @@
+//! Tool search: the tokenizer, the BM25 index, the catalog and the ranking
+//! behind `search_tools`, with the reference's results bit for bit.
+//!
+//! Strings are JavaScript strings (UTF-16 units, see [`crate::js`]); numbers
+//! coming from options are JS numbers (`f64`), so NaN, fractions and
+//! infinities behave as they do in the reference.
+//!
+//! # API
+//!
+//! Building (linear in the catalog's text):
+//! - [`Catalog::new`]`(text, Vec<`[`EntrySpans`]`>) -> Result<Catalog, `[`CatalogError`]`>`:
+//!   one UTF-16 buffer plus, per record entry in `Object.keys` order, the
+//!   [`Span`]s of its key, optional non-empty `id`, and description.
+//! - [`Catalog::builder`]`()` -> [`CatalogBuilder`] with `push` / `push_str` / `build`.
+//!
+//! Lookups (entry indices are positions in record order):
+//! - `len()` (distinct indexed names), `is_empty()`, `entry_count()`.
+//! - `key(entry)`, `id(entry)`, `name(entry)` (`id || key`), `description(entry)`.
+//! - `find_by_id(name)`, `find_by_key(name)`,
+//!   `find_for_dynamic_name(name, has_filter)`, `find_doc(name)`,
+//!   `description_for(name)`, `suggestion_candidates(tool_name)`.
+//! - `doc_name(doc)`, `doc_entry(doc)`, `doc_lower_name(doc)`.
+//!
+//! Searching:
+//! - [`Catalog::rank`]`(query, limit) -> Vec<`[`Candidate`]`>`: boosted, sorted.
+//! - [`SearchWalk`]: `new(catalog, query, &`[`SearchOptions`]`)`,
+//!   `next_pending(catalog) -> Option<`[`Pending`]`>`, `resolve(allowed)`,
+//!   `finish(catalog) -> Vec<`[`SearchHit`]`>`; for a filter hook in between.
+//! - [`Catalog::search`]`(query, &SearchOptions) -> Vec<SearchHit>`: no hook.
+//! - [`truncate_description`], [`tokenize`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.
+
+mod bm25;
+mod catalog;
+mod rank;
+mod tokenize;
+
+pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
+pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Span};
+pub use rank::{
+    truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
+    MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
+};
+pub use tokenize::{for_each_token, is_separator, tokenize, MIN_TOKEN_LEN};
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,178 @@
+//! Search tests. `tests/oracle.rs` holds cases generated from the reference
+//! package itself; the ones here pin specific behaviours by hand.
+
+use super::*;
+use crate::js::JsString;
+
+mod oracle;
+
+/// Test strings: Rust literals, where the six characters `\uXXXX` stand for
+/// one UTF-16 unit (the only way to write a lone surrogate).
+pub(super) fn js(s: &str) -> Vec<u16> {
+    let units: Vec<u16> = s.encode_utf16().collect();
+    let mut out = Vec::with_capacity(units.len());
+    let mut i = 0;
+    while i < units.len() {
+        if units[i] == u16::from(b'\\') && units.get(i + 1) == Some(&u16::from(b'u')) && i + 6 <= units.len() {
+            let hex = String::from_utf16(&units[i + 2..i + 6]).unwrap();
+            out.push(u16::from_str_radix(&hex, 16).unwrap());
+            i += 6;
+        } else {
+            out.push(units[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+pub(super) fn catalog(entries: &[(&str, Option<&str>, &str)]) -> Catalog {
+    let mut builder = Catalog::builder();
+    for &(key, id, description) in entries {
+        builder.push(&js(key), id.map(js).as_deref(), &js(description));
+    }
+    builder.build().unwrap()
+}
+
+/// Checks [`Catalog::rank`] names and exact score bits.
+pub(super) fn check_rank(c: &Catalog, query: &str, limit: f64, want: &[(&str, f64)]) {
+    let got: Vec<(JsString, f64)> = c
+        .rank(&js(query), limit)
+        .into_iter()
+        .map(|cand| (JsString::from(c.doc_name(cand.doc)), cand.score))
+        .collect();
+    let want: Vec<(JsString, f64)> = want.iter().map(|&(n, s)| (JsString::from(js(n)), s)).collect();
+    assert_eq!(got.len(), want.len(), "rank({query:?}, {limit}): got {got:?}, want {want:?}");
+    for (g, w) in got.iter().zip(&want) {
+        assert!(g.0 == w.0 && g.1.to_bits() == w.1.to_bits(), "rank({query:?}, {limit}): got {got:?}, want {want:?}");
+    }
+}
+
+pub(super) struct Opts {
+    options: SearchOptions,
+    reject: Option<Vec<JsString>>,
+}
+
+/// Search options; `reject` (record keys) turns on a filter hook that
+/// denies those keys and allows everything else.
+pub(super) fn opts(top_k: f64, min_score: f64, reject: Option<&[&str]>) -> Opts {
+    Opts {
+        options: SearchOptions { top_k, min_score, has_filter: reject.is_some() },
+        reject: reject.map(|keys| keys.iter().map(|k| JsString::from(js(k))).collect()),
+    }
+}
+
+/// Checks a full search: the results, and the keys the hook was asked about
+/// in order.
+pub(super) fn check_search(c: &Catalog, query: &str, opts: Opts, want: &[(&str, &str, f64)], want_asked: &[&str]) {
+    let mut asked: Vec<JsString> = Vec::new();
+    let hits = match &opts.reject {
+        None => c.search(&js(query), &opts.options),
+        Some(reject) => {
+            let mut walk = SearchWalk::new(c, &js(query), &opts.options);
+            while let Some(pending) = walk.next_pending(c) {
+                let key = JsString::from(c.key(pending.entry));
+                walk.resolve(!reject.contains(&key));
+                asked.push(key);
+            }
+            walk.finish(c)
+        }
+    };
+    let got: Vec<(JsString, JsString, u64)> =
+        hits.into_iter().map(|h| (h.name, h.description, h.score.to_bits())).collect();
+    let want: Vec<(JsString, JsString, u64)> = want
+        .iter()
+        .map(|&(n, d, s)| (JsString::from(js(n)), JsString::from(js(d)), s.to_bits()))
+        .collect();
+    let want_asked: Vec<JsString> = want_asked.iter().map(|k| JsString::from(js(k))).collect();
+    assert_eq!(got, want, "search({query:?}, {:?})", opts.options);
+    assert_eq!(asked, want_asked, "hook calls for search({query:?}, {:?})", opts.options);
+}
+
+#[test]
+fn replacement_moves_a_document_to_the_end() {
+    // Equal documents tie; re-adding 'one' puts it after 'two' and 'three'.
+    let c = catalog(&[
+        ("k1", Some("one"), "same text"),
+        ("k2", Some("two"), "same text"),
+        ("k3", Some("three"), "same text"),
+        ("k4", Some("one"), "same text"),
+    ]);
+    assert_eq!(c.len(), 3);
+    let names: Vec<JsString> =
+        c.rank(&js("same"), 10.0).iter().map(|h| JsString::from(c.doc_name(h.doc))).collect();
+    assert_eq!(names, ["two", "three", "one"].map(JsString::from));
+    // The hook sees the first entry with id 'one' ('k1'), the description is
+    // the last one added.
+    let hits = c.search(&js("one"), &SearchOptions::default());
+    assert_eq!(hits[0].name, JsString::from("one"));
+    assert_eq!(c.find_by_id(&js("one")), Some(0));
+}
+
+#[test]
+fn repeated_query_terms_count_twice() {
+    let c = catalog(&[("a", Some("a1"), "weather report"), ("b", Some("b1"), "weather")]);
+    let once = c.rank(&js("report"), 10.0);
+    let twice = c.rank(&js("report report"), 10.0);
+    assert_eq!(twice[0].score, once[0].score + once[0].score);
+}
+
+#[test]
+fn name_boost_uses_every_query_term() {
+    // Name 'weather' equals one term (+5) and contains another (+2).
+    let c = catalog(&[("w", Some("weather"), "")]);
+    let base = c.index().score([&js("weather")[..], &js("eat")[..]]);
+    let ranked = c.rank(&js("weather eat"), 10.0);
+    assert_eq!(base.len(), 1); // 'eat' is not a document term
+    assert_eq!(ranked[0].score, base[0].score + 5.0 + 2.0);
+}
+
+#[test]
+fn empty_catalog_and_empty_query() {
+    let empty = Catalog::builder().build().unwrap();
+    assert!(empty.is_empty());
+    assert!(empty.rank(&js("anything"), 10.0).is_empty());
+    assert!(empty.search(&js("anything"), &SearchOptions::default()).is_empty());
+    let c = catalog(&[("a", Some("tool"), "text")]);
+    assert!(c.rank(&js(""), 10.0).is_empty());
+    assert!(c.rank(&js("a - b"), 10.0).is_empty());
+}
+
+#[test]
+fn id_less_tools_are_indexed_but_never_returned() {
+    let c = catalog(&[("plain", None, "weather"), ("named", Some("named_tool"), "weather")]);
+    assert_eq!(c.rank(&js("weather"), 10.0).len(), 2);
+    let hits = c.search(&js("weather"), &SearchOptions::default());
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].name, JsString::from("named_tool"));
+}
+
+#[test]
+fn walk_without_resolve_counts_as_rejected() {
+    let c = catalog(&[("a", Some("x1"), "common"), ("b", Some("x2"), "common")]);
+    let options = SearchOptions { top_k: 5.0, min_score: 0.0, has_filter: true };
+    let mut walk = SearchWalk::new(&c, &js("common"), &options);
+    assert_eq!(walk.candidates().len(), 2);
+    assert!(walk.next_pending(&c).is_some());
+    let second = walk.next_pending(&c).unwrap();
+    walk.resolve(true);
+    assert!(walk.next_pending(&c).is_none());
+    let hits = walk.finish(&c);
+    assert_eq!(hits.len(), 1);
+    assert_eq!(hits[0].doc, second.doc);
+}
+
+#[test]
+fn truncation_counts_utf16_units() {
+    let short = js(&"d".repeat(150));
+    assert_eq!(truncate_description(&short).units(), &short[..]);
+    // 146 ASCII units, then an emoji whose high surrogate is unit 147:
+    // slice(0, 147) keeps the high surrogate alone.
+    let mut text = js(&"a".repeat(146));
+    text.extend(js("😀 tail"));
+    let cut = truncate_description(&text);
+    assert_eq!(cut.len(), 150);
+    assert_eq!(cut.units()[146], 0xD83D);
+    assert_eq!(&cut.units()[147..], &js("...")[..]);
+    let long = js(&"e".repeat(151));
+    assert_eq!(truncate_description(&long).units(), &js(&format!("{}...", "e".repeat(147)))[..]);
+}

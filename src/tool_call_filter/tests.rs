@@ -1,0 +1,249 @@
+use super::tape::TapeError;
+use super::*;
+
+/// Builds tapes the way the binding does, one message at a time.
+#[derive(Default)]
+struct History {
+    tape: Vec<i32>,
+    count: i32,
+}
+
+/// A tool part: state (1 call, 2 result), excluded, call id, model output node.
+fn tool(state: i32, excluded: bool, id: i32, output: Option<Vec<i32>>) -> Vec<i32> {
+    let mut part = vec![1, state, excluded as i32, id];
+    match output {
+        None => part.push(0),
+        Some(node) => {
+            part.push(1);
+            part.extend(node);
+        }
+    }
+    part
+}
+
+fn text_part() -> Vec<i32> {
+    vec![0]
+}
+
+impl History {
+    fn untouched(mut self) -> Self {
+        self.tape.push(0);
+        self.count += 1;
+        self
+    }
+
+    fn message(mut self, top_text: i32, parts: Vec<Vec<i32>>, legacy: Option<Vec<(i32, bool)>>) -> Self {
+        self.tape.extend([1, top_text, parts.len() as i32]);
+        for part in parts {
+            self.tape.extend(part);
+        }
+        match legacy {
+            None => self.tape.push(0),
+            Some(entries) => {
+                self.tape.extend([1, entries.len() as i32]);
+                for (id, excluded) in entries {
+                    self.tape.extend([id, excluded as i32]);
+                }
+            }
+        }
+        self.count += 1;
+        self
+    }
+
+    fn build(self) -> Vec<i32> {
+        let mut tape = vec![self.count];
+        tape.extend(self.tape);
+        tape
+    }
+}
+
+fn options(exclude: Exclude, preserve_model_output: bool) -> FilterOptions {
+    FilterOptions { exclude, preserve_model_output, filter_after_tool_steps: None }
+}
+
+fn run(options: FilterOptions, tape: &[i32], preserve: &[CallId]) -> Result<Vec<i32>, FilterError> {
+    plan_tape(&options, tape, &preserve.iter().copied().collect())
+}
+
+#[test]
+fn exclude_all_drops_tool_only_messages_and_rewrites_mixed_ones() {
+    let tape = History::default()
+        .untouched()
+        .message(0, vec![text_part(), tool(1, false, 0, None)], None)
+        .message(0, vec![tool(2, false, 0, None)], None)
+        .message(0, vec![text_part()], None)
+        .build();
+    let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 0, 1, 0, plan::DROP, plan::KEEP]);
+}
+
+#[test]
+fn top_level_text_keeps_an_emptied_message() {
+    let tape = History::default()
+        .message(1, vec![tool(2, false, 0, None)], None)
+        .message(2, vec![tool(2, false, 1, None)], None)
+        .build();
+    let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, 0, plan::DROP]);
+}
+
+#[test]
+fn exclude_list_removes_results_of_excluded_calls_by_id() {
+    // Call of an excluded tool in one message, its result (naming another tool)
+    // in the next, and an unrelated call that stays.
+    let tape = History::default()
+        .message(0, vec![tool(1, true, 7, None), tool(1, false, 8, None)], None)
+        .message(0, vec![tool(2, false, 7, None)], None)
+        .message(0, vec![tool(2, false, 8, None)], None)
+        .build();
+    let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+    assert_eq!(
+        plan,
+        vec![
+            plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 0,
+            plan::DROP,
+            plan::REWRITE, plan::PART_KEEP, 0,
+        ]
+    );
+}
+
+#[test]
+fn exclude_list_keeps_calls_in_other_states() {
+    // A 'partial-call' of an excluded tool is neither a call nor a result.
+    let tape = History::default().message(0, vec![tool(0, true, 1, None)], None).build();
+    let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, 0]);
+}
+
+#[test]
+fn exclude_nothing_keeps_everything_without_reading_parts() {
+    let tape = History::default().message(0, vec![tool(1, true, 1, None)], None).untouched().build();
+    assert_eq!(run(options(Exclude::Nothing, false), &tape, &[]).unwrap(), vec![0, 0]);
+}
+
+#[test]
+fn preserved_ids_survive_and_legacy_entries_follow_them() {
+    let tape = History::default()
+        .message(0, vec![tool(1, false, 0, None), tool(1, false, 1, None)], Some(vec![(0, false), (1, false), (-1, false)]))
+        .build();
+    let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 1, 1]);
+
+    let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, 3, 0, 1, 2]);
+}
+
+#[test]
+fn a_null_legacy_entry_fails_only_when_the_message_is_rebuilt() {
+    let dropped = History::default().message(0, vec![tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
+    assert_eq!(run(options(Exclude::All, false), &dropped, &[]).unwrap(), vec![plan::DROP]);
+
+    let rebuilt = History::default()
+        .message(0, vec![text_part(), tool(2, false, 0, None)], Some(vec![(-3, false)]))
+        .build();
+    assert_eq!(
+        run(options(Exclude::All, false), &rebuilt, &[]),
+        Err(FilterError::NullLegacyInvocation { message: 0 })
+    );
+}
+
+#[test]
+fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() {
+    let tape = History::default().message(3, vec![text_part(), tool(1, true, 0, None)], None).build();
+    assert_eq!(
+        run(options(Exclude::Listed, false), &tape, &[]),
+        Err(FilterError::NonStringTopLevelContent { message: 0 })
+    );
+    assert_eq!(run(options(Exclude::All, false), &tape, &[]).unwrap(), vec![plan::REWRITE, 0, 1, 0]);
+}
+
+#[test]
+fn model_output_replaces_only_results() {
+    let output = Some(vec![1, 5, 1]);
+    let tape = History::default()
+        .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)], None)
+        .build();
+    let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5, 0]);
+    // Without the option the same tape drops the result.
+    let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::DROP]);
+}
+
+fn output_strings(node: Vec<i32>) -> Option<Vec<i32>> {
+    let tape = History::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
+    match &Tape::new(&tape).messages().unwrap()[0] {
+        Message::WithParts { parts, .. } => match &parts[0] {
+            Part::Tool { model_output, .. } => model_output.clone(),
+            Part::Other => unreachable!(),
+        },
+        Message::Untouched => unreachable!(),
+    }
+}
+
+#[test]
+fn model_output_text_follows_the_reference_preferences() {
+    // '' -> nothing; 'x' -> itself; 5 -> String(5).
+    assert_eq!(output_strings(vec![1, 0, 0]), None);
+    assert_eq!(output_strings(vec![1, 3, 1]), Some(vec![3]));
+    assert_eq!(output_strings(vec![4, 9]), Some(vec![9]));
+    // Array of '', 'a', null, 7 -> 'a\n7'; array of '' only -> its JSON.
+    assert_eq!(output_strings(vec![2, 20, 4, 1, 0, 0, 1, 1, 1, 0, 4, 2]), Some(vec![1, 2]));
+    assert_eq!(output_strings(vec![2, 20, 1, 1, 0, 0]), Some(vec![20]));
+    // Array whose JSON failed and whose parts are empty -> nothing.
+    assert_eq!(output_strings(vec![2, -1, 1, 0]), None);
+    // { type: 'text', value: 'v', text: 't' } -> 'v'.
+    assert_eq!(output_strings(vec![3, 0b11, 30, 31, 1, 1, 32, 1]), Some(vec![32]));
+    // { type: 'text', value: 5, text: 't' } -> 't' (value must be a string).
+    assert_eq!(output_strings(vec![3, 0b11, 30, 31, 1, 4, 33]), Some(vec![31]));
+    // { type: 'text', value: '', text: 't' } -> '' (stops at the empty value).
+    assert_eq!(output_strings(vec![3, 0b11, 30, 31, 1, 1, 32, 0]), None);
+    // { value: { text: 't' } } -> 't'; { value: undefined, text: 't' } -> nothing.
+    assert_eq!(output_strings(vec![3, 0b10, 30, -1, 0, 3, 0, 40, 41, 1]), Some(vec![41]));
+    assert_eq!(output_strings(vec![3, 0b10, 30, 31, 1, 0]), None);
+    // { text: 5, other: 1 } -> its JSON; { type: 'json' } whose JSON failed -> nothing.
+    assert_eq!(output_strings(vec![3, 0, 50, -1, 0]), Some(vec![50]));
+    assert_eq!(output_strings(vec![3, 0, -1, -1, 0]), None);
+}
+
+#[test]
+fn broken_tapes_are_errors_not_panics() {
+    for tape in [vec![], vec![1], vec![1, 9], vec![2, 0], vec![1, 1, 0, 5], vec![1, 0, 0], vec![-1]] {
+        assert!(matches!(run(options(Exclude::All, true), &tape, &[]), Err(FilterError::Tape(TapeError { .. }))));
+    }
+    // Deeply nested arrays stop at the depth limit instead of overflowing the stack.
+    let mut node = Vec::new();
+    for _ in 0..2_000 {
+        node.extend([2, -1, 1]);
+    }
+    node.push(0);
+    let tape = History::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
+    assert!(run(options(Exclude::All, true), &tape, &[]).is_err());
+}
+
+#[test]
+fn step_history_keeps_the_most_recent_tool_steps() {
+    let mut history = StepHistory::default();
+    assert_eq!(history.advance(&[1, 2], 2.0), [1, 2].into());
+    assert_eq!(history.advance(&[2, 3], 2.0), [1, 2, 3].into());
+    assert_eq!(history.advance(&[], 2.0), [3].into());
+    assert_eq!(history.seen, vec![1, 2, 3]);
+    assert_eq!(history.steps, vec![vec![1, 2], vec![3], vec![]]);
+    assert_eq!(history.clone().advance(&[4], 0.0), HashSet::new());
+    assert_eq!(history.clone().advance(&[4], -3.0), HashSet::new());
+    // slice(-NaN) and slice(-0.5) keep every step; slice(-1.5) keeps one.
+    assert_eq!(history.clone().advance(&[4], f64::NAN), [1, 2, 3, 4].into());
+    assert_eq!(history.clone().advance(&[4], 0.5), [1, 2, 3, 4].into());
+    assert_eq!(history.clone().advance(&[4], 1.5), [4].into());
+    assert_eq!(history.clone().advance(&[4], f64::INFINITY), [1, 2, 3, 4].into());
+}
+
+#[test]
+fn tool_call_ids_are_unique_in_first_seen_order() {
+    let tape = History::default()
+        .message(0, vec![tool(1, false, 5, None), tool(2, false, -1, None), tool(2, false, 3, None)], None)
+        .untouched()
+        .message(0, vec![tool(2, false, 5, None), text_part()], None)
+        .build();
+    assert_eq!(tool_call_ids(&Tape::new(&tape).messages().unwrap()), vec![5, 3]);
+}

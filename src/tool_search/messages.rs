@@ -1,0 +1,139 @@
+//! Every string a model reads from `ToolSearchProcessor`: the instruction,
+//! the meta-tools' descriptions, and the messages in their results. They are
+//! behaviour, byte for byte the reference's.
+
+use crate::js::JsString;
+use crate::search::SearchHit;
+
+pub const INSTRUCTION: &str = "To discover available tools, call search_tools with a keyword query. \
+To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. \
+Tools must be loaded before they can be used.";
+
+pub const INSTRUCTION_AUTO_LOAD: &str = "To discover available tools, call search_tools with a keyword query. \
+Matching tools are loaded automatically and become available on your next turn — \
+there is no separate load step. After searching, use the tool directly.";
+
+pub const SEARCH_DESCRIPTION: &str = "Search for available tools by keyword. \
+Use this when you need a capability you don't currently have. \
+Returns a list of matching tools with their names and descriptions. \
+After finding a useful tool, use load_tool to make it available.";
+
+pub const SEARCH_DESCRIPTION_AUTO_LOAD: &str = "Search for available tools by keyword. \
+Use this when you need a capability you don't currently have. \
+Returns a list of matching tools, which are loaded automatically and \
+become available on your next turn — no separate load step is required.";
+
+pub const SEARCH_QUERY_DESCRIPTION: &str = "Search keywords (e.g., \"weather\", \"github issue\", \"database query\")";
+
+pub const LOAD_DESCRIPTION: &str = "Load one or more tools into your context. \
+Call this after finding tools with search_tools. \
+Once loaded, tools will be available for use. \
+Pass a single toolName or an array of toolNames to load multiple tools at once.";
+
+pub const LOAD_TOOL_NAME_DESCRIPTION: &str = "The exact name of a tool to load (from search results)";
+
+pub const LOAD_TOOL_NAMES_DESCRIPTION: &str = "Array of exact tool names to load in one call (from search results)";
+
+pub const EMPTY_TOOL_NAMES: &str = "toolNames array must not be empty.";
+
+pub const NOTHING_TO_LOAD: &str = "You must provide either toolName (string) or toolNames (array) to load.";
+
+/// Builds a message from literal pieces and JavaScript strings.
+#[derive(Default)]
+struct Message(Vec<u16>);
+
+impl Message {
+    fn text(mut self, text: &str) -> Self {
+        self.0.extend(text.encode_utf16());
+        self
+    }
+
+    fn js(mut self, text: &JsString) -> Self {
+        self.0.extend_from_slice(text.units());
+        self
+    }
+
+    fn units(mut self, units: &[u16]) -> Self {
+        self.0.extend_from_slice(units);
+        self
+    }
+
+    fn number(self, n: usize) -> Self {
+        self.text(&n.to_string())
+    }
+
+    fn list(mut self, names: &[JsString]) -> Self {
+        for (i, name) in names.iter().enumerate() {
+            if i > 0 {
+                self = self.text(", ");
+            }
+            self = self.js(name);
+        }
+        self
+    }
+
+    fn done(self) -> JsString {
+        JsString::from(self.0)
+    }
+}
+
+pub fn no_tools_found(query: &[u16]) -> JsString {
+    Message::default().text("No tools found matching \"").units(query).text("\". Try different keywords.").done()
+}
+
+pub fn found(count: usize) -> JsString {
+    Message::default()
+        .text("Found ")
+        .number(count)
+        .text(" tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.")
+        .done()
+}
+
+pub fn found_and_loaded(results: &[SearchHit], some_already_loaded: bool) -> JsString {
+    let names: Vec<JsString> = results.iter().map(|r| r.name.clone()).collect();
+    let message = Message::default()
+        .text("Found and loaded ")
+        .number(results.len())
+        .text(" tool(s): ")
+        .list(&names)
+        .text(". They are available on your next turn — call them directly.");
+    if some_already_loaded { message.text(" Some were already loaded.") } else { message }.done()
+}
+
+pub fn not_found(name: &JsString, suggestions: &[JsString]) -> JsString {
+    let message = Message::default().text("Tool \"").js(name).text("\" not found.");
+    if suggestions.is_empty() {
+        message.text(" Use search_tools to find available tools.").done()
+    } else {
+        message.text(" Did you mean: ").list(&suggestions[..suggestions.len().min(3)]).text("?").done()
+    }
+}
+
+pub fn already_loaded(name: &JsString) -> JsString {
+    Message::default().text("Tool \"").js(name).text("\" is already loaded and available.").done()
+}
+
+pub fn loaded_one(name: &JsString) -> JsString {
+    Message::default().text("Tool \"").js(name).text("\" loaded successfully. It will be available on your next turn.").done()
+}
+
+pub fn loaded_many(loaded: &[JsString], already_loaded: &[JsString], not_found: &[JsString]) -> JsString {
+    let mut parts = Vec::new();
+    if !loaded.is_empty() {
+        parts.push(Message::default().text("Loaded: ").list(loaded).text(" — available on your next turn"));
+    }
+    if !already_loaded.is_empty() {
+        parts.push(Message::default().text("Already loaded: ").list(already_loaded));
+    }
+    if !not_found.is_empty() {
+        parts.push(Message::default().text("Not found: ").list(not_found));
+    }
+    let mut message = Message::default();
+    for (i, part) in parts.into_iter().enumerate() {
+        if i > 0 {
+            message = message.text(" | ");
+        }
+        message = message.units(&part.0);
+    }
+    message.done()
+}

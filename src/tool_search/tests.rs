@@ -1,0 +1,243 @@
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+
+use super::*;
+
+/// Runs a future that never waits (every hook here answers at once).
+fn ready<T>(future: impl Future<Output = T>) -> T {
+    match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+        Poll::Ready(value) => value,
+        Poll::Pending => panic!("future waited"),
+    }
+}
+
+fn js(s: &str) -> JsString {
+    JsString::from(s)
+}
+
+fn units(s: &str) -> Vec<u16> {
+    s.encode_utf16().collect()
+}
+
+/// A hook that records its calls and denies the tools listed.
+struct Recorder {
+    denied: Vec<ToolRef>,
+    failing: Vec<ToolRef>,
+    calls: RefCell<Vec<(ToolRef, Phase)>>,
+}
+
+impl Recorder {
+    fn denying(denied: &[ToolRef]) -> Recorder {
+        Recorder { denied: denied.to_vec(), failing: Vec::new(), calls: RefCell::default() }
+    }
+}
+
+impl ToolFilter for Recorder {
+    fn check(&self, tool: ToolRef, phase: Phase) -> impl Future<Output = Verdict> {
+        self.calls.borrow_mut().push((tool, phase));
+        std::future::ready(if self.failing.contains(&tool) {
+            Verdict::Failed
+        } else if self.denied.contains(&tool) {
+            Verdict::Denied
+        } else {
+            Verdict::Allowed
+        })
+    }
+}
+
+fn options(has_filter: bool) -> Options {
+    Options {
+        search: SearchOptions { top_k: 5.0, min_score: 0.0, has_filter },
+        auto_load: false,
+        include_resolved_tools: false,
+        storage: Storage::InMemory,
+        ttl_ms: 3_600_000.0,
+    }
+}
+
+struct Tools(Vec<(Vec<u16>, Option<Vec<u16>>, Vec<u16>)>);
+
+impl Tools {
+    fn new(tools: &[(&str, Option<&str>, &str)]) -> Tools {
+        Tools(tools.iter().map(|(k, id, d)| (units(k), id.map(units), units(d))).collect())
+    }
+
+    fn entries(&self) -> Vec<ToolEntry<'_>> {
+        self.0.iter().map(|(key, id, description)| ToolEntry { key, id: id.as_deref(), description }).collect()
+    }
+}
+
+fn weather_tools() -> Tools {
+    Tools::new(&[
+        ("weather", Some("getWeather"), "Get the weather forecast for a city"),
+        ("email", Some("sendEmail"), "Send an email to a recipient"),
+        ("issue", Some("createIssue"), "Create a GitHub issue"),
+    ])
+}
+
+fn step(search: &ToolSearch, thread: Option<&str>) -> Step {
+    let catalog = search.step_catalog(&[]).unwrap();
+    let loaded = search.loaded_names(thread.map(units).as_deref(), None, 1000.0);
+    Step::new(catalog, thread.map(js), loaded)
+}
+
+fn names(outcome: &SearchOutcome) -> Vec<String> {
+    outcome.results.iter().map(|r| r.name.to_string_lossy()).collect()
+}
+
+#[test]
+fn search_finds_by_description_and_name() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, None);
+    let outcome = ready(search.search(&step, &units("weather"), &NoFilter, 1000.0));
+    assert_eq!(names(&outcome), ["getWeather"]);
+    assert_eq!(
+        outcome.message.to_string_lossy(),
+        "Found 1 tool(s). Use load_tool with an exact toolName or a toolNames array to make them available."
+    );
+    let none = ready(search.search(&step, &units("zebra"), &NoFilter, 1000.0));
+    assert!(none.results.is_empty());
+    assert_eq!(none.message.to_string_lossy(), "No tools found matching \"zebra\". Try different keywords.");
+}
+
+#[test]
+fn load_then_load_again_reports_already_loaded() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let first = step(&search, Some("t1"));
+    let outcome = ready(search.load(&first, Some(&units("weather")), None, &NoFilter, 1000.0));
+    assert_eq!(
+        outcome,
+        LoadOutcome::Single {
+            success: true,
+            message: js("Tool \"weather\" loaded successfully. It will be available on your next turn."),
+            tool_name: js("weather"),
+        }
+    );
+    // The next step of the same thread starts with it loaded; another thread does not.
+    let second = step(&search, Some("t1"));
+    assert_eq!(second.loaded.lock().iter().map(|n| n.to_string_lossy()).collect::<Vec<_>>(), ["weather"]);
+    assert!(step(&search, Some("t2")).loaded.lock().is_empty());
+    let again = ready(search.load(&second, Some(&units("weather")), None, &NoFilter, 1000.0));
+    assert_eq!(
+        again,
+        LoadOutcome::Single {
+            success: true,
+            message: js("Tool \"weather\" is already loaded and available."),
+            tool_name: js("weather"),
+        }
+    );
+    assert_eq!(search.state_stats(5000.0), StoreStats { thread_count: 2, oldest_access_ms: Some(1000.0) });
+}
+
+#[test]
+fn load_suggests_near_names() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, None);
+    let outcome = ready(search.load(&step, Some(&units("Weathe")), None, &NoFilter, 1000.0));
+    assert_eq!(
+        outcome,
+        LoadOutcome::Single {
+            success: false,
+            message: js("Tool \"Weathe\" not found. Did you mean: weather?"),
+            tool_name: js("Weathe"),
+        }
+    );
+}
+
+#[test]
+fn multi_load_lists_each_kind() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, None);
+    let requested = [js("email"), js("nope"), js("email"), js("sendEmail")];
+    let outcome = ready(search.load(&step, Some(&units("weather")), Some(&requested), &NoFilter, 1000.0));
+    assert_eq!(
+        outcome,
+        LoadOutcome::Multi {
+            success: false,
+            message: js("Loaded: email, sendEmail, weather — available on your next turn | Not found: nope"),
+            loaded_count: 3,
+            loaded: Some(vec![js("email"), js("sendEmail"), js("weather")]),
+            not_found: Some(vec![js("nope")]),
+            already_loaded: None,
+        }
+    );
+    assert_eq!(
+        ready(search.load(&step, None, Some(&[]), &NoFilter, 1000.0)),
+        LoadOutcome::Invalid { message: js("toolNames array must not be empty.") }
+    );
+    assert_eq!(
+        ready(search.load(&step, Some(&[]), None, &NoFilter, 1000.0)),
+        LoadOutcome::Invalid { message: js("You must provide either toolName (string) or toolNames (array) to load.") }
+    );
+}
+
+#[test]
+fn the_hook_decides_per_phase_and_a_failure_denies() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
+    let step = step(&search, None);
+    let hook = Recorder { denied: vec![1], failing: vec![2], calls: RefCell::default() };
+    let outcome = ready(search.search(&step, &units("send email create issue weather"), &hook, 1000.0));
+    assert_eq!(names(&outcome), ["getWeather"]);
+    let load = ready(search.load(&step, None, Some(&[js("sendEmail"), js("weather")]), &hook, 1000.0));
+    assert!(matches!(load, LoadOutcome::Multi { loaded_count: 1, .. }));
+    let phases: Vec<Phase> = hook.calls.borrow().iter().map(|(_, p)| *p).collect();
+    assert_eq!(phases, [Phase::Search, Phase::Search, Phase::Search, Phase::Load, Phase::Load]);
+
+    let active = ready(search.active_tools(&step.catalog, &step.loaded.lock(), &Recorder::denying(&[0])));
+    assert!(active.is_empty());
+}
+
+#[test]
+fn auto_load_activates_results() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(Options { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
+    let step = step(&search, Some("t"));
+    let outcome = ready(search.search(&step, &units("email"), &NoFilter, 1000.0));
+    assert_eq!(
+        outcome.message.to_string_lossy(),
+        "Found and loaded 1 tool(s): sendEmail. They are available on your next turn — call them directly."
+    );
+    let again = ready(search.search(&step, &units("email"), &NoFilter, 1000.0));
+    assert!(again.message.to_string_lossy().ends_with(" Some were already loaded."));
+    let next = super::tests::step(&search, Some("t"));
+    let active = ready(search.active_tools(&next.catalog, &next.loaded.lock(), &NoFilter));
+    assert_eq!(active, vec![(js("sendEmail"), 1)]);
+}
+
+#[test]
+fn resolved_tools_merge_like_an_object_spread() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let resolved = Tools::new(&[
+        ("search_tools", Some("search_tools"), "meta"),
+        ("email", Some("mail"), "Resolved mail tool"),
+        ("7", None, "array index key"),
+        ("memory", None, "Remember things"),
+    ]);
+    let catalog = search.step_catalog(&resolved.entries()).unwrap();
+    assert_eq!(catalog.visible, Some(vec![0]));
+    assert_eq!(catalog.sources, Some(vec![-3, 0, -2, 2, -4]));
+    let keys: Vec<String> =
+        (0..catalog.catalog.entry_count()).map(|i| String::from_utf16_lossy(catalog.catalog.key(i))).collect();
+    assert_eq!(keys, ["7", "weather", "email", "issue", "memory"]);
+
+    // Only meta-tools resolved: the static catalog serves.
+    let meta_only = Tools::new(&[("load_tool", Some("load_tool"), "meta")]);
+    let catalog = search.step_catalog(&meta_only.entries()).unwrap();
+    assert!(catalog.sources.is_none());
+    assert_eq!(catalog.visible, Some(vec![0]));
+}
+
+#[test]
+fn thread_falls_back_to_the_memory_thread() {
+    assert_eq!(thread_id(Some(js("a")), Some(js("b"))), Some(js("a")));
+    assert_eq!(thread_id(Some(js("")), Some(js("b"))), Some(js("b")));
+    assert_eq!(thread_id(None, None), None);
+}
