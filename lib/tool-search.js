@@ -126,7 +126,7 @@ class ToolSearchProcessor {
       execute: async ({ query }) => {
         expect(typeof query === 'string', 'search_tools needs a string query', query)
         return request.hook
-          ? step.native.searchWithHook(query, Date.now(), request.hook)
+          ? step.serially(() => step.native.searchWithHook(query, Date.now(), request.hook))
           : step.native.search(query, Date.now())
       },
     })
@@ -144,7 +144,7 @@ class ToolSearchProcessor {
           toolNames,
         )
         const answer = request.hook
-          ? await step.native.loadWithHook(name, toolNames, Date.now(), request.hook)
+          ? await step.serially(() => step.native.loadWithHook(name, toolNames, Date.now(), request.hook))
           : step.native.load(name, toolNames, Date.now())
         return loadToolResult(answer)
       },
@@ -211,8 +211,19 @@ class ToolSearchProcessor {
       Date.now(),
     )
     const tools = this.#tools
+    let queue = Promise.resolve()
     return {
       native,
+      // With a hook, each call waits on JavaScript several times. The Agent starts
+      // a step's tool calls one macrotask apart, and with the reference each call
+      // then runs to completion in microtasks; running one step's hooked calls one
+      // after another keeps their results in that same order. Other steps and
+      // requests are never held up.
+      serially: (call) => {
+        const result = queue.then(call)
+        queue = result.then(ignore, ignore)
+        return result
+      },
       toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref][1]),
       visibleTools: () => {
         const visible = native.visible
@@ -284,7 +295,7 @@ function toolTable(entries, what, skipMetaTools = false) {
     )
     pieces.push(key)
     spans[i * 3] = key.length
-    if (id) {
+    if (typeof id === 'string') {
       pieces.push(id)
       spans[i * 3 + 1] = id.length
     } else {
@@ -347,6 +358,8 @@ function pushNames(facts, names, list) {
     names.push(name)
   }
 }
+
+function ignore() {}
 
 function isString(value) {
   return typeof value === 'string'

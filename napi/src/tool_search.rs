@@ -50,7 +50,7 @@ fn read_entries<'t>(text: &'t [u16], spans: &[i32]) -> Result<Vec<ToolEntry<'t>>
     };
     for row in spans.chunks_exact(3) {
         let key = take(row[0])?;
-        let id = if row[1] < 0 { None } else { Some(take(row[1])?).filter(|id| !id.is_empty()) };
+        let id = if row[1] < 0 { None } else { Some(take(row[1])?) };
         let description = take(row[2])?;
         entries.push(ToolEntry { key, id, description });
     }

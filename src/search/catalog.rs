@@ -40,31 +40,54 @@ impl Span {
 pub struct EntrySpans {
     /// The record key.
     pub key: Span,
-    /// `tool.id`, only when it is a non-empty string. An empty span counts as
-    /// absent, since `tool.id || key` falls back to the key for `''`.
+    /// `tool.id`, when it is a string. `''` is a real id (`find_by_id('')`
+    /// finds it) but indexes under the key, since `tool.id || key` falls back.
     pub id: Option<Span>,
     /// `tool.description || ''`.
     pub description: Span,
+}
+
+impl EntrySpans {
+    /// The span the entry is indexed under: `tool.id || key`.
+    fn name(&self) -> Span {
+        self.id.filter(|id| id.start != id.end).unwrap_or(self.key)
+    }
 }
 
 /// Why a catalog could not be built from the given spans.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CatalogError {
     /// A span ends before it starts or runs past the text.
-    BadSpan { entry: usize, span: Span, text_len: usize },
+    BadSpan {
+        entry: usize,
+        span: Span,
+        text_len: usize,
+    },
     /// More entries or text than 32-bit indices address.
     TooLarge,
+    /// Flat offsets whose count is not a multiple of six.
+    BadOffsets { len: usize },
 }
 
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CatalogError::BadSpan { entry, span, text_len } => write!(
+            CatalogError::BadSpan {
+                entry,
+                span,
+                text_len,
+            } => write!(
                 f,
                 "catalog entry {entry}: span {}..{} is not within text of length {text_len}",
                 span.start, span.end
             ),
             CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
+            CatalogError::BadOffsets { len } => {
+                write!(
+                    f,
+                    "catalog offsets: expected six numbers per entry, got {len} numbers"
+                )
+            }
         }
     }
 }
@@ -98,34 +121,63 @@ pub struct Catalog {
 
 impl Catalog {
     /// Builds the catalog and its index from entries in record order.
-    pub fn new(text: impl Into<Box<[u16]>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
+    pub fn new(
+        text: impl Into<Box<[u16]>>,
+        entries: Vec<EntrySpans>,
+    ) -> Result<Catalog, CatalogError> {
         let text: Box<[u16]> = text.into();
         if u32::try_from(text.len()).is_err() || u32::try_from(entries.len()).is_err() {
             return Err(CatalogError::TooLarge);
         }
         let mut entries = entries;
         for (i, entry) in entries.iter_mut().enumerate() {
-            if entry.id.is_some_and(|id| id.start == id.end) {
-                entry.id = None;
-            }
-            for span in [Some(entry.key), entry.id, Some(entry.description)].into_iter().flatten() {
+            for span in [Some(entry.key), entry.id, Some(entry.description)]
+                .into_iter()
+                .flatten()
+            {
                 if span.start > span.end || span.end as usize > text.len() {
-                    return Err(CatalogError::BadSpan { entry: i, span, text_len: text.len() });
+                    return Err(CatalogError::BadSpan {
+                        entry: i,
+                        span,
+                        text_len: text.len(),
+                    });
                 }
             }
         }
+        let count = entries.len();
         let mut catalog = Catalog {
             text,
             entries,
-            by_key: HashTable::with_capacity(0),
-            by_id: HashTable::with_capacity(0),
-            by_name: HashTable::with_capacity(0),
-            docs: Vec::new(),
+            by_key: HashTable::with_capacity(count),
+            by_id: HashTable::with_capacity(count),
+            by_name: HashTable::with_capacity(count),
+            docs: Vec::with_capacity(count),
             lower_names: Vec::new(),
             index: Bm25Index::default(),
         };
         catalog.index_entries();
         Ok(catalog)
+    }
+
+    /// [`Catalog::new`] with the spans as six numbers per entry: key start
+    /// and end, id start and end (equal when there is no id), description
+    /// start and end. A convenient shape for a `Uint32Array`.
+    pub fn from_flat_offsets(
+        text: impl Into<Box<[u16]>>,
+        offsets: &[u32],
+    ) -> Result<Catalog, CatalogError> {
+        if !offsets.len().is_multiple_of(6) {
+            return Err(CatalogError::BadOffsets { len: offsets.len() });
+        }
+        let entries = offsets
+            .chunks_exact(6)
+            .map(|o| EntrySpans {
+                key: Span::new(o[0], o[1]),
+                id: (o[2] != o[3]).then(|| Span::new(o[2], o[3])),
+                description: Span::new(o[4], o[5]),
+            })
+            .collect();
+        Catalog::new(text, entries)
     }
 
     /// Starts a catalog from individual strings (tests, small catalogs).
@@ -135,11 +187,7 @@ impl Catalog {
 
     fn index_entries(&mut self) {
         let count = self.entries.len();
-        self.by_key.reserve(count, |_| 0);
-        self.by_id.reserve(count, |_| 0);
-        self.by_name.reserve(count, |_| 0);
-        self.docs.reserve(count);
-        let mut index = Bm25Builder::new();
+        let mut index = Bm25Builder::with_capacity(count, self.text.len());
         let mut lower_description = Vec::new();
         for entry in 0..count as u32 {
             let spans = self.entries[entry as usize];
@@ -153,20 +201,25 @@ impl Catalog {
             match self.by_key.find_mut(hash_units(key), |e| key_of(e) == key) {
                 Some(existing) => *existing = entry,
                 None => {
-                    self.by_key.insert_unique(hash_units(key), entry, |e| hash_units(key_of(e)));
+                    self.by_key
+                        .insert_unique(hash_units(key), entry, |e| hash_units(key_of(e)));
                 }
             }
 
             if let Some(id_span) = spans.id {
                 let id = &text[id_span.range()];
                 let id_of = |e: &u32| &text[entries[*e as usize].id.map_or(0..0, Span::range)];
-                if self.by_id.find(hash_units(id), |e| id_of(e) == id).is_none() {
-                    self.by_id.insert_unique(hash_units(id), entry, |e| hash_units(id_of(e)));
+                if self
+                    .by_id
+                    .find(hash_units(id), |e| id_of(e) == id)
+                    .is_none()
+                {
+                    self.by_id
+                        .insert_unique(hash_units(id), entry, |e| hash_units(id_of(e)));
                 }
             }
 
-            let name_span = spans.id.unwrap_or(spans.key);
-            let name = &text[name_span.range()];
+            let name = &text[spans.name().range()];
             let lower_start = self.lower_names.len();
             to_lower_utf16_into(name, &mut self.lower_names);
             let lower_name = (lower_start as u32, self.lower_names.len() as u32);
@@ -178,9 +231,12 @@ impl Catalog {
             let docs = &self.docs;
             let name_of = |d: &DocId| {
                 let e = &entries[docs[*d as usize].entry as usize];
-                &text[e.id.unwrap_or(e.key).range()]
+                &text[e.name().range()]
             };
-            match self.by_name.find_mut(hash_units(name), |d| name_of(d) == name) {
+            match self
+                .by_name
+                .find_mut(hash_units(name), |d| name_of(d) == name)
+            {
                 Some(existing) => {
                     // Same name again: the old document leaves the index and
                     // this one goes to the end of every insertion order.
@@ -188,7 +244,8 @@ impl Catalog {
                     *existing = doc;
                 }
                 None => {
-                    self.by_name.insert_unique(hash_units(name), doc, |d| hash_units(name_of(d)));
+                    self.by_name
+                        .insert_unique(hash_units(name), doc, |d| hash_units(name_of(d)));
                 }
             }
         }
@@ -215,15 +272,14 @@ impl Catalog {
         &self.text[self.entries[entry].key.range()]
     }
 
-    /// The real `id` of an entry, if it has a non-empty one.
+    /// The real `id` of an entry, if it has one (`''` included).
     pub fn id(&self, entry: usize) -> Option<&[u16]> {
         self.entries[entry].id.map(|s| &self.text[s.range()])
     }
 
     /// The name an entry is indexed under: `id || key`.
     pub fn name(&self, entry: usize) -> &[u16] {
-        let spans = self.entries[entry];
-        &self.text[spans.id.unwrap_or(spans.key).range()]
+        &self.text[self.entries[entry].name().range()]
     }
 
     /// The description of an entry (`''` when it had none).
@@ -259,13 +315,16 @@ impl Catalog {
 
     /// The live document indexed under `name`.
     pub fn find_doc(&self, name: &[u16]) -> Option<DocId> {
-        self.by_name.find(hash_units(name), |&d| self.doc_name(d) == name).copied()
+        self.by_name
+            .find(hash_units(name), |&d| self.doc_name(d) == name)
+            .copied()
     }
 
     /// The description search results show for `name`: that of the last
     /// entry indexed under it.
     pub fn description_for(&self, name: &[u16]) -> Option<&[u16]> {
-        self.find_doc(name).map(|d| self.description(self.doc_entry(d)))
+        self.find_doc(name)
+            .map(|d| self.description(self.doc_entry(d)))
     }
 
     /// Record keys (as entry indices, in record order) that look like
@@ -307,8 +366,8 @@ impl Catalog {
 /// Collects entries one string at a time into a single buffer.
 #[derive(Default)]
 pub struct CatalogBuilder {
-    text: Vec<u16>,
-    entries: Vec<EntrySpans>,
+    pub(super) text: Vec<u16>,
+    pub(super) entries: Vec<EntrySpans>,
 }
 
 impl CatalogBuilder {
@@ -318,7 +377,11 @@ impl CatalogBuilder {
         let key = self.append(key);
         let id = id.map(|id| self.append(id));
         let description = self.append(description);
-        self.entries.push(EntrySpans { key, id, description });
+        self.entries.push(EntrySpans {
+            key,
+            id,
+            description,
+        });
         self
     }
 
@@ -395,13 +458,16 @@ mod tests {
     }
 
     #[test]
-    fn empty_id_falls_back_to_the_key() {
+    fn empty_id_indexes_under_the_key_but_is_still_an_id() {
         let mut builder = Catalog::builder();
         builder.push(&u("k"), Some(&[]), &u("desc"));
+        builder.push(&u("j"), None, &u("desc"));
         let c = builder.build().unwrap();
-        assert_eq!(c.id(0), None);
+        assert_eq!(c.id(0), Some(&[][..]));
         assert_eq!(c.name(0), &u("k")[..]);
-        assert_eq!(c.find_by_id(&[]), None);
+        // `Object.values(tools).find(t => t.id === '')` finds it.
+        assert_eq!(c.find_by_id(&[]), Some(0));
+        assert_eq!(c.find_doc(&u("k")), Some(0));
     }
 
     #[test]
@@ -421,11 +487,41 @@ mod tests {
     }
 
     #[test]
+    fn flat_offsets() {
+        // "kid" + "desc": key "k" 0..1, id "id" 1..3, description 3..7;
+        // second entry "k2" 7..9 with no id (9..9) and an empty description.
+        let text = u("kiddesck2");
+        let c = Catalog::from_flat_offsets(text.clone(), &[0, 1, 1, 3, 3, 7, 7, 9, 9, 9, 9, 9])
+            .unwrap();
+        assert_eq!(c.entry_count(), 2);
+        assert_eq!(c.name(0), &u("id")[..]);
+        assert_eq!(c.description(0), &u("desc")[..]);
+        assert_eq!(c.id(1), None);
+        assert_eq!(c.name(1), &u("k2")[..]);
+        assert_eq!(c.description(1), &[] as &[u16]);
+        assert_eq!(
+            Catalog::from_flat_offsets(text, &[0, 1, 1]).err(),
+            Some(CatalogError::BadOffsets { len: 3 })
+        );
+    }
+
+    #[test]
     fn bad_spans_are_rejected() {
         let text: Vec<u16> = u("abc");
-        let bad = EntrySpans { key: Span::new(0, 4), id: None, description: Span::new(0, 0) };
-        assert!(matches!(Catalog::new(text.clone(), vec![bad]), Err(CatalogError::BadSpan { entry: 0, .. })));
-        let reversed = EntrySpans { key: Span::new(2, 1), id: None, description: Span::new(0, 0) };
+        let bad = EntrySpans {
+            key: Span::new(0, 4),
+            id: None,
+            description: Span::new(0, 0),
+        };
+        assert!(matches!(
+            Catalog::new(text.clone(), vec![bad]),
+            Err(CatalogError::BadSpan { entry: 0, .. })
+        ));
+        let reversed = EntrySpans {
+            key: Span::new(2, 1),
+            id: None,
+            description: Span::new(0, 0),
+        };
         assert!(Catalog::new(text, vec![reversed]).is_err());
     }
 }

@@ -11,6 +11,8 @@
 //! - [`Catalog::new`]`(text, Vec<`[`EntrySpans`]`>) -> Result<Catalog, `[`CatalogError`]`>`:
 //!   one UTF-16 buffer plus, per record entry in `Object.keys` order, the
 //!   [`Span`]s of its key, optional non-empty `id`, and description.
+//! - [`Catalog::from_flat_offsets`]`(text, &[u32])`: the same spans as six
+//!   numbers per entry (key, id, description; id start == end for none).
 //! - [`Catalog::builder`]`()` -> [`CatalogBuilder`] with `push` / `push_str` / `build`.
 //!
 //! Lookups (entry indices are positions in record order):
@@ -37,8 +39,8 @@ mod tokenize;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Span};
 pub use rank::{
-    truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
-    MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
+    truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk,
+    EXACT_NAME_BOOST, MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
 };
 pub use tokenize::{for_each_token, is_separator, tokenize, MIN_TOKEN_LEN};
 

@@ -49,7 +49,11 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
-        SearchOptions { top_k: 5.0, min_score: 0.0, has_filter: false }
+        SearchOptions {
+            top_k: 5.0,
+            min_score: 0.0,
+            has_filter: false,
+        }
     }
 }
 
@@ -121,7 +125,10 @@ impl Catalog {
                         score += PARTIAL_NAME_BOOST;
                     }
                 }
-                Candidate { doc: hit.doc, score }
+                Candidate {
+                    doc: hit.doc,
+                    score,
+                }
             })
             .collect();
         sort_by_score_desc(&mut candidates, |c| c.score);
@@ -234,7 +241,11 @@ impl SearchWalk {
                 continue;
             };
             self.pending = Some(candidate);
-            return Some(Pending { doc: candidate.doc, entry, score: candidate.score });
+            return Some(Pending {
+                doc: candidate.doc,
+                entry,
+                score: candidate.score,
+            });
         }
         self.done = true;
         None
@@ -243,7 +254,9 @@ impl SearchWalk {
     /// Records the hook's verdict on the last pending candidate. The walk
     /// ends once `accepted.length >= topK`.
     pub fn resolve(&mut self, allowed: bool) {
-        let Some(candidate) = self.pending.take() else { return };
+        let Some(candidate) = self.pending.take() else {
+            return;
+        };
         if allowed {
             self.accepted.push(candidate);
             if self.accepted.len() as f64 >= self.top_k {
@@ -255,6 +268,9 @@ impl SearchWalk {
     /// The accepted candidates, cut with `slice(0, topK)`, formatted.
     pub fn finish(self, catalog: &Catalog) -> Vec<SearchHit> {
         let (_, end) = js_slice_bounds(self.accepted.len(), 0.0, Some(self.top_k));
-        self.accepted[..end].iter().map(|&c| catalog.hit(c)).collect()
+        self.accepted[..end]
+            .iter()
+            .map(|&c| catalog.hit(c))
+            .collect()
     }
 }

@@ -4,6 +4,7 @@
 use super::*;
 use crate::js::JsString;
 
+#[rustfmt::skip]
 mod oracle;
 
 /// Test strings: Rust literals, where the six characters `\uXXXX` stand for
@@ -13,7 +14,10 @@ pub(super) fn js(s: &str) -> Vec<u16> {
     let mut out = Vec::with_capacity(units.len());
     let mut i = 0;
     while i < units.len() {
-        if units[i] == u16::from(b'\\') && units.get(i + 1) == Some(&u16::from(b'u')) && i + 6 <= units.len() {
+        if units[i] == u16::from(b'\\')
+            && units.get(i + 1) == Some(&u16::from(b'u'))
+            && i + 6 <= units.len()
+        {
             let hex = String::from_utf16(&units[i + 2..i + 6]).unwrap();
             out.push(u16::from_str_radix(&hex, 16).unwrap());
             i += 6;
@@ -40,10 +44,20 @@ pub(super) fn check_rank(c: &Catalog, query: &str, limit: f64, want: &[(&str, f6
         .into_iter()
         .map(|cand| (JsString::from(c.doc_name(cand.doc)), cand.score))
         .collect();
-    let want: Vec<(JsString, f64)> = want.iter().map(|&(n, s)| (JsString::from(js(n)), s)).collect();
-    assert_eq!(got.len(), want.len(), "rank({query:?}, {limit}): got {got:?}, want {want:?}");
+    let want: Vec<(JsString, f64)> = want
+        .iter()
+        .map(|&(n, s)| (JsString::from(js(n)), s))
+        .collect();
+    assert_eq!(
+        got.len(),
+        want.len(),
+        "rank({query:?}, {limit}): got {got:?}, want {want:?}"
+    );
     for (g, w) in got.iter().zip(&want) {
-        assert!(g.0 == w.0 && g.1.to_bits() == w.1.to_bits(), "rank({query:?}, {limit}): got {got:?}, want {want:?}");
+        assert!(
+            g.0 == w.0 && g.1.to_bits() == w.1.to_bits(),
+            "rank({query:?}, {limit}): got {got:?}, want {want:?}"
+        );
     }
 }
 
@@ -56,14 +70,24 @@ pub(super) struct Opts {
 /// denies those keys and allows everything else.
 pub(super) fn opts(top_k: f64, min_score: f64, reject: Option<&[&str]>) -> Opts {
     Opts {
-        options: SearchOptions { top_k, min_score, has_filter: reject.is_some() },
+        options: SearchOptions {
+            top_k,
+            min_score,
+            has_filter: reject.is_some(),
+        },
         reject: reject.map(|keys| keys.iter().map(|k| JsString::from(js(k))).collect()),
     }
 }
 
 /// Checks a full search: the results, and the keys the hook was asked about
 /// in order.
-pub(super) fn check_search(c: &Catalog, query: &str, opts: Opts, want: &[(&str, &str, f64)], want_asked: &[&str]) {
+pub(super) fn check_search(
+    c: &Catalog,
+    query: &str,
+    opts: Opts,
+    want: &[(&str, &str, f64)],
+    want_asked: &[&str],
+) {
     let mut asked: Vec<JsString> = Vec::new();
     let hits = match &opts.reject {
         None => c.search(&js(query), &opts.options),
@@ -77,15 +101,21 @@ pub(super) fn check_search(c: &Catalog, query: &str, opts: Opts, want: &[(&str, 
             walk.finish(c)
         }
     };
-    let got: Vec<(JsString, JsString, u64)> =
-        hits.into_iter().map(|h| (h.name, h.description, h.score.to_bits())).collect();
+    let got: Vec<(JsString, JsString, u64)> = hits
+        .into_iter()
+        .map(|h| (h.name, h.description, h.score.to_bits()))
+        .collect();
     let want: Vec<(JsString, JsString, u64)> = want
         .iter()
         .map(|&(n, d, s)| (JsString::from(js(n)), JsString::from(js(d)), s.to_bits()))
         .collect();
     let want_asked: Vec<JsString> = want_asked.iter().map(|k| JsString::from(js(k))).collect();
     assert_eq!(got, want, "search({query:?}, {:?})", opts.options);
-    assert_eq!(asked, want_asked, "hook calls for search({query:?}, {:?})", opts.options);
+    assert_eq!(
+        asked, want_asked,
+        "hook calls for search({query:?}, {:?})",
+        opts.options
+    );
 }
 
 #[test]
@@ -98,8 +128,11 @@ fn replacement_moves_a_document_to_the_end() {
         ("k4", Some("one"), "same text"),
     ]);
     assert_eq!(c.len(), 3);
-    let names: Vec<JsString> =
-        c.rank(&js("same"), 10.0).iter().map(|h| JsString::from(c.doc_name(h.doc))).collect();
+    let names: Vec<JsString> = c
+        .rank(&js("same"), 10.0)
+        .iter()
+        .map(|h| JsString::from(c.doc_name(h.doc)))
+        .collect();
     assert_eq!(names, ["two", "three", "one"].map(JsString::from));
     // The hook sees the first entry with id 'one' ('k1'), the description is
     // the last one added.
@@ -110,7 +143,10 @@ fn replacement_moves_a_document_to_the_end() {
 
 #[test]
 fn repeated_query_terms_count_twice() {
-    let c = catalog(&[("a", Some("a1"), "weather report"), ("b", Some("b1"), "weather")]);
+    let c = catalog(&[
+        ("a", Some("a1"), "weather report"),
+        ("b", Some("b1"), "weather"),
+    ]);
     let once = c.rank(&js("report"), 10.0);
     let twice = c.rank(&js("report report"), 10.0);
     assert_eq!(twice[0].score, once[0].score + once[0].score);
@@ -131,7 +167,9 @@ fn empty_catalog_and_empty_query() {
     let empty = Catalog::builder().build().unwrap();
     assert!(empty.is_empty());
     assert!(empty.rank(&js("anything"), 10.0).is_empty());
-    assert!(empty.search(&js("anything"), &SearchOptions::default()).is_empty());
+    assert!(empty
+        .search(&js("anything"), &SearchOptions::default())
+        .is_empty());
     let c = catalog(&[("a", Some("tool"), "text")]);
     assert!(c.rank(&js(""), 10.0).is_empty());
     assert!(c.rank(&js("a - b"), 10.0).is_empty());
@@ -139,7 +177,10 @@ fn empty_catalog_and_empty_query() {
 
 #[test]
 fn id_less_tools_are_indexed_but_never_returned() {
-    let c = catalog(&[("plain", None, "weather"), ("named", Some("named_tool"), "weather")]);
+    let c = catalog(&[
+        ("plain", None, "weather"),
+        ("named", Some("named_tool"), "weather"),
+    ]);
     assert_eq!(c.rank(&js("weather"), 10.0).len(), 2);
     let hits = c.search(&js("weather"), &SearchOptions::default());
     assert_eq!(hits.len(), 1);
@@ -149,7 +190,11 @@ fn id_less_tools_are_indexed_but_never_returned() {
 #[test]
 fn walk_without_resolve_counts_as_rejected() {
     let c = catalog(&[("a", Some("x1"), "common"), ("b", Some("x2"), "common")]);
-    let options = SearchOptions { top_k: 5.0, min_score: 0.0, has_filter: true };
+    let options = SearchOptions {
+        top_k: 5.0,
+        min_score: 0.0,
+        has_filter: true,
+    };
     let mut walk = SearchWalk::new(&c, &js("common"), &options);
     assert_eq!(walk.candidates().len(), 2);
     assert!(walk.next_pending(&c).is_some());
@@ -174,5 +219,78 @@ fn truncation_counts_utf16_units() {
     assert_eq!(cut.units()[146], 0xD83D);
     assert_eq!(&cut.units()[147..], &js("...")[..]);
     let long = js(&"e".repeat(151));
-    assert_eq!(truncate_description(&long).units(), &js(&format!("{}...", "e".repeat(147)))[..]);
+    assert_eq!(
+        truncate_description(&long).units(),
+        &js(&format!("{}...", "e".repeat(147)))[..]
+    );
+}
+
+/// Build-speed check for the 10,000-tool catalog the spec benchmarks, with
+/// ~100-unit descriptions. Run in release mode:
+/// `cargo test --release -p mastra-native-processors-core -- --ignored --nocapture build_speed`
+#[test]
+#[ignore]
+fn build_speed_10k_tools() {
+    use std::time::Instant;
+
+    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let syllables = [
+        "ka", "lo", "mi", "ne", "ru", "ta", "sho", "ven", "dar", "qui", "bel", "tor", "ex", "in",
+    ];
+    let vocabulary: Vec<String> = (0..5000)
+        .map(|_| {
+            (0..2 + next() % 3)
+                .map(|_| syllables[(next() % 14) as usize])
+                .collect()
+        })
+        .collect();
+    // Two word choices: uniform over the vocabulary (few repeats, so little
+    // cache reuse: the slow case), and skewed like natural text.
+    for skewed in [false, true] {
+        let label = if skewed { "skewed" } else { "uniform" };
+        let pick = |r: u64| {
+            if skewed {
+                let x = (r % 1_000_000) as f64 / 1_000_000.0;
+                (x * x * x * 5000.0) as usize
+            } else {
+                (r % 5000) as usize
+            }
+        };
+        let mut builder = Catalog::builder();
+        for i in 0..10_000 {
+            let id = format!(
+                "{}_{}_{i}",
+                vocabulary[pick(next())],
+                vocabulary[pick(next())]
+            );
+            let mut description = String::new();
+            while description.len() < 100 {
+                description.push_str(&vocabulary[pick(next())]);
+                description.push(if next() % 9 == 0 { ',' } else { ' ' });
+            }
+            builder.push_str(&format!("tool{i}"), Some(&id), &description);
+        }
+        let (text, entries) = (builder.text.clone(), builder.entries.clone());
+        let mut times: Vec<f64> = (0..21)
+            .map(|_| {
+                let (text, entries) = (text.clone(), entries.clone());
+                let start = Instant::now();
+                let catalog = Catalog::new(text, entries).unwrap();
+                let elapsed = start.elapsed().as_secs_f64() * 1e3;
+                assert_eq!(catalog.len(), 10_000);
+                elapsed
+            })
+            .collect();
+        times.sort_by(f64::total_cmp);
+        println!(
+            "build 10,000 tools ({label} words): median {:.2} ms, best {:.2} ms",
+            times[10], times[0]
+        );
+    }
 }
