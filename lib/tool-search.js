@@ -59,6 +59,7 @@ class ToolSearchProcessor {
   #autoLoad
   #includeResolvedTools
   #contextStorage
+  #lastStepCatalog
 
   constructor(options) {
     if (options === null || typeof options !== 'object') {
@@ -82,9 +83,9 @@ class ToolSearchProcessor {
     expect(filter === undefined || typeof filter === 'function', 'options.filter must be a function', filter)
     expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
 
-    const entries = Object.entries(tools)
-    const table = toolTable(entries, 'options.tools')
-    this.#tools = entries.map(([, tool]) => tool)
+    const keys = Object.keys(tools)
+    this.#tools = keys.map((key) => tools[key])
+    const table = toolTable(keys, this.#tools, 'options.tools')
     this.#filter = filter
     this.#autoLoad = autoLoad
     this.#includeResolvedTools = includeResolvedTools
@@ -198,18 +199,12 @@ class ToolSearchProcessor {
   #beginStep(requestContext, stepTools, messagesFrom) {
     const contextThread = threadValue(requestContext?.get(THREAD_ID_KEY), THREAD_ID_KEY)
     const memoryThread = threadValue(requestContext?.get(MEMORY_KEY)?.thread?.id, `${MEMORY_KEY}.thread.id`)
-    const resolved = Object.entries(stepTools ?? {})
-    const table = this.#includeResolvedTools && resolved.length > 0 ? toolTable(resolved, 'the step tools', true) : null
+    const record = stepTools ?? {}
+    const resolvedKeys = this.#includeResolvedTools ? Object.keys(record) : []
+    const resolved = resolvedKeys.map((key) => record[key])
+    const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : undefined
     const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
-    const native = this.#native.beginStep(
-      contextThread,
-      memoryThread,
-      table?.text,
-      table?.spans,
-      facts?.text,
-      facts?.facts,
-      Date.now(),
-    )
+    const native = this.#native.beginStep(contextThread, memoryThread, catalog, facts?.text, facts?.facts, Date.now())
     const tools = this.#tools
     let queue = Promise.resolve()
     return {
@@ -224,14 +219,35 @@ class ToolSearchProcessor {
         queue = result.then(ignore, ignore)
         return result
       },
-      toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref][1]),
+      toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref]),
       visibleTools: () => {
         const visible = native.visible
         const kept = {}
-        if (visible !== null) for (const i of visible) kept[resolved[i][0]] = resolved[i][1]
+        if (visible !== null) for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
         return kept
       },
     }
+  }
+
+  /**
+   * The catalog of the step's own tools. An agent hands every step of a run
+   * (and often every run) the very same tool objects, so the last catalog is
+   * kept while keys, tool objects, ids and descriptions are all unchanged; any
+   * difference, such as another caller's tool instances, builds a new one.
+   */
+  #stepCatalog(keys, tools) {
+    const last = this.#lastStepCatalog
+    if (last !== undefined && sameTools(last, keys, tools)) return last.native
+    const table = toolTable(keys, tools, 'the step tools', true)
+    const native = this.#native.stepCatalog(table.text, table.spans)
+    this.#lastStepCatalog = {
+      keys,
+      tools,
+      ids: tools.map((tool) => tool?.id),
+      descriptions: tools.map((tool) => tool?.description),
+      native,
+    }
+    return native
   }
 
   /** The filter hook for one request, as Rust calls it: tool index and phase code in, verdict out. */
@@ -270,43 +286,39 @@ function askFilter(filter, tool, requestContext, phase) {
  * A tool record as Rust reads it: keys, ids and descriptions end to end in one
  * string, and `[keyLength, idLength or -1, descriptionLength]` per tool.
  */
-function toolTable(entries, what, skipMetaTools = false) {
-  const pieces = []
-  const spans = new Int32Array(entries.length * 3)
-  for (let i = 0; i < entries.length; i++) {
-    const [key, tool] = entries[i]
+function toolTable(keys, tools, what, skipMetaTools = false) {
+  // One string built by concatenation (V8 keeps it as a rope until Rust reads
+  // it once) is the cheapest way across: no per-tool boundary call.
+  let text = ''
+  const spans = new Int32Array(keys.length * 3)
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
+    const tool = tools[i]
+    const row = i * 3
+    text += key
+    spans[row] = key.length
+    spans[row + 1] = -1
     if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
       // The meta-tools among the step tools are passed through, never read.
-      if (skipMetaTools && (key === 'search_tools' || key === 'load_tool')) {
-        spans[i * 3 + 1] = -1
-        pieces.push(key)
-        spans[i * 3] = key.length
-        continue
-      }
+      if (skipMetaTools && (key === 'search_tools' || key === 'load_tool')) continue
       throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
     }
     const id = tool.id
     const description = tool.description
-    expect(id === undefined || id === null || typeof id === 'string', `${what}.${key}.id must be a string`, id)
-    expect(
-      description === undefined || description === null || typeof description === 'string',
-      `${what}.${key}.description must be a string`,
-      description,
-    )
-    pieces.push(key)
-    spans[i * 3] = key.length
     if (typeof id === 'string') {
-      pieces.push(id)
-      spans[i * 3 + 1] = id.length
-    } else {
-      spans[i * 3 + 1] = -1
+      text += id
+      spans[row + 1] = id.length
+    } else if (id !== undefined && id !== null) {
+      throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
     }
-    if (description) {
-      pieces.push(description)
-      spans[i * 3 + 2] = description.length
+    if (typeof description === 'string') {
+      text += description
+      spans[row + 2] = description.length
+    } else if (description !== undefined && description !== null) {
+      throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
     }
   }
-  return { text: pieces.join(''), spans }
+  return { text, spans }
 }
 
 /**
@@ -357,6 +369,22 @@ function pushNames(facts, names, list) {
     facts.push(name.length)
     names.push(name)
   }
+}
+
+function sameTools(last, keys, tools) {
+  if (last.keys.length !== keys.length) return false
+  for (let i = 0; i < keys.length; i++) {
+    const tool = tools[i]
+    if (
+      last.keys[i] !== keys[i] ||
+      last.tools[i] !== tool ||
+      last.ids[i] !== tool?.id ||
+      last.descriptions[i] !== tool?.description
+    ) {
+      return false
+    }
+  }
+  return true
 }
 
 function ignore() {}

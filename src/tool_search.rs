@@ -11,12 +11,13 @@
 pub mod messages;
 
 use std::future::Future;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::search::{Catalog, CatalogError, SearchHit, SearchOptions, SearchWalk};
+use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchOptions, SearchWalk, Span};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 /// Where the filter hook is asked.
@@ -131,7 +132,7 @@ impl StepCatalog {
 /// The processor's state: its options, the static catalog and the store.
 pub struct ToolSearch {
     options: Options,
-    static_catalog: Arc<Catalog>,
+    static_catalog: StaticCatalog,
     /// The static tools' keys, ids and descriptions, to merge with resolved tools.
     static_entries: Vec<(JsString, Option<JsString>, JsString)>,
     store: Mutex<Store>,
@@ -143,21 +144,25 @@ impl ToolSearch {
         for tool in tools {
             builder.push(tool.key, tool.id, tool.description);
         }
+        let (text, entries) = builder.into_parts();
+        ToolSearch::from_table(options, text, entries)
+    }
+
+    /// [`new`](Self::new) from the table the binding receives, without copying the text.
+    pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
+        let static_entries = if options.include_resolved_tools {
+            let piece = |span: Span| JsString::from(text.get(span.start as usize..span.end as usize).unwrap_or_default());
+            entries.iter().map(|e| (piece(e.key), e.id.map(piece), piece(e.description))).collect()
+        } else {
+            Vec::new()
+        };
         let store = match options.storage {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new()),
         };
-        let static_entries = if options.include_resolved_tools {
-            tools
-                .iter()
-                .map(|t| (JsString::from(t.key), t.id.map(JsString::from), JsString::from(t.description)))
-                .collect()
-        } else {
-            Vec::new()
-        };
         Ok(ToolSearch {
             options,
-            static_catalog: Arc::new(builder.build()?),
+            static_catalog: StaticCatalog::build_in_background(text, entries)?,
             static_entries,
             store: Mutex::new(store),
         })
@@ -181,11 +186,11 @@ impl ToolSearch {
     /// different credentials, and one must never get the other's.
     pub fn step_catalog(&self, resolved: &[ToolEntry<'_>]) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
-            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: None });
+            return Ok(StepCatalog { catalog: self.static_catalog.get()?, sources: None, visible: None });
         }
         let visible = resolved.iter().enumerate().filter(|(_, t)| is_meta_tool(t.key)).map(|(i, _)| i as u32).collect();
         if resolved.iter().all(|t| is_meta_tool(t.key)) {
-            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: Some(visible) });
+            return Ok(StepCatalog { catalog: self.static_catalog.get()?, sources: None, visible: Some(visible) });
         }
 
         // `{ ...staticTools, ...resolved }`: a resolved key replaces a static
@@ -424,16 +429,59 @@ impl ToolSearch {
     }
 }
 
+/// The constructor's catalog. Indexing a large catalog takes milliseconds, so
+/// it happens on a thread of its own while the constructor returns; the first
+/// step that needs the catalog waits for it if it is not ready yet.
+struct StaticCatalog {
+    ready: OnceLock<Arc<Catalog>>,
+    building: Mutex<Option<JoinHandle<Result<Catalog, CatalogError>>>>,
+}
+
+impl StaticCatalog {
+    /// Small catalogs are built at once: a thread costs more than they do.
+    const BACKGROUND_FROM_ENTRIES: usize = 256;
+
+    fn build_in_background(text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<StaticCatalog, CatalogError> {
+        let cell = StaticCatalog { ready: OnceLock::new(), building: Mutex::new(None) };
+        if entries.len() < Self::BACKGROUND_FROM_ENTRIES {
+            let _ = cell.ready.set(Arc::new(Catalog::new(text, entries)?));
+            return Ok(cell);
+        }
+        // Everything `Catalog::new` could refuse is checked here, so the
+        // deferred build cannot fail on input.
+        Catalog::check_table(text.len(), &entries)?;
+        let build = move || Catalog::new(text, entries);
+        match std::thread::Builder::new().name("tool-search-index".into()).spawn(build) {
+            Ok(handle) => *cell.building.lock() = Some(handle),
+            Err(_) => return Err(CatalogError::TooLarge),
+        }
+        Ok(cell)
+    }
+
+    fn get(&self) -> Result<Arc<Catalog>, CatalogError> {
+        if let Some(catalog) = self.ready.get() {
+            return Ok(catalog.clone());
+        }
+        let mut building = self.building.lock();
+        if let Some(handle) = building.take() {
+            // A panic while indexing can only be a bug; report it rather than unwind into Node.
+            let catalog = handle.join().map_err(|_| CatalogError::TooLarge)??;
+            let _ = self.ready.set(Arc::new(catalog));
+        }
+        self.ready.get().cloned().ok_or(CatalogError::TooLarge)
+    }
+}
+
 /// One `processInputStep`: its catalog, thread and the loaded names as of its
 /// start, which its own `search_tools` and `load_tool` calls add to.
 pub struct Step {
-    pub catalog: StepCatalog,
+    pub catalog: Arc<StepCatalog>,
     pub thread: Option<JsString>,
     pub loaded: Mutex<NameSet>,
 }
 
 impl Step {
-    pub fn new(catalog: StepCatalog, thread: Option<JsString>, loaded: NameSet) -> Step {
+    pub fn new(catalog: Arc<StepCatalog>, thread: Option<JsString>, loaded: NameSet) -> Step {
         Step { catalog, thread, loaded: Mutex::new(loaded) }
     }
 

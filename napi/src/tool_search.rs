@@ -9,10 +9,11 @@
 use std::sync::Arc;
 
 use mastra_core_logic::js::JsString;
-use mastra_core_logic::search::SearchOptions;
+use mastra_core_logic::search::{EntrySpans, SearchOptions, Span};
 use mastra_core_logic::stores::ToolResultFacts;
 use mastra_core_logic::tool_search::{
-    thread_id, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, Storage, ToolEntry, ToolFilter, ToolRef,
+    thread_id, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, Storage, ToolEntry, ToolFilter,
+    ToolRef,
     ToolSearch, Verdict,
 };
 use napi::bindgen_prelude::*;
@@ -34,27 +35,40 @@ pub struct ToolSearchConfig {
     pub has_filter: bool,
 }
 
-/// Reads a tool record: `spans` holds `[keyLength, idLength or -1, descriptionLength]`
-/// per tool, laid end to end in `text`.
-fn read_entries<'t>(text: &'t [u16], spans: &[i32]) -> Result<Vec<ToolEntry<'t>>> {
+/// Reads a tool table: `spans` holds `[keyLength, idLength or -1, descriptionLength]`
+/// per tool, laid end to end in text of `text_len` units.
+fn read_spans(text_len: usize, spans: &[i32]) -> Result<Vec<EntrySpans>> {
+    let bad = || type_error("malformed tool table");
     if spans.len() % 3 != 0 {
-        return Err(type_error("malformed tool table"));
+        return Err(bad());
     }
-    let mut entries = Vec::with_capacity(spans.len() / 3);
-    let mut at = 0usize;
-    let mut take = |len: i32| -> Result<&'t [u16]> {
-        let len = usize::try_from(len).map_err(|_| type_error("malformed tool table"))?;
-        let piece = text.get(at..at + len).ok_or_else(|| type_error("malformed tool table"))?;
-        at += len;
-        Ok(piece)
+    let mut at = 0u32;
+    let mut take = |len: i32| -> Result<Span> {
+        let len = u32::try_from(len).map_err(|_| bad())?;
+        let span = Span::new(at, at.checked_add(len).ok_or_else(bad)?);
+        at = span.end;
+        Ok(span)
     };
-    for row in spans.chunks_exact(3) {
-        let key = take(row[0])?;
-        let id = if row[1] < 0 { None } else { Some(take(row[1])?) };
-        let description = take(row[2])?;
-        entries.push(ToolEntry { key, id, description });
+    let entries = spans
+        .chunks_exact(3)
+        .map(|row| {
+            let key = take(row[0])?;
+            let id = if row[1] < 0 { None } else { Some(take(row[1])?) };
+            Ok(EntrySpans { key, id, description: take(row[2])? })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if at as usize != text_len {
+        return Err(bad());
     }
     Ok(entries)
+}
+
+fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>> {
+    let piece = |span: Span| &text[span.start as usize..span.end as usize];
+    spans
+        .iter()
+        .map(|e| ToolEntry { key: piece(e.key), id: e.id.map(piece), description: piece(e.description) })
+        .collect()
 }
 
 #[napi]
@@ -73,8 +87,8 @@ impl NativeToolSearch {
             storage: if config.context_storage { Storage::Context } else { Storage::InMemory },
             ttl_ms: config.ttl,
         };
-        let entries = read_entries(&text, &spans)?;
-        let inner = ToolSearch::new(options, &entries).map_err(type_error)?;
+        let entries = read_spans(text.len(), &spans)?;
+        let inner = ToolSearch::from_table(options, text.to_vec(), entries).map_err(type_error)?;
         Ok(Self { inner: Arc::new(inner) })
     }
 
@@ -84,25 +98,34 @@ impl NativeToolSearch {
         self.inner.sweep_interval_ms()
     }
 
-    /// Starts a step (or a resume-path lookup). `resolved` is the step's own
-    /// tools in the same table form as the constructor's; `facts` the context
-    /// store's reading of the messages (see `lib/tool-search.js`), absent on
-    /// the resume path.
+    /// The catalog of a step whose agent resolved these tools (the same
+    /// table form as the constructor's). The wrapper keeps it while the step
+    /// tools stay the very same objects.
     #[napi]
-    #[allow(clippy::too_many_arguments)]
+    pub fn step_catalog(&self, text: Utf16String, spans: Int32Array) -> Result<NativeStepCatalog> {
+        let spans = read_spans(text.len(), &spans)?;
+        let catalog = self.inner.step_catalog(&tool_entries(&text, &spans)).map_err(type_error)?;
+        Ok(NativeStepCatalog { inner: Arc::new(catalog) })
+    }
+
+    /// Starts a step (or a resume-path lookup). `catalog` comes from
+    /// [`step_catalog`](Self::step_catalog), or is absent when the step has no
+    /// tools of its own to search; `facts` is the context store's reading of
+    /// the messages (see `lib/tool-search.js`), absent on the resume path.
+    #[napi]
     pub fn begin_step(
         &self,
         context_thread: Option<Utf16String>,
         memory_thread: Option<Utf16String>,
-        resolved_text: Option<Utf16String>,
-        resolved_spans: Option<Int32Array>,
+        catalog: Option<&NativeStepCatalog>,
         facts_text: Option<Utf16String>,
         facts: Option<Int32Array>,
         now: f64,
     ) -> Result<NativeStep> {
-        let resolved_text = resolved_text.as_deref().unwrap_or_default();
-        let resolved = read_entries(resolved_text, resolved_spans.as_deref().unwrap_or_default())?;
-        let catalog = self.inner.step_catalog(&resolved).map_err(type_error)?;
+        let catalog = match catalog {
+            Some(catalog) => catalog.inner.clone(),
+            None => Arc::new(self.inner.step_catalog(&[]).map_err(type_error)?),
+        };
         let thread = thread_id(
             context_thread.map(|t| JsString::from(&t[..])),
             memory_thread.map(|t| JsString::from(&t[..])),
@@ -135,6 +158,12 @@ impl NativeToolSearch {
     pub fn cleanup_now(&self, now: f64) -> u32 {
         self.inner.cleanup_now(now) as u32
     }
+}
+
+/// A step catalog built from request-resolved tools.
+#[napi]
+pub struct NativeStepCatalog {
+    inner: Arc<StepCatalog>,
 }
 
 #[napi(object)]

@@ -126,24 +126,7 @@ impl Catalog {
         entries: Vec<EntrySpans>,
     ) -> Result<Catalog, CatalogError> {
         let text: Box<[u16]> = text.into();
-        if u32::try_from(text.len()).is_err() || u32::try_from(entries.len()).is_err() {
-            return Err(CatalogError::TooLarge);
-        }
-        let mut entries = entries;
-        for (i, entry) in entries.iter_mut().enumerate() {
-            for span in [Some(entry.key), entry.id, Some(entry.description)]
-                .into_iter()
-                .flatten()
-            {
-                if span.start > span.end || span.end as usize > text.len() {
-                    return Err(CatalogError::BadSpan {
-                        entry: i,
-                        span,
-                        text_len: text.len(),
-                    });
-                }
-            }
-        }
+        Catalog::check_table(text.len(), &entries)?;
         let count = entries.len();
         let mut catalog = Catalog {
             text,
@@ -178,6 +161,22 @@ impl Catalog {
             })
             .collect();
         Catalog::new(text, entries)
+    }
+
+    /// Checks what [`Catalog::new`] refuses: spans outside the text, and
+    /// catalogs too large for 32-bit indices.
+    pub fn check_table(text_len: usize, entries: &[EntrySpans]) -> Result<(), CatalogError> {
+        if u32::try_from(text_len).is_err() || u32::try_from(entries.len()).is_err() {
+            return Err(CatalogError::TooLarge);
+        }
+        for (i, entry) in entries.iter().enumerate() {
+            for span in [Some(entry.key), entry.id, Some(entry.description)].into_iter().flatten() {
+                if span.start > span.end || span.end as usize > text_len {
+                    return Err(CatalogError::BadSpan { entry: i, span, text_len });
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Starts a catalog from individual strings (tests, small catalogs).
@@ -399,6 +398,11 @@ impl CatalogBuilder {
 
     pub fn build(self) -> Result<Catalog, CatalogError> {
         Catalog::new(self.text, self.entries)
+    }
+
+    /// The text and spans, for [`Catalog::new`] elsewhere.
+    pub fn into_parts(self) -> (Vec<u16>, Vec<EntrySpans>) {
+        (self.text, self.entries)
     }
 }
 

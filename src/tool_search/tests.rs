@@ -78,7 +78,7 @@ fn weather_tools() -> Tools {
 }
 
 fn step(search: &ToolSearch, thread: Option<&str>) -> Step {
-    let catalog = search.step_catalog(&[]).unwrap();
+    let catalog = Arc::new(search.step_catalog(&[]).unwrap());
     let loaded = search.loaded_names(thread.map(units).as_deref(), None, 1000.0);
     Step::new(catalog, thread.map(js), loaded)
 }
@@ -240,4 +240,17 @@ fn thread_falls_back_to_the_memory_thread() {
     assert_eq!(thread_id(Some(js("a")), Some(js("b"))), Some(js("a")));
     assert_eq!(thread_id(Some(js("")), Some(js("b"))), Some(js("b")));
     assert_eq!(thread_id(None, None), None);
+}
+
+#[test]
+fn a_large_catalog_indexes_in_the_background_and_searches_the_same() {
+    let owned: Vec<(String, String, String)> = (0..1000)
+        .map(|i| (format!("key{i}"), format!("tool_{i}"), format!("Does thing number {i} for the weather desk")))
+        .collect();
+    let tools = Tools::new(&owned.iter().map(|(k, id, d)| (k.as_str(), Some(id.as_str()), d.as_str())).collect::<Vec<_>>());
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, None);
+    let outcome = ready(search.search(&step, &units("tool_999 weather"), &NoFilter, 0.0));
+    assert_eq!(names(&outcome)[0], "tool_999");
+    assert_eq!(step.catalog.catalog.entry_count(), 1000);
 }
