@@ -1,0 +1,512 @@
+// Benchmark: native processors vs @mastra/core@1.59.0, in one process.
+//
+//   npm run bench                      (node --expose-gc benches/bench.mjs)
+//   npm run bench -- --quick           fewer samples
+//   npm run bench -- --filter search   only rows whose "workload size" contains "search"
+//   npm run bench -- --json            also write benches/results.json
+//
+// Both implementations run alternately (ref, ours, ours, ref, ...) so machine
+// noise lands on both. Each row reports the median time per operation. Before a
+// row is timed, both implementations are run once on the same input and their
+// outputs compared; a mismatch throws (we would be timing different work).
+// Nothing here asserts anything about time.
+
+import { writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { performance } from 'node:perf_hooks'
+import { isDeepStrictEqual } from 'node:util'
+
+import {
+  ToolCallFilter as RefToolCallFilter,
+  ToolSearchProcessor as RefToolSearchProcessor,
+} from '@mastra/core/processors'
+import { RequestContext } from '@mastra/core/request-context'
+import { createTool } from '@mastra/core/tools'
+import { z } from 'zod'
+
+import { ToolCallFilter as OursToolCallFilter, ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
+
+// ---------------------------------------------------------------------------
+// Command line and settings
+
+const argv = process.argv.slice(2)
+const QUICK = argv.includes('--quick')
+const JSON_OUT = argv.includes('--json')
+const FILTER = argv.includes('--filter') ? (argv[argv.indexOf('--filter') + 1] ?? '').toLowerCase() : ''
+
+const SETTINGS = QUICK
+  ? { minSamples: 7, minSideMs: 50, sampleMs: 5, warmupMs: 50, capMs: 3_000, maxSamples: 500 }
+  : { minSamples: 15, minSideMs: 300, sampleMs: 10, warmupMs: 200, capMs: 20_000, maxSamples: 2_000 }
+
+const SIZES = [100, 1_000, 10_000]
+const gc = globalThis.gc ?? (() => {})
+
+// ---------------------------------------------------------------------------
+// Seeded PRNG and input builders
+
+function mulberry32(seed) {
+  return function () {
+    seed |= 0
+    seed = (seed + 0x6d2b79f5) | 0
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const WORDS = (
+  'search database query records send email message weather forecast city github issue pull request ' +
+  'repository create update delete list fetch calendar event schedule meeting invoice payment customer ' +
+  'order shipping inventory product translate text language document file upload download image resize ' +
+  'convert pdf report analytics metrics dashboard user account profile permission slack channel notify ' +
+  'alert ticket support summarize news stock price currency exchange map route location timezone contact ' +
+  'crm lead deal spreadsheet row column sql vector embedding index cache log error deploy build pipeline ' +
+  'secret token webhook subscribe'
+).split(' ')
+
+const pick = (rand, list) => list[Math.floor(rand() * list.length)]
+
+/** A sentence of roughly `min`..`max` characters built from WORDS. */
+function sentence(rand, min, max) {
+  const target = min + Math.floor(rand() * (max - min + 1))
+  let text = pick(rand, WORDS)
+  text = text[0].toUpperCase() + text.slice(1)
+  for (;;) {
+    const word = pick(rand, WORDS)
+    const sep = rand() < 0.1 ? ', ' : ' '
+    if (text.length + sep.length + word.length + 1 > target) break
+    text += sep + word
+  }
+  return text + '.'
+}
+
+const sharedInputSchema = z.object({ query: z.string(), limit: z.number().optional() })
+
+/** N tools made with createTool: ids `<prefix>_<i>_<word>`, 80-120 char descriptions. */
+function buildTools(n, prefix = 'tool', seed = 1) {
+  const rand = mulberry32(seed)
+  const tools = {}
+  for (let i = 0; i < n; i++) {
+    const id = `${prefix}_${i}_${pick(rand, WORDS)}`
+    tools[id] = createTool({
+      id,
+      description: sentence(rand, 92, 120),
+      inputSchema: sharedInputSchema,
+      execute: async () => ({ ok: true }),
+    })
+  }
+  return tools
+}
+
+const TOOL_NAMES = [
+  'searchDatabase',
+  'sendEmail',
+  'getWeather',
+  'createIssue',
+  'readFile',
+  'webSearch',
+  'calendarLookup',
+  'translateText',
+]
+
+function modelOutputFor(rand, i) {
+  switch (Math.floor(rand() * 4)) {
+    case 0:
+      return { type: 'text', value: sentence(rand, 40, 120) }
+    case 1:
+      return { type: 'json', value: { count: i % 17, items: [`item-${i}`, `item-${i + 1}`] } }
+    case 2:
+      return sentence(rand, 30, 80)
+    default:
+      return [{ type: 'text', text: sentence(rand, 20, 60) }, `note ${i}`]
+  }
+}
+
+/** N MastraDB format-2 messages: user turns and assistant turns with tool results. */
+function buildMessages(n, seed = 2) {
+  const rand = mulberry32(seed)
+  const base = Date.UTC(2025, 0, 1)
+  const messages = []
+  for (let i = 0; i < n; i++) {
+    const common = {
+      id: `msg_${i}`,
+      createdAt: new Date(base + i * 1000),
+      threadId: 'thread_bench',
+      resourceId: 'user_bench',
+    }
+    if (rand() < 0.35) {
+      const text = sentence(rand, 20, 160)
+      messages.push({
+        ...common,
+        role: 'user',
+        content: { format: 2, parts: [{ type: 'text', text }], content: text },
+      })
+      continue
+    }
+
+    // assistant: 25% text only, 45% text + tools, 30% tools only
+    const kind = rand()
+    const text = kind < 0.7 ? sentence(rand, 30, 200) : undefined
+    const toolCount = kind < 0.25 ? 0 : 1 + Math.floor(rand() * 3)
+    const parts = [{ type: 'step-start' }]
+    if (text) parts.push({ type: 'text', text })
+    const toolInvocations = []
+    for (let j = 0; j < toolCount; j++) {
+      const toolName = pick(rand, TOOL_NAMES)
+      const invocation = {
+        state: 'result',
+        step: j,
+        toolCallId: `call_${i}_${j}`,
+        toolName,
+        args: { query: sentence(rand, 10, 40), limit: 1 + Math.floor(rand() * 20) },
+        result: {
+          ok: true,
+          count: j + 1,
+          rows: [
+            { id: i * 10 + j, title: sentence(rand, 10, 40) },
+            { id: i * 10 + j + 1, title: sentence(rand, 10, 40) },
+          ],
+        },
+      }
+      const part = { type: 'tool-invocation', toolInvocation: invocation }
+      if (rand() < 0.3) part.providerMetadata = { mastra: { modelOutput: modelOutputFor(rand, i) } }
+      parts.push(part)
+      toolInvocations.push({ ...invocation })
+    }
+    const content = { format: 2, parts }
+    if (text) content.content = text
+    if (toolInvocations.length > 0) content.toolInvocations = toolInvocations
+    messages.push({ ...common, role: 'assistant', content })
+  }
+  return messages
+}
+
+// Queries for search_tools, used in rotation (the last one matches nothing).
+const QUERIES = [
+  'weather forecast',
+  'send email message',
+  'github issue',
+  'database query records',
+  'invoice payment customer',
+  'quantum flux',
+]
+
+function memo(build) {
+  const cache = new Map()
+  return size => {
+    if (!cache.has(size)) cache.set(size, build(size))
+    return cache.get(size)
+  }
+}
+
+const catalogTools = memo(n => buildTools(n, 'tool', 1))
+const resolvedTools = memo(n => buildTools(n, 'mcp', 3))
+const historyMessages = memo(n => buildMessages(n, 2))
+
+function makeRequestContext(threadId = 'thread_bench') {
+  const requestContext = new RequestContext()
+  requestContext.set('mastra__threadId', threadId)
+  return requestContext
+}
+
+/** What processInputStep touches: messageList.addSystem (recorded here), args.messages, args.tools. */
+function stepArgs(tools, requestContext, systemLog) {
+  const messageList = {
+    addSystem(message) {
+      systemLog?.push(message)
+    },
+    get: { all: { db: () => [] } },
+  }
+  return { messages: [], messageList, tools, requestContext, state: {}, stepNumber: 0, steps: [], abort() {} }
+}
+
+// ---------------------------------------------------------------------------
+// Sanity check (same output) and timing
+
+function assertSame(label, refOut, oursOut) {
+  if (isDeepStrictEqual(refOut, oursOut)) return
+  const show = v => JSON.stringify(v, null, 1)?.slice(0, 600)
+  throw new Error(`${label}: outputs differ, refusing to time different work.\nref:  ${show(refOut)}\nours: ${show(oursOut)}`)
+}
+
+/** Comparable view of a processInputStep result: tool keys with their id/description, plus system messages. */
+function stepView(result, systemLog) {
+  const tools = Object.entries(result?.tools ?? {}).map(([key, tool]) => [key, tool?.id, tool?.description])
+  return { tools, system: systemLog }
+}
+
+async function warmup(fn) {
+  const times = []
+  const start = performance.now()
+  for (let i = 0; times.length < 2 || performance.now() - start < SETTINGS.warmupMs; i++) {
+    const t0 = performance.now()
+    await fn(i)
+    times.push(performance.now() - t0)
+  }
+  const later = times.slice(Math.floor(times.length / 2)).sort((a, b) => a - b)
+  return later[Math.floor(later.length / 2)]
+}
+
+const median = xs => {
+  const s = [...xs].sort((a, b) => a - b)
+  const m = s.length >> 1
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
+}
+
+/**
+ * Times refFn and oursFn alternately. Each sample runs a batch of calls sized so
+ * one sample takes about SETTINGS.sampleMs; `fn(k)` gets the call's index within
+ * the batch. `batchMultiple` rounds batches up (used to cover every query in a
+ * rotation), `resetRef`/`resetOurs` run untimed before every sample.
+ */
+async function measure(name, size, refFn, oursFn, { batchMultiple = 1, resetRef, resetOurs } = {}) {
+  const sides = [
+    { key: 'ref', fn: refFn, reset: resetRef, times: [], total: 0 },
+    { key: 'ours', fn: oursFn, reset: resetOurs, times: [], total: 0 },
+  ]
+  for (const side of sides) {
+    side.reset?.()
+    const perCall = Math.max(await warmup(side.fn), 1e-4)
+    const batch = Math.max(1, Math.ceil(SETTINGS.sampleMs / perCall))
+    side.batch = Math.ceil(batch / batchMultiple) * batchMultiple
+  }
+  gc()
+
+  const start = performance.now()
+  for (let round = 0; ; round++) {
+    for (const side of round % 2 ? [sides[1], sides[0]] : sides) {
+      side.reset?.()
+      const t0 = performance.now()
+      for (let k = 0; k < side.batch; k++) await side.fn(k)
+      const elapsed = performance.now() - t0
+      side.times.push(elapsed / side.batch)
+      side.total += elapsed
+    }
+    const samples = round + 1
+    const enough =
+      samples >= SETTINGS.minSamples && sides.every(s => s.total >= SETTINGS.minSideMs)
+    if (enough || samples >= SETTINGS.maxSamples || performance.now() - start > SETTINGS.capMs) break
+  }
+  sides.forEach(s => s.reset?.())
+
+  const [ref, ours] = sides
+  const refMs = median(ref.times)
+  const oursMs = median(ours.times)
+  return {
+    workload: name,
+    size,
+    refMs,
+    oursMs,
+    speedup: refMs / oursMs,
+    samples: ref.times.length,
+    batch: { ref: ref.batch, ours: ours.batch },
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Workloads. Each `run(size)` builds its input, checks both sides agree, then measures.
+
+function toolCallFilterWorkload(name, options) {
+  return {
+    name,
+    async run(size) {
+      const messages = historyMessages(size)
+      const args = { messages, messageList: { get: { all: { db: () => messages } } }, abort() {} }
+      const ref = new RefToolCallFilter(options)
+      const ours = new OursToolCallFilter(options)
+      assertSame(`${name} ${size}`, await ref.processInput(args), await ours.processInput(args))
+      return measure(name, size, () => ref.processInput(args), () => ours.processInput(args))
+    },
+  }
+}
+
+function searchWorkload(name, withFilter) {
+  return {
+    name,
+    async run(size) {
+      const tools = catalogTools(size)
+      const options = withFilter ? { tools, filter: ({ toolName }) => !toolName.endsWith('7') } : { tools }
+      const requestContext = makeRequestContext()
+      const ctx = { requestContext }
+      const getSearch = async processor =>
+        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const refSearch = await getSearch(new RefToolSearchProcessor(options))
+      const oursSearch = await getSearch(new OursToolSearchProcessor(options))
+      for (const query of QUERIES) {
+        assertSame(
+          `${name} ${size} "${query}"`,
+          await refSearch.execute({ query }, ctx),
+          await oursSearch.execute({ query }, ctx),
+        )
+      }
+      return measure(
+        name,
+        size,
+        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        { batchMultiple: QUERIES.length },
+      )
+    },
+  }
+}
+
+/**
+ * processInputStep on a processor built from `options`, with `stepTools` as args.tools.
+ * With `thenSearch`, each operation also runs one search_tools query (always the
+ * first of QUERIES) on the step's tools, so an implementation that defers indexing
+ * to the first search pays for it here.
+ */
+function stepWorkload(name, { options, stepTools, thenSearch = false }) {
+  return {
+    name,
+    async run(size) {
+      const opts = options(size)
+      const tools = stepTools(size)
+      const requestContext = makeRequestContext()
+      const ref = new RefToolSearchProcessor(opts)
+      const ours = new OursToolSearchProcessor(opts)
+
+      const views = []
+      for (const processor of [ref, ours]) {
+        const system = []
+        const result = await processor.processInputStep(stepArgs(tools, requestContext, system))
+        const search = await result.tools.search_tools.execute({ query: QUERIES[0] }, { requestContext })
+        views.push({ ...stepView(result, system), search })
+        processor.clearAllState()
+      }
+      assertSame(`${name} ${size}`, views[0], views[1])
+
+      const step = async processor => {
+        const result = await processor.processInputStep(stepArgs(tools, requestContext))
+        if (thenSearch) await result.tools.search_tools.execute({ query: QUERIES[0] }, { requestContext })
+        return result
+      }
+      return measure(name, size, () => step(ref), () => step(ours), {
+        resetRef: () => ref.clearAllState(),
+        resetOurs: () => ours.clearAllState(),
+      })
+    },
+  }
+}
+
+const STATIC_20 = () => catalogTools(20)
+
+const WORKLOADS = [
+  toolCallFilterWorkload('ToolCallFilter exclude all', undefined),
+  toolCallFilterWorkload('ToolCallFilter exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
+  toolCallFilterWorkload('ToolCallFilter preserveModelOutput', { preserveModelOutput: true }),
+  {
+    name: 'ToolSearch construct',
+    async run(size) {
+      const tools = catalogTools(size)
+      const requestContext = makeRequestContext()
+      // Same work check: a fresh processor of each kind answers the same query identically.
+      const firstSearch = async Processor => {
+        const processor = new Processor({ tools })
+        const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
+        return stepTools.search_tools.execute({ query: QUERIES[3] }, { requestContext })
+      }
+      assertSame(`ToolSearch construct ${size}`, await firstSearch(RefToolSearchProcessor), await firstSearch(OursToolSearchProcessor))
+      return measure(
+        'ToolSearch construct',
+        size,
+        () => new RefToolSearchProcessor({ tools }),
+        () => new OursToolSearchProcessor({ tools }),
+      )
+    },
+  },
+  searchWorkload('search_tools', false),
+  searchWorkload('search_tools + filter hook', true),
+  stepWorkload('processInputStep static catalog', {
+    options: size => ({ tools: catalogTools(size) }),
+    stepTools: () => ({}),
+  }),
+  stepWorkload('processInputStep includeResolved', {
+    options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
+    stepTools: size => resolvedTools(size),
+  }),
+  stepWorkload('processInputStep includeResolved + search', {
+    options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
+    stepTools: size => resolvedTools(size),
+    thenSearch: true,
+  }),
+]
+
+// ---------------------------------------------------------------------------
+// Table output
+
+function formatTime(ms) {
+  if (ms < 1e-3) return `${(ms * 1e6).toPrecision(3)} ns`
+  if (ms < 1) return `${(ms * 1e3).toPrecision(3)} µs`
+  if (ms < 1e3) return `${ms.toPrecision(3)} ms`
+  return `${(ms / 1e3).toPrecision(3)} s`
+}
+
+const nameWidth = Math.max(...WORKLOADS.map(w => w.name.length), 'workload'.length)
+const COLUMNS = [
+  ['workload', nameWidth, 'left'],
+  ['size', 6],
+  ['reference', 10],
+  ['native', 10],
+  ['speedup', 8],
+  ['samples', 7],
+]
+
+function row(cells) {
+  return cells
+    .map((cell, i) => {
+      const [, width, align] = COLUMNS[i]
+      return align === 'left' ? String(cell).padEnd(width) : String(cell).padStart(width)
+    })
+    .join('  ')
+}
+
+// ---------------------------------------------------------------------------
+// Main
+
+const cpus = os.cpus()
+console.log(`node ${process.version} (${process.platform} ${process.arch})`)
+console.log(`cpu  ${cpus[0]?.model ?? 'unknown'} x${cpus.length}`)
+console.log(
+  `mode ${QUICK ? 'quick' : 'full'}: >= ${SETTINGS.minSamples} alternating samples and >= ${SETTINGS.minSideMs} ms per side` +
+    (FILTER ? `, filter "${FILTER}"` : '') +
+    (globalThis.gc ? '' : ' (run with --expose-gc for a gc() before each row)'),
+)
+const load = os.loadavg()[0]
+if (load > cpus.length * 0.75) {
+  console.log(`note: load average ${load.toFixed(1)} on ${cpus.length} cores; other work competes for the CPU, expect noisy rows`)
+}
+console.log('median time per operation; speedup = reference / native\n')
+console.log(row(COLUMNS.map(c => c[0])))
+console.log(row(COLUMNS.map(c => '-'.repeat(c[1]))))
+
+const results = []
+const benchStart = performance.now()
+for (const workload of WORKLOADS) {
+  for (const size of SIZES) {
+    if (FILTER && !`${workload.name} ${size}`.toLowerCase().includes(FILTER)) continue
+    const r = await workload.run(size)
+    results.push(r)
+    console.log(
+      row([r.workload, size.toLocaleString('en-US'), formatTime(r.refMs), formatTime(r.oursMs), `${r.speedup.toFixed(2)}x`, r.samples]),
+    )
+  }
+}
+const totalSeconds = (performance.now() - benchStart) / 1e3
+console.log(`\n${results.length} rows in ${totalSeconds.toFixed(1)} s`)
+
+if (JSON_OUT) {
+  const file = new URL('./results.json', import.meta.url)
+  const report = {
+    date: new Date().toISOString(),
+    node: process.version,
+    cpu: cpus[0]?.model ?? 'unknown',
+    cores: cpus.length,
+    mode: QUICK ? 'quick' : 'full',
+    settings: SETTINGS,
+    totalSeconds,
+    results,
+  }
+  writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+  console.log(`wrote ${file.pathname}`)
+}
