@@ -8,16 +8,27 @@ class TapeWriter {
   }
 
   push(value) {
-    if (this.length === this.data.length) {
-      const grown = new Int32Array(this.data.length * 2)
-      grown.set(this.data)
-      this.data = grown
-    }
+    if (this.length === this.data.length) this.reserve(1)
     this.data[this.length++] = value
+  }
+
+  /** Makes room for `count` more values after `length`. */
+  reserve(count) {
+    const needed = this.length + count
+    if (needed <= this.data.length) return
+    const grown = new Int32Array(Math.max(needed, this.data.length * 2))
+    grown.set(this.data.subarray(0, this.length))
+    this.data = grown
   }
 
   set(index, value) {
     this.data[index] = value
+  }
+
+  /** Starts over, keeping the grown buffer for the next tape. */
+  reset() {
+    this.length = 0
+    return this
   }
 
   /** The written part, without a copy. */

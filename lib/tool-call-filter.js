@@ -16,6 +16,14 @@ const EXCLUDE_ALL = 0
 const EXCLUDE_LISTED = 1
 const EXCLUDE_NOTHING = 2
 
+// The tapes and plans cross the boundary in these buffers, kept between calls
+// so a busy filter allocates nothing for them. Each call fills and consumes
+// them synchronously, so one set serves every instance.
+const historyTape = new TapeWriter(4096)
+let planBuffer = new Int32Array(4096)
+/** Arrays whose JSON slot was left for later, by tape position. */
+const lazyArrays = new Map()
+
 // Matches MAX_NODE_DEPTH in src/tool_call_filter/tape.rs.
 const MAX_MODEL_OUTPUT_DEPTH = 512
 
@@ -85,7 +93,7 @@ class ToolCallFilter {
       steps.push(members.length)
       for (const id of members) steps.push(ids.intern(id))
     }
-    const response = new TapeWriter(64)
+    const response = historyTape.reset()
     writeHistory(response, args.messageList.get.response.db(), null, ids, null)
 
     const answer = callNative(() => this.#native.advanceSteps(seen, steps.finish(), response.finish()))
@@ -108,10 +116,19 @@ class ToolCallFilter {
     if (!native.readsMessages) return messages
     if (ids === null && native.matchesByCallId) ids = new CallIds()
     const strings = native.preservesModelOutput ? [] : null
-    const tape = new TapeWriter(messages.length * 4 + 16)
+    const tape = historyTape.reset()
+    lazyArrays.clear()
     writeHistory(tape, messages, this.#excluded, ids, strings)
-    const plan = callNative(() => native.plan(tape.finish(), preserve ?? undefined))
-    return applyPlan(messages, plan, strings)
+    const written = tape.finish()
+    if (planBuffer.length < written.length) planBuffer = new Int32Array(written.length * 2)
+    let length = callNative(() => native.plan(written, preserve ?? undefined, planBuffer))
+    if (length < 0) {
+      // Some array's JSON is its text after all: fill in those slots and plan again.
+      for (const slot of planBuffer.subarray(0, -length)) written[slot] = jsonIndex(lazyArrays.get(slot), strings)
+      length = callNative(() => native.plan(written, preserve ?? undefined, planBuffer))
+    }
+    lazyArrays.clear()
+    return applyPlan(messages, planBuffer.subarray(0, length), strings)
   }
 }
 
@@ -140,13 +157,20 @@ class CallIds {
 
 /**
  * Writes one history. `ids` is null where ids decide nothing (every tool call
- * goes), `strings` is null unless model outputs are wanted.
+ * goes and none is kept by step; ids are then not read at all), `strings` is
+ * null unless model outputs are wanted.
+ *
+ * This is the hottest loop of the filter, so it writes through local copies
+ * of the tape's buffer and length, reserving room a message at a time.
  */
 function writeHistory(tape, messages, excluded, ids, strings) {
   if (!Array.isArray(messages)) {
     throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
   }
-  tape.push(messages.length)
+  tape.reserve(messages.length + 1)
+  let data = tape.data
+  let n = tape.length
+  data[n++] = messages.length
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]
     if (message === null || message === undefined) {
@@ -155,7 +179,7 @@ function writeHistory(tape, messages, excluded, ids, strings) {
     const content = message.content
     const parts = typeof content === 'string' ? undefined : content?.parts
     if (!parts) {
-      tape.push(0)
+      data[n++] = 0
       continue
     }
     if (!Array.isArray(parts)) {
@@ -164,10 +188,13 @@ function writeHistory(tape, messages, excluded, ids, strings) {
 
     // A message without tool parts is never touched, so it is written as such
     // and its parts are rolled back off the tape.
-    const start = tape.length
-    tape.push(1)
-    tape.push(0)
-    tape.push(parts.length)
+    tape.length = n
+    tape.reserve(4 + parts.length * 5 + (messages.length - i))
+    data = tape.data
+    const start = n
+    data[n++] = 1
+    data[n++] = 0
+    data[n++] = parts.length
     let hasTool = false
     for (let j = 0; j < parts.length; j++) {
       const part = parts[j]
@@ -175,7 +202,7 @@ function writeHistory(tape, messages, excluded, ids, strings) {
         throw new TypeError(`ToolCallFilter: part ${j} of message ${i} is ${part}`)
       }
       if (part.type !== 'tool-invocation') {
-        tape.push(0)
+        data[n++] = 0
         continue
       }
       const invocation = part.toolInvocation
@@ -184,45 +211,58 @@ function writeHistory(tape, messages, excluded, ids, strings) {
       }
       hasTool = true
       const state = invocation.state
-      tape.push(1)
-      tape.push(state === 'call' ? 1 : state === 'result' ? 2 : 0)
-      tape.push(excluded !== null && excluded.has(invocation.toolName) ? 1 : 0)
-      const id = invocation.toolCallId ?? invocation.toolCall?.id
-      tape.push(!id ? -1 : ids === null ? 0 : ids.intern(id))
+      data[n++] = 1
+      data[n++] = state === 'call' ? 1 : state === 'result' ? 2 : 0
+      data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
+      if (ids === null) {
+        data[n++] = 0
+      } else {
+        const id = invocation.toolCallId ?? invocation.toolCall?.id
+        data[n++] = id ? ids.intern(id) : -1
+      }
       const mastra = strings === null ? undefined : part.providerMetadata?.mastra
       if (mastra && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null) {
-        tape.push(1)
+        data[n++] = 1
+        tape.length = n
         writeModelOutput(tape, mastra.modelOutput, strings, [])
+        n = tape.length
+        tape.reserve((parts.length - j) * 5 + (messages.length - i) + 4)
+        data = tape.data
       } else {
-        tape.push(0)
+        data[n++] = 0
       }
     }
     if (!hasTool) {
-      tape.length = start
-      tape.push(0)
+      n = start
+      data[n++] = 0
       continue
     }
-    tape.set(start + 1, topLevelText(content.content))
+    data[start + 1] = topLevelText(content.content)
 
     const legacy = content.toolInvocations
     if (!Array.isArray(legacy)) {
-      tape.push(0)
+      data[n++] = 0
       continue
     }
-    tape.push(1)
-    tape.push(legacy.length)
-    for (const invocation of legacy) {
+    tape.length = n
+    tape.reserve(2 + legacy.length * 2 + (messages.length - i))
+    data = tape.data
+    data[n++] = 1
+    data[n++] = legacy.length
+    for (let k = 0; k < legacy.length; k++) {
+      const invocation = legacy[k]
       if (invocation === null || invocation === undefined) {
-        tape.push(-3)
-        tape.push(0)
+        data[n++] = -3
+        data[n++] = 0
         continue
       }
       const id = invocation.toolCallId ?? invocation.toolCall?.id
       // Legacy entries are looked up without a truthiness check, so every value is interned.
-      tape.push(ids === null ? 0 : ids.intern(id))
-      tape.push(excluded !== null && excluded.has(invocation.toolName) ? 1 : 0)
+      data[n++] = ids === null ? 0 : ids.intern(id)
+      data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
     }
   }
+  tape.length = n
 }
 
 function topLevelText(text) {
@@ -262,7 +302,8 @@ function writeModelOutput(tape, value, strings, ancestors) {
   ancestors.push(value)
   if (Array.isArray(value)) {
     tape.push(2)
-    tape.push(jsonIndex(value, strings))
+    lazyArrays.set(tape.length, value)
+    tape.push(-2)
     tape.push(value.length)
     for (let i = 0; i < value.length; i++) writeModelOutput(tape, value[i], strings, ancestors)
   } else {

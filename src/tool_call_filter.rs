@@ -15,7 +15,7 @@ pub mod tape;
 use std::collections::HashSet;
 
 use crate::js::js_slice_bounds;
-use tape::{LegacyInvocation, Message, Part, Tape, TapeError, TopLevelText};
+use tape::{History, LegacyInvocation, Message, Part, Tape, TapeError, TopLevelText};
 
 /// Which tool calls the filter removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,12 +145,12 @@ impl StepHistory {
 
 /// The tool-call ids of every tool part in a history, first sighting first,
 /// skipping parts without a (truthy) id.
-pub fn tool_call_ids(messages: &[Message]) -> Vec<CallId> {
+pub fn tool_call_ids(history: &History) -> Vec<CallId> {
     let mut ids = Vec::new();
     let mut seen = HashSet::new();
-    for message in messages {
+    for message in &history.messages {
         if let Message::WithParts { parts, .. } = message {
-            for part in parts {
+            for part in history.parts(*parts) {
                 if let Part::Tool { call_id: Some(id), .. } = part {
                     if seen.insert(*id) {
                         ids.push(*id);
@@ -163,17 +163,14 @@ pub fn tool_call_ids(messages: &[Message]) -> Vec<CallId> {
 }
 
 /// Decides, for every message, whether it stays, goes or is rebuilt.
-pub fn plan(
-    options: &FilterOptions,
-    messages: &[Message],
-    preserve: &HashSet<CallId>,
-) -> Result<Vec<i32>, FilterError> {
+pub fn plan(options: &FilterOptions, history: &History, preserve: &HashSet<CallId>) -> Result<Vec<i32>, FilterError> {
+    let messages = &history.messages;
     let mut out = Vec::with_capacity(messages.len() + 8);
     match options.exclude {
         Exclude::Nothing => out.resize(messages.len(), plan::KEEP),
         Exclude::All => {
             for (index, message) in messages.iter().enumerate() {
-                plan_message(options, index, message, preserve, &HashSet::new(), &mut out)?;
+                plan_message(options, history, index, message, preserve, &HashSet::new(), &mut out)?;
             }
         }
         Exclude::Listed => {
@@ -182,7 +179,7 @@ pub fn plan(
             let mut excluded_ids = HashSet::new();
             for message in messages {
                 if let Message::WithParts { parts, .. } = message {
-                    for part in parts {
+                    for part in history.parts(*parts) {
                         if let Part::Tool { excluded: true, call_id: Some(id), .. } = part {
                             excluded_ids.insert(*id);
                         }
@@ -190,7 +187,7 @@ pub fn plan(
                 }
             }
             for (index, message) in messages.iter().enumerate() {
-                plan_message(options, index, message, preserve, &excluded_ids, &mut out)?;
+                plan_message(options, history, index, message, preserve, &excluded_ids, &mut out)?;
             }
         }
     }
@@ -199,16 +196,18 @@ pub fn plan(
 
 fn plan_message(
     options: &FilterOptions,
+    history: &History,
     index: usize,
     message: &Message,
     preserve: &HashSet<CallId>,
     excluded_ids: &HashSet<CallId>,
     out: &mut Vec<i32>,
 ) -> Result<(), FilterError> {
-    let Message::WithParts { top_level_text, parts, legacy } = message else {
+    let &Message::WithParts { top_level_text, parts, legacy } = message else {
         out.push(plan::KEEP);
         return Ok(());
     };
+    let parts = history.parts(parts);
     if !parts.iter().any(|part| matches!(part, Part::Tool { .. })) {
         out.push(plan::KEEP);
         return Ok(());
@@ -219,7 +218,7 @@ fn plan_message(
     out.push(plan::REWRITE);
     let mut kept_parts = 0usize;
     for part in parts {
-        let Part::Tool { state, excluded, call_id, model_output } = part else {
+        let &Part::Tool { state, excluded, call_id, model_output } = part else {
             out.push(plan::PART_KEEP);
             kept_parts += 1;
             continue;
@@ -230,16 +229,17 @@ fn plan_message(
             continue;
         }
         let goes = !listed
-            || (*state == tape::ToolState::Call && *excluded)
-            || (*state == tape::ToolState::Result
-                && (*excluded || call_id.is_some_and(|id| excluded_ids.contains(&id))));
+            || (state == tape::ToolState::Call && excluded)
+            || (state == tape::ToolState::Result
+                && (excluded || call_id.is_some_and(|id| excluded_ids.contains(&id))));
         if !goes {
             out.push(plan::PART_KEEP);
             kept_parts += 1;
             continue;
         }
         match model_output {
-            Some(strings) if options.preserve_model_output && *state == tape::ToolState::Result => {
+            Some(strings) if options.preserve_model_output && state == tape::ToolState::Result => {
+                let strings = history.strings(strings);
                 out.push(plan::PART_MODEL_OUTPUT);
                 out.push(strings.len() as i32);
                 out.extend_from_slice(strings);
@@ -249,7 +249,7 @@ fn plan_message(
         }
     }
 
-    if kept_parts == 0 && *top_level_text != TopLevelText::Text {
+    if kept_parts == 0 && top_level_text != TopLevelText::Text {
         out.truncate(header);
         out.push(plan::DROP);
         return Ok(());
@@ -261,8 +261,8 @@ fn plan_message(
             let count_at = out.len();
             out.push(0);
             let mut kept = 0;
-            for (position, invocation) in invocations.iter().enumerate() {
-                let LegacyInvocation::Entry { call_id, excluded } = invocation else {
+            for (position, invocation) in history.legacy(invocations).iter().enumerate() {
+                let &LegacyInvocation::Entry { call_id, excluded } = invocation else {
                     return Err(FilterError::NullLegacyInvocation { message: index });
                 };
                 let preserved = call_id.is_some_and(|id| preserve.contains(&id));
@@ -279,20 +279,30 @@ fn plan_message(
 
     // The reference trims `content.content` again at this point when filtering by
     // name, which throws for a truthy non-string.
-    if listed && *top_level_text == TopLevelText::NotAString {
+    if listed && top_level_text == TopLevelText::NotAString {
         return Err(FilterError::NonStringTopLevelContent { message: index });
     }
     Ok(())
 }
 
+/// What [`plan_tape`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TapePlan {
+    /// The plan, in the format of [`plan`].
+    Ready(Vec<i32>),
+    /// Array JSON that the text of some model output needs: the binding
+    /// writes these tape slots and plans again.
+    NeedsJson(Vec<usize>),
+}
+
 /// Parses a message tape and plans it in one go.
-pub fn plan_tape(
-    options: &FilterOptions,
-    tape: &[i32],
-    preserve: &HashSet<CallId>,
-) -> Result<Vec<i32>, FilterError> {
-    let messages = Tape::new(tape).messages()?;
-    plan(options, &messages, preserve)
+pub fn plan_tape(options: &FilterOptions, tape: &[i32], preserve: &HashSet<CallId>) -> Result<TapePlan, FilterError> {
+    let mut reader = Tape::new(tape);
+    let history = reader.history()?;
+    if !reader.needed_json().is_empty() {
+        return Ok(TapePlan::NeedsJson(reader.needed_json().to_vec()));
+    }
+    plan(options, &history, preserve).map(TapePlan::Ready)
 }
 
 #[cfg(test)]

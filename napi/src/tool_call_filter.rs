@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 
-use mastra_core_logic::tool_call_filter::{self as core, CallId, Exclude, FilterOptions, StepHistory};
+use mastra_core_logic::tool_call_filter::{self as core, CallId, Exclude, FilterOptions, StepHistory, TapePlan};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -54,23 +54,37 @@ impl NativeToolCallFilter {
         self.options.filter_after_tool_steps.is_some()
     }
 
-    /// Plans a history (see the core's tape and plan formats).
+    /// Plans a history (see the core's tape and plan formats) into `out`,
+    /// which must be at least as long as the tape (a plan never is longer),
+    /// and returns the plan's length. A negative answer `-n` means the tape
+    /// left `n` array JSON slots uncomputed that are needed: their positions
+    /// are in `out`, to be filled before asking again. Borrowing the caller's
+    /// buffers keeps the call free of allocations JavaScript would collect.
     #[napi]
-    pub fn plan(&self, tape: Int32Array, preserve: Option<Int32Array>) -> Result<Int32Array> {
+    pub fn plan(&self, tape: Int32ArraySlice, preserve: Option<Int32ArraySlice>, mut out: Int32ArraySlice) -> Result<i32> {
         let preserve: HashSet<CallId> = preserve.as_deref().unwrap_or_default().iter().copied().collect();
-        core::plan_tape(&self.options, &tape, &preserve).map(Int32Array::new).map_err(type_error)
+        let (answer, sign) = match core::plan_tape(&self.options, &tape, &preserve).map_err(type_error)? {
+            TapePlan::Ready(plan) => (plan, 1),
+            TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
+        };
+        // SAFETY: JavaScript is blocked in this call, and `out` is a buffer the
+        // wrapper owns and does not share with the tape.
+        let out = unsafe { out.as_mut() };
+        let target = out.get_mut(..answer.len()).ok_or_else(|| type_error("plan buffer too small"))?;
+        target.copy_from_slice(&answer);
+        Ok(sign * answer.len() as i32)
     }
 
     /// One agent-loop step: takes the history so far (`seen` ids, and the
     /// steps as `[count, ids...]*`) and the response tape, and answers
     /// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
     #[napi]
-    pub fn advance_steps(&self, seen: Int32Array, steps: Int32Array, response_tape: Int32Array) -> Result<Int32Array> {
+    pub fn advance_steps(&self, seen: Int32ArraySlice, steps: Int32ArraySlice, response_tape: Int32ArraySlice) -> Result<Int32Array> {
         let Some(keep_steps) = self.options.filter_after_tool_steps else {
             return Err(type_error("step filtering is off"));
         };
         let mut history = StepHistory { seen: seen.to_vec(), steps: unpack_steps(&steps).map_err(type_error)? };
-        let response = core::tape::Tape::new(&response_tape).messages().map_err(type_error)?;
+        let response = core::tape::Tape::new(&response_tape).history().map_err(type_error)?;
         let preserve = history.advance(&core::tool_call_ids(&response), keep_steps);
 
         let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();

@@ -17,7 +17,7 @@
 //! node     := 0                                  null, undefined, function, symbol
 //!           | 1 string_index non_empty           a string
 //!           | 4 string_index                     String(number | boolean | bigint)
-//!           | 2 json_index child_count node*     an array
+//!           | 2 json_index child_count node*     an array (json_index -2: not computed yet)
 //!           | 3 flags json_index text_index text_non_empty [node]   any other object
 //! legacy   := 0 not an array | 1 count entry*
 //! entry    := call_id excluded | -3 0            -3: the entry is null or undefined
@@ -27,6 +27,11 @@
 //! value's node follows), bit 2 reserved. `json_index` is -1 where
 //! `JSON.stringify` threw or gave `undefined`; `text_index` is -1 where `text`
 //! is not a string.
+//!
+//! An array's JSON is its text only when none of its items has any, which is
+//! rare, so the binding leaves it uncomputed (-2). A reader that finds it
+//! needs one reports the tape positions of those slots ([`Tape::needed_json`]);
+//! the binding fills them in and asks again.
 
 /// Whether `content.content` keeps an emptied message alive.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +53,20 @@ pub enum ToolState {
     Other,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// A run of items in one of [`History`]'s flat lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    start: u32,
+    len: u32,
+}
+
+impl Slice {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Part {
     /// Any part that is not a tool invocation.
     Other,
@@ -57,28 +75,54 @@ pub enum Part {
         excluded: bool,
         call_id: Option<i32>,
         /// The model-facing text of `providerMetadata.mastra.modelOutput` as
-        /// string indexes to join with newlines; `None` when there is none or
-        /// it is empty.
-        model_output: Option<Vec<i32>>,
+        /// string indexes to join with newlines ([`History::strings`]); `None`
+        /// when there is none or it is empty.
+        model_output: Option<Slice>,
     },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LegacyInvocation {
     Null,
     Entry { call_id: Option<i32>, excluded: bool },
 }
 
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
     /// String content, or content without parts: never touched.
     Untouched,
     WithParts {
         top_level_text: TopLevelText,
-        parts: Vec<Part>,
-        /// `content.toolInvocations` when it is an array.
-        legacy: Option<Vec<LegacyInvocation>>,
+        /// Its parts ([`History::parts`]).
+        parts: Slice,
+        /// `content.toolInvocations` when it is an array ([`History::legacy`]).
+        legacy: Option<Slice>,
     },
+}
+
+/// A parsed history. Parts, legacy entries and model-output strings of all
+/// messages live in three flat lists, so reading a tape allocates a handful of
+/// vectors however many messages it holds.
+#[derive(Debug, Default)]
+pub struct History {
+    pub messages: Vec<Message>,
+    parts: Vec<Part>,
+    legacy: Vec<LegacyInvocation>,
+    strings: Vec<i32>,
+}
+
+impl History {
+    pub fn parts(&self, slice: Slice) -> &[Part] {
+        &self.parts[slice.range()]
+    }
+
+    pub fn legacy(&self, slice: Slice) -> &[LegacyInvocation] {
+        &self.legacy[slice.range()]
+    }
+
+    pub fn strings(&self, slice: Slice) -> &[i32] {
+        &self.strings[slice.range()]
+    }
 }
 
 /// A tape that does not follow the grammar: a bug in the binding, never user input.
@@ -99,6 +143,7 @@ impl std::error::Error for TapeError {}
 pub struct Tape<'a> {
     data: &'a [i32],
     position: usize,
+    needed_json: Vec<usize>,
 }
 
 /// Model outputs nested deeper than this are refused (the binding refuses them
@@ -107,7 +152,12 @@ pub const MAX_NODE_DEPTH: usize = 512;
 
 impl<'a> Tape<'a> {
     pub fn new(data: &'a [i32]) -> Self {
-        Tape { data, position: 0 }
+        Tape { data, position: 0, needed_json: Vec::new() }
+    }
+
+    /// Positions of array JSON slots that were needed but not computed.
+    pub fn needed_json(&self) -> &[usize] {
+        &self.needed_json
     }
 
     fn next(&mut self) -> Result<i32, TapeError> {
@@ -137,19 +187,20 @@ impl<'a> Tape<'a> {
     }
 
     /// Reads a whole history.
-    pub fn messages(mut self) -> Result<Vec<Message>, TapeError> {
+    pub fn history(&mut self) -> Result<History, TapeError> {
         let count = self.count()?;
-        let mut messages = Vec::with_capacity(count);
+        let mut history = History { messages: Vec::with_capacity(count), ..History::default() };
         for _ in 0..count {
-            messages.push(self.message()?);
+            let message = self.message(&mut history)?;
+            history.messages.push(message);
         }
         if self.position != self.data.len() {
             return Err(TapeError { position: self.position });
         }
-        Ok(messages)
+        Ok(history)
     }
 
-    fn message(&mut self) -> Result<Message, TapeError> {
+    fn message(&mut self, history: &mut History) -> Result<Message, TapeError> {
         match self.next()? {
             0 => Ok(Message::Untouched),
             1 => {
@@ -161,25 +212,26 @@ impl<'a> Tape<'a> {
                     _ => return Err(self.error()),
                 };
                 let part_count = self.count()?;
-                let mut parts = Vec::with_capacity(part_count);
+                let parts = Slice { start: history.parts.len() as u32, len: part_count as u32 };
                 for _ in 0..part_count {
-                    parts.push(self.part()?);
+                    let part = self.part(history)?;
+                    history.parts.push(part);
                 }
                 let legacy = match self.next()? {
                     0 => None,
                     1 => {
                         let count = self.count()?;
-                        let mut entries = Vec::with_capacity(count);
+                        let slice = Slice { start: history.legacy.len() as u32, len: count as u32 };
                         for _ in 0..count {
                             let id = self.next()?;
                             let excluded = self.next()? != 0;
-                            entries.push(if id == -3 {
+                            history.legacy.push(if id == -3 {
                                 LegacyInvocation::Null
                             } else {
                                 LegacyInvocation::Entry { call_id: (id >= 0).then_some(id), excluded }
                             });
                         }
-                        Some(entries)
+                        Some(slice)
                     }
                     _ => return Err(self.error()),
                 };
@@ -189,7 +241,7 @@ impl<'a> Tape<'a> {
         }
     }
 
-    fn part(&mut self) -> Result<Part, TapeError> {
+    fn part(&mut self, history: &mut History) -> Result<Part, TapeError> {
         match self.next()? {
             0 => Ok(Part::Other),
             1 => {
@@ -204,9 +256,10 @@ impl<'a> Tape<'a> {
                 let model_output = match self.next()? {
                     0 => None,
                     1 => {
-                        let mut strings = Vec::new();
-                        self.node_text(0, &mut strings)?;
-                        (!strings.is_empty()).then_some(strings)
+                        let start = history.strings.len();
+                        self.node_text(0, &mut history.strings)?;
+                        let len = history.strings.len() - start;
+                        (len > 0).then_some(Slice { start: start as u32, len: len as u32 })
                     }
                     _ => return Err(self.error()),
                 };
@@ -238,14 +291,19 @@ impl<'a> Tape<'a> {
             }
             4 => out.push(self.next()?),
             2 => {
+                let json_slot = self.position;
                 let json = self.next()?;
                 let children = self.count()?;
                 let before = out.len();
                 for _ in 0..children {
                     self.node_text(depth + 1, out)?;
                 }
-                if out.len() == before && json >= 0 {
-                    out.push(json);
+                if out.len() == before {
+                    match json {
+                        -2 => self.needed_json.push(json_slot),
+                        json if json >= 0 => out.push(json),
+                        _ => {}
+                    }
                 }
             }
             3 => {

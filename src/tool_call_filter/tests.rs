@@ -62,7 +62,10 @@ fn options(exclude: Exclude, preserve_model_output: bool) -> FilterOptions {
 }
 
 fn run(options: FilterOptions, tape: &[i32], preserve: &[CallId]) -> Result<Vec<i32>, FilterError> {
-    plan_tape(&options, tape, &preserve.iter().copied().collect())
+    match plan_tape(&options, tape, &preserve.iter().copied().collect())? {
+        TapePlan::Ready(plan) => Ok(plan),
+        TapePlan::NeedsJson(slots) => panic!("needs JSON at {slots:?}"),
+    }
 }
 
 #[test]
@@ -172,9 +175,10 @@ fn model_output_replaces_only_results() {
 
 fn output_strings(node: Vec<i32>) -> Option<Vec<i32>> {
     let tape = History::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
-    match &Tape::new(&tape).messages().unwrap()[0] {
-        Message::WithParts { parts, .. } => match &parts[0] {
-            Part::Tool { model_output, .. } => model_output.clone(),
+    let history = Tape::new(&tape).history().unwrap();
+    match history.messages[0] {
+        Message::WithParts { parts, .. } => match history.parts(parts)[0] {
+            Part::Tool { model_output, .. } => model_output.map(|s| history.strings(s).to_vec()),
             Part::Other => unreachable!(),
         },
         Message::Untouched => unreachable!(),
@@ -245,5 +249,21 @@ fn tool_call_ids_are_unique_in_first_seen_order() {
         .untouched()
         .message(0, vec![tool(2, false, 5, None), text_part()], None)
         .build();
-    assert_eq!(tool_call_ids(&Tape::new(&tape).messages().unwrap()), vec![5, 3]);
+    assert_eq!(tool_call_ids(&Tape::new(&tape).history().unwrap()), vec![5, 3]);
+}
+
+#[test]
+fn array_json_is_asked_for_only_when_no_item_has_text() {
+    // ['', null] with its JSON not computed: the slot (position 10) is needed.
+    let tape = History::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))], None).build();
+    assert_eq!(
+        plan_tape(&options(Exclude::All, true), &tape, &HashSet::new()),
+        Ok(TapePlan::NeedsJson(vec![10]))
+    );
+    // ['x'] never needs it.
+    let tape = History::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))], None).build();
+    assert_eq!(
+        plan_tape(&options(Exclude::All, true), &tape, &HashSet::new()),
+        Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4, 0]))
+    );
 }
