@@ -174,6 +174,11 @@ function writeHistory(tape, messages, excluded, ids, strings) {
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]
     if (message === null || message === undefined) {
+      // Array methods skip the holes of a sparse array, and so does the reference.
+      if (message === undefined && !(i in messages)) {
+        data[n++] = 2
+        continue
+      }
       throw new TypeError(`ToolCallFilter: message ${i} is ${message}`)
     }
     const content = message.content
@@ -199,6 +204,10 @@ function writeHistory(tape, messages, excluded, ids, strings) {
     for (let j = 0; j < parts.length; j++) {
       const part = parts[j]
       if (part === null || part === undefined) {
+        if (part === undefined && !(j in parts)) {
+          data[n++] = 2
+          continue
+        }
         throw new TypeError(`ToolCallFilter: part ${j} of message ${i} is ${part}`)
       }
       if (part.type !== 'tool-invocation') {
@@ -252,7 +261,7 @@ function writeHistory(tape, messages, excluded, ids, strings) {
     for (let k = 0; k < legacy.length; k++) {
       const invocation = legacy[k]
       if (invocation === null || invocation === undefined) {
-        data[n++] = -3
+        data[n++] = invocation === undefined && !(k in legacy) ? -4 : -3
         data[n++] = 0
         continue
       }
@@ -291,13 +300,10 @@ function writeModelOutput(tape, value, strings, ancestors) {
       tape.push(0)
       return
   }
-  if (ancestors.includes(value)) {
-    throw new TypeError('ToolCallFilter: providerMetadata.mastra.modelOutput contains itself')
-  }
-  if (ancestors.length >= MAX_MODEL_OUTPUT_DEPTH) {
-    throw new TypeError(
-      `ToolCallFilter: providerMetadata.mastra.modelOutput is nested deeper than ${MAX_MODEL_OUTPUT_DEPTH} levels`,
-    )
+  // Too deep, or a cycle: Rust fails only if this output's text is needed.
+  if (ancestors.length >= MAX_MODEL_OUTPUT_DEPTH || ancestors.includes(value)) {
+    tape.push(5)
+    return
   }
   ancestors.push(value)
   if (Array.isArray(value)) {

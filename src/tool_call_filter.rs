@@ -15,7 +15,7 @@ pub mod tape;
 use std::collections::HashSet;
 
 use crate::js::js_slice_bounds;
-use tape::{History, LegacyInvocation, Message, Part, Tape, TapeError, TopLevelText};
+use tape::{model_output_text, History, LegacyInvocation, Message, NodeError, Part, Tape, TapeError, TopLevelText};
 
 /// Which tool calls the filter removes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +51,12 @@ pub enum FilterError {
     NullLegacyInvocation { message: usize },
     /// `content.content` was truthy but not a string where it had to be trimmed.
     NonStringTopLevelContent { message: usize },
+    /// A model output whose text was needed nests too deep or contains itself
+    /// (the reference's recursion overflows the stack there).
+    ModelOutputTooDeep { message: usize },
+    /// A hole in a sparse history where the reference walks it with `for...of`
+    /// (the exclude-list pass, the step's response), which reads it as `undefined`.
+    MissingMessage { message: usize },
 }
 
 impl From<TapeError> for FilterError {
@@ -70,6 +76,11 @@ impl std::fmt::Display for FilterError {
             FilterError::NonStringTopLevelContent { message } => {
                 write!(f, "message {message} has a content.content that is not a string")
             }
+            FilterError::MissingMessage { message } => write!(f, "message {message} is missing (a hole in the array)"),
+            FilterError::ModelOutputTooDeep { message } => write!(
+                f,
+                "providerMetadata.mastra.modelOutput in message {message} contains itself or nests too deep"
+            ),
         }
     }
 }
@@ -145,10 +156,13 @@ impl StepHistory {
 
 /// The tool-call ids of every tool part in a history, first sighting first,
 /// skipping parts without a (truthy) id.
-pub fn tool_call_ids(history: &History) -> Vec<CallId> {
+pub fn tool_call_ids(history: &History) -> Result<Vec<CallId>, FilterError> {
     let mut ids = Vec::new();
     let mut seen = HashSet::new();
-    for message in &history.messages {
+    for (index, message) in history.messages.iter().enumerate() {
+        if *message == Message::Hole {
+            return Err(FilterError::MissingMessage { message: index });
+        }
         if let Message::WithParts { parts, .. } = message {
             for part in history.parts(*parts) {
                 if let Part::Tool { call_id: Some(id), .. } = part {
@@ -159,130 +173,155 @@ pub fn tool_call_ids(history: &History) -> Vec<CallId> {
             }
         }
     }
-    ids
+    Ok(ids)
 }
 
-/// Decides, for every message, whether it stays, goes or is rebuilt.
-pub fn plan(options: &FilterOptions, history: &History, preserve: &HashSet<CallId>) -> Result<Vec<i32>, FilterError> {
+/// Decides, for every message, whether it stays, goes or is rebuilt. `tape`
+/// is the tape `history` was read from (model outputs are read from it).
+pub fn plan(options: &FilterOptions, tape: &[i32], history: &History, preserve: &HashSet<CallId>) -> Result<TapePlan, FilterError> {
     let messages = &history.messages;
+    let mut planner = Planner { options, tape, history, preserve, excluded_ids: HashSet::new(), needed_json: Vec::new() };
     let mut out = Vec::with_capacity(messages.len() + 8);
     match options.exclude {
         Exclude::Nothing => out.resize(messages.len(), plan::KEEP),
         Exclude::All => {
             for (index, message) in messages.iter().enumerate() {
-                plan_message(options, history, index, message, preserve, &HashSet::new(), &mut out)?;
+                planner.message(index, message, &mut out)?;
             }
         }
         Exclude::Listed => {
             // A result goes with its call even when the result part itself names
             // no excluded tool, so collect the excluded calls' ids first.
-            let mut excluded_ids = HashSet::new();
-            for message in messages {
+            for (index, message) in messages.iter().enumerate() {
+                if *message == Message::Hole {
+                    return Err(FilterError::MissingMessage { message: index });
+                }
                 if let Message::WithParts { parts, .. } = message {
                     for part in history.parts(*parts) {
                         if let Part::Tool { excluded: true, call_id: Some(id), .. } = part {
-                            excluded_ids.insert(*id);
+                            planner.excluded_ids.insert(*id);
                         }
                     }
                 }
             }
             for (index, message) in messages.iter().enumerate() {
-                plan_message(options, history, index, message, preserve, &excluded_ids, &mut out)?;
+                planner.message(index, message, &mut out)?;
             }
         }
     }
-    Ok(out)
+    if !planner.needed_json.is_empty() {
+        return Ok(TapePlan::NeedsJson(planner.needed_json));
+    }
+    Ok(TapePlan::Ready(out))
 }
 
-fn plan_message(
-    options: &FilterOptions,
-    history: &History,
-    index: usize,
-    message: &Message,
-    preserve: &HashSet<CallId>,
-    excluded_ids: &HashSet<CallId>,
-    out: &mut Vec<i32>,
-) -> Result<(), FilterError> {
-    let &Message::WithParts { top_level_text, parts, legacy } = message else {
-        out.push(plan::KEEP);
-        return Ok(());
-    };
-    let parts = history.parts(parts);
-    if !parts.iter().any(|part| matches!(part, Part::Tool { .. })) {
-        out.push(plan::KEEP);
-        return Ok(());
-    }
+struct Planner<'a> {
+    options: &'a FilterOptions,
+    tape: &'a [i32],
+    history: &'a History,
+    preserve: &'a HashSet<CallId>,
+    /// With an exclude list: the ids of calls to excluded tools.
+    excluded_ids: HashSet<CallId>,
+    needed_json: Vec<usize>,
+}
 
-    let listed = options.exclude == Exclude::Listed;
-    let header = out.len();
-    out.push(plan::REWRITE);
-    let mut kept_parts = 0usize;
-    for part in parts {
-        let &Part::Tool { state, excluded, call_id, model_output } = part else {
-            out.push(plan::PART_KEEP);
-            kept_parts += 1;
-            continue;
+impl Planner<'_> {
+    fn message(&mut self, index: usize, message: &Message, out: &mut Vec<i32>) -> Result<(), FilterError> {
+        let history = self.history;
+        let &Message::WithParts { top_level_text, parts, legacy } = message else {
+            out.push(if *message == Message::Hole { plan::DROP } else { plan::KEEP });
+            return Ok(());
         };
-        if call_id.is_some_and(|id| preserve.contains(&id)) {
-            out.push(plan::PART_KEEP);
-            kept_parts += 1;
-            continue;
+        let parts = history.parts(parts);
+        if !parts.iter().any(|part| matches!(part, Part::Tool { .. })) {
+            out.push(plan::KEEP);
+            return Ok(());
         }
-        let goes = !listed
-            || (state == tape::ToolState::Call && excluded)
-            || (state == tape::ToolState::Result
-                && (excluded || call_id.is_some_and(|id| excluded_ids.contains(&id))));
-        if !goes {
-            out.push(plan::PART_KEEP);
-            kept_parts += 1;
-            continue;
-        }
-        match model_output {
-            Some(strings) if options.preserve_model_output && state == tape::ToolState::Result => {
-                let strings = history.strings(strings);
-                out.push(plan::PART_MODEL_OUTPUT);
-                out.push(strings.len() as i32);
-                out.extend_from_slice(strings);
-                kept_parts += 1;
-            }
-            _ => out.push(plan::PART_DROP),
-        }
-    }
 
-    if kept_parts == 0 && top_level_text != TopLevelText::Text {
-        out.truncate(header);
-        out.push(plan::DROP);
-        return Ok(());
-    }
-
-    match legacy {
-        None => out.push(0),
-        Some(invocations) => {
-            let count_at = out.len();
-            out.push(0);
-            let mut kept = 0;
-            for (position, invocation) in history.legacy(invocations).iter().enumerate() {
-                let &LegacyInvocation::Entry { call_id, excluded } = invocation else {
-                    return Err(FilterError::NullLegacyInvocation { message: index });
-                };
-                let preserved = call_id.is_some_and(|id| preserve.contains(&id));
-                let stays = preserved
-                    || (listed && !excluded && !call_id.is_some_and(|id| excluded_ids.contains(&id)));
-                if stays {
-                    out.push(position as i32);
-                    kept += 1;
+        let listed = self.options.exclude == Exclude::Listed;
+        let header = out.len();
+        out.push(plan::REWRITE);
+        let mut kept_parts = 0usize;
+        for part in parts {
+            let &Part::Tool { state, excluded, call_id, model_output } = part else {
+                if *part == Part::Hole {
+                    out.push(plan::PART_DROP);
+                } else {
+                    out.push(plan::PART_KEEP);
+                    kept_parts += 1;
                 }
+                continue;
+            };
+            if call_id.is_some_and(|id| self.preserve.contains(&id)) {
+                out.push(plan::PART_KEEP);
+                kept_parts += 1;
+                continue;
             }
-            out[count_at] = kept;
+            let goes = !listed
+                || (state == tape::ToolState::Call && excluded)
+                || (state == tape::ToolState::Result
+                    && (excluded || call_id.is_some_and(|id| self.excluded_ids.contains(&id))));
+            if !goes {
+                out.push(plan::PART_KEEP);
+                kept_parts += 1;
+                continue;
+            }
+            let text_at = out.len();
+            if let Some(position) = model_output.filter(|_| self.options.preserve_model_output && state == tape::ToolState::Result) {
+                out.extend([plan::PART_MODEL_OUTPUT, 0]);
+                model_output_text(self.tape, position, out, &mut self.needed_json).map_err(|error| match error {
+                    NodeError::Tape(error) => FilterError::Tape(error),
+                    NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: index },
+                })?;
+                let strings = out.len() - text_at - 2;
+                if strings > 0 {
+                    out[text_at + 1] = strings as i32;
+                    kept_parts += 1;
+                    continue;
+                }
+                out.truncate(text_at);
+            }
+            out.push(plan::PART_DROP);
         }
-    }
 
-    // The reference trims `content.content` again at this point when filtering by
-    // name, which throws for a truthy non-string.
-    if listed && top_level_text == TopLevelText::NotAString {
-        return Err(FilterError::NonStringTopLevelContent { message: index });
+        if kept_parts == 0 && top_level_text != TopLevelText::Text {
+            out.truncate(header);
+            out.push(plan::DROP);
+            return Ok(());
+        }
+
+        match legacy {
+            None => out.push(0),
+            Some(invocations) => {
+                let count_at = out.len();
+                out.push(0);
+                let mut kept = 0;
+                for (position, invocation) in history.legacy(invocations).iter().enumerate() {
+                    let (call_id, excluded) = match *invocation {
+                        LegacyInvocation::Entry { call_id, excluded } => (call_id, excluded),
+                        // `filter` skips the holes of a sparse array.
+                        LegacyInvocation::Hole => continue,
+                        LegacyInvocation::Null => return Err(FilterError::NullLegacyInvocation { message: index }),
+                    };
+                    let preserved = call_id.is_some_and(|id| self.preserve.contains(&id));
+                    let stays = preserved
+                        || (listed && !excluded && !call_id.is_some_and(|id| self.excluded_ids.contains(&id)));
+                    if stays {
+                        out.push(position as i32);
+                        kept += 1;
+                    }
+                }
+                out[count_at] = kept;
+            }
+        }
+
+        // The reference trims `content.content` again at this point when filtering by
+        // name, which throws for a truthy non-string.
+        if listed && top_level_text == TopLevelText::NotAString {
+            return Err(FilterError::NonStringTopLevelContent { message: index });
+        }
+        Ok(())
     }
-    Ok(())
 }
 
 /// What [`plan_tape`] found.
@@ -297,12 +336,8 @@ pub enum TapePlan {
 
 /// Parses a message tape and plans it in one go.
 pub fn plan_tape(options: &FilterOptions, tape: &[i32], preserve: &HashSet<CallId>) -> Result<TapePlan, FilterError> {
-    let mut reader = Tape::new(tape);
-    let history = reader.history()?;
-    if !reader.needed_json().is_empty() {
-        return Ok(TapePlan::NeedsJson(reader.needed_json().to_vec()));
-    }
-    plan(options, &history, preserve).map(TapePlan::Ready)
+    let history = Tape::new(tape).history()?;
+    plan(options, tape, &history, preserve)
 }
 
 #[cfg(test)]

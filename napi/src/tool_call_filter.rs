@@ -85,7 +85,7 @@ impl NativeToolCallFilter {
         };
         let mut history = StepHistory { seen: seen.to_vec(), steps: unpack_steps(&steps).map_err(type_error)? };
         let response = core::tape::Tape::new(&response_tape).history().map_err(type_error)?;
-        let preserve = history.advance(&core::tool_call_ids(&response), keep_steps);
+        let preserve = history.advance(&core::tool_call_ids(&response).map_err(type_error)?, keep_steps);
 
         let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
         let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);

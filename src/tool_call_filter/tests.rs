@@ -1,4 +1,4 @@
-use super::tape::TapeError;
+use super::tape::{self, TapeError};
 use super::*;
 
 /// Builds tapes the way the binding does, one message at a time.
@@ -174,15 +174,11 @@ fn model_output_replaces_only_results() {
 }
 
 fn output_strings(node: Vec<i32>) -> Option<Vec<i32>> {
-    let tape = History::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
-    let history = Tape::new(&tape).history().unwrap();
-    match history.messages[0] {
-        Message::WithParts { parts, .. } => match history.parts(parts)[0] {
-            Part::Tool { model_output, .. } => model_output.map(|s| history.strings(s).to_vec()),
-            Part::Other => unreachable!(),
-        },
-        Message::Untouched => unreachable!(),
-    }
+    let mut out = Vec::new();
+    let mut needed = Vec::new();
+    tape::model_output_text(&node, 0, &mut out, &mut needed).unwrap();
+    assert!(needed.is_empty());
+    (!out.is_empty()).then_some(out)
 }
 
 #[test]
@@ -226,6 +222,46 @@ fn broken_tapes_are_errors_not_panics() {
 }
 
 #[test]
+fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
+    // Node 5: the binding found a cycle or too much depth.
+    let poisoned = || Some(vec![2, -2, 1, 5]);
+    let kept = History::default().message(0, vec![tool(2, false, 0, poisoned())], None).build();
+    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP, 0]);
+    let replaced = History::default().message(0, vec![tool(2, true, 0, poisoned())], None).build();
+    assert_eq!(
+        run(options(Exclude::Listed, true), &replaced, &[]),
+        Err(FilterError::ModelOutputTooDeep { message: 0 })
+    );
+    // `{ type: 'text', value: <cycle>, text: 't' }` answers with its text without reading the value.
+    let text_first = History::default()
+        .message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))], None)
+        .build();
+    assert_eq!(
+        run(options(Exclude::All, true), &text_first, &[]).unwrap(),
+        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, 0]
+    );
+    // ... and the items after it are still read from the right place:
+    // [{ type: 'text', value: { a: 1 }, text: 't' }, 'u'] -> 't\nu'.
+    assert_eq!(
+        output_strings(vec![2, -2, 2, 3, 0b11, -1, 7, 1, 3, 0, 8, -1, 0, 1, 9, 1]),
+        Some(vec![7, 9])
+    );
+}
+
+#[test]
+fn holes_of_sparse_arrays_are_skipped() {
+    // A hole in the history, a hole among parts, a hole among legacy entries.
+    let mut tape = History::default().message(0, vec![vec![2], text_part(), tool(1, false, 0, None)], Some(vec![(-4, false), (0, false)])).build();
+    tape[0] += 1;
+    tape.push(2);
+    let plan = run(options(Exclude::All, false), &tape, &[0]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, 1, 1, plan::DROP]);
+    // The exclude-list pass and the response walk use `for...of`, which yields the hole.
+    assert_eq!(run(options(Exclude::Listed, false), &tape, &[0]), Err(FilterError::MissingMessage { message: 1 }));
+    assert_eq!(tool_call_ids(&Tape::new(&tape).history().unwrap()), Err(FilterError::MissingMessage { message: 1 }));
+}
+
+#[test]
 fn step_history_keeps_the_most_recent_tool_steps() {
     let mut history = StepHistory::default();
     assert_eq!(history.advance(&[1, 2], 2.0), [1, 2].into());
@@ -249,7 +285,7 @@ fn tool_call_ids_are_unique_in_first_seen_order() {
         .untouched()
         .message(0, vec![tool(2, false, 5, None), text_part()], None)
         .build();
-    assert_eq!(tool_call_ids(&Tape::new(&tape).history().unwrap()), vec![5, 3]);
+    assert_eq!(tool_call_ids(&Tape::new(&tape).history().unwrap()), Ok(vec![5, 3]));
 }
 
 #[test]
