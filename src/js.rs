@@ -323,18 +323,10 @@ pub fn js_math_log(x: f64) -> f64 {
     if (0x000f_ffff & (2 + hx)) < 3 {
         // |f| < 2^-20: a short series is enough.
         if f == 0.0 {
-            return if k == 0 {
-                0.0
-            } else {
-                dk * LN2_HI + dk * LN2_LO
-            };
+            return if k == 0 { 0.0 } else { dk * LN2_HI + dk * LN2_LO };
         }
         let r = f * f * (0.5 - THIRD * f);
-        return if k == 0 {
-            f - r
-        } else {
-            dk * LN2_HI - ((r - dk * LN2_LO) - f)
-        };
+        return if k == 0 { f - r } else { dk * LN2_HI - ((r - dk * LN2_LO) - f) };
     }
 
     let s = f / (2.0 + f);
@@ -372,9 +364,7 @@ pub fn array_index(key: &[u16]) -> Option<u32> {
     if key.len() > 1 && key[0] == u16::from(b'0') {
         return None;
     }
-    let value = key
-        .iter()
-        .fold(0u64, |acc, &u| acc * 10 + u64::from(u - u16::from(b'0')));
+    let value = key.iter().fold(0u64, |acc, &u| acc * 10 + u64::from(u - u16::from(b'0')));
     (value < u64::from(u32::MAX)).then_some(value as u32)
 }
 
@@ -424,10 +414,7 @@ mod tests {
     #[test]
     fn lowercase_keeps_lone_surrogates() {
         let input = vec![0x0041, 0xD800, 0x00C9, 0xDC00, 0x0042];
-        assert_eq!(
-            to_lower_utf16(&input),
-            vec![0x0061, 0xD800, 0x00E9, 0xDC00, 0x0062]
-        );
+        assert_eq!(to_lower_utf16(&input), vec![0x0061, 0xD800, 0x00E9, 0xDC00, 0x0062]);
         // A lone surrogate ends the sigma context like the end of the string:
         // 'ΑΣ\uD800Β'.toLowerCase() === 'ας\uD800β'.
         let input = vec![0x0391, 0x03A3, 0xD800, 0x0392];
@@ -439,8 +426,8 @@ mod tests {
     #[test]
     fn whitespace_is_ecmascript_s() {
         for ws in [
-            0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2000, 0x2005, 0x200A, 0x2028,
-            0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF,
+            0x09, 0x0A, 0x0B, 0x0C, 0x0D, 0x20, 0xA0, 0x1680, 0x2000, 0x2005, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F,
+            0x3000, 0xFEFF,
         ] {
             assert!(is_js_whitespace(ws), "{ws:#x}");
         }
@@ -508,11 +495,7 @@ mod tests {
         ];
         for &(x, want) in cases {
             let got = js_math_round(x);
-            assert_eq!(
-                got.to_bits(),
-                want.to_bits(),
-                "Math.round({x:e}) = {got:e}, want {want:e}"
-            );
+            assert_eq!(got.to_bits(), want.to_bits(), "Math.round({x:e}) = {got:e}, want {want:e}");
         }
         assert!(js_math_round(f64::NAN).is_nan());
         assert_eq!(js_math_round(f64::INFINITY), f64::INFINITY);
@@ -536,11 +519,7 @@ mod tests {
         ];
         for &(x, want) in cases {
             let got = round_score(x);
-            assert_eq!(
-                got.to_bits(),
-                want.to_bits(),
-                "round_score({x}) = {got}, want {want}"
-            );
+            assert_eq!(got.to_bits(), want.to_bits(), "round_score({x}) = {got}, want {want}");
         }
     }
 
@@ -571,11 +550,7 @@ mod tests {
         ];
         for &(x, want) in cases {
             let got = js_math_log(x);
-            assert_eq!(
-                got.to_bits(),
-                want.to_bits(),
-                "Math.log({x:e}) = {got:e}, want {want:e}"
-            );
+            assert_eq!(got.to_bits(), want.to_bits(), "Math.log({x:e}) = {got:e}, want {want:e}");
         }
         assert_eq!(js_math_log(0.0), f64::NEG_INFINITY);
         assert_eq!(js_math_log(-0.0), f64::NEG_INFINITY);

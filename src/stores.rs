@@ -60,10 +60,7 @@ impl InMemoryStore {
     /// `ttl_ms` is the option as given (`options.ttl ?? 3600000`); NaN and
     /// infinities are kept and compared exactly as JS would.
     pub fn new(ttl_ms: f64) -> InMemoryStore {
-        InMemoryStore {
-            ttl_ms,
-            threads: IndexMap::new(),
-        }
+        InMemoryStore { ttl_ms, threads: IndexMap::new() }
     }
 
     pub fn ttl_ms(&self) -> f64 {
@@ -81,10 +78,8 @@ impl InMemoryStore {
     /// Fetches (creating if needed) a thread's state and marks it accessed.
     fn touch(&mut self, thread: Option<&[u16]>, now_ms: f64) -> &mut ThreadState {
         let key = real_thread(thread).map_or_else(default_thread, JsString::from);
-        let state = self.threads.entry(key).or_insert_with(|| ThreadState {
-            tools: NameSet::new(),
-            last_accessed_ms: now_ms,
-        });
+        let state =
+            self.threads.entry(key).or_insert_with(|| ThreadState { tools: NameSet::new(), last_accessed_ms: now_ms });
         state.last_accessed_ms = now_ms;
         state
     }
@@ -98,12 +93,7 @@ impl InMemoryStore {
 
     /// Adds names to a thread. With no names this does nothing at all (no
     /// entry is created and the TTL is not refreshed).
-    pub fn add_loaded<'n>(
-        &mut self,
-        names: impl IntoIterator<Item = &'n [u16]>,
-        thread: Option<&[u16]>,
-        now_ms: f64,
-    ) {
+    pub fn add_loaded<'n>(&mut self, names: impl IntoIterator<Item = &'n [u16]>, thread: Option<&[u16]>, now_ms: f64) {
         let mut names = names.into_iter().peekable();
         if names.peek().is_none() {
             return;
@@ -149,10 +139,7 @@ impl InMemoryStore {
     /// where the reference starts its minimum).
     pub fn stats(&self, now_ms: f64) -> StoreStats {
         if self.threads.is_empty() {
-            return StoreStats {
-                thread_count: 0,
-                oldest_access_ms: None,
-            };
+            return StoreStats { thread_count: 0, oldest_access_ms: None };
         }
         let mut oldest = now_ms;
         for state in self.threads.values() {
@@ -160,10 +147,7 @@ impl InMemoryStore {
                 oldest = state.last_accessed_ms;
             }
         }
-        StoreStats {
-            thread_count: self.threads.len(),
-            oldest_access_ms: Some(oldest),
-        }
+        StoreStats { thread_count: self.threads.len(), oldest_access_ms: Some(oldest) }
     }
 
     /// Number of threads with state.
@@ -199,11 +183,7 @@ impl ContextStore {
     /// messages (pruned, so they de-load with them), empty entries are
     /// dropped, and the answer is the messages' names followed by the
     /// remaining supplemental ones.
-    pub fn loaded_names(
-        &mut self,
-        thread: Option<&[u16]>,
-        from_messages: Option<NameSet>,
-    ) -> NameSet {
+    pub fn loaded_names(&mut self, thread: Option<&[u16]>, from_messages: Option<NameSet>) -> NameSet {
         let messages_available = from_messages.is_some();
         let mut loaded = from_messages.unwrap_or_default();
         let Some(thread) = real_thread(thread) else {
@@ -233,11 +213,7 @@ impl ContextStore {
 
     /// Remembers names activated on a real thread. Without names or without a
     /// thread (anonymous requests must not share state) this does nothing.
-    pub fn add_loaded<'n>(
-        &mut self,
-        names: impl IntoIterator<Item = &'n [u16]>,
-        thread: Option<&[u16]>,
-    ) {
+    pub fn add_loaded<'n>(&mut self, names: impl IntoIterator<Item = &'n [u16]>, thread: Option<&[u16]>) {
         let mut names = names.into_iter().peekable();
         let Some(thread) = real_thread(thread) else {
             return;
@@ -282,25 +258,16 @@ pub struct ToolResultFacts {
 /// `results[].name` (search results count even without autoLoad), then
 /// `loaded[]`. Like upstream, the `toolName` rule does not look at which
 /// meta-tool produced the result.
-pub fn activated_names_from_messages<'p>(
-    parts: impl IntoIterator<Item = &'p ToolResultFacts>,
-) -> NameSet {
+pub fn activated_names_from_messages<'p>(parts: impl IntoIterator<Item = &'p ToolResultFacts>) -> NameSet {
     let search = JsString::from("search_tools");
     let load = JsString::from("load_tool");
     let mut names = NameSet::new();
     for part in parts {
-        let is_meta = part
-            .tool_name
-            .as_ref()
-            .is_some_and(|t| *t == search || *t == load);
+        let is_meta = part.tool_name.as_ref().is_some_and(|t| *t == search || *t == load);
         if !is_meta || !part.is_result_state {
             continue;
         }
-        let activated = part
-            .single_loaded
-            .iter()
-            .chain(&part.result_names)
-            .chain(&part.loaded);
+        let activated = part.single_loaded.iter().chain(&part.result_names).chain(&part.loaded);
         for name in activated {
             if !names.contains(name) {
                 names.insert(name.clone());
@@ -342,15 +309,9 @@ mod tests {
         add(&mut store, &["b", "a", "b"], Some("t1"), 1000.0);
         add(&mut store, &["z"], None, 1000.0);
         add(&mut store, &["y"], Some(""), 1000.0); // '' || 'default'
-        assert_eq!(
-            names(&store.loaded_names(Some(&u("t1")), 2000.0)),
-            ["b", "a"]
-        );
+        assert_eq!(names(&store.loaded_names(Some(&u("t1")), 2000.0)), ["b", "a"]);
         assert_eq!(names(&store.loaded_names(None, 2000.0)), ["z", "y"]);
-        assert_eq!(
-            names(&store.loaded_names(Some(&u("default")), 2000.0)),
-            ["z", "y"]
-        );
+        assert_eq!(names(&store.loaded_names(Some(&u("default")), 2000.0)), ["z", "y"]);
         // Reading creates the entry.
         assert!(store.loaded_names(Some(&u("fresh")), 2000.0).is_empty());
         assert_eq!(store.thread_count(), 3);
@@ -359,10 +320,7 @@ mod tests {
         assert_eq!(store.thread_count(), 3);
         // Set order: existing names keep their place, new ones append.
         add(&mut store, &["a", "c"], Some("t1"), 3000.0);
-        assert_eq!(
-            names(&store.loaded_names(Some(&u("t1")), 3000.0)),
-            ["b", "a", "c"]
-        );
+        assert_eq!(names(&store.loaded_names(Some(&u("t1")), 3000.0)), ["b", "a", "c"]);
     }
 
     #[test]
@@ -416,48 +374,21 @@ mod tests {
         assert_eq!(store.cleanup_stale(1e300), 0);
         assert_eq!(store.sweep_interval_ms(), Some(f64::INFINITY));
         // Periods: max(ttl / 2, 60000).
-        assert_eq!(
-            InMemoryStore::new(DEFAULT_TTL_MS).sweep_interval_ms(),
-            Some(1_800_000.0)
-        );
-        assert_eq!(
-            InMemoryStore::new(1000.0).sweep_interval_ms(),
-            Some(60_000.0)
-        );
-        assert_eq!(
-            InMemoryStore::new(150_000.0).sweep_interval_ms(),
-            Some(75_000.0)
-        );
+        assert_eq!(InMemoryStore::new(DEFAULT_TTL_MS).sweep_interval_ms(), Some(1_800_000.0));
+        assert_eq!(InMemoryStore::new(1000.0).sweep_interval_ms(), Some(60_000.0));
+        assert_eq!(InMemoryStore::new(150_000.0).sweep_interval_ms(), Some(75_000.0));
     }
 
     #[test]
     fn in_memory_stats() {
         let mut store = InMemoryStore::new(DEFAULT_TTL_MS);
-        assert_eq!(
-            store.stats(5.0),
-            StoreStats {
-                thread_count: 0,
-                oldest_access_ms: None
-            }
-        );
+        assert_eq!(store.stats(5.0), StoreStats { thread_count: 0, oldest_access_ms: None });
         add(&mut store, &["a"], Some("t1"), 300.0);
         add(&mut store, &["a"], Some("t2"), 100.0);
         add(&mut store, &["a"], Some("t3"), 200.0);
-        assert_eq!(
-            store.stats(400.0),
-            StoreStats {
-                thread_count: 3,
-                oldest_access_ms: Some(100.0)
-            }
-        );
+        assert_eq!(store.stats(400.0), StoreStats { thread_count: 3, oldest_access_ms: Some(100.0) });
         // The minimum starts from `now`: a clock that went back wins.
-        assert_eq!(
-            store.stats(50.0),
-            StoreStats {
-                thread_count: 3,
-                oldest_access_ms: Some(50.0)
-            }
-        );
+        assert_eq!(store.stats(50.0), StoreStats { thread_count: 3, oldest_access_ms: Some(50.0) });
     }
 
     #[test]
@@ -478,36 +409,19 @@ mod tests {
         // Resume path (no messages): supplemental only, nothing pruned.
         assert_eq!(names(&store.loaded_names(Some(&t), None)), ["b", "a", "c"]);
         // Messages now show 'a': it becomes message-owned and leaves the set.
-        assert_eq!(
-            names(&store.loaded_names(Some(&t), Some(set(&["m", "a"])))),
-            ["m", "a", "b", "c"]
-        );
+        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["m", "a"])))), ["m", "a", "b", "c"]);
         // Once 'a' leaves the messages it is no longer loaded.
-        assert_eq!(
-            names(&store.loaded_names(Some(&t), Some(set(&["m"])))),
-            ["m", "b", "c"]
-        );
+        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["m"])))), ["m", "b", "c"]);
         // Everything message-owned: the entry is dropped.
-        assert_eq!(
-            names(&store.loaded_names(Some(&t), Some(set(&["c", "b"])))),
-            ["c", "b"]
-        );
+        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["c", "b"])))), ["c", "b"]);
         assert_eq!(store.thread_count(), 0);
-        assert!(store
-            .loaded_names(Some(&t), Some(NameSet::new()))
-            .is_empty());
+        assert!(store.loaded_names(Some(&t), Some(NameSet::new())).is_empty());
         // Adding nothing creates nothing.
         store.add_loaded(std::iter::empty(), Some(&t));
         assert_eq!(store.thread_count(), 0);
     }
 
-    fn part(
-        tool: &str,
-        result: bool,
-        results: &[&str],
-        loaded: &[&str],
-        single: Option<&str>,
-    ) -> ToolResultFacts {
+    fn part(tool: &str, result: bool, results: &[&str], loaded: &[&str], single: Option<&str>) -> ToolResultFacts {
         ToolResultFacts {
             tool_name: Some(js(tool)),
             is_result_state: result,
@@ -525,16 +439,9 @@ mod tests {
             part("weather", true, &["other"], &["other"], Some("other")), // not a meta-tool
             part("load_tool", true, &["r"], &["l1", "s1"], Some("single")),
             part("load_tool", true, &[], &[], Some("one")),
-            ToolResultFacts {
-                tool_name: None,
-                is_result_state: true,
-                ..Default::default()
-            },
+            ToolResultFacts { tool_name: None, is_result_state: true, ..Default::default() },
         ];
-        assert_eq!(
-            names(&activated_names_from_messages(&parts)),
-            ["s1", "s2", "single", "r", "l1", "one"]
-        );
+        assert_eq!(names(&activated_names_from_messages(&parts)), ["s1", "s2", "single", "r", "l1", "one"]);
         assert!(activated_names_from_messages(&[]).is_empty());
     }
 }

@@ -48,15 +48,23 @@ pub type CallId = i32;
 pub enum FilterError {
     Tape(TapeError),
     /// A `content.toolInvocations` entry was `null` or `undefined`.
-    NullLegacyInvocation { message: usize },
+    NullLegacyInvocation {
+        message: usize,
+    },
     /// `content.content` was truthy but not a string where it had to be trimmed.
-    NonStringTopLevelContent { message: usize },
+    NonStringTopLevelContent {
+        message: usize,
+    },
     /// A model output whose text was needed nests too deep or contains itself
     /// (the reference's recursion overflows the stack there).
-    ModelOutputTooDeep { message: usize },
+    ModelOutputTooDeep {
+        message: usize,
+    },
     /// A hole in a sparse history where the reference walks it with `for...of`
     /// (the exclude-list pass, the step's response), which reads it as `undefined`.
-    MissingMessage { message: usize },
+    MissingMessage {
+        message: usize,
+    },
 }
 
 impl From<TapeError> for FilterError {
@@ -69,18 +77,16 @@ impl std::fmt::Display for FilterError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FilterError::Tape(error) => write!(f, "{error}"),
-            FilterError::NullLegacyInvocation { message } => write!(
-                f,
-                "message {message} has a null or undefined entry in content.toolInvocations"
-            ),
+            FilterError::NullLegacyInvocation { message } => {
+                write!(f, "message {message} has a null or undefined entry in content.toolInvocations")
+            }
             FilterError::NonStringTopLevelContent { message } => {
                 write!(f, "message {message} has a content.content that is not a string")
             }
             FilterError::MissingMessage { message } => write!(f, "message {message} is missing (a hole in the array)"),
-            FilterError::ModelOutputTooDeep { message } => write!(
-                f,
-                "providerMetadata.mastra.modelOutput in message {message} contains itself or nests too deep"
-            ),
+            FilterError::ModelOutputTooDeep { message } => {
+                write!(f, "providerMetadata.mastra.modelOutput in message {message} contains itself or nests too deep")
+            }
         }
     }
 }
@@ -178,9 +184,15 @@ pub fn tool_call_ids(history: &History) -> Result<Vec<CallId>, FilterError> {
 
 /// Decides, for every message, whether it stays, goes or is rebuilt. `tape`
 /// is the tape `history` was read from (model outputs are read from it).
-pub fn plan(options: &FilterOptions, tape: &[i32], history: &History, preserve: &HashSet<CallId>) -> Result<TapePlan, FilterError> {
+pub fn plan(
+    options: &FilterOptions,
+    tape: &[i32],
+    history: &History,
+    preserve: &HashSet<CallId>,
+) -> Result<TapePlan, FilterError> {
     let messages = &history.messages;
-    let mut planner = Planner { options, tape, history, preserve, excluded_ids: HashSet::new(), needed_json: Vec::new() };
+    let mut planner =
+        Planner { options, tape, history, preserve, excluded_ids: HashSet::new(), needed_json: Vec::new() };
     let mut out = Vec::with_capacity(messages.len() + 8);
     match options.exclude {
         Exclude::Nothing => out.resize(messages.len(), plan::KEEP),
@@ -267,7 +279,9 @@ impl Planner<'_> {
                 continue;
             }
             let text_at = out.len();
-            if let Some(position) = model_output.filter(|_| self.options.preserve_model_output && state == tape::ToolState::Result) {
+            if let Some(position) =
+                model_output.filter(|_| self.options.preserve_model_output && state == tape::ToolState::Result)
+            {
                 out.extend([plan::PART_MODEL_OUTPUT, 0]);
                 model_output_text(self.tape, position, out, &mut self.needed_json).map_err(|error| match error {
                     NodeError::Tape(error) => FilterError::Tape(error),

@@ -11,8 +11,7 @@
 pub mod messages;
 
 use std::future::Future;
-use std::sync::{Arc, OnceLock};
-use std::thread::JoinHandle;
+use std::sync::Arc;
 
 use parking_lot::Mutex;
 
@@ -109,6 +108,9 @@ pub struct ToolEntry<'a> {
     pub description: &'a [u16],
 }
 
+/// A tool of a merged step catalog: where it lives, its id and description.
+type MergedTool<'a> = (ToolRef, Option<&'a [u16]>, &'a [u16]);
+
 /// The catalog a step searches, and where its entries' tools live.
 pub struct StepCatalog {
     pub catalog: Arc<Catalog>,
@@ -132,7 +134,7 @@ impl StepCatalog {
 /// The processor's state: its options, the static catalog and the store.
 pub struct ToolSearch {
     options: Options,
-    static_catalog: StaticCatalog,
+    static_catalog: Arc<Catalog>,
     /// The static tools' keys, ids and descriptions, to merge with resolved tools.
     static_entries: Vec<(JsString, Option<JsString>, JsString)>,
     store: Mutex<Store>,
@@ -151,7 +153,8 @@ impl ToolSearch {
     /// [`new`](Self::new) from the table the binding receives, without copying the text.
     pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
         let static_entries = if options.include_resolved_tools {
-            let piece = |span: Span| JsString::from(text.get(span.start as usize..span.end as usize).unwrap_or_default());
+            let piece =
+                |span: Span| JsString::from(text.get(span.start as usize..span.end as usize).unwrap_or_default());
             entries.iter().map(|e| (piece(e.key), e.id.map(piece), piece(e.description))).collect()
         } else {
             Vec::new()
@@ -162,7 +165,7 @@ impl ToolSearch {
         };
         Ok(ToolSearch {
             options,
-            static_catalog: StaticCatalog::build_in_background(text, entries)?,
+            static_catalog: Arc::new(Catalog::new(text, entries)?),
             static_entries,
             store: Mutex::new(store),
         })
@@ -186,17 +189,17 @@ impl ToolSearch {
     /// different credentials, and one must never get the other's.
     pub fn step_catalog(&self, resolved: &[ToolEntry<'_>]) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
-            return Ok(StepCatalog { catalog: self.static_catalog.get()?, sources: None, visible: None });
+            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: None });
         }
         let visible = resolved.iter().enumerate().filter(|(_, t)| is_meta_tool(t.key)).map(|(i, _)| i as u32).collect();
         if resolved.iter().all(|t| is_meta_tool(t.key)) {
-            return Ok(StepCatalog { catalog: self.static_catalog.get()?, sources: None, visible: Some(visible) });
+            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: Some(visible) });
         }
 
         // `{ ...staticTools, ...resolved }`: a resolved key replaces a static
         // one in place, new keys are appended, and array-index keys come
         // first in ascending order, as in any JavaScript object.
-        let mut merged: indexmap::IndexMap<&[u16], (ToolRef, Option<&[u16]>, &[u16])> =
+        let mut merged: indexmap::IndexMap<&[u16], MergedTool<'_>> =
             indexmap::IndexMap::with_capacity(self.static_entries.len() + resolved.len());
         for (i, (key, id, description)) in self.static_entries.iter().enumerate() {
             merged.insert(key.units(), (i as ToolRef, id.as_ref().map(JsString::units), description.units()));
@@ -227,9 +230,7 @@ impl ToolSearch {
     pub fn loaded_names(&self, thread: Option<&[u16]>, messages: Option<&[ToolResultFacts]>, now_ms: f64) -> NameSet {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.loaded_names(thread, now_ms),
-            Store::Context(store) => {
-                store.loaded_names(thread, messages.map(|facts| activated_names_from_messages(facts)))
-            }
+            Store::Context(store) => store.loaded_names(thread, messages.map(activated_names_from_messages)),
         }
     }
 
@@ -284,7 +285,8 @@ impl ToolSearch {
 
         let newly_loaded: Vec<JsString> = {
             let mut loaded = step.loaded.lock();
-            let newly: Vec<JsString> = results.iter().filter(|r| !loaded.contains(&r.name)).map(|r| r.name.clone()).collect();
+            let newly: Vec<JsString> =
+                results.iter().filter(|r| !loaded.contains(&r.name)).map(|r| r.name.clone()).collect();
             loaded.extend(newly.iter().cloned());
             newly
         };
@@ -426,49 +428,6 @@ impl ToolSearch {
             return true;
         }
         filter.check(step.catalog.source(entry), phase).await.allows()
-    }
-}
-
-/// The constructor's catalog. Indexing a large catalog takes milliseconds, so
-/// it happens on a thread of its own while the constructor returns; the first
-/// step that needs the catalog waits for it if it is not ready yet.
-struct StaticCatalog {
-    ready: OnceLock<Arc<Catalog>>,
-    building: Mutex<Option<JoinHandle<Result<Catalog, CatalogError>>>>,
-}
-
-impl StaticCatalog {
-    /// Small catalogs are built at once: a thread costs more than they do.
-    const BACKGROUND_FROM_ENTRIES: usize = 256;
-
-    fn build_in_background(text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<StaticCatalog, CatalogError> {
-        let cell = StaticCatalog { ready: OnceLock::new(), building: Mutex::new(None) };
-        if entries.len() < Self::BACKGROUND_FROM_ENTRIES {
-            let _ = cell.ready.set(Arc::new(Catalog::new(text, entries)?));
-            return Ok(cell);
-        }
-        // Everything `Catalog::new` could refuse is checked here, so the
-        // deferred build cannot fail on input.
-        Catalog::check_table(text.len(), &entries)?;
-        let build = move || Catalog::new(text, entries);
-        match std::thread::Builder::new().name("tool-search-index".into()).spawn(build) {
-            Ok(handle) => *cell.building.lock() = Some(handle),
-            Err(_) => return Err(CatalogError::TooLarge),
-        }
-        Ok(cell)
-    }
-
-    fn get(&self) -> Result<Arc<Catalog>, CatalogError> {
-        if let Some(catalog) = self.ready.get() {
-            return Ok(catalog.clone());
-        }
-        let mut building = self.building.lock();
-        if let Some(handle) = building.take() {
-            // A panic while indexing can only be a bug; report it rather than unwind into Node.
-            let catalog = handle.join().map_err(|_| CatalogError::TooLarge)??;
-            let _ = self.ready.set(Arc::new(catalog));
-        }
-        self.ready.get().cloned().ok_or(CatalogError::TooLarge)
     }
 }
 

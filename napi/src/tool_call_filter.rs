@@ -61,7 +61,12 @@ impl NativeToolCallFilter {
     /// are in `out`, to be filled before asking again. Borrowing the caller's
     /// buffers keeps the call free of allocations JavaScript would collect.
     #[napi]
-    pub fn plan(&self, tape: Int32ArraySlice, preserve: Option<Int32ArraySlice>, mut out: Int32ArraySlice) -> Result<i32> {
+    pub fn plan(
+        &self,
+        tape: Int32ArraySlice,
+        preserve: Option<Int32ArraySlice>,
+        mut out: Int32ArraySlice,
+    ) -> Result<i32> {
         let preserve: HashSet<CallId> = preserve.as_deref().unwrap_or_default().iter().copied().collect();
         let (answer, sign) = match core::plan_tape(&self.options, &tape, &preserve).map_err(type_error)? {
             TapePlan::Ready(plan) => (plan, 1),
@@ -79,7 +84,12 @@ impl NativeToolCallFilter {
     /// steps as `[count, ids...]*`) and the response tape, and answers
     /// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
     #[napi]
-    pub fn advance_steps(&self, seen: Int32ArraySlice, steps: Int32ArraySlice, response_tape: Int32ArraySlice) -> Result<Int32Array> {
+    pub fn advance_steps(
+        &self,
+        seen: Int32ArraySlice,
+        steps: Int32ArraySlice,
+        response_tape: Int32ArraySlice,
+    ) -> Result<Int32Array> {
         let Some(keep_steps) = self.options.filter_after_tool_steps else {
             return Err(type_error("step filtering is off"));
         };

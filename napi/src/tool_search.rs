@@ -13,8 +13,7 @@ use mastra_core_logic::search::{EntrySpans, SearchOptions, Span};
 use mastra_core_logic::stores::ToolResultFacts;
 use mastra_core_logic::tool_search::{
     thread_id, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, Storage, ToolEntry, ToolFilter,
-    ToolRef,
-    ToolSearch, Verdict,
+    ToolRef, ToolSearch, Verdict,
 };
 use napi::bindgen_prelude::*;
 use napi::threadsafe_function::ThreadsafeFunction;
@@ -39,7 +38,7 @@ pub struct ToolSearchConfig {
 /// per tool, laid end to end in text of `text_len` units.
 fn read_spans(text_len: usize, spans: &[i32]) -> Result<Vec<EntrySpans>> {
     let bad = || type_error("malformed tool table");
-    if spans.len() % 3 != 0 {
+    if !spans.len().is_multiple_of(3) {
         return Err(bad());
     }
     let mut at = 0u32;
@@ -126,10 +125,8 @@ impl NativeToolSearch {
             Some(catalog) => catalog.inner.clone(),
             None => Arc::new(self.inner.step_catalog(&[]).map_err(type_error)?),
         };
-        let thread = thread_id(
-            context_thread.map(|t| JsString::from(&t[..])),
-            memory_thread.map(|t| JsString::from(&t[..])),
-        );
+        let thread =
+            thread_id(context_thread.map(|t| JsString::from(&t[..])), memory_thread.map(|t| JsString::from(&t[..])));
         let facts = match facts {
             Some(facts) => Some(read_facts(facts_text.as_deref().unwrap_or_default(), &facts)?),
             None => None,
@@ -226,7 +223,8 @@ impl FactsReader<'_> {
 }
 
 /// The filter hook of one request, as the wrapper hands it over.
-type HookFn = ThreadsafeFunction<FnArgs<(i32, u32)>, Either<i32, Promise<i32>>, FnArgs<(i32, u32)>, Status, false, true>;
+type HookFn =
+    ThreadsafeFunction<FnArgs<(i32, u32)>, Either<i32, Promise<i32>>, FnArgs<(i32, u32)>, Status, false, true>;
 
 struct Hook(HookFn);
 
@@ -328,16 +326,18 @@ impl From<LoadOutcome> for LoadToolOutput {
                 not_found: None,
                 already_loaded: None,
             },
-            LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => LoadToolOutput {
-                shape: 2,
-                success,
-                message: utf16(message),
-                tool_name: None,
-                loaded_count: Some(loaded_count as u32),
-                loaded: list(loaded),
-                not_found: list(not_found),
-                already_loaded: list(already_loaded),
-            },
+            LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
+                LoadToolOutput {
+                    shape: 2,
+                    success,
+                    message: utf16(message),
+                    tool_name: None,
+                    loaded_count: Some(loaded_count as u32),
+                    loaded: list(loaded),
+                    not_found: list(not_found),
+                    already_loaded: list(already_loaded),
+                }
+            }
         }
     }
 }
@@ -388,7 +388,12 @@ impl NativeStep {
 
     /// `load_tool`, for a processor without a filter hook.
     #[napi]
-    pub fn load(&self, tool_name: Option<Utf16String>, tool_names: Option<Vec<Utf16String>>, now: f64) -> LoadToolOutput {
+    pub fn load(
+        &self,
+        tool_name: Option<Utf16String>,
+        tool_names: Option<Vec<Utf16String>>,
+        now: f64,
+    ) -> LoadToolOutput {
         let tool_names = to_names(tool_names);
         run_now(self.search.load(&self.step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now)).into()
     }

@@ -107,11 +107,7 @@ impl Bm25Builder {
                 }
             });
         }
-        self.pairs.extend(
-            self.counts
-                .iter()
-                .map(|&(term, term_freq)| (term, Posting { doc, term_freq })),
-        );
+        self.pairs.extend(self.counts.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
         self.doc_len.push(len);
         self.live.push(true);
         self.live_docs += 1;
@@ -144,13 +140,7 @@ impl Bm25Builder {
             offsets[i + 1] += offsets[i];
         }
         let mut next = offsets.clone();
-        let mut postings = vec![
-            Posting {
-                doc: 0,
-                term_freq: 0
-            };
-            offsets[term_count] as usize
-        ];
+        let mut postings = vec![Posting { doc: 0, term_freq: 0 }; offsets[term_count] as usize];
         for (term, posting) in &self.pairs {
             if self.live[posting.doc as usize] {
                 let at = &mut next[*term as usize];
@@ -230,8 +220,8 @@ impl Bm25Index {
             let Some(term) = self.terms.get(query_term) else {
                 continue;
             };
-            let postings = &self.postings
-                [self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize];
+            let postings =
+                &self.postings[self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize];
             if postings.is_empty() {
                 // Every document with this term was replaced: the reference
                 // deleted the term's set.
@@ -248,10 +238,7 @@ impl Bm25Index {
                 if *slot == u32::MAX {
                     *slot = hits.len() as u32;
                     // The reference adds to `scores.get(id) || 0`.
-                    hits.push(Scored {
-                        doc: posting.doc,
-                        score: 0.0 + s,
-                    });
+                    hits.push(Scored { doc: posting.doc, score: 0.0 + s });
                 } else {
                     hits[*slot as usize].score += s;
                 }
@@ -302,37 +289,28 @@ impl TermTable {
     }
 
     fn matches(text: &[u16], slot: &TermSlot, token: &[u16]) -> bool {
-        slot.len as usize == token.len()
-            && units_eq(&text[slot.start as usize..][..token.len()], token)
+        slot.len as usize == token.len() && units_eq(&text[slot.start as usize..][..token.len()], token)
     }
 
     fn get(&self, token: &[u16]) -> Option<u32> {
         let hash = hash32(token);
         self.table
-            .find(widen(hash), |slot| {
-                slot.hash == hash && TermTable::matches(&self.text, slot, token)
-            })
+            .find(widen(hash), |slot| slot.hash == hash && TermTable::matches(&self.text, slot, token))
             .map(|slot| slot.term)
     }
 
     fn intern(&mut self, token: &[u16]) -> u32 {
         let hash = hash32(token);
         let text = &self.text;
-        if let Some(slot) = self.table.find(widen(hash), |slot| {
-            slot.hash == hash && TermTable::matches(text, slot, token)
-        }) {
+        if let Some(slot) =
+            self.table.find(widen(hash), |slot| slot.hash == hash && TermTable::matches(text, slot, token))
+        {
             return slot.term;
         }
-        let slot = TermSlot {
-            start: self.text.len() as u32,
-            len: token.len() as u32,
-            term: self.count,
-            hash,
-        };
+        let slot = TermSlot { start: self.text.len() as u32, len: token.len() as u32, term: self.count, hash };
         self.text.extend_from_slice(token);
         self.count += 1;
-        self.table
-            .insert_unique(widen(hash), slot, |slot| widen(slot.hash));
+        self.table.insert_unique(widen(hash), slot, |slot| widen(slot.hash));
         slot.term
     }
 }
@@ -377,11 +355,7 @@ mod tests {
     fn score(index: &Bm25Index, query: &str) -> Vec<(DocId, f64)> {
         let q = u(query);
         let terms: Vec<&[u16]> = q.split(|&c| c == u16::from(b' ')).collect();
-        index
-            .score(terms)
-            .into_iter()
-            .map(|s| (s.doc, s.score))
-            .collect()
+        index.score(terms).into_iter().map(|s| (s.doc, s.score)).collect()
     }
 
     fn two_docs() -> Bm25Index {
@@ -397,10 +371,7 @@ mod tests {
         // add('b', 'b weather weather today'); search('weather') =>
         // b: 0.24472692187108, a: 0.2003533591142358 (first touched: a, then b).
         let index = two_docs();
-        assert_eq!(
-            score(&index, "weather"),
-            vec![(0, 0.2003533591142358), (1, 0.24472692187108)]
-        );
+        assert_eq!(score(&index, "weather"), vec![(0, 0.2003533591142358), (1, 0.24472692187108)]);
         assert_eq!(score(&index, "missing"), vec![]);
     }
 
@@ -441,10 +412,7 @@ mod tests {
         let index = builder.finish();
         assert_eq!(index.len(), 2);
         // N = 2, df = 1, avgLen = 1, len = 2, tf = 2.
-        assert_eq!(
-            score(&index, "tool"),
-            vec![(1, term_score(2.0, 2.0, 1.0, idf(2.0, 1.0)))]
-        );
+        assert_eq!(score(&index, "tool"), vec![(1, term_score(2.0, 2.0, 1.0, idf(2.0, 1.0)))]);
     }
 
     #[test]

@@ -11,6 +11,10 @@
 //! `index.add(name, ...)` and `descriptions.set(name, ...)` do.
 
 use std::fmt;
+use std::sync::{Arc, OnceLock};
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
 
 use hashbrown::HashTable;
 
@@ -58,11 +62,7 @@ impl EntrySpans {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CatalogError {
     /// A span ends before it starts or runs past the text.
-    BadSpan {
-        entry: usize,
-        span: Span,
-        text_len: usize,
-    },
+    BadSpan { entry: usize, span: Span, text_len: usize },
     /// More entries or text than 32-bit indices address.
     TooLarge,
     /// Flat offsets whose count is not a multiple of six.
@@ -72,21 +72,14 @@ pub enum CatalogError {
 impl fmt::Display for CatalogError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            CatalogError::BadSpan {
-                entry,
-                span,
-                text_len,
-            } => write!(
+            CatalogError::BadSpan { entry, span, text_len } => write!(
                 f,
                 "catalog entry {entry}: span {}..{} is not within text of length {text_len}",
                 span.start, span.end
             ),
             CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
             CatalogError::BadOffsets { len } => {
-                write!(
-                    f,
-                    "catalog offsets: expected six numbers per entry, got {len} numbers"
-                )
+                write!(f, "catalog offsets: expected six numbers per entry, got {len} numbers")
             }
         }
     }
@@ -104,51 +97,48 @@ struct DocInfo {
 }
 
 /// A searchable set of tools.
+///
+/// Its lookups (by key, by id, by name) are built at once. Its BM25 index,
+/// which costs most of the time, is only needed to search: for a large catalog
+/// it is built on a thread of its own, so the caller goes on (a step that only
+/// resolves loaded tools never waits), and the first search waits for it.
 pub struct Catalog {
-    text: Box<[u16]>,
-    entries: Vec<EntrySpans>,
+    text: Arc<[u16]>,
+    entries: Arc<[EntrySpans]>,
     /// Entry index by record key.
     by_key: HashTable<u32>,
     /// First entry (record order) by real `id`.
     by_id: HashTable<u32>,
     /// Live document by indexed name.
     by_name: HashTable<DocId>,
-    /// Per BM25 slot, live or retired.
-    docs: Vec<DocInfo>,
-    lower_names: Vec<u16>,
-    index: Bm25Index,
+    /// Per BM25 slot (one per entry, in order), live or retired.
+    docs: Arc<[DocInfo]>,
+    lower_names: Arc<[u16]>,
+    index: IndexCell,
 }
+
+/// The BM25 index, built now or on its own thread.
+struct IndexCell {
+    ready: OnceLock<Bm25Index>,
+    building: Mutex<Option<JoinHandle<Bm25Index>>>,
+}
+
+/// Catalogs with fewer entries than this are indexed at once: a thread
+/// costs more than they do.
+const BACKGROUND_INDEX_FROM_ENTRIES: usize = 256;
 
 impl Catalog {
     /// Builds the catalog and its index from entries in record order.
-    pub fn new(
-        text: impl Into<Box<[u16]>>,
-        entries: Vec<EntrySpans>,
-    ) -> Result<Catalog, CatalogError> {
+    pub fn new(text: impl Into<Box<[u16]>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
         let text: Box<[u16]> = text.into();
         Catalog::check_table(text.len(), &entries)?;
-        let count = entries.len();
-        let mut catalog = Catalog {
-            text,
-            entries,
-            by_key: HashTable::with_capacity(count),
-            by_id: HashTable::with_capacity(count),
-            by_name: HashTable::with_capacity(count),
-            docs: Vec::with_capacity(count),
-            lower_names: Vec::new(),
-            index: Bm25Index::default(),
-        };
-        catalog.index_entries();
-        Ok(catalog)
+        Ok(Catalog::index_entries(text.into(), entries.into()))
     }
 
     /// [`Catalog::new`] with the spans as six numbers per entry: key start
     /// and end, id start and end (equal when there is no id), description
     /// start and end. A convenient shape for a `Uint32Array`.
-    pub fn from_flat_offsets(
-        text: impl Into<Box<[u16]>>,
-        offsets: &[u32],
-    ) -> Result<Catalog, CatalogError> {
+    pub fn from_flat_offsets(text: impl Into<Box<[u16]>>, offsets: &[u32]) -> Result<Catalog, CatalogError> {
         if !offsets.len().is_multiple_of(6) {
             return Err(CatalogError::BadOffsets { len: offsets.len() });
         }
@@ -184,81 +174,92 @@ impl Catalog {
         CatalogBuilder::default()
     }
 
-    fn index_entries(&mut self) {
-        let count = self.entries.len();
-        let mut index = Bm25Builder::with_capacity(count, self.text.len());
-        let mut lower_description = Vec::new();
+    /// Builds the lookups, then the index (at once, or on a thread).
+    fn index_entries(text: Arc<[u16]>, entries: Arc<[EntrySpans]>) -> Catalog {
+        let count = entries.len();
+        let mut by_key: HashTable<u32> = HashTable::with_capacity(count);
+        let mut by_id: HashTable<u32> = HashTable::with_capacity(count);
+        let mut by_name: HashTable<DocId> = HashTable::with_capacity(count);
+        let mut docs = Vec::with_capacity(count);
+        let mut lower_names = Vec::new();
+        // Each entry adds one document, so document `i` is entry `i`; a name
+        // added again retires its earlier document.
+        let mut retired = vec![false; count];
         for entry in 0..count as u32 {
-            let spans = self.entries[entry as usize];
-            let text = &self.text;
-            let entries = &self.entries;
+            let spans = entries[entry as usize];
+            let key_of = |e: &u32| &text[entries[*e as usize].key.range()];
+            let id_of = |e: &u32| &text[entries[*e as usize].id.map_or(0..0, Span::range)];
+            let name_of = |d: &DocId| &text[entries[*d as usize].name().range()];
 
             // Record keys are unique in a JS object; should a caller repeat
             // one anyway, the later entry wins, like a repeated assignment.
             let key = &text[spans.key.range()];
-            let key_of = |e: &u32| &text[entries[*e as usize].key.range()];
-            match self.by_key.find_mut(hash_units(key), |e| key_of(e) == key) {
+            match by_key.find_mut(hash_units(key), |e| key_of(e) == key) {
                 Some(existing) => *existing = entry,
                 None => {
-                    self.by_key
-                        .insert_unique(hash_units(key), entry, |e| hash_units(key_of(e)));
+                    by_key.insert_unique(hash_units(key), entry, |e| hash_units(key_of(e)));
                 }
             }
 
             if let Some(id_span) = spans.id {
                 let id = &text[id_span.range()];
-                let id_of = |e: &u32| &text[entries[*e as usize].id.map_or(0..0, Span::range)];
-                if self
-                    .by_id
-                    .find(hash_units(id), |e| id_of(e) == id)
-                    .is_none()
-                {
-                    self.by_id
-                        .insert_unique(hash_units(id), entry, |e| hash_units(id_of(e)));
+                if by_id.find(hash_units(id), |e| id_of(e) == id).is_none() {
+                    by_id.insert_unique(hash_units(id), entry, |e| hash_units(id_of(e)));
                 }
             }
 
             let name = &text[spans.name().range()];
-            let lower_start = self.lower_names.len();
-            to_lower_utf16_into(name, &mut self.lower_names);
-            let lower_name = (lower_start as u32, self.lower_names.len() as u32);
-            lower_description.clear();
-            to_lower_utf16_into(&text[spans.description.range()], &mut lower_description);
-            let doc = index.add(&[&self.lower_names[lower_start..], &lower_description]);
-            self.docs.push(DocInfo { entry, lower_name });
+            let lower_start = lower_names.len();
+            to_lower_utf16_into(name, &mut lower_names);
+            docs.push(DocInfo { entry, lower_name: (lower_start as u32, lower_names.len() as u32) });
 
-            let docs = &self.docs;
-            let name_of = |d: &DocId| {
-                let e = &entries[docs[*d as usize].entry as usize];
-                &text[e.name().range()]
-            };
-            match self
-                .by_name
-                .find_mut(hash_units(name), |d| name_of(d) == name)
-            {
+            match by_name.find_mut(hash_units(name), |d| name_of(d) == name) {
                 Some(existing) => {
                     // Same name again: the old document leaves the index and
                     // this one goes to the end of every insertion order.
-                    index.remove(*existing);
-                    *existing = doc;
+                    retired[*existing as usize] = true;
+                    *existing = entry;
                 }
                 None => {
-                    self.by_name
-                        .insert_unique(hash_units(name), doc, |d| hash_units(name_of(d)));
+                    by_name.insert_unique(hash_units(name), entry, |d| hash_units(name_of(d)));
                 }
             }
         }
-        self.index = index.finish();
+
+        let docs: Arc<[DocInfo]> = docs.into();
+        let lower_names: Arc<[u16]> = lower_names.into();
+        let index = IndexCell { ready: OnceLock::new(), building: Mutex::new(None) };
+        let source = Arc::new(IndexSource {
+            text: text.clone(),
+            entries: entries.clone(),
+            docs: docs.clone(),
+            lower_names: lower_names.clone(),
+            retired,
+        });
+        let background = (count >= BACKGROUND_INDEX_FROM_ENTRIES)
+            .then(|| {
+                let source = source.clone();
+                std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()).ok()
+            })
+            .flatten();
+        match background {
+            Some(handle) => *index.building.lock() = Some(handle),
+            // Small, or no thread to be had: build here.
+            None => {
+                let _ = index.ready.set(source.build());
+            }
+        }
+        Catalog { text, entries, by_key, by_id, by_name, docs, lower_names, index }
     }
 
     /// Number of indexed documents, i.e. distinct names (the reference's
     /// `index.size`, which is the search limit when a filter is set).
     pub fn len(&self) -> usize {
-        self.index.len()
+        self.by_name.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.index.is_empty()
+        self.by_name.is_empty()
     }
 
     /// Number of record entries.
@@ -290,16 +291,12 @@ impl Catalog {
     /// (`Object.values(tools).find(t => t.id === name)`). An id-less entry is
     /// never found this way, although it is indexed under its key.
     pub fn find_by_id(&self, name: &[u16]) -> Option<usize> {
-        self.by_id
-            .find(hash_units(name), |&e| self.id(e as usize) == Some(name))
-            .map(|&e| e as usize)
+        self.by_id.find(hash_units(name), |&e| self.id(e as usize) == Some(name)).map(|&e| e as usize)
     }
 
     /// The entry whose record key is `name` (own keys only).
     pub fn find_by_key(&self, name: &[u16]) -> Option<usize> {
-        self.by_key
-            .find(hash_units(name), |&e| self.key(e as usize) == name)
-            .map(|&e| e as usize)
+        self.by_key.find(hash_units(name), |&e| self.key(e as usize) == name).map(|&e| e as usize)
     }
 
     /// How the processor resolves a name the model typed: by key first, then
@@ -314,16 +311,13 @@ impl Catalog {
 
     /// The live document indexed under `name`.
     pub fn find_doc(&self, name: &[u16]) -> Option<DocId> {
-        self.by_name
-            .find(hash_units(name), |&d| self.doc_name(d) == name)
-            .copied()
+        self.by_name.find(hash_units(name), |&d| self.doc_name(d) == name).copied()
     }
 
     /// The description search results show for `name`: that of the last
     /// entry indexed under it.
     pub fn description_for(&self, name: &[u16]) -> Option<&[u16]> {
-        self.find_doc(name)
-            .map(|d| self.description(self.doc_entry(d)))
+        self.find_doc(name).map(|d| self.description(self.doc_entry(d)))
     }
 
     /// Record keys (as entry indices, in record order) that look like
@@ -357,8 +351,66 @@ impl Catalog {
         &self.lower_names[start as usize..end as usize]
     }
 
+    /// The BM25 index, waiting for its thread the first time if need be.
     pub(crate) fn index(&self) -> &Bm25Index {
-        &self.index
+        if let Some(index) = self.index.ready.get() {
+            return index;
+        }
+        let mut building = self.index.building.lock();
+        if let Some(handle) = building.take() {
+            // The build only indexes checked spans; should it panic all the
+            // same, build again here rather than unwind into the host.
+            let index = handle.join().unwrap_or_else(|_| self.index_source().build());
+            let _ = self.index.ready.set(index);
+        }
+        drop(building);
+        self.index.ready.get_or_init(|| self.index_source().build())
+    }
+
+    fn index_source(&self) -> IndexSource {
+        let mut retired = vec![true; self.entries.len()];
+        for &doc in self.by_name.iter() {
+            retired[doc as usize] = false;
+        }
+        IndexSource {
+            text: self.text.clone(),
+            entries: self.entries.clone(),
+            docs: self.docs.clone(),
+            lower_names: self.lower_names.clone(),
+            retired,
+        }
+    }
+}
+
+/// What building the index needs, shareable with its thread.
+struct IndexSource {
+    text: Arc<[u16]>,
+    entries: Arc<[EntrySpans]>,
+    docs: Arc<[DocInfo]>,
+    lower_names: Arc<[u16]>,
+    /// Documents whose name a later entry took over.
+    retired: Vec<bool>,
+}
+
+impl IndexSource {
+    /// Indexes every entry as `"<name> <description>"`, lowercased, then
+    /// retires the replaced documents (which leaves the same index as
+    /// retiring each as it is replaced: retired documents only drop out).
+    fn build(&self) -> Bm25Index {
+        let mut index = Bm25Builder::with_capacity(self.entries.len(), self.text.len());
+        let mut lower_description = Vec::new();
+        for (doc, spans) in self.entries.iter().enumerate() {
+            let (start, end) = self.docs[doc].lower_name;
+            lower_description.clear();
+            to_lower_utf16_into(&self.text[spans.description.range()], &mut lower_description);
+            index.add(&[&self.lower_names[start as usize..end as usize], &lower_description]);
+        }
+        for (doc, &retired) in self.retired.iter().enumerate() {
+            if retired {
+                index.remove(doc as DocId);
+            }
+        }
+        index.finish()
     }
 }
 
@@ -376,11 +428,7 @@ impl CatalogBuilder {
         let key = self.append(key);
         let id = id.map(|id| self.append(id));
         let description = self.append(description);
-        self.entries.push(EntrySpans {
-            key,
-            id,
-            description,
-        });
+        self.entries.push(EntrySpans { key, id, description });
         self
     }
 
@@ -445,11 +493,7 @@ mod tests {
 
     #[test]
     fn duplicate_names_are_one_document_with_the_last_description() {
-        let c = catalog(&[
-            ("a", Some("dup"), "first"),
-            ("b", None, "plain"),
-            ("c", Some("dup"), "second"),
-        ]);
+        let c = catalog(&[("a", Some("dup"), "first"), ("b", None, "plain"), ("c", Some("dup"), "second")]);
         // Names: dup, b, dup => two documents.
         assert_eq!(c.len(), 2);
         assert_eq!(c.description_for(&u("dup")), Some(&u("second")[..]));
@@ -495,37 +539,22 @@ mod tests {
         // "kid" + "desc": key "k" 0..1, id "id" 1..3, description 3..7;
         // second entry "k2" 7..9 with no id (9..9) and an empty description.
         let text = u("kiddesck2");
-        let c = Catalog::from_flat_offsets(text.clone(), &[0, 1, 1, 3, 3, 7, 7, 9, 9, 9, 9, 9])
-            .unwrap();
+        let c = Catalog::from_flat_offsets(text.clone(), &[0, 1, 1, 3, 3, 7, 7, 9, 9, 9, 9, 9]).unwrap();
         assert_eq!(c.entry_count(), 2);
         assert_eq!(c.name(0), &u("id")[..]);
         assert_eq!(c.description(0), &u("desc")[..]);
         assert_eq!(c.id(1), None);
         assert_eq!(c.name(1), &u("k2")[..]);
         assert_eq!(c.description(1), &[] as &[u16]);
-        assert_eq!(
-            Catalog::from_flat_offsets(text, &[0, 1, 1]).err(),
-            Some(CatalogError::BadOffsets { len: 3 })
-        );
+        assert_eq!(Catalog::from_flat_offsets(text, &[0, 1, 1]).err(), Some(CatalogError::BadOffsets { len: 3 }));
     }
 
     #[test]
     fn bad_spans_are_rejected() {
         let text: Vec<u16> = u("abc");
-        let bad = EntrySpans {
-            key: Span::new(0, 4),
-            id: None,
-            description: Span::new(0, 0),
-        };
-        assert!(matches!(
-            Catalog::new(text.clone(), vec![bad]),
-            Err(CatalogError::BadSpan { entry: 0, .. })
-        ));
-        let reversed = EntrySpans {
-            key: Span::new(2, 1),
-            id: None,
-            description: Span::new(0, 0),
-        };
+        let bad = EntrySpans { key: Span::new(0, 4), id: None, description: Span::new(0, 0) };
+        assert!(matches!(Catalog::new(text.clone(), vec![bad]), Err(CatalogError::BadSpan { entry: 0, .. })));
+        let reversed = EntrySpans { key: Span::new(2, 1), id: None, description: Span::new(0, 0) };
         assert!(Catalog::new(text, vec![reversed]).is_err());
     }
 }

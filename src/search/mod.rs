@@ -39,8 +39,8 @@ mod tokenize;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Span};
 pub use rank::{
-    truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk,
-    EXACT_NAME_BOOST, MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
+    truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
+    MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
 };
 pub use tokenize::{for_each_token, is_separator, tokenize, MIN_TOKEN_LEN};
 

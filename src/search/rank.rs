@@ -49,11 +49,7 @@ pub struct SearchOptions {
 
 impl Default for SearchOptions {
     fn default() -> SearchOptions {
-        SearchOptions {
-            top_k: 5.0,
-            min_score: 0.0,
-            has_filter: false,
-        }
+        SearchOptions { top_k: 5.0, min_score: 0.0, has_filter: false }
     }
 }
 
@@ -125,10 +121,7 @@ impl Catalog {
                         score += PARTIAL_NAME_BOOST;
                     }
                 }
-                Candidate {
-                    doc: hit.doc,
-                    score,
-                }
+                Candidate { doc: hit.doc, score }
             })
             .collect();
         sort_by_score_desc(&mut candidates, |c| c.score);
@@ -241,11 +234,7 @@ impl SearchWalk {
                 continue;
             };
             self.pending = Some(candidate);
-            return Some(Pending {
-                doc: candidate.doc,
-                entry,
-                score: candidate.score,
-            });
+            return Some(Pending { doc: candidate.doc, entry, score: candidate.score });
         }
         self.done = true;
         None
@@ -268,9 +257,6 @@ impl SearchWalk {
     /// The accepted candidates, cut with `slice(0, topK)`, formatted.
     pub fn finish(self, catalog: &Catalog) -> Vec<SearchHit> {
         let (_, end) = js_slice_bounds(self.accepted.len(), 0.0, Some(self.top_k));
-        self.accepted[..end]
-            .iter()
-            .map(|&c| catalog.hit(c))
-            .collect()
+        self.accepted[..end].iter().map(|&c| catalog.hit(c)).collect()
     }
 }

@@ -14,10 +14,7 @@ pub(super) fn js(s: &str) -> Vec<u16> {
     let mut out = Vec::with_capacity(units.len());
     let mut i = 0;
     while i < units.len() {
-        if units[i] == u16::from(b'\\')
-            && units.get(i + 1) == Some(&u16::from(b'u'))
-            && i + 6 <= units.len()
-        {
+        if units[i] == u16::from(b'\\') && units.get(i + 1) == Some(&u16::from(b'u')) && i + 6 <= units.len() {
             let hex = String::from_utf16(&units[i + 2..i + 6]).unwrap();
             out.push(u16::from_str_radix(&hex, 16).unwrap());
             i += 6;
@@ -39,25 +36,12 @@ pub(super) fn catalog(entries: &[(&str, Option<&str>, &str)]) -> Catalog {
 
 /// Checks [`Catalog::rank`] names and exact score bits.
 pub(super) fn check_rank(c: &Catalog, query: &str, limit: f64, want: &[(&str, f64)]) {
-    let got: Vec<(JsString, f64)> = c
-        .rank(&js(query), limit)
-        .into_iter()
-        .map(|cand| (JsString::from(c.doc_name(cand.doc)), cand.score))
-        .collect();
-    let want: Vec<(JsString, f64)> = want
-        .iter()
-        .map(|&(n, s)| (JsString::from(js(n)), s))
-        .collect();
-    assert_eq!(
-        got.len(),
-        want.len(),
-        "rank({query:?}, {limit}): got {got:?}, want {want:?}"
-    );
+    let got: Vec<(JsString, f64)> =
+        c.rank(&js(query), limit).into_iter().map(|cand| (JsString::from(c.doc_name(cand.doc)), cand.score)).collect();
+    let want: Vec<(JsString, f64)> = want.iter().map(|&(n, s)| (JsString::from(js(n)), s)).collect();
+    assert_eq!(got.len(), want.len(), "rank({query:?}, {limit}): got {got:?}, want {want:?}");
     for (g, w) in got.iter().zip(&want) {
-        assert!(
-            g.0 == w.0 && g.1.to_bits() == w.1.to_bits(),
-            "rank({query:?}, {limit}): got {got:?}, want {want:?}"
-        );
+        assert!(g.0 == w.0 && g.1.to_bits() == w.1.to_bits(), "rank({query:?}, {limit}): got {got:?}, want {want:?}");
     }
 }
 
@@ -70,24 +54,14 @@ pub(super) struct Opts {
 /// denies those keys and allows everything else.
 pub(super) fn opts(top_k: f64, min_score: f64, reject: Option<&[&str]>) -> Opts {
     Opts {
-        options: SearchOptions {
-            top_k,
-            min_score,
-            has_filter: reject.is_some(),
-        },
+        options: SearchOptions { top_k, min_score, has_filter: reject.is_some() },
         reject: reject.map(|keys| keys.iter().map(|k| JsString::from(js(k))).collect()),
     }
 }
 
 /// Checks a full search: the results, and the keys the hook was asked about
 /// in order.
-pub(super) fn check_search(
-    c: &Catalog,
-    query: &str,
-    opts: Opts,
-    want: &[(&str, &str, f64)],
-    want_asked: &[&str],
-) {
+pub(super) fn check_search(c: &Catalog, query: &str, opts: Opts, want: &[(&str, &str, f64)], want_asked: &[&str]) {
     let mut asked: Vec<JsString> = Vec::new();
     let hits = match &opts.reject {
         None => c.search(&js(query), &opts.options),
@@ -101,21 +75,13 @@ pub(super) fn check_search(
             walk.finish(c)
         }
     };
-    let got: Vec<(JsString, JsString, u64)> = hits
-        .into_iter()
-        .map(|h| (h.name, h.description, h.score.to_bits()))
-        .collect();
-    let want: Vec<(JsString, JsString, u64)> = want
-        .iter()
-        .map(|&(n, d, s)| (JsString::from(js(n)), JsString::from(js(d)), s.to_bits()))
-        .collect();
+    let got: Vec<(JsString, JsString, u64)> =
+        hits.into_iter().map(|h| (h.name, h.description, h.score.to_bits())).collect();
+    let want: Vec<(JsString, JsString, u64)> =
+        want.iter().map(|&(n, d, s)| (JsString::from(js(n)), JsString::from(js(d)), s.to_bits())).collect();
     let want_asked: Vec<JsString> = want_asked.iter().map(|k| JsString::from(js(k))).collect();
     assert_eq!(got, want, "search({query:?}, {:?})", opts.options);
-    assert_eq!(
-        asked, want_asked,
-        "hook calls for search({query:?}, {:?})",
-        opts.options
-    );
+    assert_eq!(asked, want_asked, "hook calls for search({query:?}, {:?})", opts.options);
 }
 
 #[test]
@@ -128,11 +94,7 @@ fn replacement_moves_a_document_to_the_end() {
         ("k4", Some("one"), "same text"),
     ]);
     assert_eq!(c.len(), 3);
-    let names: Vec<JsString> = c
-        .rank(&js("same"), 10.0)
-        .iter()
-        .map(|h| JsString::from(c.doc_name(h.doc)))
-        .collect();
+    let names: Vec<JsString> = c.rank(&js("same"), 10.0).iter().map(|h| JsString::from(c.doc_name(h.doc))).collect();
     assert_eq!(names, ["two", "three", "one"].map(JsString::from));
     // The hook sees the first entry with id 'one' ('k1'), the description is
     // the last one added.
@@ -143,10 +105,7 @@ fn replacement_moves_a_document_to_the_end() {
 
 #[test]
 fn repeated_query_terms_count_twice() {
-    let c = catalog(&[
-        ("a", Some("a1"), "weather report"),
-        ("b", Some("b1"), "weather"),
-    ]);
+    let c = catalog(&[("a", Some("a1"), "weather report"), ("b", Some("b1"), "weather")]);
     let once = c.rank(&js("report"), 10.0);
     let twice = c.rank(&js("report report"), 10.0);
     assert_eq!(twice[0].score, once[0].score + once[0].score);
@@ -167,9 +126,7 @@ fn empty_catalog_and_empty_query() {
     let empty = Catalog::builder().build().unwrap();
     assert!(empty.is_empty());
     assert!(empty.rank(&js("anything"), 10.0).is_empty());
-    assert!(empty
-        .search(&js("anything"), &SearchOptions::default())
-        .is_empty());
+    assert!(empty.search(&js("anything"), &SearchOptions::default()).is_empty());
     let c = catalog(&[("a", Some("tool"), "text")]);
     assert!(c.rank(&js(""), 10.0).is_empty());
     assert!(c.rank(&js("a - b"), 10.0).is_empty());
@@ -177,10 +134,7 @@ fn empty_catalog_and_empty_query() {
 
 #[test]
 fn id_less_tools_are_indexed_but_never_returned() {
-    let c = catalog(&[
-        ("plain", None, "weather"),
-        ("named", Some("named_tool"), "weather"),
-    ]);
+    let c = catalog(&[("plain", None, "weather"), ("named", Some("named_tool"), "weather")]);
     assert_eq!(c.rank(&js("weather"), 10.0).len(), 2);
     let hits = c.search(&js("weather"), &SearchOptions::default());
     assert_eq!(hits.len(), 1);
@@ -190,11 +144,7 @@ fn id_less_tools_are_indexed_but_never_returned() {
 #[test]
 fn walk_without_resolve_counts_as_rejected() {
     let c = catalog(&[("a", Some("x1"), "common"), ("b", Some("x2"), "common")]);
-    let options = SearchOptions {
-        top_k: 5.0,
-        min_score: 0.0,
-        has_filter: true,
-    };
+    let options = SearchOptions { top_k: 5.0, min_score: 0.0, has_filter: true };
     let mut walk = SearchWalk::new(&c, &js("common"), &options);
     assert_eq!(walk.candidates().len(), 2);
     assert!(walk.next_pending(&c).is_some());
@@ -219,10 +169,7 @@ fn truncation_counts_utf16_units() {
     assert_eq!(cut.units()[146], 0xD83D);
     assert_eq!(&cut.units()[147..], &js("...")[..]);
     let long = js(&"e".repeat(151));
-    assert_eq!(
-        truncate_description(&long).units(),
-        &js(&format!("{}...", "e".repeat(147)))[..]
-    );
+    assert_eq!(truncate_description(&long).units(), &js(&format!("{}...", "e".repeat(147)))[..]);
 }
 
 /// Build-speed check for the 10,000-tool catalog the spec benchmarks, with
@@ -240,16 +187,9 @@ fn build_speed_10k_tools() {
         state ^= state << 17;
         state
     };
-    let syllables = [
-        "ka", "lo", "mi", "ne", "ru", "ta", "sho", "ven", "dar", "qui", "bel", "tor", "ex", "in",
-    ];
-    let vocabulary: Vec<String> = (0..5000)
-        .map(|_| {
-            (0..2 + next() % 3)
-                .map(|_| syllables[(next() % 14) as usize])
-                .collect()
-        })
-        .collect();
+    let syllables = ["ka", "lo", "mi", "ne", "ru", "ta", "sho", "ven", "dar", "qui", "bel", "tor", "ex", "in"];
+    let vocabulary: Vec<String> =
+        (0..5000).map(|_| (0..2 + next() % 3).map(|_| syllables[(next() % 14) as usize]).collect()).collect();
     // Two word choices: uniform over the vocabulary (few repeats, so little
     // cache reuse: the slow case), and skewed like natural text.
     for skewed in [false, true] {
@@ -264,11 +204,7 @@ fn build_speed_10k_tools() {
         };
         let mut builder = Catalog::builder();
         for i in 0..10_000 {
-            let id = format!(
-                "{}_{}_{i}",
-                vocabulary[pick(next())],
-                vocabulary[pick(next())]
-            );
+            let id = format!("{}_{}_{i}", vocabulary[pick(next())], vocabulary[pick(next())]);
             let mut description = String::new();
             while description.len() < 100 {
                 description.push_str(&vocabulary[pick(next())]);
@@ -288,9 +224,6 @@ fn build_speed_10k_tools() {
             })
             .collect();
         times.sort_by(f64::total_cmp);
-        println!(
-            "build 10,000 tools ({label} words): median {:.2} ms, best {:.2} ms",
-            times[10], times[0]
-        );
+        println!("build 10,000 tools ({label} words): median {:.2} ms, best {:.2} ms", times[10], times[0]);
     }
 }

@@ -68,11 +68,7 @@ pub fn for_each_token<'a>(lowered: &'a [u16], mut emit: impl FnMut(&'a [u16])) {
         let mut bit = 0u32;
         while bit < 64 {
             // Looking for a token's first unit, or for the separator after it.
-            let wanted = if start == NONE {
-                !separators
-            } else {
-                separators
-            };
+            let wanted = if start == NONE { !separators } else { separators };
             let rest = wanted >> bit;
             if rest == 0 {
                 break;
@@ -107,20 +103,17 @@ mod tests {
 
     fn toks(s: &str) -> Vec<String> {
         let units: Vec<u16> = s.encode_utf16().collect();
-        tokenize(&units)
-            .iter()
-            .map(|t| t.to_string_lossy())
-            .collect()
+        tokenize(&units).iter().map(|t| t.to_string_lossy()).collect()
     }
 
     #[test]
     fn separator_class_is_exactly_the_js_regex() {
         // Every unit u for which /[\s\-_.,;:!?()[\]{}'"]/.test(String.fromCharCode(u)).
         let js: &[u16] = &[
-            0x0009, 0x000A, 0x000B, 0x000C, 0x000D, 0x0020, 0x0021, 0x0022, 0x0027, 0x0028, 0x0029,
-            0x002C, 0x002D, 0x002E, 0x003A, 0x003B, 0x003F, 0x005B, 0x005D, 0x005F, 0x007B, 0x007D,
-            0x00A0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008,
-            0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000, 0xFEFF,
+            0x0009, 0x000A, 0x000B, 0x000C, 0x000D, 0x0020, 0x0021, 0x0022, 0x0027, 0x0028, 0x0029, 0x002C, 0x002D,
+            0x002E, 0x003A, 0x003B, 0x003F, 0x005B, 0x005D, 0x005F, 0x007B, 0x007D, 0x00A0, 0x1680, 0x2000, 0x2001,
+            0x2002, 0x2003, 0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F,
+            0x3000, 0xFEFF,
         ];
         for u in 0..=0xFFFF {
             assert_eq!(is_separator(u), js.contains(&u), "unit {u:#06x}");
@@ -139,14 +132,8 @@ mod tests {
 
     #[test]
     fn keeps_other_punctuation_and_repeats() {
-        assert_eq!(
-            toks("a/b c@d #tag tag tag x"),
-            ["a/b", "c@d", "#tag", "tag", "tag"]
-        );
-        assert_eq!(
-            toks("  ,,leading and trailing..  "),
-            ["leading", "and", "trailing"]
-        );
+        assert_eq!(toks("a/b c@d #tag tag tag x"), ["a/b", "c@d", "#tag", "tag", "tag"]);
+        assert_eq!(toks("  ,,leading and trailing..  "), ["leading", "and", "trailing"]);
         assert_eq!(toks(""), Vec::<String>::new());
         assert_eq!(toks("a b c"), Vec::<String>::new());
     }
@@ -156,10 +143,7 @@ mod tests {
         // U+FEFF is \s in JS; U+0085 is not, so it stays inside the token.
         assert_eq!(toks("alpha\u{FEFF}beta"), ["alpha", "beta"]);
         assert_eq!(toks("alpha\u{85}beta"), ["alpha\u{85}beta"]);
-        assert_eq!(
-            toks("x\u{3000}yz\u{2028}zz\u{180E}q"),
-            ["yz", "zz\u{180E}q"]
-        );
+        assert_eq!(toks("x\u{3000}yz\u{2028}zz\u{180E}q"), ["yz", "zz\u{180E}q"]);
     }
 
     #[test]
@@ -172,10 +156,7 @@ mod tests {
         let mut units: Vec<u16> = "Ab ".encode_utf16().collect();
         units.extend([0xD800, 0x0041]);
         let got = tokenize(&units);
-        assert_eq!(
-            got,
-            vec![JsString::from("ab"), JsString::from(vec![0xD800, 0x61])]
-        );
+        assert_eq!(got, vec![JsString::from("ab"), JsString::from(vec![0xD800, 0x61])]);
     }
 
     #[test]

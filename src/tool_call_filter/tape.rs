@@ -94,7 +94,10 @@ pub enum LegacyInvocation {
     Null,
     /// A missing item of a sparse array, which `filter` skips.
     Hole,
-    Entry { call_id: Option<i32>, excluded: bool },
+    Entry {
+        call_id: Option<i32>,
+        excluded: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -172,10 +175,7 @@ impl<'a> Tape<'a> {
         let value = self.next()?;
         // A count can never exceed what is left of the tape; checking keeps a
         // broken tape from asking for a huge allocation.
-        usize::try_from(value)
-            .ok()
-            .filter(|&n| n <= self.data.len() - self.position)
-            .ok_or(TapeError { position: at })
+        usize::try_from(value).ok().filter(|&n| n <= self.data.len() - self.position).ok_or(TapeError { position: at })
     }
 
     fn call_id(&mut self) -> Result<Option<i32>, TapeError> {
@@ -340,7 +340,12 @@ pub fn model_output_text(
     node_text(&mut tape, 0, out, needed_json)
 }
 
-fn node_text(tape: &mut Tape<'_>, depth: usize, out: &mut Vec<i32>, needed_json: &mut Vec<usize>) -> Result<(), NodeError> {
+fn node_text(
+    tape: &mut Tape<'_>,
+    depth: usize,
+    out: &mut Vec<i32>,
+    needed_json: &mut Vec<usize>,
+) -> Result<(), NodeError> {
     if depth > MAX_NODE_DEPTH {
         return Err(NodeError::TooDeep);
     }

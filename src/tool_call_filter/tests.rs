@@ -102,11 +102,7 @@ fn exclude_list_removes_results_of_excluded_calls_by_id() {
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
     assert_eq!(
         plan,
-        vec![
-            plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 0,
-            plan::DROP,
-            plan::REWRITE, plan::PART_KEEP, 0,
-        ]
+        vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 0, plan::DROP, plan::REWRITE, plan::PART_KEEP, 0,]
     );
 }
 
@@ -127,7 +123,11 @@ fn exclude_nothing_keeps_everything_without_reading_parts() {
 #[test]
 fn preserved_ids_survive_and_legacy_entries_follow_them() {
     let tape = History::default()
-        .message(0, vec![tool(1, false, 0, None), tool(1, false, 1, None)], Some(vec![(0, false), (1, false), (-1, false)]))
+        .message(
+            0,
+            vec![tool(1, false, 0, None), tool(1, false, 1, None)],
+            Some(vec![(0, false), (1, false), (-1, false)]),
+        )
         .build();
     let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 1, 1]);
@@ -141,13 +141,9 @@ fn a_null_legacy_entry_fails_only_when_the_message_is_rebuilt() {
     let dropped = History::default().message(0, vec![tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
     assert_eq!(run(options(Exclude::All, false), &dropped, &[]).unwrap(), vec![plan::DROP]);
 
-    let rebuilt = History::default()
-        .message(0, vec![text_part(), tool(2, false, 0, None)], Some(vec![(-3, false)]))
-        .build();
-    assert_eq!(
-        run(options(Exclude::All, false), &rebuilt, &[]),
-        Err(FilterError::NullLegacyInvocation { message: 0 })
-    );
+    let rebuilt =
+        History::default().message(0, vec![text_part(), tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
+    assert_eq!(run(options(Exclude::All, false), &rebuilt, &[]), Err(FilterError::NullLegacyInvocation { message: 0 }));
 }
 
 #[test]
@@ -163,9 +159,8 @@ fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() 
 #[test]
 fn model_output_replaces_only_results() {
     let output = Some(vec![1, 5, 1]);
-    let tape = History::default()
-        .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)], None)
-        .build();
+    let tape =
+        History::default().message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)], None).build();
     let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5, 0]);
     // Without the option the same tape drops the result.
@@ -233,25 +228,23 @@ fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
         Err(FilterError::ModelOutputTooDeep { message: 0 })
     );
     // `{ type: 'text', value: <cycle>, text: 't' }` answers with its text without reading the value.
-    let text_first = History::default()
-        .message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))], None)
-        .build();
+    let text_first =
+        History::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))], None).build();
     assert_eq!(
         run(options(Exclude::All, true), &text_first, &[]).unwrap(),
         vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, 0]
     );
     // ... and the items after it are still read from the right place:
     // [{ type: 'text', value: { a: 1 }, text: 't' }, 'u'] -> 't\nu'.
-    assert_eq!(
-        output_strings(vec![2, -2, 2, 3, 0b11, -1, 7, 1, 3, 0, 8, -1, 0, 1, 9, 1]),
-        Some(vec![7, 9])
-    );
+    assert_eq!(output_strings(vec![2, -2, 2, 3, 0b11, -1, 7, 1, 3, 0, 8, -1, 0, 1, 9, 1]), Some(vec![7, 9]));
 }
 
 #[test]
 fn holes_of_sparse_arrays_are_skipped() {
     // A hole in the history, a hole among parts, a hole among legacy entries.
-    let mut tape = History::default().message(0, vec![vec![2], text_part(), tool(1, false, 0, None)], Some(vec![(-4, false), (0, false)])).build();
+    let mut tape = History::default()
+        .message(0, vec![vec![2], text_part(), tool(1, false, 0, None)], Some(vec![(-4, false), (0, false)]))
+        .build();
     tape[0] += 1;
     tape.push(2);
     let plan = run(options(Exclude::All, false), &tape, &[0]).unwrap();
@@ -292,10 +285,7 @@ fn tool_call_ids_are_unique_in_first_seen_order() {
 fn array_json_is_asked_for_only_when_no_item_has_text() {
     // ['', null] with its JSON not computed: the slot (position 10) is needed.
     let tape = History::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))], None).build();
-    assert_eq!(
-        plan_tape(&options(Exclude::All, true), &tape, &HashSet::new()),
-        Ok(TapePlan::NeedsJson(vec![10]))
-    );
+    assert_eq!(plan_tape(&options(Exclude::All, true), &tape, &HashSet::new()), Ok(TapePlan::NeedsJson(vec![10])));
     // ['x'] never needs it.
     let tape = History::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))], None).build();
     assert_eq!(

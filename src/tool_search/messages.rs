@@ -114,7 +114,11 @@ pub fn already_loaded(name: &JsString) -> JsString {
 }
 
 pub fn loaded_one(name: &JsString) -> JsString {
-    Message::default().text("Tool \"").js(name).text("\" loaded successfully. It will be available on your next turn.").done()
+    Message::default()
+        .text("Tool \"")
+        .js(name)
+        .text("\" loaded successfully. It will be available on your next turn.")
+        .done()
 }
 
 pub fn loaded_many(loaded: &[JsString], already_loaded: &[JsString], not_found: &[JsString]) -> JsString {

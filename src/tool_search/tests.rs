@@ -247,7 +247,8 @@ fn a_large_catalog_indexes_in_the_background_and_searches_the_same() {
     let owned: Vec<(String, String, String)> = (0..1000)
         .map(|i| (format!("key{i}"), format!("tool_{i}"), format!("Does thing number {i} for the weather desk")))
         .collect();
-    let tools = Tools::new(&owned.iter().map(|(k, id, d)| (k.as_str(), Some(id.as_str()), d.as_str())).collect::<Vec<_>>());
+    let tools =
+        Tools::new(&owned.iter().map(|(k, id, d)| (k.as_str(), Some(id.as_str()), d.as_str())).collect::<Vec<_>>());
     let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
     let step = step(&search, None);
     let outcome = ready(search.search(&step, &units("tool_999 weather"), &NoFilter, 0.0));
