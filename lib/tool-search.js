@@ -11,6 +11,8 @@ const { NativeToolSearch, toolSearchStrings } = require('../binding.js')
 const THREAD_ID_KEY = 'mastra__threadId'
 const MEMORY_KEY = 'MastraMemory'
 const PHASES = ['search', 'load', 'active']
+/** What `resume` is given before the first question. */
+const NO_VERDICT = -2
 const STRINGS = toolSearchStrings()
 
 /** The meta-tools' schemas, made once with the host's own zod on first use. */
@@ -126,9 +128,9 @@ class ToolSearchProcessor {
       outputSchema: searchOutput,
       execute: async ({ query }) => {
         expect(typeof query === 'string', 'search_tools needs a string query', query)
-        return request.hook
-          ? step.serially(() => step.native.searchWithHook(query, Date.now(), request.hook))
-          : step.native.search(query, Date.now())
+        if (!request.hook) return step.native.search(query, Date.now())
+        const operation = await drive(step.native.searchWithHook(query, Date.now()), request.hook)
+        return operation.searchOutput()
       },
     })
     const loadTool = createTool({
@@ -145,7 +147,7 @@ class ToolSearchProcessor {
           toolNames,
         )
         const answer = request.hook
-          ? await step.serially(() => step.native.loadWithHook(name, toolNames, Date.now(), request.hook))
+          ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), request.hook)).loadOutput()
           : step.native.load(name, toolNames, Date.now())
         return loadToolResult(answer)
       },
@@ -206,19 +208,8 @@ class ToolSearchProcessor {
     const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
     const native = this.#native.beginStep(contextThread, memoryThread, catalog, facts?.text, facts?.facts, Date.now())
     const tools = this.#tools
-    let queue = Promise.resolve()
     return {
       native,
-      // With a hook, each call waits on JavaScript several times. The Agent starts
-      // a step's tool calls one macrotask apart, and with the reference each call
-      // then runs to completion in microtasks; running one step's hooked calls one
-      // after another keeps their results in that same order. Other steps and
-      // requests are never held up.
-      serially: (call) => {
-        const result = queue.then(call)
-        queue = result.then(ignore, ignore)
-        return result
-      },
       toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref]),
       visibleTools: () => {
         const visible = native.visible
@@ -250,7 +241,7 @@ class ToolSearchProcessor {
     return native
   }
 
-  /** The filter hook for one request, as Rust calls it: tool index and phase code in, verdict out. */
+  /** The filter hook for one request, as an operation asks it: tool index and phase code in, verdict out. */
   #request(step, requestContext) {
     const filter = this.#filter
     if (filter === undefined) return { hook: undefined }
@@ -258,11 +249,27 @@ class ToolSearchProcessor {
   }
 
   async #activeTools(step, request) {
-    const { names, tools } = request.hook ? await step.native.activeWithHook(request.hook) : step.native.active()
+    const { names, tools } = request.hook
+      ? (await drive(step.native.activeWithHook(), request.hook)).activeOutput()
+      : step.native.active()
     const loaded = {}
     for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
     return loaded
   }
+}
+
+/**
+ * Runs a native operation to its end, answering each of its questions with the
+ * hook: synchronously while the hook answers synchronously, awaiting only a
+ * promise (where the reference awaits too). Gives the operation back, or a
+ * promise of it.
+ */
+function drive(operation, hook, verdict = NO_VERDICT) {
+  for (let phase = operation.resume(verdict); phase >= 0; phase = operation.resume(verdict)) {
+    verdict = hook(operation.tool, phase)
+    if (typeof verdict !== 'number') return verdict.then((answer) => drive(operation, hook, answer))
+  }
+  return operation
 }
 
 /** Calls the user's hook. 1 allowed, 0 denied, -1 threw or rejected (Rust decides what that means). */
@@ -386,8 +393,6 @@ function sameTools(last, keys, tools) {
   }
   return true
 }
-
-function ignore() {}
 
 function isString(value) {
   return typeof value === 'string'

@@ -2,9 +2,8 @@
 //!
 //! Tool records cross once, as one UTF-16 string and a span table; queries and
 //! names cross as UTF-16 so lone surrogates survive. Tools themselves stay in
-//! JavaScript: Rust refers to them by [`ToolRef`]. The filter hook is a
-//! threadsafe function that the wrapper builds per request, answering
-//! `1` (allowed), `0` (denied), `-1` (threw) or a promise of one of those.
+//! JavaScript: Rust refers to them by [`ToolRef`]. Operations that consult
+//! the filter hook run as a [`NativeOperation`], suspended at each question.
 
 use std::sync::Arc;
 
@@ -16,7 +15,6 @@ use mastra_core_logic::tool_search::{
     ToolRef, ToolSearch, Verdict,
 };
 use napi::bindgen_prelude::*;
-use napi::threadsafe_function::ThreadsafeFunction;
 use napi_derive::napi;
 
 fn type_error(error: impl std::fmt::Display) -> Error {
@@ -222,28 +220,128 @@ impl FactsReader<'_> {
     }
 }
 
-/// The filter hook of one request, as the wrapper hands it over.
-type HookFn =
-    ThreadsafeFunction<FnArgs<(i32, u32)>, Either<i32, Promise<i32>>, FnArgs<(i32, u32)>, Status, false, true>;
+/// The hook's side of an [`Operation`]: the question the operation is
+/// waiting on, and the answer once JavaScript has given it.
+#[derive(Default)]
+struct Exchange {
+    question: Option<(ToolRef, Phase)>,
+    answer: Option<Verdict>,
+}
 
-struct Hook(HookFn);
+/// A [`ToolFilter`] whose answers come from JavaScript between polls: asking
+/// parks the question and suspends the operation until the wrapper resumes it.
+#[derive(Clone, Default)]
+struct Relay(Arc<parking_lot::Mutex<Exchange>>);
 
-impl ToolFilter for Hook {
-    async fn check(&self, tool: ToolRef, phase: Phase) -> Verdict {
-        let code = match phase {
-            Phase::Search => 0,
-            Phase::Load => 1,
-            Phase::Active => 2,
-        };
-        let answer = match self.0.call_async(FnArgs::from((tool, code))).await {
-            Ok(Either::A(answer)) => answer,
-            Ok(Either::B(promise)) => promise.await.unwrap_or(-1),
-            Err(_) => -1,
-        };
-        match answer {
-            1 => Verdict::Allowed,
-            0 => Verdict::Denied,
-            _ => Verdict::Failed,
+impl ToolFilter for Relay {
+    fn check(&self, tool: ToolRef, phase: Phase) -> impl std::future::Future<Output = Verdict> {
+        let exchange = self.0.clone();
+        let mut asked = false;
+        std::future::poll_fn(move |_| {
+            let mut exchange = exchange.lock();
+            if asked {
+                if let Some(verdict) = exchange.answer.take() {
+                    return std::task::Poll::Ready(verdict);
+                }
+            } else {
+                exchange.question = Some((tool, phase));
+                asked = true;
+            }
+            std::task::Poll::Pending
+        })
+    }
+}
+
+type Running<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
+
+/// What an operation ends with.
+enum Outcome {
+    Search(SearchToolsOutput),
+    Load(LoadToolOutput),
+    Active(ActiveTools),
+}
+
+/// A `search_tools`, `load_tool` or active-tools resolution that consults the
+/// filter hook. It runs on the JavaScript thread, in steps: each
+/// [`resume`](Self::resume) runs it until it needs the hook's verdict on
+/// [`tool`](Self::tool) or finishes. The wrapper calls the hook in between
+/// (awaiting it only when it returns a promise), so a synchronous hook costs
+/// two native calls and no thread hop, and no Rust lock is held while it runs.
+#[napi]
+pub struct NativeOperation {
+    running: Option<Running<Outcome>>,
+    relay: Relay,
+    outcome: Option<Outcome>,
+}
+
+impl NativeOperation {
+    fn new(relay: Relay, future: impl std::future::Future<Output = Outcome> + Send + 'static) -> NativeOperation {
+        NativeOperation { running: Some(Box::pin(future)), relay, outcome: None }
+    }
+}
+
+#[napi]
+impl NativeOperation {
+    /// Hands over the verdict on the last question (`1` allowed, `0` denied,
+    /// `-1` the hook threw or rejected; ignored on the first call) and runs
+    /// on. Returns the phase of the next question (0 search, 1 load, 2 active),
+    /// or -1 once the operation is done.
+    #[napi]
+    pub fn resume(&mut self, verdict: i32) -> i32 {
+        {
+            let mut exchange = self.relay.0.lock();
+            if exchange.question.take().is_some() {
+                exchange.answer = Some(match verdict {
+                    1 => Verdict::Allowed,
+                    0 => Verdict::Denied,
+                    _ => Verdict::Failed,
+                });
+            }
+        }
+        let Some(running) = self.running.as_mut() else { return -1 };
+        match running.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
+            std::task::Poll::Ready(outcome) => {
+                self.running = None;
+                self.outcome = Some(outcome);
+                -1
+            }
+            std::task::Poll::Pending => match self.relay.0.lock().question {
+                Some((_, Phase::Search)) => 0,
+                Some((_, Phase::Load)) => 1,
+                Some((_, Phase::Active)) => 2,
+                // Only the relay ever suspends an operation.
+                None => -1,
+            },
+        }
+    }
+
+    /// The tool the pending question is about.
+    #[napi(getter)]
+    pub fn tool(&self) -> i32 {
+        self.relay.0.lock().question.map_or(0, |(tool, _)| tool)
+    }
+
+    #[napi]
+    pub fn search_output(&mut self) -> Result<SearchToolsOutput> {
+        match self.outcome.take() {
+            Some(Outcome::Search(output)) => Ok(output),
+            _ => Err(type_error("no search result")),
+        }
+    }
+
+    #[napi]
+    pub fn load_output(&mut self) -> Result<LoadToolOutput> {
+        match self.outcome.take() {
+            Some(Outcome::Load(output)) => Ok(output),
+            _ => Err(type_error("no load result")),
+        }
+    }
+
+    #[napi]
+    pub fn active_output(&mut self) -> Result<ActiveTools> {
+        match self.outcome.take() {
+            Some(Outcome::Active(output)) => Ok(output),
+            _ => Err(type_error("no active tools")),
         }
     }
 }
@@ -379,11 +477,12 @@ impl NativeStep {
         run_now(self.search.search(&self.step, &query, &NoFilter, now)).into()
     }
 
-    /// `search_tools`, asking `hook` about each candidate in rank order.
+    /// `search_tools`, asking the hook about each candidate in rank order.
     #[napi]
-    pub async fn search_with_hook(&self, query: Utf16String, now: f64, hook: HookFn) -> Result<SearchToolsOutput> {
-        let (search, step) = (self.search.clone(), self.step.clone());
-        Ok(search.search(&step, &query, &Hook(hook), now).await.into())
+    pub fn search_with_hook(&self, query: Utf16String, now: f64) -> NativeOperation {
+        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
+        let hook = relay.clone();
+        NativeOperation::new(relay, async move { Outcome::Search(search.search(&step, &query, &hook, now).await.into()) })
     }
 
     /// `load_tool`, for a processor without a filter hook.
@@ -398,18 +497,22 @@ impl NativeStep {
         run_now(self.search.load(&self.step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now)).into()
     }
 
-    /// `load_tool`, asking `hook` before loading and before suggesting.
+    /// `load_tool`, asking the hook before loading and before suggesting.
     #[napi]
-    pub async fn load_with_hook(
+    pub fn load_with_hook(
         &self,
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
         now: f64,
-        hook: HookFn,
-    ) -> Result<LoadToolOutput> {
-        let (search, step) = (self.search.clone(), self.step.clone());
+    ) -> NativeOperation {
+        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
+        let hook = relay.clone();
+        let tool_name = tool_name.map(|name| JsString::from(&name[..]));
         let tool_names = to_names(tool_names);
-        Ok(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &Hook(hook), now).await.into())
+        NativeOperation::new(relay, async move {
+            let output = search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await;
+            Outcome::Load(output.into())
+        })
     }
 
     /// The loaded tools as of this step's start.
@@ -421,10 +524,13 @@ impl NativeStep {
 
     /// The loaded tools the hook still allows (phase `'active'`).
     #[napi]
-    pub async fn active_with_hook(&self, hook: HookFn) -> Result<ActiveTools> {
-        let (search, step) = (self.search.clone(), self.step.clone());
-        let names = step.loaded.lock().clone();
-        Ok(active_tools(search.active_tools(&step.catalog, &names, &Hook(hook)).await))
+    pub fn active_with_hook(&self) -> NativeOperation {
+        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
+        let hook = relay.clone();
+        NativeOperation::new(relay, async move {
+            let names = step.loaded.lock().clone();
+            Outcome::Active(active_tools(search.active_tools(&step.catalog, &names, &hook).await))
+        })
     }
 }
 
