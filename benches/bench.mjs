@@ -281,9 +281,6 @@ async function measure(name, size, refFn, oursFn, { batchMultiple = 1, resetRef,
   for (let round = 0; ; round++) {
     for (const side of round % 2 ? [sides[1], sides[0]] : sides) {
       await side.reset?.()
-      // Each side starts its sample with a clean heap, so neither pays for
-      // collecting the other's garbage.
-      gc()
       const t0 = performance.now()
       for (let k = 0; k < side.batch; k++) await side.fn(k)
       const elapsed = performance.now() - t0
