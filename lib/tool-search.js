@@ -86,6 +86,7 @@ class ToolSearchProcessor {
     expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
 
     const keys = Object.keys(tools)
+    // Faster than Object.values on large (dictionary-mode) records, measured.
     this.#tools = keys.map((key) => tools[key])
     const table = toolTable(keys, this.#tools, 'options.tools')
     this.#filter = filter
@@ -291,7 +292,8 @@ function askFilter(filter, tool, requestContext, phase) {
 
 /**
  * A tool record as Rust reads it: keys, ids and descriptions end to end in one
- * string, and `[keyLength, idLength or -1, descriptionLength]` per tool.
+ * string, and `[keyLength, idLength, descriptionLength]` per tool, where an id
+ * length of -1 means no id and -2 an id equal to the key.
  */
 function toolTable(keys, tools, what, skipMetaTools = false) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
@@ -312,7 +314,10 @@ function toolTable(keys, tools, what, skipMetaTools = false) {
     }
     const id = tool.id
     const description = tool.description
-    if (typeof id === 'string') {
+    if (id === key) {
+      // Most tools are keyed by their id: say so instead of sending it twice.
+      spans[row + 1] = -2
+    } else if (typeof id === 'string') {
       text += id
       spans[row + 1] = id.length
     } else if (id !== undefined && id !== null) {

@@ -6,3 +6,4 @@
 
 mod tool_call_filter;
 mod tool_search;
+mod utf16;

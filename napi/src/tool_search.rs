@@ -17,6 +17,8 @@ use mastra_core_logic::tool_search::{
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+use crate::utf16::Utf16Text;
+
 fn type_error(error: impl std::fmt::Display) -> Error {
     Error::new(Status::InvalidArg, format!("ToolSearchProcessor: {error}"))
 }
@@ -32,8 +34,9 @@ pub struct ToolSearchConfig {
     pub has_filter: bool,
 }
 
-/// Reads a tool table: `spans` holds `[keyLength, idLength or -1, descriptionLength]`
-/// per tool, laid end to end in text of `text_len` units.
+/// Reads a tool table: `spans` holds `[keyLength, idLength, descriptionLength]`
+/// per tool, laid end to end in text of `text_len` units; an id length of -1
+/// means no id, and -2 an id equal to the key (which is then not repeated).
 fn read_spans(text_len: usize, spans: &[i32]) -> Result<Vec<EntrySpans>> {
     let bad = || type_error("malformed tool table");
     if !spans.len().is_multiple_of(3) {
@@ -50,7 +53,11 @@ fn read_spans(text_len: usize, spans: &[i32]) -> Result<Vec<EntrySpans>> {
         .chunks_exact(3)
         .map(|row| {
             let key = take(row[0])?;
-            let id = if row[1] < 0 { None } else { Some(take(row[1])?) };
+            let id = match row[1] {
+                -1 => None,
+                -2 => Some(key),
+                len => Some(take(len)?),
+            };
             Ok(EntrySpans { key, id, description: take(row[2])? })
         })
         .collect::<Result<Vec<_>>>()?;
@@ -76,7 +83,7 @@ pub struct NativeToolSearch {
 #[napi]
 impl NativeToolSearch {
     #[napi(constructor)]
-    pub fn new(config: ToolSearchConfig, text: Utf16String, spans: Int32Array) -> Result<Self> {
+    pub fn new(config: ToolSearchConfig, text: Utf16Text, spans: Int32Array) -> Result<Self> {
         let options = Options {
             search: SearchOptions { top_k: config.top_k, min_score: config.min_score, has_filter: config.has_filter },
             auto_load: config.auto_load,
@@ -84,8 +91,9 @@ impl NativeToolSearch {
             storage: if config.context_storage { Storage::Context } else { Storage::InMemory },
             ttl_ms: config.ttl,
         };
+        let Utf16Text(text) = text;
         let entries = read_spans(text.len(), &spans)?;
-        let inner = ToolSearch::from_table(options, text.to_vec(), entries).map_err(type_error)?;
+        let inner = ToolSearch::from_table(options, text, entries).map_err(type_error)?;
         Ok(Self { inner: Arc::new(inner) })
     }
 
@@ -99,7 +107,8 @@ impl NativeToolSearch {
     /// table form as the constructor's). The wrapper keeps it while the step
     /// tools stay the very same objects.
     #[napi]
-    pub fn step_catalog(&self, text: Utf16String, spans: Int32Array) -> Result<NativeStepCatalog> {
+    pub fn step_catalog(&self, text: Utf16Text, spans: Int32Array) -> Result<NativeStepCatalog> {
+        let Utf16Text(text) = text;
         let spans = read_spans(text.len(), &spans)?;
         let catalog = self.inner.step_catalog(&tool_entries(&text, &spans)).map_err(type_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
@@ -482,7 +491,10 @@ impl NativeStep {
     pub fn search_with_hook(&self, query: Utf16String, now: f64) -> NativeOperation {
         let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
         let hook = relay.clone();
-        NativeOperation::new(relay, async move { Outcome::Search(search.search(&step, &query, &hook, now).await.into()) })
+        NativeOperation::new(
+            relay,
+            async move { Outcome::Search(search.search(&step, &query, &hook, now).await.into()) },
+        )
     }
 
     /// `load_tool`, for a processor without a filter hook.

@@ -87,15 +87,6 @@ impl fmt::Display for CatalogError {
 
 impl std::error::Error for CatalogError {}
 
-/// What the catalog knows about one indexed document (one distinct name).
-struct DocInfo {
-    /// The last entry added under this name: its description is the one the
-    /// reference's `descriptions` map ends up holding.
-    entry: u32,
-    /// The lowercased name, as a range of `lower_names`, for name boosting.
-    lower_name: (u32, u32),
-}
-
 /// A searchable set of tools.
 ///
 /// Its lookups (by key, by id, by name) are built at once. Its BM25 index,
@@ -103,24 +94,29 @@ struct DocInfo {
 /// it is built on a thread of its own, so the caller goes on (a step that only
 /// resolves loaded tools never waits), and the first search waits for it.
 pub struct Catalog {
-    text: Arc<[u16]>,
-    entries: Arc<[EntrySpans]>,
+    text: Arc<Vec<u16>>,
+    entries: Arc<Vec<EntrySpans>>,
     /// Entry index by record key.
     by_key: HashTable<u32>,
     /// First entry (record order) by real `id`.
     by_id: HashTable<u32>,
     /// Live document by indexed name.
     by_name: HashTable<DocId>,
-    /// Per BM25 slot (one per entry, in order), live or retired.
-    docs: Arc<[DocInfo]>,
-    lower_names: Arc<[u16]>,
     index: IndexCell,
 }
 
-/// The BM25 index, built now or on its own thread.
+/// The BM25 index and the lowercased names for boosting, built now or on
+/// their own thread. Document `i` is entry `i`.
+struct Searchable {
+    index: Bm25Index,
+    lower_names: Vec<u16>,
+    /// Per document, its lowercased name as a range of `lower_names`.
+    lower_name_ends: Vec<u32>,
+}
+
 struct IndexCell {
-    ready: OnceLock<Bm25Index>,
-    building: Mutex<Option<JoinHandle<Bm25Index>>>,
+    ready: OnceLock<Searchable>,
+    building: Mutex<Option<JoinHandle<Searchable>>>,
 }
 
 /// Catalogs with fewer entries than this are indexed at once: a thread
@@ -129,16 +125,18 @@ const BACKGROUND_INDEX_FROM_ENTRIES: usize = 256;
 
 impl Catalog {
     /// Builds the catalog and its index from entries in record order.
-    pub fn new(text: impl Into<Box<[u16]>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
-        let text: Box<[u16]> = text.into();
+    pub fn new(text: impl Into<Vec<u16>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
+        // Kept as vectors behind `Arc`s: turning megabytes into `Arc<[u16]>`
+        // would copy them.
+        let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
-        Ok(Catalog::index_entries(text.into(), entries.into()))
+        Ok(Catalog::index_entries(Arc::new(text), Arc::new(entries)))
     }
 
     /// [`Catalog::new`] with the spans as six numbers per entry: key start
     /// and end, id start and end (equal when there is no id), description
     /// start and end. A convenient shape for a `Uint32Array`.
-    pub fn from_flat_offsets(text: impl Into<Box<[u16]>>, offsets: &[u32]) -> Result<Catalog, CatalogError> {
+    pub fn from_flat_offsets(text: impl Into<Vec<u16>>, offsets: &[u32]) -> Result<Catalog, CatalogError> {
         if !offsets.len().is_multiple_of(6) {
             return Err(CatalogError::BadOffsets { len: offsets.len() });
         }
@@ -175,13 +173,11 @@ impl Catalog {
     }
 
     /// Builds the lookups, then the index (at once, or on a thread).
-    fn index_entries(text: Arc<[u16]>, entries: Arc<[EntrySpans]>) -> Catalog {
+    fn index_entries(text: Arc<Vec<u16>>, entries: Arc<Vec<EntrySpans>>) -> Catalog {
         let count = entries.len();
         let mut by_key: HashTable<u32> = HashTable::with_capacity(count);
         let mut by_id: HashTable<u32> = HashTable::with_capacity(count);
         let mut by_name: HashTable<DocId> = HashTable::with_capacity(count);
-        let mut docs = Vec::with_capacity(count);
-        let mut lower_names = Vec::new();
         // Each entry adds one document, so document `i` is entry `i`; a name
         // added again retires its earlier document.
         let mut retired = vec![false; count];
@@ -209,9 +205,6 @@ impl Catalog {
             }
 
             let name = &text[spans.name().range()];
-            let lower_start = lower_names.len();
-            to_lower_utf16_into(name, &mut lower_names);
-            docs.push(DocInfo { entry, lower_name: (lower_start as u32, lower_names.len() as u32) });
 
             match by_name.find_mut(hash_units(name), |d| name_of(d) == name) {
                 Some(existing) => {
@@ -226,16 +219,8 @@ impl Catalog {
             }
         }
 
-        let docs: Arc<[DocInfo]> = docs.into();
-        let lower_names: Arc<[u16]> = lower_names.into();
         let index = IndexCell { ready: OnceLock::new(), building: Mutex::new(None) };
-        let source = Arc::new(IndexSource {
-            text: text.clone(),
-            entries: entries.clone(),
-            docs: docs.clone(),
-            lower_names: lower_names.clone(),
-            retired,
-        });
+        let source = Arc::new(IndexSource { text: text.clone(), entries: entries.clone(), retired });
         let background = (count >= BACKGROUND_INDEX_FROM_ENTRIES)
             .then(|| {
                 let source = source.clone();
@@ -249,7 +234,7 @@ impl Catalog {
                 let _ = index.ready.set(source.build());
             }
         }
-        Catalog { text, entries, by_key, by_id, by_name, docs, lower_names, index }
+        Catalog { text, entries, by_key, by_id, by_name, index }
     }
 
     /// Number of indexed documents, i.e. distinct names (the reference's
@@ -342,26 +327,31 @@ impl Catalog {
 
     /// The entry a document was built from (the last one with its name).
     pub fn doc_entry(&self, doc: DocId) -> usize {
-        self.docs[doc as usize].entry as usize
+        doc as usize
     }
 
     /// The lowercased name of a document.
     pub fn doc_lower_name(&self, doc: DocId) -> &[u16] {
-        let (start, end) = self.docs[doc as usize].lower_name;
-        &self.lower_names[start as usize..end as usize]
+        let searchable = self.searchable();
+        let start = if doc == 0 { 0 } else { searchable.lower_name_ends[doc as usize - 1] };
+        &searchable.lower_names[start as usize..searchable.lower_name_ends[doc as usize] as usize]
     }
 
     /// The BM25 index, waiting for its thread the first time if need be.
     pub(crate) fn index(&self) -> &Bm25Index {
-        if let Some(index) = self.index.ready.get() {
-            return index;
+        &self.searchable().index
+    }
+
+    fn searchable(&self) -> &Searchable {
+        if let Some(searchable) = self.index.ready.get() {
+            return searchable;
         }
         let mut building = self.index.building.lock();
         if let Some(handle) = building.take() {
             // The build only indexes checked spans; should it panic all the
             // same, build again here rather than unwind into the host.
-            let index = handle.join().unwrap_or_else(|_| self.index_source().build());
-            let _ = self.index.ready.set(index);
+            let searchable = handle.join().unwrap_or_else(|_| self.index_source().build());
+            let _ = self.index.ready.set(searchable);
         }
         drop(building);
         self.index.ready.get_or_init(|| self.index_source().build())
@@ -372,22 +362,14 @@ impl Catalog {
         for &doc in self.by_name.iter() {
             retired[doc as usize] = false;
         }
-        IndexSource {
-            text: self.text.clone(),
-            entries: self.entries.clone(),
-            docs: self.docs.clone(),
-            lower_names: self.lower_names.clone(),
-            retired,
-        }
+        IndexSource { text: self.text.clone(), entries: self.entries.clone(), retired }
     }
 }
 
 /// What building the index needs, shareable with its thread.
 struct IndexSource {
-    text: Arc<[u16]>,
-    entries: Arc<[EntrySpans]>,
-    docs: Arc<[DocInfo]>,
-    lower_names: Arc<[u16]>,
+    text: Arc<Vec<u16>>,
+    entries: Arc<Vec<EntrySpans>>,
     /// Documents whose name a later entry took over.
     retired: Vec<bool>,
 }
@@ -396,21 +378,25 @@ impl IndexSource {
     /// Indexes every entry as `"<name> <description>"`, lowercased, then
     /// retires the replaced documents (which leaves the same index as
     /// retiring each as it is replaced: retired documents only drop out).
-    fn build(&self) -> Bm25Index {
+    fn build(&self) -> Searchable {
         let mut index = Bm25Builder::with_capacity(self.entries.len(), self.text.len());
+        let mut lower_names = Vec::new();
+        let mut lower_name_ends = Vec::with_capacity(self.entries.len());
         let mut lower_description = Vec::new();
-        for (doc, spans) in self.entries.iter().enumerate() {
-            let (start, end) = self.docs[doc].lower_name;
+        for spans in self.entries.iter() {
+            let start = lower_names.len();
+            to_lower_utf16_into(&self.text[spans.name().range()], &mut lower_names);
+            lower_name_ends.push(lower_names.len() as u32);
             lower_description.clear();
             to_lower_utf16_into(&self.text[spans.description.range()], &mut lower_description);
-            index.add(&[&self.lower_names[start as usize..end as usize], &lower_description]);
+            index.add(&[&lower_names[start..], &lower_description]);
         }
         for (doc, &retired) in self.retired.iter().enumerate() {
             if retired {
                 index.remove(doc as DocId);
             }
         }
-        index.finish()
+        Searchable { index: index.finish(), lower_names, lower_name_ends }
     }
 }
 
