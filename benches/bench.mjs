@@ -401,57 +401,52 @@ function stepWorkload(name, { options, stepTools, thenSearch = false }) {
 
 const STATIC_20 = () => catalogTools(20)
 
-const WORKLOADS = [
-  toolCallFilterWorkload('ToolCallFilter exclude all', undefined),
-  toolCallFilterWorkload('ToolCallFilter exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
-  toolCallFilterWorkload('ToolCallFilter preserveModelOutput', { preserveModelOutput: true }),
-  {
-    name: 'ToolSearch construct',
+/** One step of `processor`, then one search; what a first request does. */
+async function stepAndSearch(processor, requestContext, query) {
+  const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
+  return stepTools.search_tools.execute({ query }, { requestContext })
+}
+
+/**
+ * Construction of a processor over N tools. Ours indexes large catalogs on a
+ * thread of its own while the constructor returns, so without `thenSearch` the
+ * row is the time the caller's event loop is blocked, and the untimed reset
+ * runs a search on each processor built (waiting for its index) so that no
+ * build overlaps a later sample. With `thenSearch` a step and a search are
+ * timed too, index included.
+ */
+function constructWorkload(name, { thenSearch }) {
+  return {
+    name,
     async run(size) {
       const tools = catalogTools(size)
       const requestContext = makeRequestContext()
+      const fresh = Processor => stepAndSearch(new Processor({ tools }), requestContext, QUERIES[3])
       // Same work check: a fresh processor of each kind answers the same query identically.
-      const firstSearch = async Processor => {
-        const processor = new Processor({ tools })
-        const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
-        return stepTools.search_tools.execute({ query: QUERIES[3] }, { requestContext })
-      }
-      assertSame(`ToolSearch construct ${size}`, await firstSearch(RefToolSearchProcessor), await firstSearch(OursToolSearchProcessor))
-      // Ours indexes large catalogs on a thread of its own while the constructor
-      // returns, so this row is the time the caller's event loop is blocked. The
-      // untimed reset runs a search on each processor built, which waits for its
-      // index, so no build overlaps a later sample. The next row times it all.
+      assertSame(`${name} ${size}`, await fresh(RefToolSearchProcessor), await fresh(OursToolSearchProcessor))
+      if (thenSearch) return measure(name, size, () => fresh(RefToolSearchProcessor), () => fresh(OursToolSearchProcessor))
       const built = []
       return measure(
-        'ToolSearch construct',
+        name,
         size,
         () => new RefToolSearchProcessor({ tools }),
         () => built.push(new OursToolSearchProcessor({ tools })),
         {
           resetOurs: async () => {
-            for (const processor of built.splice(0)) {
-              const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
-              await stepTools.search_tools.execute({ query: QUERIES[0] }, { requestContext })
-            }
+            for (const processor of built.splice(0)) await stepAndSearch(processor, requestContext, QUERIES[0])
           },
         },
       )
     },
-  },
-  {
-    name: 'ToolSearch construct + first search',
-    async run(size) {
-      const tools = catalogTools(size)
-      const requestContext = makeRequestContext()
-      const firstSearch = async Processor => {
-        const processor = new Processor({ tools })
-        const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
-        return stepTools.search_tools.execute({ query: QUERIES[3] }, { requestContext })
-      }
-      assertSame(`ToolSearch construct + first search ${size}`, await firstSearch(RefToolSearchProcessor), await firstSearch(OursToolSearchProcessor))
-      return measure('ToolSearch construct + first search', size, () => firstSearch(RefToolSearchProcessor), () => firstSearch(OursToolSearchProcessor))
-    },
-  },
+  }
+}
+
+const WORKLOADS = [
+  toolCallFilterWorkload('ToolCallFilter exclude all', undefined),
+  toolCallFilterWorkload('ToolCallFilter exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
+  toolCallFilterWorkload('ToolCallFilter preserveModelOutput', { preserveModelOutput: true }),
+  constructWorkload('ToolSearch construct', { thenSearch: false }),
+  constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
   searchWorkload('search_tools', false),
   searchWorkload('search_tools + filter hook', true),
   stepWorkload('processInputStep static catalog', {
