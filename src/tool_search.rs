@@ -27,16 +27,6 @@ pub enum Phase {
     Active,
 }
 
-impl Phase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Search => "search",
-            Phase::Load => "load",
-            Phase::Active => "active",
-        }
-    }
-}
-
 /// What the hook answered. A hook that threw or rejected does not allow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verdict {

@@ -65,8 +65,6 @@ pub enum CatalogError {
     BadSpan { entry: usize, span: Span, text_len: usize },
     /// More entries or text than 32-bit indices address.
     TooLarge,
-    /// Flat offsets whose count is not a multiple of six.
-    BadOffsets { len: usize },
 }
 
 impl fmt::Display for CatalogError {
@@ -78,9 +76,6 @@ impl fmt::Display for CatalogError {
                 span.start, span.end
             ),
             CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
-            CatalogError::BadOffsets { len } => {
-                write!(f, "catalog offsets: expected six numbers per entry, got {len} numbers")
-            }
         }
     }
 }
@@ -131,24 +126,6 @@ impl Catalog {
         let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
         Ok(Catalog::index_entries(Arc::new(text), Arc::new(entries)))
-    }
-
-    /// [`Catalog::new`] with the spans as six numbers per entry: key start
-    /// and end, id start and end (equal when there is no id), description
-    /// start and end. A convenient shape for a `Uint32Array`.
-    pub fn from_flat_offsets(text: impl Into<Vec<u16>>, offsets: &[u32]) -> Result<Catalog, CatalogError> {
-        if !offsets.len().is_multiple_of(6) {
-            return Err(CatalogError::BadOffsets { len: offsets.len() });
-        }
-        let entries = offsets
-            .chunks_exact(6)
-            .map(|o| EntrySpans {
-                key: Span::new(o[0], o[1]),
-                id: (o[2] != o[3]).then(|| Span::new(o[2], o[3])),
-                description: Span::new(o[4], o[5]),
-            })
-            .collect();
-        Catalog::new(text, entries)
     }
 
     /// Checks what [`Catalog::new`] refuses: spans outside the text, and
@@ -297,12 +274,6 @@ impl Catalog {
     /// The live document indexed under `name`.
     pub fn find_doc(&self, name: &[u16]) -> Option<DocId> {
         self.by_name.find(hash_units(name), |&d| self.doc_name(d) == name).copied()
-    }
-
-    /// The description search results show for `name`: that of the last
-    /// entry indexed under it.
-    pub fn description_for(&self, name: &[u16]) -> Option<&[u16]> {
-        self.find_doc(name).map(|d| self.description(self.doc_entry(d)))
     }
 
     /// Record keys (as entry indices, in record order) that look like
@@ -482,9 +453,11 @@ mod tests {
         let c = catalog(&[("a", Some("dup"), "first"), ("b", None, "plain"), ("c", Some("dup"), "second")]);
         // Names: dup, b, dup => two documents.
         assert_eq!(c.len(), 2);
-        assert_eq!(c.description_for(&u("dup")), Some(&u("second")[..]));
-        assert_eq!(c.description_for(&u("b")), Some(&u("plain")[..]));
-        assert_eq!(c.description_for(&u("a")), None);
+        // Results show the description of the last entry under a name.
+        let description = |name: &str| c.find_doc(&u(name)).map(|d| c.description(c.doc_entry(d)).to_vec());
+        assert_eq!(description("dup"), Some(u("second")));
+        assert_eq!(description("b"), Some(u("plain")));
+        assert_eq!(description("a"), None);
         let doc = c.find_doc(&u("dup")).unwrap();
         assert_eq!(c.doc_entry(doc), 2);
         // find_by_id still returns the first entry carrying the id.
@@ -518,21 +491,6 @@ mod tests {
         assert_eq!(c.suggestion_candidates(&u("getWeatherNow")), vec![0, 1]);
         // An empty name is contained in every key.
         assert_eq!(c.suggestion_candidates(&[]), vec![0, 1, 2, 3]);
-    }
-
-    #[test]
-    fn flat_offsets() {
-        // "kid" + "desc": key "k" 0..1, id "id" 1..3, description 3..7;
-        // second entry "k2" 7..9 with no id (9..9) and an empty description.
-        let text = u("kiddesck2");
-        let c = Catalog::from_flat_offsets(text.clone(), &[0, 1, 1, 3, 3, 7, 7, 9, 9, 9, 9, 9]).unwrap();
-        assert_eq!(c.entry_count(), 2);
-        assert_eq!(c.name(0), &u("id")[..]);
-        assert_eq!(c.description(0), &u("desc")[..]);
-        assert_eq!(c.id(1), None);
-        assert_eq!(c.name(1), &u("k2")[..]);
-        assert_eq!(c.description(1), &[] as &[u16]);
-        assert_eq!(Catalog::from_flat_offsets(text, &[0, 1, 1]).err(), Some(CatalogError::BadOffsets { len: 3 }));
     }
 
     #[test]

@@ -7,12 +7,11 @@
 //!
 //! # API
 //!
-//! Building (linear in the catalog's text):
+//! Building (linear in the catalog's text; the BM25 index of a large catalog
+//! is built on its own thread, and the first search waits for it):
 //! - [`Catalog::new`]`(text, Vec<`[`EntrySpans`]`>) -> Result<Catalog, `[`CatalogError`]`>`:
 //!   one UTF-16 buffer plus, per record entry in `Object.keys` order, the
-//!   [`Span`]s of its key, optional non-empty `id`, and description.
-//! - [`Catalog::from_flat_offsets`]`(text, &[u32])`: the same spans as six
-//!   numbers per entry (key, id, description; id start == end for none).
+//!   [`Span`]s of its key, optional `id` (`''` included), and description.
 //! - [`Catalog::builder`]`()` -> [`CatalogBuilder`] with `push` / `push_str` / `build`.
 //!
 //! Lookups (entry indices are positions in record order):
@@ -20,7 +19,7 @@
 //! - `key(entry)`, `id(entry)`, `name(entry)` (`id || key`), `description(entry)`.
 //! - `find_by_id(name)`, `find_by_key(name)`,
 //!   `find_for_dynamic_name(name, has_filter)`, `find_doc(name)`,
-//!   `description_for(name)`, `suggestion_candidates(tool_name)`.
+//!   `suggestion_candidates(tool_name)`.
 //! - `doc_name(doc)`, `doc_entry(doc)`, `doc_lower_name(doc)`.
 //!
 //! Searching:

@@ -229,3 +229,40 @@ fn build_speed_10k_tools() {
         println!("build 10,000 tools ({label} words): median {:.2} ms, best {:.2} ms", times[10], times[0]);
     }
 }
+
+#[test]
+fn arbitrary_text_and_queries_rank_without_panicking() {
+    // Any UTF-16 at all, lone surrogates and separators included, with
+    // limits and thresholds of every kind of JS number.
+    let mut state: u64 = 0xD1B5_4A32_D192_ED03;
+    let mut next = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let alphabet: Vec<u16> = [0x41, 0x61, 0x3A3, 0x130, 0x20, 0x5F, 0xD800, 0xDC00, 0xFEFF, 0x85, 0x2E, 0x1F600]
+        .iter()
+        .flat_map(|&c: &u32| char::from_u32(c).map_or(vec![c as u16], |c| c.encode_utf16(&mut [0; 2]).to_vec()))
+        .collect();
+    let mut text =
+        |n: u64| -> Vec<u16> { (0..n).map(|_| alphabet[(next() % alphabet.len() as u64) as usize]).collect() };
+    let numbers = [f64::NAN, -1.0, 0.0, 0.5, 2.5, 5.0, f64::INFINITY, f64::NEG_INFINITY, -0.0, 1e300];
+    for round in 0..300 {
+        let mut builder = Catalog::builder();
+        for _ in 0..(round % 17) {
+            let (key, id, description) = (text(3), text(4), text(30));
+            builder.push(&key, (round % 3 != 0).then_some(&id[..]), &description);
+        }
+        let catalog = builder.build().unwrap();
+        for &top_k in &numbers {
+            let options =
+                SearchOptions { top_k, min_score: numbers[round % numbers.len()], has_filter: round % 2 == 0 };
+            let hits = catalog.search(&text(12), &options);
+            assert!(hits.len() <= catalog.len());
+            for hit in hits {
+                assert!(hit.description.len() <= 150);
+            }
+        }
+    }
+}
