@@ -107,17 +107,24 @@ class ToolSearchProcessor {
       table.spans,
     )
 
+    // The sweep holds the processor weakly and stops once it is collected, so
+    // a discarded processor is not kept alive by its own timer.
     const interval = this.#native.sweepIntervalMs
     if (interval != null) {
-      const native = this.#native
-      setInterval(() => native.cleanupNow(Date.now()), interval).unref?.()
+      const processor = new WeakRef(this.#native)
+      const timer = setInterval(() => {
+        const native = processor.deref()
+        if (native === undefined) clearInterval(timer)
+        else native.cleanupNow(Date.now())
+      }, interval)
+      timer.unref?.()
     }
   }
 
   async processInputStep(args) {
     const { tools, messageList } = args
     const step = this.#beginStep(args.requestContext, tools, this.#contextStorage ? args : undefined)
-    const request = this.#request(step, args.requestContext)
+    const hook = this.#hook(step, args.requestContext)
 
     messageList.addSystem(this.#autoLoad ? STRINGS.instructionAutoLoad : STRINGS.instruction)
 
@@ -129,8 +136,8 @@ class ToolSearchProcessor {
       outputSchema: searchOutput,
       execute: async ({ query }) => {
         expect(typeof query === 'string', 'search_tools needs a string query', query)
-        if (!request.hook) return step.native.search(query, Date.now())
-        const operation = await drive(step.native.searchWithHook(query, Date.now()), request.hook)
+        if (!hook) return step.native.search(query, Date.now())
+        const operation = await drive(step.native.searchWithHook(query, Date.now()), hook)
         return operation.searchOutput()
       },
     })
@@ -147,14 +154,14 @@ class ToolSearchProcessor {
           'load_tool needs toolNames to be an array of strings',
           toolNames,
         )
-        const answer = request.hook
-          ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), request.hook)).loadOutput()
+        const answer = hook
+          ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
           : step.native.load(name, toolNames, Date.now())
         return loadToolResult(answer)
       },
     })
 
-    const loadedTools = await this.#activeTools(step, request)
+    const loadedTools = await this.#activeTools(step, hook)
     return {
       tools: {
         search_tools: searchTool,
@@ -170,10 +177,10 @@ class ToolSearchProcessor {
     const stepArgs = args?.stepArgs
     if (stepArgs) {
       const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#contextStorage ? stepArgs : undefined)
-      return this.#activeTools(step, this.#request(step, args.requestContext ?? stepArgs.requestContext))
+      return this.#activeTools(step, this.#hook(step, args.requestContext ?? stepArgs.requestContext))
     }
     const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
-    return this.#activeTools(step, this.#request(step, args?.requestContext))
+    return this.#activeTools(step, this.#hook(step, args?.requestContext))
   }
 
   clearState(threadId = 'default') {
@@ -243,16 +250,14 @@ class ToolSearchProcessor {
   }
 
   /** The filter hook for one request, as an operation asks it: tool index and phase code in, verdict out. */
-  #request(step, requestContext) {
+  #hook(step, requestContext) {
     const filter = this.#filter
-    if (filter === undefined) return { hook: undefined }
-    return { hook: (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, PHASES[phase]) }
+    if (filter === undefined) return undefined
+    return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, PHASES[phase])
   }
 
-  async #activeTools(step, request) {
-    const { names, tools } = request.hook
-      ? (await drive(step.native.activeWithHook(), request.hook)).activeOutput()
-      : step.native.active()
+  async #activeTools(step, hook) {
+    const { names, tools } = hook ? (await drive(step.native.activeWithHook(), hook)).activeOutput() : step.native.active()
     const loaded = {}
     for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
     return loaded
