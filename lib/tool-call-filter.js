@@ -16,13 +16,32 @@ const EXCLUDE_ALL = 0
 const EXCLUDE_LISTED = 1
 const EXCLUDE_NOTHING = 2
 
-// The tapes and plans cross the boundary in these buffers, kept between calls
-// so a busy filter allocates nothing for them. Each call fills and consumes
-// them synchronously, so one set serves every instance.
-const historyTape = new TapeWriter(4096)
-let planBuffer = new Int32Array(4096)
-/** Arrays whose JSON slot was left for later, by tape position. */
-const lazyArrays = new Map()
+/** The buffers a tape and its plan cross the boundary in. */
+class Scratch {
+  tape = new TapeWriter(4096)
+  plan = new Int32Array(4096)
+  /** Arrays whose JSON slot was left for later, by tape position. */
+  lazyArrays = new Map()
+  busy = false
+}
+
+// One set is kept between calls, so a busy filter allocates nothing for them.
+// A call fills and consumes it synchronously; only a call made from user code
+// in the middle of another (a getter or `toJSON` on a message) finds it busy
+// and gets a set of its own.
+const shared = new Scratch()
+
+function withScratch(use) {
+  const scratch = shared.busy ? new Scratch() : shared
+  scratch.busy = true
+  scratch.tape.reset()
+  try {
+    return use(scratch)
+  } finally {
+    scratch.lazyArrays.clear()
+    scratch.busy = false
+  }
+}
 
 // Matches MAX_NODE_DEPTH in src/tool_call_filter/tape.rs.
 const MAX_MODEL_OUTPUT_DEPTH = 512
@@ -93,10 +112,11 @@ class ToolCallFilter {
       steps.push(members.length)
       for (const id of members) steps.push(ids.intern(id))
     }
-    const response = historyTape.reset()
-    writeHistory(response, args.messageList.get.response.db(), null, ids, null)
-
-    const answer = callNative(() => this.#native.advanceSteps(seen, steps.finish(), response.finish()))
+    const responseMessages = args.messageList.get.response.db()
+    const answer = withScratch((scratch) => {
+      writeHistory(scratch, responseMessages, null, ids, null)
+      return callNative(() => this.#native.advanceSteps(seen, steps.finish(), scratch.tape.finish()))
+    })
     let at = 0
     const seenCount = answer[at++]
     const seenAfter = new Array(seenCount)
@@ -116,19 +136,19 @@ class ToolCallFilter {
     if (!native.readsMessages) return messages
     if (ids === null && native.matchesByCallId) ids = new CallIds()
     const strings = native.preservesModelOutput ? [] : null
-    const tape = historyTape.reset()
-    lazyArrays.clear()
-    writeHistory(tape, messages, this.#excluded, ids, strings)
-    const written = tape.finish()
-    if (planBuffer.length < written.length) planBuffer = new Int32Array(written.length * 2)
-    let length = callNative(() => native.plan(written, preserve ?? undefined, planBuffer))
-    if (length < 0) {
-      // Some array's JSON is its text after all: fill in those slots and plan again.
-      for (const slot of planBuffer.subarray(0, -length)) written[slot] = jsonIndex(lazyArrays.get(slot), strings)
-      length = callNative(() => native.plan(written, preserve ?? undefined, planBuffer))
-    }
-    lazyArrays.clear()
-    return applyPlan(messages, planBuffer.subarray(0, length), strings)
+    return withScratch((scratch) => {
+      writeHistory(scratch, messages, this.#excluded, ids, strings)
+      const written = scratch.tape.finish()
+      if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
+      const plan = scratch.plan
+      let length = callNative(() => native.plan(written, preserve ?? undefined, plan))
+      if (length < 0) {
+        // Some array's JSON is its text after all: fill in those slots and plan again.
+        for (const slot of plan.subarray(0, -length)) written[slot] = jsonIndex(scratch.lazyArrays.get(slot), strings)
+        length = callNative(() => native.plan(written, preserve ?? undefined, plan))
+      }
+      return applyPlan(messages, plan.subarray(0, length), strings)
+    })
   }
 }
 
@@ -163,7 +183,8 @@ class CallIds {
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
-function writeHistory(tape, messages, excluded, ids, strings) {
+function writeHistory(scratch, messages, excluded, ids, strings) {
+  const tape = scratch.tape
   if (!Array.isArray(messages)) {
     throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
   }
@@ -233,7 +254,7 @@ function writeHistory(tape, messages, excluded, ids, strings) {
       if (mastra && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null) {
         data[n++] = 1
         tape.length = n
-        writeModelOutput(tape, mastra.modelOutput, strings, [])
+        writeModelOutput(tape, mastra.modelOutput, strings, scratch.lazyArrays, [])
         n = tape.length
         tape.reserve((parts.length - j) * 5 + (messages.length - i) + 4)
         data = tape.data
@@ -280,7 +301,7 @@ function topLevelText(text) {
 }
 
 /** Writes the shape of a model output; see `node` in the tape grammar. */
-function writeModelOutput(tape, value, strings, ancestors) {
+function writeModelOutput(tape, value, strings, lazyArrays, ancestors) {
   switch (typeof value) {
     case 'string':
       tape.push(1)
@@ -311,7 +332,7 @@ function writeModelOutput(tape, value, strings, ancestors) {
     lazyArrays.set(tape.length, value)
     tape.push(-2)
     tape.push(value.length)
-    for (let i = 0; i < value.length; i++) writeModelOutput(tape, value[i], strings, ancestors)
+    for (let i = 0; i < value.length; i++) writeModelOutput(tape, value[i], strings, lazyArrays, ancestors)
   } else {
     const hasValue = 'value' in value
     const text = value.text
@@ -322,7 +343,7 @@ function writeModelOutput(tape, value, strings, ancestors) {
     tape.push(hasValue || textIsString ? -1 : jsonIndex(value, strings))
     tape.push(textIsString ? strings.push(text) - 1 : -1)
     tape.push(textIsString && text.length > 0 ? 1 : 0)
-    if (hasValue) writeModelOutput(tape, value.value, strings, ancestors)
+    if (hasValue) writeModelOutput(tape, value.value, strings, lazyArrays, ancestors)
   }
   ancestors.pop()
 }
