@@ -14,19 +14,21 @@ import { InMemoryStore } from '@mastra/core/storage';
 import { MockMemory } from '@mastra/core/memory';
 import { MockLanguageModelV2, convertArrayToReadableStream } from 'ai/test';
 
-import { RefToolSearchProcessor as Ref, loadOurs, RequestContext, createTool, z, snapshot, firstDiff } from './helpers/tool-search-harness.mjs';
+import {
+  RefToolSearchProcessor as Ref,
+  loadOurs,
+  RequestContext,
+  createTool,
+  z,
+  snapshot,
+  firstDiff,
+  INSTRUCTION,
+  INSTRUCTION_AUTOLOAD,
+} from './helpers/tool-search-harness.mjs';
 
 const Ours = await loadOurs();
 const MODES = ['generate', 'stream'];
 
-const INSTRUCTION =
-  'To discover available tools, call search_tools with a keyword query. ' +
-  'To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. ' +
-  'Tools must be loaded before they can be used.';
-const INSTRUCTION_AUTOLOAD =
-  'To discover available tools, call search_tools with a keyword query. ' +
-  'Matching tools are loaded automatically and become available on your next turn — ' +
-  'there is no separate load step. After searching, use the tool directly.';
 
 // ---------------------------------------------------------------------------
 // Scripted model and capture

@@ -40,6 +40,8 @@ import {
   sameOrTypeError,
   probeProcessor,
   docsCatalog,
+  INSTRUCTION,
+  INSTRUCTION_AUTOLOAD,
 } from './helpers/tool-search-harness.mjs';
 
 const Ours = await loadOurs();
@@ -50,14 +52,6 @@ const root = path.resolve(here, '..');
 // Literal strings (byte-identical behaviour; verified against 1.59.0).
 // ---------------------------------------------------------------------------
 
-const INSTRUCTION =
-  'To discover available tools, call search_tools with a keyword query. ' +
-  'To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. ' +
-  'Tools must be loaded before they can be used.';
-const INSTRUCTION_AUTOLOAD =
-  'To discover available tools, call search_tools with a keyword query. ' +
-  'Matching tools are loaded automatically and become available on your next turn — ' +
-  'there is no separate load step. After searching, use the tool directly.';
 const SEARCH_DESCRIPTION =
   'Search for available tools by keyword. ' +
   "Use this when you need a capability you don't currently have. " +
