@@ -9,3 +9,6 @@ pub mod search;
 pub mod stores;
 pub mod tool_call_filter;
 pub mod tool_search;
+
+#[cfg(test)]
+mod test_rng;

@@ -180,13 +180,8 @@ fn truncation_counts_utf16_units() {
 fn build_speed_10k_tools() {
     use std::time::Instant;
 
-    let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = crate::test_rng::Rng::new(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || rng.next();
     let syllables = ["ka", "lo", "mi", "ne", "ru", "ta", "sho", "ven", "dar", "qui", "bel", "tor", "ex", "in"];
     let vocabulary: Vec<String> =
         (0..5000).map(|_| (0..2 + next() % 3).map(|_| syllables[(next() % 14) as usize]).collect()).collect();
@@ -234,13 +229,8 @@ fn build_speed_10k_tools() {
 fn arbitrary_text_and_queries_rank_without_panicking() {
     // Any UTF-16 at all, lone surrogates and separators included, with
     // limits and thresholds of every kind of JS number.
-    let mut state: u64 = 0xD1B5_4A32_D192_ED03;
-    let mut next = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut rng = crate::test_rng::Rng::new(0xD1B5_4A32_D192_ED03);
+    let mut next = move || rng.next();
     let alphabet: Vec<u16> = [0x41, 0x61, 0x3A3, 0x130, 0x20, 0x5F, 0xD800, 0xDC00, 0xFEFF, 0x85, 0x2E, 0x1F600]
         .iter()
         .flat_map(|&c: &u32| char::from_u32(c).map_or(vec![c as u16], |c| c.encode_utf16(&mut [0; 2]).to_vec()))
