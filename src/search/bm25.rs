@@ -114,6 +114,27 @@ impl Bm25Builder {
         doc
     }
 
+    /// Appends the documents of `other`, in order, after this builder's, as
+    /// though they had been added here: their terms are interned into this
+    /// table and their slots follow this builder's. Term numbers differ from a
+    /// single builder's, but nothing depends on them (postings are grouped by
+    /// term and keep document order), so the finished index answers the same.
+    pub fn append(&mut self, other: Bm25Builder) {
+        let offset = self.doc_len.len() as DocId;
+        let mut renumber = vec![0u32; other.terms.len()];
+        for slot in other.terms.table.iter() {
+            let text = &other.terms.text[slot.start as usize..(slot.start + slot.len) as usize];
+            renumber[slot.term as usize] = self.terms.intern_hashed(text, slot.hash);
+        }
+        self.pairs.extend(other.pairs.into_iter().map(|(term, posting)| {
+            (renumber[term as usize], Posting { doc: posting.doc + offset, term_freq: posting.term_freq })
+        }));
+        self.doc_len.extend(other.doc_len);
+        self.live.extend(other.live);
+        self.live_docs += other.live_docs;
+        self.total_len += other.total_len;
+    }
+
     /// Retires a document: it stops counting towards N, document frequencies
     /// and the average length, and will not be in the postings.
     pub fn remove(&mut self, doc: DocId) {
@@ -299,7 +320,10 @@ impl TermTable {
     }
 
     fn intern(&mut self, token: &[u16]) -> u32 {
-        let hash = hash32(token);
+        self.intern_hashed(token, hash32(token))
+    }
+
+    fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
         let text = &self.text;
         if let Some(slot) =
             self.table.find(widen(hash), |slot| slot.hash == hash && TermTable::matches(text, slot, token))

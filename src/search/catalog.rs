@@ -346,15 +346,57 @@ struct IndexSource {
 }
 
 impl IndexSource {
+    /// Catalogs this large are indexed in two halves at once: the halves'
+    /// builders merge into the same index a single pass gives.
+    const SPLIT_FROM_ENTRIES: usize = 4096;
+
+    fn build(&self) -> Searchable {
+        self.build_split(self.entries.len() >= Self::SPLIT_FROM_ENTRIES)
+    }
+
     /// Indexes every entry as `"<name> <description>"`, lowercased, then
     /// retires the replaced documents (which leaves the same index as
     /// retiring each as it is replaced: retired documents only drop out).
-    fn build(&self) -> Searchable {
-        let mut index = Bm25Builder::with_capacity(self.entries.len(), self.text.len());
+    fn build_split(&self, split: bool) -> Searchable {
+        let count = self.entries.len();
+        let (mut first, second) = if split {
+            let middle = count / 2;
+            std::thread::scope(|scope| {
+                let second = std::thread::Builder::new().spawn_scoped(scope, || self.build_range(middle..count));
+                let first = self.build_range(0..middle);
+                match second.map(|handle| handle.join()) {
+                    Ok(Ok(second)) => (first, Some(second)),
+                    // No second thread, or it failed: index the rest here.
+                    _ => (first, None),
+                }
+            })
+        } else {
+            (self.build_range(0..count), None)
+        };
+        match second {
+            Some(second) => first.append(second),
+            None if first.lower_name_ends.len() < count => {
+                let rest = self.build_range(first.lower_name_ends.len()..count);
+                first.append(rest);
+            }
+            None => {}
+        }
+        let Partial { mut index, lower_names, lower_name_ends } = first;
+        for (doc, &retired) in self.retired.iter().enumerate() {
+            if retired {
+                index.remove(doc as DocId);
+            }
+        }
+        Searchable { index: index.finish(), lower_names, lower_name_ends }
+    }
+
+    fn build_range(&self, entries: std::ops::Range<usize>) -> Partial {
+        let mut index =
+            Bm25Builder::with_capacity(entries.len(), self.text.len() * entries.len() / self.entries.len().max(1));
         let mut lower_names = Vec::new();
-        let mut lower_name_ends = Vec::with_capacity(self.entries.len());
+        let mut lower_name_ends = Vec::with_capacity(entries.len());
         let mut lower_description = Vec::new();
-        for spans in self.entries.iter() {
+        for spans in &self.entries[entries] {
             let start = lower_names.len();
             to_lower_utf16_into(&self.text[spans.name().range()], &mut lower_names);
             lower_name_ends.push(lower_names.len() as u32);
@@ -362,12 +404,24 @@ impl IndexSource {
             to_lower_utf16_into(&self.text[spans.description.range()], &mut lower_description);
             index.add(&[&lower_names[start..], &lower_description]);
         }
-        for (doc, &retired) in self.retired.iter().enumerate() {
-            if retired {
-                index.remove(doc as DocId);
-            }
-        }
-        Searchable { index: index.finish(), lower_names, lower_name_ends }
+        Partial { index, lower_names, lower_name_ends }
+    }
+}
+
+/// The index of a run of entries, before the replaced documents retire.
+struct Partial {
+    index: Bm25Builder,
+    lower_names: Vec<u16>,
+    lower_name_ends: Vec<u32>,
+}
+
+impl Partial {
+    /// Appends the run that follows this one.
+    fn append(&mut self, next: Partial) {
+        self.index.append(next.index);
+        let offset = self.lower_names.len() as u32;
+        self.lower_names.extend(next.lower_names);
+        self.lower_name_ends.extend(next.lower_name_ends.into_iter().map(|end| end + offset));
     }
 }
 
@@ -500,5 +554,39 @@ mod tests {
         assert!(matches!(Catalog::new(text.clone(), vec![bad]), Err(CatalogError::BadSpan { entry: 0, .. })));
         let reversed = EntrySpans { key: Span::new(2, 1), id: None, description: Span::new(0, 0) };
         assert!(Catalog::new(text, vec![reversed]).is_err());
+    }
+
+    #[test]
+    fn an_index_built_in_halves_scores_like_one_built_in_one_pass() {
+        let mut rng = crate::test_rng::Rng::new(7);
+        let words = ["weather", "email", "Σigma", "İstanbul", "db", "query", "send", "x", "report", "ツール"];
+        let mut builder = Catalog::builder();
+        for i in 0..5000 {
+            let mut description = String::new();
+            for _ in 0..(rng.next() % 12) {
+                description.push_str(words[(rng.next() % 10) as usize]);
+                description.push(' ');
+            }
+            // Repeated names retire earlier documents, in both halves and across them.
+            let id = format!("tool_{}", rng.next() % 4000);
+            builder.push_str(&format!("key{i}"), Some(&id), &description);
+        }
+        let catalog = builder.build().unwrap();
+        let source = catalog.index_source();
+        let (halves, whole) = (source.build_split(true), source.build_split(false));
+        assert_eq!(halves.lower_names, whole.lower_names);
+        assert_eq!(halves.lower_name_ends, whole.lower_name_ends);
+        assert_eq!(halves.index.len(), whole.index.len());
+        for query in ["weather email", "σigma", "tool_17 db db", "ツール report x", "i̇stanbul send query"] {
+            let lowered = to_lower_utf16(&u(query));
+            let mut terms: Vec<&[u16]> = Vec::new();
+            crate::search::for_each_token(&lowered, |t| terms.push(t));
+            let (a, b) = (halves.index.score(terms.iter().copied()), whole.index.score(terms.iter().copied()));
+            assert_eq!(a.len(), b.len(), "{query}");
+            for (x, y) in a.iter().zip(&b) {
+                assert_eq!((x.doc, x.score.to_bits()), (y.doc, y.score.to_bits()), "{query}");
+            }
+            assert!(!a.is_empty(), "{query}");
+        }
     }
 }
