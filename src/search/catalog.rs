@@ -164,26 +164,33 @@ impl Catalog {
             let id_of = |e: &u32| &text[entries[*e as usize].id.map_or(0..0, Span::range)];
             let name_of = |d: &DocId| &text[entries[*d as usize].name().range()];
 
+            // Each text is hashed once: most tools are keyed by their id, so
+            // key, id and name are usually one text and one hash.
+            let key = &text[spans.key.range()];
+            let key_hash = hash_units(key);
+            let id = spans.id.map(|span| {
+                let id = &text[span.range()];
+                (id, if span == spans.key || id == key { key_hash } else { hash_units(id) })
+            });
+
             // Record keys are unique in a JS object; should a caller repeat
             // one anyway, the later entry wins, like a repeated assignment.
-            let key = &text[spans.key.range()];
-            match by_key.find_mut(hash_units(key), |e| key_of(e) == key) {
+            match by_key.find_mut(key_hash, |e| key_of(e) == key) {
                 Some(existing) => *existing = entry,
                 None => {
-                    by_key.insert_unique(hash_units(key), entry, |e| hash_units(key_of(e)));
+                    by_key.insert_unique(key_hash, entry, |e| hash_units(key_of(e)));
                 }
             }
 
-            if let Some(id_span) = spans.id {
-                let id = &text[id_span.range()];
-                if by_id.find(hash_units(id), |e| id_of(e) == id).is_none() {
-                    by_id.insert_unique(hash_units(id), entry, |e| hash_units(id_of(e)));
+            if let Some((id, id_hash)) = id {
+                if by_id.find(id_hash, |e| id_of(e) == id).is_none() {
+                    by_id.insert_unique(id_hash, entry, |e| hash_units(id_of(e)));
                 }
             }
 
-            let name = &text[spans.name().range()];
-
-            match by_name.find_mut(hash_units(name), |d| name_of(d) == name) {
+            // The name is the id, unless that is absent or empty.
+            let (name, name_hash) = id.filter(|(id, _)| !id.is_empty()).unwrap_or((key, key_hash));
+            match by_name.find_mut(name_hash, |d| name_of(d) == name) {
                 Some(existing) => {
                     // Same name again: the old document leaves the index and
                     // this one goes to the end of every insertion order.
@@ -191,7 +198,7 @@ impl Catalog {
                     *existing = entry;
                 }
                 None => {
-                    by_name.insert_unique(hash_units(name), entry, |d| hash_units(name_of(d)));
+                    by_name.insert_unique(name_hash, entry, |d| hash_units(name_of(d)));
                 }
             }
         }
