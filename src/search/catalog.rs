@@ -2,8 +2,9 @@
 //!
 //! The binding hands over a whole tools record at once: every string in one
 //! UTF-16 buffer and, per entry in `Object.keys` order, the spans of its key,
-//! its `id` (when it is a non-empty string) and its description. The catalog
-//! keeps that buffer and answers the lookups the processor makes by name.
+//! its `id` (when it is a string; `''` indexes under the key) and its
+//! description. The catalog keeps that buffer and answers the lookups the
+//! processor makes by name.
 //!
 //! Each entry is indexed under its name, `id || key`, as the document
 //! `"<name> <description>"`. Two entries with the same name are one document:
@@ -84,24 +85,34 @@ impl std::error::Error for CatalogError {}
 
 /// A searchable set of tools.
 ///
-/// Its lookups (by key, by id, by name) are built at once. Its BM25 index,
-/// which costs most of the time, is only needed to search: for a large catalog
-/// it is built on a thread of its own, so the caller goes on (a step that only
-/// resolves loaded tools never waits), and the first search waits for it.
+/// Its lookups (by key, by id, by name) and its BM25 index are only needed
+/// once something is looked up or searched: for a large catalog they are
+/// built on a thread of its own while the caller goes on (a step with no
+/// loaded tools never waits), and the first use waits for them.
 pub struct Catalog {
     text: Arc<Vec<u16>>,
     entries: Arc<Vec<EntrySpans>>,
+    built: BuildCell,
+}
+
+/// Everything built from the entries.
+struct Built {
+    lookups: Lookups,
+    searchable: Searchable,
+}
+
+struct Lookups {
     /// Entry index by record key.
     by_key: HashTable<u32>,
     /// First entry (record order) by real `id`.
     by_id: HashTable<u32>,
     /// Live document by indexed name.
     by_name: HashTable<DocId>,
-    index: IndexCell,
+    /// Documents whose name a later entry took over.
+    retired: Vec<bool>,
 }
 
-/// The BM25 index and the lowercased names for boosting, built now or on
-/// their own thread. Document `i` is entry `i`.
+/// The BM25 index and the lowercased names for boosting. Document `i` is entry `i`.
 struct Searchable {
     index: Bm25Index,
     lower_names: Vec<u16>,
@@ -109,13 +120,13 @@ struct Searchable {
     lower_name_ends: Vec<u32>,
 }
 
-struct IndexCell {
-    ready: OnceLock<Searchable>,
-    building: Mutex<Option<JoinHandle<Searchable>>>,
+struct BuildCell {
+    ready: OnceLock<Built>,
+    building: Mutex<Option<JoinHandle<Built>>>,
 }
 
-/// Catalogs with fewer entries than this are indexed at once: a thread
-/// costs more than they do.
+/// Catalogs with fewer entries than this are built at once: a thread costs
+/// more than they do.
 const BACKGROUND_INDEX_FROM_ENTRIES: usize = 256;
 
 impl Catalog {
@@ -149,8 +160,174 @@ impl Catalog {
         CatalogBuilder::default()
     }
 
-    /// Builds the lookups, then the index (at once, or on a thread).
+    /// Builds the lookups and the index: at once for a small catalog, on a
+    /// thread for a large one.
     fn index_entries(text: Arc<Vec<u16>>, entries: Arc<Vec<EntrySpans>>) -> Catalog {
+        let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
+        let source = Source { text: text.clone(), entries: entries.clone() };
+        let background = (entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES)
+            .then(|| std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()).ok())
+            .flatten();
+        let catalog = Catalog { text, entries, built };
+        match background {
+            Some(handle) => *catalog.built.building.lock() = Some(handle),
+            // Small, or no thread to be had: build here.
+            None => {
+                let _ = catalog.built.ready.set(catalog.source().build());
+            }
+        }
+        catalog
+    }
+
+    /// Number of indexed documents, i.e. distinct names (the reference's
+    /// `index.size`, which is the search limit when a filter is set).
+    pub fn len(&self) -> usize {
+        self.lookups().by_name.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.lookups().by_name.is_empty()
+    }
+
+    /// Number of record entries.
+    pub fn entry_count(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// The record key of an entry.
+    pub fn key(&self, entry: usize) -> &[u16] {
+        &self.text[self.entries[entry].key.range()]
+    }
+
+    /// The real `id` of an entry, if it has one (`''` included).
+    pub fn id(&self, entry: usize) -> Option<&[u16]> {
+        self.entries[entry].id.map(|s| &self.text[s.range()])
+    }
+
+    /// The name an entry is indexed under: `id || key`.
+    pub fn name(&self, entry: usize) -> &[u16] {
+        &self.text[self.entries[entry].name().range()]
+    }
+
+    /// The description of an entry (`''` when it had none).
+    pub fn description(&self, entry: usize) -> &[u16] {
+        &self.text[self.entries[entry].description.range()]
+    }
+
+    /// The first entry, in record order, whose real `id` is `name`
+    /// (`Object.values(tools).find(t => t.id === name)`). An id-less entry is
+    /// never found this way, although it is indexed under its key.
+    pub fn find_by_id(&self, name: &[u16]) -> Option<usize> {
+        self.lookups().by_id.find(hash_units(name), |&e| self.id(e as usize) == Some(name)).map(|&e| e as usize)
+    }
+
+    /// The entry whose record key is `name` (own keys only).
+    pub fn find_by_key(&self, name: &[u16]) -> Option<usize> {
+        self.lookups().by_key.find(hash_units(name), |&e| self.key(e as usize) == name).map(|&e| e as usize)
+    }
+
+    /// How the processor resolves a name the model typed: by key first, then
+    /// by id; with a filter hook configured, by id first, then by key.
+    pub fn find_for_dynamic_name(&self, name: &[u16], has_filter: bool) -> Option<usize> {
+        if has_filter {
+            self.find_by_id(name).or_else(|| self.find_by_key(name))
+        } else {
+            self.find_by_key(name).or_else(|| self.find_by_id(name))
+        }
+    }
+
+    /// The live document indexed under `name`.
+    pub fn find_doc(&self, name: &[u16]) -> Option<DocId> {
+        self.lookups().by_name.find(hash_units(name), |&d| self.doc_name(d) == name).copied()
+    }
+
+    /// Record keys (as entry indices, in record order) that look like
+    /// `tool_name`: either contains the other, case-insensitively. The
+    /// reference offers these as "Did you mean" suggestions.
+    pub fn suggestion_candidates(&self, tool_name: &[u16]) -> Vec<usize> {
+        let wanted = to_lower_utf16(tool_name);
+        let mut key = Vec::new();
+        (0..self.entries.len())
+            .filter(|&e| {
+                key.clear();
+                to_lower_utf16_into(self.key(e), &mut key);
+                contains_units(&key, &wanted) || contains_units(&wanted, &key)
+            })
+            .collect()
+    }
+
+    /// The name a document is indexed under.
+    pub fn doc_name(&self, doc: DocId) -> &[u16] {
+        self.name(self.doc_entry(doc))
+    }
+
+    /// The entry a document was built from (the last one with its name).
+    pub fn doc_entry(&self, doc: DocId) -> usize {
+        doc as usize
+    }
+
+    /// The lowercased name of a document.
+    pub fn doc_lower_name(&self, doc: DocId) -> &[u16] {
+        let searchable = self.searchable();
+        let start = if doc == 0 { 0 } else { searchable.lower_name_ends[doc as usize - 1] };
+        &searchable.lower_names[start as usize..searchable.lower_name_ends[doc as usize] as usize]
+    }
+
+    /// The BM25 index, waiting for its thread the first time if need be.
+    pub(crate) fn index(&self) -> &Bm25Index {
+        &self.searchable().index
+    }
+
+    fn searchable(&self) -> &Searchable {
+        &self.built().searchable
+    }
+
+    fn lookups(&self) -> &Lookups {
+        &self.built().lookups
+    }
+
+    /// What was built, waiting for its thread the first time if need be.
+    fn built(&self) -> &Built {
+        if let Some(built) = self.built.ready.get() {
+            return built;
+        }
+        let mut building = self.built.building.lock();
+        if let Some(handle) = building.take() {
+            // The build only reads checked spans; should it panic all the
+            // same, build again here rather than unwind into the host.
+            let built = handle.join().unwrap_or_else(|_| self.source().build());
+            let _ = self.built.ready.set(built);
+        }
+        drop(building);
+        self.built.ready.get_or_init(|| self.source().build())
+    }
+
+    fn source(&self) -> Source {
+        Source { text: self.text.clone(), entries: self.entries.clone() }
+    }
+
+    #[cfg(test)]
+    fn index_source(&self) -> IndexSource {
+        IndexSource { text: self.text.clone(), entries: self.entries.clone(), retired: self.lookups().retired.clone() }
+    }
+}
+
+/// The entries to build from, shareable with the building thread.
+struct Source {
+    text: Arc<Vec<u16>>,
+    entries: Arc<Vec<EntrySpans>>,
+}
+
+impl Source {
+    fn build(self) -> Built {
+        let lookups = self.lookups();
+        let searchable =
+            IndexSource { text: self.text, entries: self.entries, retired: lookups.retired.clone() }.build();
+        Built { lookups, searchable }
+    }
+
+    fn lookups(&self) -> Lookups {
+        let (text, entries) = (&self.text, &self.entries);
         let count = entries.len();
         let mut by_key: HashTable<u32> = HashTable::with_capacity(count);
         let mut by_id: HashTable<u32> = HashTable::with_capacity(count);
@@ -203,144 +380,7 @@ impl Catalog {
             }
         }
 
-        let index = IndexCell { ready: OnceLock::new(), building: Mutex::new(None) };
-        let source = Arc::new(IndexSource { text: text.clone(), entries: entries.clone(), retired });
-        let background = (count >= BACKGROUND_INDEX_FROM_ENTRIES)
-            .then(|| {
-                let source = source.clone();
-                std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()).ok()
-            })
-            .flatten();
-        match background {
-            Some(handle) => *index.building.lock() = Some(handle),
-            // Small, or no thread to be had: build here.
-            None => {
-                let _ = index.ready.set(source.build());
-            }
-        }
-        Catalog { text, entries, by_key, by_id, by_name, index }
-    }
-
-    /// Number of indexed documents, i.e. distinct names (the reference's
-    /// `index.size`, which is the search limit when a filter is set).
-    pub fn len(&self) -> usize {
-        self.by_name.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_name.is_empty()
-    }
-
-    /// Number of record entries.
-    pub fn entry_count(&self) -> usize {
-        self.entries.len()
-    }
-
-    /// The record key of an entry.
-    pub fn key(&self, entry: usize) -> &[u16] {
-        &self.text[self.entries[entry].key.range()]
-    }
-
-    /// The real `id` of an entry, if it has one (`''` included).
-    pub fn id(&self, entry: usize) -> Option<&[u16]> {
-        self.entries[entry].id.map(|s| &self.text[s.range()])
-    }
-
-    /// The name an entry is indexed under: `id || key`.
-    pub fn name(&self, entry: usize) -> &[u16] {
-        &self.text[self.entries[entry].name().range()]
-    }
-
-    /// The description of an entry (`''` when it had none).
-    pub fn description(&self, entry: usize) -> &[u16] {
-        &self.text[self.entries[entry].description.range()]
-    }
-
-    /// The first entry, in record order, whose real `id` is `name`
-    /// (`Object.values(tools).find(t => t.id === name)`). An id-less entry is
-    /// never found this way, although it is indexed under its key.
-    pub fn find_by_id(&self, name: &[u16]) -> Option<usize> {
-        self.by_id.find(hash_units(name), |&e| self.id(e as usize) == Some(name)).map(|&e| e as usize)
-    }
-
-    /// The entry whose record key is `name` (own keys only).
-    pub fn find_by_key(&self, name: &[u16]) -> Option<usize> {
-        self.by_key.find(hash_units(name), |&e| self.key(e as usize) == name).map(|&e| e as usize)
-    }
-
-    /// How the processor resolves a name the model typed: by key first, then
-    /// by id; with a filter hook configured, by id first, then by key.
-    pub fn find_for_dynamic_name(&self, name: &[u16], has_filter: bool) -> Option<usize> {
-        if has_filter {
-            self.find_by_id(name).or_else(|| self.find_by_key(name))
-        } else {
-            self.find_by_key(name).or_else(|| self.find_by_id(name))
-        }
-    }
-
-    /// The live document indexed under `name`.
-    pub fn find_doc(&self, name: &[u16]) -> Option<DocId> {
-        self.by_name.find(hash_units(name), |&d| self.doc_name(d) == name).copied()
-    }
-
-    /// Record keys (as entry indices, in record order) that look like
-    /// `tool_name`: either contains the other, case-insensitively. The
-    /// reference offers these as "Did you mean" suggestions.
-    pub fn suggestion_candidates(&self, tool_name: &[u16]) -> Vec<usize> {
-        let wanted = to_lower_utf16(tool_name);
-        let mut key = Vec::new();
-        (0..self.entries.len())
-            .filter(|&e| {
-                key.clear();
-                to_lower_utf16_into(self.key(e), &mut key);
-                contains_units(&key, &wanted) || contains_units(&wanted, &key)
-            })
-            .collect()
-    }
-
-    /// The name a document is indexed under.
-    pub fn doc_name(&self, doc: DocId) -> &[u16] {
-        self.name(self.doc_entry(doc))
-    }
-
-    /// The entry a document was built from (the last one with its name).
-    pub fn doc_entry(&self, doc: DocId) -> usize {
-        doc as usize
-    }
-
-    /// The lowercased name of a document.
-    pub fn doc_lower_name(&self, doc: DocId) -> &[u16] {
-        let searchable = self.searchable();
-        let start = if doc == 0 { 0 } else { searchable.lower_name_ends[doc as usize - 1] };
-        &searchable.lower_names[start as usize..searchable.lower_name_ends[doc as usize] as usize]
-    }
-
-    /// The BM25 index, waiting for its thread the first time if need be.
-    pub(crate) fn index(&self) -> &Bm25Index {
-        &self.searchable().index
-    }
-
-    fn searchable(&self) -> &Searchable {
-        if let Some(searchable) = self.index.ready.get() {
-            return searchable;
-        }
-        let mut building = self.index.building.lock();
-        if let Some(handle) = building.take() {
-            // The build only indexes checked spans; should it panic all the
-            // same, build again here rather than unwind into the host.
-            let searchable = handle.join().unwrap_or_else(|_| self.index_source().build());
-            let _ = self.index.ready.set(searchable);
-        }
-        drop(building);
-        self.index.ready.get_or_init(|| self.index_source().build())
-    }
-
-    fn index_source(&self) -> IndexSource {
-        let mut retired = vec![true; self.entries.len()];
-        for &doc in self.by_name.iter() {
-            retired[doc as usize] = false;
-        }
-        IndexSource { text: self.text.clone(), entries: self.entries.clone(), retired }
+        Lookups { by_key, by_id, by_name, retired }
     }
 }
 
