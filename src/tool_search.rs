@@ -161,10 +161,6 @@ impl ToolSearch {
         })
     }
 
-    pub fn options(&self) -> &Options {
-        &self.options
-    }
-
     /// How often the binding should sweep idle threads, if at all.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         match &*self.store.lock() {
@@ -262,7 +258,7 @@ impl ToolSearch {
         let catalog = &step.catalog.catalog;
         let mut walk = SearchWalk::new(catalog, query, &self.options.search);
         while let Some(pending) = walk.next_pending(catalog) {
-            let verdict = self.check(filter, step, pending.entry, Phase::Search).await;
+            let verdict = self.check(filter, &step.catalog, pending.entry, Phase::Search).await;
             walk.resolve(verdict);
         }
         let results = walk.finish(catalog);
@@ -317,7 +313,7 @@ impl ToolSearch {
                 not_found.push(name.clone());
                 continue;
             };
-            if !self.check(filter, step, entry, Phase::Load).await {
+            if !self.check(filter, &step.catalog, entry, Phase::Load).await {
                 not_found.push(name.clone());
                 continue;
             }
@@ -377,7 +373,7 @@ impl ToolSearch {
         for entry in candidates {
             let key = catalog.key(entry);
             let Some(tool) = catalog.find_for_dynamic_name(key, true) else { continue };
-            if self.check(filter, step, tool, Phase::Load).await {
+            if self.check(filter, &step.catalog, tool, Phase::Load).await {
                 allowed.push(JsString::from(key));
                 if allowed.len() >= 3 {
                     break;
@@ -401,9 +397,8 @@ impl ToolSearch {
             let Some(entry) = catalog.catalog.find_for_dynamic_name(name.units(), self.has_filter()) else {
                 continue;
             };
-            let tool = catalog.source(entry);
-            if filter.check(tool, Phase::Active).await.allows() {
-                active.push((name.clone(), tool));
+            if self.check(filter, catalog, entry, Phase::Active).await {
+                active.push((name.clone(), catalog.source(entry)));
             }
         }
         active
@@ -413,11 +408,12 @@ impl ToolSearch {
         self.options.search.has_filter
     }
 
-    async fn check(&self, filter: &impl ToolFilter, step: &Step, entry: usize, phase: Phase) -> bool {
+    /// Asks the hook, if there is one, about the tool behind `entry`.
+    async fn check(&self, filter: &impl ToolFilter, catalog: &StepCatalog, entry: usize, phase: Phase) -> bool {
         if !self.has_filter() {
             return true;
         }
-        filter.check(step.catalog.source(entry), phase).await.allows()
+        filter.check(catalog.source(entry), phase).await.allows()
     }
 }
 
