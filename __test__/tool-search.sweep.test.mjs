@@ -1,0 +1,59 @@
+// The in-memory store's TTL sweep runs on an unref'd interval that holds its
+// processor weakly: a dropped processor can be collected, and its sweep stops.
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+import { ToolSearchProcessor } from '../index.mjs'
+
+setFlagsFromString('--expose-gc')
+const gc = runInNewContext('gc')
+
+test('a dropped processor stops its sweep and can be collected', async () => {
+  const timers = []
+  const cleared = []
+  const { setInterval: realSetInterval, clearInterval: realClearInterval } = globalThis
+  globalThis.setInterval = (callback, ms) => {
+    const timer = { callback, ms, unref() {} }
+    timers.push(timer)
+    return timer
+  }
+  globalThis.clearInterval = (timer) => cleared.push(timer)
+  try {
+    let processor = new ToolSearchProcessor({ tools: {}, ttl: 200_000 })
+    assert.equal(timers.length, 1)
+    assert.equal(timers[0].ms, 100_000) // max(ttl / 2, 60 s)
+    timers[0].callback() // sweeping a live processor keeps the timer
+    assert.deepEqual(cleared, [])
+
+    processor = null
+    for (let i = 0; i < 10 && cleared.length === 0; i++) {
+      await new Promise((resolve) => setImmediate(resolve))
+      gc()
+      timers[0].callback()
+    }
+    // The timer found its processor collected and stopped itself.
+    assert.deepEqual(cleared, [timers[0]])
+  } finally {
+    globalThis.setInterval = realSetInterval
+    globalThis.clearInterval = realClearInterval
+  }
+})
+
+test('ttl: 0 schedules no sweep', () => {
+  const { setInterval: realSetInterval } = globalThis
+  let scheduled = 0
+  globalThis.setInterval = () => {
+    scheduled++
+    return { unref() {} }
+  }
+  try {
+    new ToolSearchProcessor({ tools: {}, ttl: 0 })
+    new ToolSearchProcessor({ tools: {}, storage: 'context' })
+    assert.equal(scheduled, 0)
+    new ToolSearchProcessor({ tools: {} })
+    assert.equal(scheduled, 1)
+  } finally {
+    globalThis.setInterval = realSetInterval
+  }
+})
