@@ -239,13 +239,7 @@ class ToolSearchProcessor {
     if (last !== undefined && sameTools(last, keys, tools)) return last.native
     const table = toolTable(keys, tools, 'the step tools', true)
     const native = this.#native.stepCatalog(table.text, table.spans)
-    this.#lastStepCatalog = {
-      keys,
-      tools,
-      ids: tools.map((tool) => tool?.id),
-      descriptions: tools.map((tool) => tool?.description),
-      native,
-    }
+    this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native }
     return native
   }
 
@@ -305,6 +299,9 @@ function toolTable(keys, tools, what, skipMetaTools = false) {
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
   const spans = new Int32Array(keys.length * 3)
+  // What was read, for the step-catalog cache to compare against next time.
+  const ids = new Array(keys.length)
+  const descriptions = new Array(keys.length)
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
@@ -319,6 +316,8 @@ function toolTable(keys, tools, what, skipMetaTools = false) {
     }
     const id = tool.id
     const description = tool.description
+    ids[i] = id
+    descriptions[i] = description
     if (id === key) {
       // Most tools are keyed by their id: say so instead of sending it twice.
       spans[row + 1] = -2
@@ -335,7 +334,7 @@ function toolTable(keys, tools, what, skipMetaTools = false) {
       throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
     }
   }
-  return { text, spans }
+  return { text, spans, ids, descriptions }
 }
 
 /**
