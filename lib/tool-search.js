@@ -294,14 +294,15 @@ function askFilter(filter, tool, requestContext, phase) {
  * string, and `[keyLength, idLength, descriptionLength]` per tool, where an id
  * length of -1 means no id and -2 an id equal to the key.
  */
-function toolTable(keys, tools, what, skipMetaTools = false) {
+function toolTable(keys, tools, what, stepTools = false) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
   const spans = new Int32Array(keys.length * 3)
-  // What was read, for the step-catalog cache to compare against next time.
-  const ids = new Array(keys.length)
-  const descriptions = new Array(keys.length)
+  // For step tools, what was read, for the step-catalog cache to compare
+  // against next time; the constructor's table needs no such record.
+  const ids = stepTools ? new Array(keys.length) : null
+  const descriptions = stepTools ? new Array(keys.length) : null
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
@@ -311,13 +312,15 @@ function toolTable(keys, tools, what, skipMetaTools = false) {
     spans[row + 1] = -1
     if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
       // The meta-tools among the step tools are passed through, never read.
-      if (skipMetaTools && (key === 'search_tools' || key === 'load_tool')) continue
+      if (stepTools && (key === 'search_tools' || key === 'load_tool')) continue
       throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
     }
     const id = tool.id
     const description = tool.description
-    ids[i] = id
-    descriptions[i] = description
+    if (stepTools) {
+      ids[i] = id
+      descriptions[i] = description
+    }
     if (id === key) {
       // Most tools are keyed by their id: say so instead of sending it twice.
       spans[row + 1] = -2
