@@ -174,7 +174,7 @@ fn truncation_counts_utf16_units() {
 
 /// Build-speed check for the 10,000-tool catalog the spec benchmarks, with
 /// ~100-unit descriptions. Run in release mode:
-/// `cargo test --release -p mastra-native-processors-core -- --ignored --nocapture build_speed`
+/// `cargo test --release -p mastra-native-processors -- --ignored --nocapture build_speed`
 #[test]
 #[ignore]
 fn build_speed_10k_tools() {
