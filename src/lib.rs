@@ -5,6 +5,7 @@
 //! `cargo test` can reach it without Node.
 
 pub mod js;
+pub mod releases;
 pub mod search;
 pub mod stores;
 pub mod tool_call_filter;
