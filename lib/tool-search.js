@@ -6,7 +6,7 @@
 // `createTool`/zod plumbing the Agent expects. Search, load, loaded state and
 // every message a model reads are decided in Rust.
 
-const { NativeToolSearch, toolSearchStrings } = require('../binding.js')
+const { NativeToolSearch, toolSearchStrings } = require('./native.js')
 
 const THREAD_ID_KEY = 'mastra__threadId'
 const MEMORY_KEY = 'MastraMemory'
@@ -43,218 +43,216 @@ function metaToolSchemas() {
   return schemas
 }
 
-let createToolFn
-function createTool(options) {
-  createToolFn ??= require('@mastra/core/tools').createTool
-  return createToolFn(options)
-}
+/** The processor of a host release (see `lib/host.js`), whose `createTool` makes the meta-tools. */
+function defineToolSearchProcessor(host) {
+  const { createTool } = host
+  return class ToolSearchProcessor {
+    id = 'tool-search'
+    name = 'Tool Search Processor'
+    description = 'Enables dynamic tool discovery and loading via search'
 
-class ToolSearchProcessor {
-  id = 'tool-search'
-  name = 'Tool Search Processor'
-  description = 'Enables dynamic tool discovery and loading via search'
+    #native
+    /** The constructor's tools, in record order: Rust's tool `i` is `#tools[i]`. */
+    #tools
+    #filter
+    #autoLoad
+    #includeResolvedTools
+    #contextStorage
+    #lastStepCatalog
 
-  #native
-  /** The constructor's tools, in record order: Rust's tool `i` is `#tools[i]`. */
-  #tools
-  #filter
-  #autoLoad
-  #includeResolvedTools
-  #contextStorage
-  #lastStepCatalog
+    constructor(options) {
+      if (options === null || typeof options !== 'object') {
+        throw new TypeError(`ToolSearchProcessor: options must be an object, got ${describe(options)}`)
+      }
+      const { tools, search = {}, storage = 'in-memory', ttl = 3_600_000, filter, includeResolvedTools = false } = options
+      if (tools === null || typeof tools !== 'object') {
+        throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
+      }
+      if (search === null || typeof search !== 'object') {
+        throw new TypeError(`ToolSearchProcessor: options.search must be an object, got ${describe(search)}`)
+      }
+      const topK = search.topK ?? 5
+      const minScore = search.minScore ?? 0
+      const autoLoad = search.autoLoad ?? false
+      expect(typeof topK === 'number', 'options.search.topK must be a number', topK)
+      expect(typeof minScore === 'number', 'options.search.minScore must be a number', minScore)
+      expect(typeof autoLoad === 'boolean', 'options.search.autoLoad must be a boolean', autoLoad)
+      expect(storage === 'in-memory' || storage === 'context', "options.storage must be 'in-memory' or 'context'", storage)
+      expect(typeof ttl === 'number', 'options.ttl must be a number of milliseconds', ttl)
+      expect(filter === undefined || typeof filter === 'function', 'options.filter must be a function', filter)
+      expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
 
-  constructor(options) {
-    if (options === null || typeof options !== 'object') {
-      throw new TypeError(`ToolSearchProcessor: options must be an object, got ${describe(options)}`)
+      const keys = Object.keys(tools)
+      // Faster than Object.values on large (dictionary-mode) records, measured.
+      this.#tools = keys.map((key) => tools[key])
+      const table = toolTable(keys, this.#tools, 'options.tools')
+      this.#filter = filter
+      this.#autoLoad = autoLoad
+      this.#includeResolvedTools = includeResolvedTools
+      this.#contextStorage = storage === 'context'
+      this.#native = new NativeToolSearch(
+        {
+          topK,
+          minScore,
+          autoLoad,
+          includeResolvedTools,
+          contextStorage: storage === 'context',
+          ttl,
+          hasFilter: filter !== undefined,
+        },
+        table.text,
+        table.spans,
+      )
+
+      // The sweep holds the processor weakly and stops once it is collected, so
+      // a discarded processor is not kept alive by its own timer.
+      const interval = this.#native.sweepIntervalMs
+      if (interval != null) {
+        const processor = new WeakRef(this.#native)
+        const timer = setInterval(() => {
+          const native = processor.deref()
+          if (native === undefined) clearInterval(timer)
+          else native.cleanupNow(Date.now())
+        }, interval)
+        timer.unref?.()
+      }
     }
-    const { tools, search = {}, storage = 'in-memory', ttl = 3_600_000, filter, includeResolvedTools = false } = options
-    if (tools === null || typeof tools !== 'object') {
-      throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
+
+    async processInputStep(args) {
+      const { tools, messageList } = args
+      const step = this.#beginStep(args.requestContext, tools, this.#contextStorage ? args : undefined)
+      const hook = this.#hook(step, args.requestContext)
+
+      messageList.addSystem(this.#autoLoad ? STRINGS.instructionAutoLoad : STRINGS.instruction)
+
+      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas()
+      const searchTool = createTool({
+        id: 'search_tools',
+        description: this.#autoLoad ? STRINGS.searchDescriptionAutoLoad : STRINGS.searchDescription,
+        inputSchema: searchInput,
+        outputSchema: searchOutput,
+        execute: async ({ query }) => {
+          expect(typeof query === 'string', 'search_tools needs a string query', query)
+          if (!hook) return step.native.search(query, Date.now())
+          const operation = await drive(step.native.searchWithHook(query, Date.now()), hook)
+          return operation.searchOutput()
+        },
+      })
+      const loadTool = createTool({
+        id: 'load_tool',
+        description: STRINGS.loadDescription,
+        inputSchema: loadInput,
+        outputSchema: loadOutput,
+        execute: async ({ toolName, toolNames }) => {
+          const name = toolName ?? undefined
+          expect(name === undefined || typeof name === 'string', 'load_tool needs toolName to be a string', toolName)
+          expect(
+            toolNames === undefined || (Array.isArray(toolNames) && toolNames.every((n) => typeof n === 'string')),
+            'load_tool needs toolNames to be an array of strings',
+            toolNames,
+          )
+          const answer = hook
+            ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
+            : step.native.load(name, toolNames, Date.now())
+          return loadToolResult(answer)
+        },
+      })
+
+      const loadedTools = await this.#activeTools(step, hook)
+      return {
+        tools: {
+          search_tools: searchTool,
+          ...(this.#autoLoad ? {} : { load_tool: loadTool }),
+          ...(this.#includeResolvedTools ? step.visibleTools() : (tools ?? {})),
+          ...loadedTools,
+        },
+      }
     }
-    if (search === null || typeof search !== 'object') {
-      throw new TypeError(`ToolSearchProcessor: options.search must be an object, got ${describe(search)}`)
+
+    /** Rebuilds a request's loaded tools; the Agent calls it when an approval resumes. */
+    async getLoadedToolsForRequestContext(args) {
+      const stepArgs = args?.stepArgs
+      if (stepArgs) {
+        const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#contextStorage ? stepArgs : undefined)
+        return this.#activeTools(step, this.#hook(step, args.requestContext ?? stepArgs.requestContext))
+      }
+      const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
+      return this.#activeTools(step, this.#hook(step, args?.requestContext))
     }
-    const topK = search.topK ?? 5
-    const minScore = search.minScore ?? 0
-    const autoLoad = search.autoLoad ?? false
-    expect(typeof topK === 'number', 'options.search.topK must be a number', topK)
-    expect(typeof minScore === 'number', 'options.search.minScore must be a number', minScore)
-    expect(typeof autoLoad === 'boolean', 'options.search.autoLoad must be a boolean', autoLoad)
-    expect(storage === 'in-memory' || storage === 'context', "options.storage must be 'in-memory' or 'context'", storage)
-    expect(typeof ttl === 'number', 'options.ttl must be a number of milliseconds', ttl)
-    expect(filter === undefined || typeof filter === 'function', 'options.filter must be a function', filter)
-    expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
 
-    const keys = Object.keys(tools)
-    // Faster than Object.values on large (dictionary-mode) records, measured.
-    this.#tools = keys.map((key) => tools[key])
-    const table = toolTable(keys, this.#tools, 'options.tools')
-    this.#filter = filter
-    this.#autoLoad = autoLoad
-    this.#includeResolvedTools = includeResolvedTools
-    this.#contextStorage = storage === 'context'
-    this.#native = new NativeToolSearch(
-      {
-        topK,
-        minScore,
-        autoLoad,
-        includeResolvedTools,
-        contextStorage: storage === 'context',
-        ttl,
-        hasFilter: filter !== undefined,
-      },
-      table.text,
-      table.spans,
-    )
-
-    // The sweep holds the processor weakly and stops once it is collected, so
-    // a discarded processor is not kept alive by its own timer.
-    const interval = this.#native.sweepIntervalMs
-    if (interval != null) {
-      const processor = new WeakRef(this.#native)
-      const timer = setInterval(() => {
-        const native = processor.deref()
-        if (native === undefined) clearInterval(timer)
-        else native.cleanupNow(Date.now())
-      }, interval)
-      timer.unref?.()
+    clearState(threadId = 'default') {
+      expect(typeof threadId === 'string', 'clearState needs a thread id string', threadId)
+      this.#native.clearState(threadId)
     }
-  }
 
-  async processInputStep(args) {
-    const { tools, messageList } = args
-    const step = this.#beginStep(args.requestContext, tools, this.#contextStorage ? args : undefined)
-    const hook = this.#hook(step, args.requestContext)
-
-    messageList.addSystem(this.#autoLoad ? STRINGS.instructionAutoLoad : STRINGS.instruction)
-
-    const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas()
-    const searchTool = createTool({
-      id: 'search_tools',
-      description: this.#autoLoad ? STRINGS.searchDescriptionAutoLoad : STRINGS.searchDescription,
-      inputSchema: searchInput,
-      outputSchema: searchOutput,
-      execute: async ({ query }) => {
-        expect(typeof query === 'string', 'search_tools needs a string query', query)
-        if (!hook) return step.native.search(query, Date.now())
-        const operation = await drive(step.native.searchWithHook(query, Date.now()), hook)
-        return operation.searchOutput()
-      },
-    })
-    const loadTool = createTool({
-      id: 'load_tool',
-      description: STRINGS.loadDescription,
-      inputSchema: loadInput,
-      outputSchema: loadOutput,
-      execute: async ({ toolName, toolNames }) => {
-        const name = toolName ?? undefined
-        expect(name === undefined || typeof name === 'string', 'load_tool needs toolName to be a string', toolName)
-        expect(
-          toolNames === undefined || (Array.isArray(toolNames) && toolNames.every((n) => typeof n === 'string')),
-          'load_tool needs toolNames to be an array of strings',
-          toolNames,
-        )
-        const answer = hook
-          ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
-          : step.native.load(name, toolNames, Date.now())
-        return loadToolResult(answer)
-      },
-    })
-
-    const loadedTools = await this.#activeTools(step, hook)
-    return {
-      tools: {
-        search_tools: searchTool,
-        ...(this.#autoLoad ? {} : { load_tool: loadTool }),
-        ...(this.#includeResolvedTools ? step.visibleTools() : (tools ?? {})),
-        ...loadedTools,
-      },
+    clearAllState() {
+      this.#native.clearAllState()
     }
-  }
 
-  /** Rebuilds a request's loaded tools; the Agent calls it when an approval resumes. */
-  async getLoadedToolsForRequestContext(args) {
-    const stepArgs = args?.stepArgs
-    if (stepArgs) {
-      const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#contextStorage ? stepArgs : undefined)
-      return this.#activeTools(step, this.#hook(step, args.requestContext ?? stepArgs.requestContext))
+    getStateStats() {
+      const { threadCount, oldestAccessTime } = this.#native.stateStats(Date.now())
+      return { threadCount, oldestAccessTime: oldestAccessTime ?? null }
     }
-    const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
-    return this.#activeTools(step, this.#hook(step, args?.requestContext))
-  }
 
-  clearState(threadId = 'default') {
-    expect(typeof threadId === 'string', 'clearState needs a thread id string', threadId)
-    this.#native.clearState(threadId)
-  }
-
-  clearAllState() {
-    this.#native.clearAllState()
-  }
-
-  getStateStats() {
-    const { threadCount, oldestAccessTime } = this.#native.stateStats(Date.now())
-    return { threadCount, oldestAccessTime: oldestAccessTime ?? null }
-  }
-
-  cleanupNow() {
-    return this.#native.cleanupNow(Date.now())
-  }
-
-  /**
-   * Starts a step: the thread, the catalog (with the step's own tools when they
-   * are searchable) and the loaded names. `messagesFrom` carries the messages
-   * for the context store; it is absent on the resume path.
-   */
-  #beginStep(requestContext, stepTools, messagesFrom) {
-    const contextThread = threadValue(requestContext?.get(THREAD_ID_KEY), THREAD_ID_KEY)
-    const memoryThread = threadValue(requestContext?.get(MEMORY_KEY)?.thread?.id, `${MEMORY_KEY}.thread.id`)
-    const record = stepTools ?? {}
-    const resolvedKeys = this.#includeResolvedTools ? Object.keys(record) : []
-    const resolved = resolvedKeys.map((key) => record[key])
-    const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : undefined
-    const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
-    const native = this.#native.beginStep(contextThread, memoryThread, catalog, facts?.text, facts?.facts, Date.now())
-    const tools = this.#tools
-    return {
-      native,
-      toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref]),
-      visibleTools: () => {
-        const visible = native.visible
-        const kept = {}
-        if (visible !== null) for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
-        return kept
-      },
+    cleanupNow() {
+      return this.#native.cleanupNow(Date.now())
     }
-  }
 
-  /**
-   * The catalog of the step's own tools. An agent hands every step of a run
-   * (and often every run) the very same tool objects, so the last catalog is
-   * kept while keys, tool objects, ids and descriptions are all unchanged; any
-   * difference, such as another caller's tool instances, builds a new one.
-   */
-  #stepCatalog(keys, tools) {
-    const last = this.#lastStepCatalog
-    if (last !== undefined && sameTools(last, keys, tools)) return last.native
-    const table = toolTable(keys, tools, 'the step tools', true)
-    const native = this.#native.stepCatalog(table.text, table.spans)
-    this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native }
-    return native
-  }
+    /**
+     * Starts a step: the thread, the catalog (with the step's own tools when they
+     * are searchable) and the loaded names. `messagesFrom` carries the messages
+     * for the context store; it is absent on the resume path.
+     */
+    #beginStep(requestContext, stepTools, messagesFrom) {
+      const contextThread = threadValue(requestContext?.get(THREAD_ID_KEY), THREAD_ID_KEY)
+      const memoryThread = threadValue(requestContext?.get(MEMORY_KEY)?.thread?.id, `${MEMORY_KEY}.thread.id`)
+      const record = stepTools ?? {}
+      const resolvedKeys = this.#includeResolvedTools ? Object.keys(record) : []
+      const resolved = resolvedKeys.map((key) => record[key])
+      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : undefined
+      const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
+      const native = this.#native.beginStep(contextThread, memoryThread, catalog, facts?.text, facts?.facts, Date.now())
+      const tools = this.#tools
+      return {
+        native,
+        toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref]),
+        visibleTools: () => {
+          const visible = native.visible
+          const kept = {}
+          if (visible !== null) for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
+          return kept
+        },
+      }
+    }
 
-  /** The filter hook for one request, as an operation asks it: tool index and phase code in, verdict out. */
-  #hook(step, requestContext) {
-    const filter = this.#filter
-    if (filter === undefined) return undefined
-    return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, PHASES[phase])
-  }
+    /**
+     * The catalog of the step's own tools. An agent hands every step of a run
+     * (and often every run) the very same tool objects, so the last catalog is
+     * kept while keys, tool objects, ids and descriptions are all unchanged; any
+     * difference, such as another caller's tool instances, builds a new one.
+     */
+    #stepCatalog(keys, tools) {
+      const last = this.#lastStepCatalog
+      if (last !== undefined && sameTools(last, keys, tools)) return last.native
+      const table = toolTable(keys, tools, 'the step tools', true)
+      const native = this.#native.stepCatalog(table.text, table.spans)
+      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native }
+      return native
+    }
 
-  async #activeTools(step, hook) {
-    const { names, tools } = hook ? (await drive(step.native.activeWithHook(), hook)).activeOutput() : step.native.active()
-    const loaded = {}
-    for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
-    return loaded
+    /** The filter hook for one request, as an operation asks it: tool index and phase code in, verdict out. */
+    #hook(step, requestContext) {
+      const filter = this.#filter
+      if (filter === undefined) return undefined
+      return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, PHASES[phase])
+    }
+
+    async #activeTools(step, hook) {
+      const { names, tools } = hook ? (await drive(step.native.activeWithHook(), hook)).activeOutput() : step.native.active()
+      const loaded = {}
+      for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
+      return loaded
+    }
   }
 }
 
@@ -440,4 +438,4 @@ function describe(value) {
   return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
 }
 
-module.exports = { ToolSearchProcessor }
+module.exports = { defineToolSearchProcessor }

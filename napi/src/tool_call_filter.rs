@@ -1,101 +1,102 @@
-//! `NativeToolCallFilter`: the Rust half of `ToolCallFilter`.
+//! The Rust halves of `ToolCallFilter`: [`NativeMessageListFilter`] for
+//! hosts whose filter rewrites the message list, [`NativePromptFilter`] for
+//! hosts whose filter rewrites the provider prompt.
 
 use std::collections::HashSet;
 
-use mastra_core_logic::tool_call_filter::{self as core, CallId, Exclude, FilterOptions, StepHistory, TapePlan};
+use mastra_native_processors::releases::PreservedResults;
+use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
+use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
+use mastra_native_processors::tool_call_filter::{CallId, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
+
+use crate::buffers::{Int32In, Int32Out};
+use crate::releases::PreservedResultsRule;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
 fn type_error(error: impl std::fmt::Display) -> Error {
     Error::new(Status::InvalidArg, format!("ToolCallFilter: {error}"))
 }
 
+/// What the live `exclude` option asks for.
 #[napi]
-pub struct NativeToolCallFilter {
-    options: FilterOptions,
+pub enum ExcludeMode {
+    /// No list: every tool.
+    All,
+    /// A non-empty list: the tools named in it.
+    Listed,
+    /// An empty list: nothing; the wrapper hands the input back untouched.
+    Nothing,
+}
+
+/// The mode for an `exclude` list of this length (`undefined` for no list).
+#[napi(catch_unwind)]
+pub fn exclude_mode(list_length: Option<u32>) -> ExcludeMode {
+    match Exclude::for_list(list_length) {
+        Exclude::All => ExcludeMode::All,
+        Exclude::Listed => ExcludeMode::Listed,
+        Exclude::Nothing => ExcludeMode::Nothing,
+    }
 }
 
 #[napi]
-impl NativeToolCallFilter {
-    /// `exclude`: 0 every tool, 1 a non-empty list (names are matched in
-    /// JavaScript), 2 an empty list. `filter_after_tool_steps` is `undefined` to
-    /// leave agent-loop steps alone.
-    #[napi(constructor)]
-    pub fn new(exclude: u32, preserve_model_output: bool, filter_after_tool_steps: Option<f64>) -> Result<Self> {
-        let exclude = match exclude {
-            0 => Exclude::All,
-            1 => Exclude::Listed,
-            2 => Exclude::Nothing,
-            other => return Err(type_error(format!("unknown exclude mode {other}"))),
-        };
-        Ok(Self { options: FilterOptions { exclude, preserve_model_output, filter_after_tool_steps } })
+pub struct NativeMessageListFilter {
+    options: message_list::Options,
+}
+
+#[napi]
+impl NativeMessageListFilter {
+    /// `filter_after_tool_steps` is `undefined` to leave agent-loop steps alone.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(preserve_model_output: bool, filter_after_tool_steps: Option<f64>) -> Self {
+        Self { options: message_list::Options { preserve_model_output, filter_after_tool_steps } }
     }
 
-    /// Whether `processInput` has to look at the messages at all.
-    #[napi(getter)]
-    pub fn reads_messages(&self) -> bool {
-        self.options.exclude != Exclude::Nothing
-    }
-
-    /// Whether tool-call ids decide anything outside step filtering.
-    #[napi(getter)]
-    pub fn matches_by_call_id(&self) -> bool {
-        self.options.exclude == Exclude::Listed
-    }
-
-    #[napi(getter)]
-    pub fn preserves_model_output(&self) -> bool {
-        self.options.preserve_model_output
-    }
-
-    #[napi(getter)]
+    /// Whether `processInputStep` filters at all.
+    #[napi(getter, catch_unwind)]
     pub fn filters_steps(&self) -> bool {
         self.options.filter_after_tool_steps.is_some()
     }
 
-    /// Plans a history (see the core's tape and plan formats) into `out`,
-    /// which must be at least as long as the tape (a plan never is longer),
-    /// and returns the plan's length. A negative answer `-n` means the tape
-    /// left `n` array JSON slots uncomputed that are needed: their positions
-    /// are in `out`, to be filled before asking again. Borrowing the caller's
-    /// buffers keeps the call free of allocations JavaScript would collect.
-    #[napi]
+    /// Plans a history tape (see the core's `message_list`) into `out` and
+    /// returns the plan's length. A negative answer `-n` means `n` JSON slots
+    /// of the tape are needed: their positions are in `out`, to be filled
+    /// before asking again. Borrowing the caller's buffers keeps the call free
+    /// of allocations JavaScript would collect.
+    #[napi(catch_unwind)]
     pub fn plan(
         &self,
-        tape: Int32ArraySlice,
-        preserve: Option<Int32ArraySlice>,
-        mut out: Int32ArraySlice,
+        exclude_length: Option<u32>,
+        tape: Int32In,
+        preserve: Option<Int32In>,
+        mut out: Int32Out,
     ) -> Result<i32> {
-        let preserve: HashSet<CallId> = preserve.as_deref().unwrap_or_default().iter().copied().collect();
-        let (answer, sign) = match core::plan_tape(&self.options, &tape, &preserve).map_err(type_error)? {
+        let preserve_ids: HashSet<CallId> =
+            preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
+        let exclude = Exclude::for_list(exclude_length);
+        let (answer, sign) = match message_list::plan_tape(&self.options, exclude, tape.as_slice(), &preserve_ids)
+            .map_err(type_error)?
+        {
             TapePlan::Ready(plan) => (plan, 1),
             TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
         };
-        // SAFETY: JavaScript is blocked in this call, and `out` is a buffer the
-        // wrapper owns and does not share with the tape.
-        let out = unsafe { out.as_mut() };
-        let target = out.get_mut(..answer.len()).ok_or_else(|| type_error("plan buffer too small"))?;
-        target.copy_from_slice(&answer);
+        let mut inputs = vec![&tape];
+        inputs.extend(preserve.as_ref());
+        out.write(&answer, &inputs)?;
         Ok(sign * answer.len() as i32)
     }
 
     /// One agent-loop step: takes the history so far (`seen` ids, and the
     /// steps as `[count, ids...]*`) and the response tape, and answers
     /// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
-    #[napi]
-    pub fn advance_steps(
-        &self,
-        seen: Int32ArraySlice,
-        steps: Int32ArraySlice,
-        response_tape: Int32ArraySlice,
-    ) -> Result<Int32Array> {
-        let Some(keep_steps) = self.options.filter_after_tool_steps else {
-            return Err(type_error("step filtering is off"));
-        };
-        let mut history = StepHistory { seen: seen.to_vec(), steps: unpack_steps(&steps).map_err(type_error)? };
-        let response = core::tape::Tape::new(&response_tape).history().map_err(type_error)?;
-        let preserve = history.advance(&core::tool_call_ids(&response).map_err(type_error)?, keep_steps);
+    #[napi(catch_unwind)]
+    pub fn advance_steps(&self, seen: Int32In, steps: Int32In, response_tape: Int32In) -> Result<Int32Array> {
+        let keep_steps = self.options.filter_after_tool_steps.ok_or_else(|| type_error(FilterError::StepsOff))?;
+        let mut history =
+            StepHistory { seen: seen.as_slice().to_vec(), steps: unpack_steps(steps.as_slice()).map_err(type_error)? };
+        let response = message_list::History::read(response_tape.as_slice()).map_err(type_error)?;
+        let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
 
         let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
         let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
@@ -118,4 +119,87 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
         rest = &tail[count..];
     }
     Ok(steps)
+}
+
+/// How [`NativePromptFilter::filter`] begins its answer, after the
+/// record-history flag.
+#[napi]
+pub enum PromptAnswer {
+    /// Hand the prompt to the model as it is.
+    Unchanged,
+    /// `count, (message, part)*`: write these results' outputs and ask again.
+    NeedsOutputs,
+    /// `count, slot*`: fill these JSON slots of the outputs tape and ask again.
+    NeedsJson,
+    /// The plan for the new prompt follows.
+    Changed,
+}
+
+#[napi]
+pub struct NativePromptFilter {
+    options: prompt::Options,
+}
+
+#[napi]
+impl NativePromptFilter {
+    /// `filter_after_tool_steps` is `undefined` to keep the run's own calls.
+    #[napi(constructor, catch_unwind)]
+    pub fn new(
+        preserve_model_output: bool,
+        filter_after_tool_steps: Option<f64>,
+        preserved_results: PreservedResultsRule,
+    ) -> Self {
+        let preserved_results = match preserved_results {
+            PreservedResultsRule::Every => PreservedResults::Every,
+            PreservedResultsRule::WithOwnModelOutput => PreservedResults::WithOwnModelOutput,
+        };
+        Self { options: prompt::Options { preserve_model_output, filter_after_tool_steps, preserved_results } }
+    }
+
+    /// Whether the request's history decides which calls stay, so the
+    /// wrapper reads and records it in the processor's `state`.
+    #[napi(getter, catch_unwind)]
+    pub fn uses_history(&self) -> bool {
+        self.options.filter_after_tool_steps.is_none()
+    }
+
+    /// Filters one prompt tape (see the core's `prompt`). `history` holds,
+    /// per interned call id, 1 when the request's recorded history has it,
+    /// or is `undefined` when nothing is recorded yet; `outputs` is the tape
+    /// of the outputs an earlier answer asked for. Answers
+    /// `[record_history, PromptAnswer, ...]`.
+    #[napi(catch_unwind)]
+    pub fn filter(
+        &self,
+        exclude_length: Option<u32>,
+        tape: Int32In,
+        history: Option<Int32In>,
+        outputs: Option<Int32In>,
+    ) -> Result<Int32Array> {
+        let decision = prompt::filter(
+            &self.options,
+            Exclude::for_list(exclude_length),
+            tape.as_slice(),
+            history.as_ref().map(Int32In::as_slice),
+            outputs.as_ref().map(Int32In::as_slice),
+        )
+        .map_err(type_error)?;
+        let mut out = vec![decision.record_history as i32];
+        match decision.answer {
+            Answer::Unchanged => out.push(PromptAnswer::Unchanged as i32),
+            Answer::NeedsOutputs(parts) => {
+                out.extend([PromptAnswer::NeedsOutputs as i32, parts.len() as i32]);
+                out.extend(parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]));
+            }
+            Answer::NeedsJson(slots) => {
+                out.extend([PromptAnswer::NeedsJson as i32, slots.len() as i32]);
+                out.extend(slots.into_iter().map(|slot| slot as i32));
+            }
+            Answer::Changed(plan) => {
+                out.push(PromptAnswer::Changed as i32);
+                out.extend(plan);
+            }
+        }
+        Ok(Int32Array::new(out))
+    }
 }

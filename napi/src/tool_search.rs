@@ -7,10 +7,10 @@
 
 use std::sync::Arc;
 
-use mastra_core_logic::js::JsString;
-use mastra_core_logic::search::{EntrySpans, SearchOptions, Span};
-use mastra_core_logic::stores::ToolResultFacts;
-use mastra_core_logic::tool_search::{
+use mastra_native_processors::js::JsString;
+use mastra_native_processors::search::{EntrySpans, SearchOptions, Span};
+use mastra_native_processors::stores::ToolResultFacts;
+use mastra_native_processors::tool_search::{
     thread_id, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, Storage, ToolEntry, ToolFilter,
     ToolRef, ToolSearch, Verdict,
 };
@@ -566,7 +566,7 @@ pub struct ToolSearchStrings {
 
 #[napi]
 pub fn tool_search_strings() -> ToolSearchStrings {
-    use mastra_core_logic::tool_search::messages as m;
+    use mastra_native_processors::tool_search::messages as m;
     ToolSearchStrings {
         instruction: m::INSTRUCTION.into(),
         instruction_auto_load: m::INSTRUCTION_AUTO_LOAD.into(),

@@ -1,10 +1,10 @@
-use super::tape::{self, TapeError};
 use super::*;
 use crate::test_rng::Rng;
+use crate::tool_call_filter::tape::{self, TapeError};
 
 /// Builds tapes the way the binding does, one message at a time.
 #[derive(Default)]
-struct History {
+struct HistoryTape {
     tape: Vec<i32>,
     count: i32,
 }
@@ -26,7 +26,7 @@ fn text_part() -> Vec<i32> {
     vec![0]
 }
 
-impl History {
+impl HistoryTape {
     fn untouched(mut self) -> Self {
         self.tape.push(0);
         self.count += 1;
@@ -58,12 +58,12 @@ impl History {
     }
 }
 
-fn options(exclude: Exclude, preserve_model_output: bool) -> FilterOptions {
-    FilterOptions { exclude, preserve_model_output, filter_after_tool_steps: None }
+fn options(exclude: Exclude, preserve_model_output: bool) -> (Options, Exclude) {
+    (Options { preserve_model_output, filter_after_tool_steps: None }, exclude)
 }
 
-fn run(options: FilterOptions, tape: &[i32], preserve: &[CallId]) -> Result<Vec<i32>, FilterError> {
-    match plan_tape(&options, tape, &preserve.iter().copied().collect())? {
+fn run((options, exclude): (Options, Exclude), tape: &[i32], preserve: &[CallId]) -> Result<Vec<i32>, FilterError> {
+    match plan_tape(&options, exclude, tape, &preserve.iter().copied().collect())? {
         TapePlan::Ready(plan) => Ok(plan),
         TapePlan::NeedsJson(slots) => panic!("needs JSON at {slots:?}"),
     }
@@ -71,7 +71,7 @@ fn run(options: FilterOptions, tape: &[i32], preserve: &[CallId]) -> Result<Vec<
 
 #[test]
 fn exclude_all_drops_tool_only_messages_and_rewrites_mixed_ones() {
-    let tape = History::default()
+    let tape = HistoryTape::default()
         .untouched()
         .message(0, vec![text_part(), tool(1, false, 0, None)], None)
         .message(0, vec![tool(2, false, 0, None)], None)
@@ -83,7 +83,7 @@ fn exclude_all_drops_tool_only_messages_and_rewrites_mixed_ones() {
 
 #[test]
 fn top_level_text_keeps_an_emptied_message() {
-    let tape = History::default()
+    let tape = HistoryTape::default()
         .message(1, vec![tool(2, false, 0, None)], None)
         .message(2, vec![tool(2, false, 1, None)], None)
         .build();
@@ -95,7 +95,7 @@ fn top_level_text_keeps_an_emptied_message() {
 fn exclude_list_removes_results_of_excluded_calls_by_id() {
     // Call of an excluded tool in one message, its result (naming another tool)
     // in the next, and an unrelated call that stays.
-    let tape = History::default()
+    let tape = HistoryTape::default()
         .message(0, vec![tool(1, true, 7, None), tool(1, false, 8, None)], None)
         .message(0, vec![tool(2, false, 7, None)], None)
         .message(0, vec![tool(2, false, 8, None)], None)
@@ -110,20 +110,20 @@ fn exclude_list_removes_results_of_excluded_calls_by_id() {
 #[test]
 fn exclude_list_keeps_calls_in_other_states() {
     // A 'partial-call' of an excluded tool is neither a call nor a result.
-    let tape = History::default().message(0, vec![tool(0, true, 1, None)], None).build();
+    let tape = HistoryTape::default().message(0, vec![tool(0, true, 1, None)], None).build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, 0]);
 }
 
 #[test]
 fn exclude_nothing_keeps_everything_without_reading_parts() {
-    let tape = History::default().message(0, vec![tool(1, true, 1, None)], None).untouched().build();
+    let tape = HistoryTape::default().message(0, vec![tool(1, true, 1, None)], None).untouched().build();
     assert_eq!(run(options(Exclude::Nothing, false), &tape, &[]).unwrap(), vec![0, 0]);
 }
 
 #[test]
 fn preserved_ids_survive_and_legacy_entries_follow_them() {
-    let tape = History::default()
+    let tape = HistoryTape::default()
         .message(
             0,
             vec![tool(1, false, 0, None), tool(1, false, 1, None)],
@@ -139,17 +139,17 @@ fn preserved_ids_survive_and_legacy_entries_follow_them() {
 
 #[test]
 fn a_null_legacy_entry_fails_only_when_the_message_is_rebuilt() {
-    let dropped = History::default().message(0, vec![tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
+    let dropped = HistoryTape::default().message(0, vec![tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
     assert_eq!(run(options(Exclude::All, false), &dropped, &[]).unwrap(), vec![plan::DROP]);
 
     let rebuilt =
-        History::default().message(0, vec![text_part(), tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
+        HistoryTape::default().message(0, vec![text_part(), tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
     assert_eq!(run(options(Exclude::All, false), &rebuilt, &[]), Err(FilterError::NullLegacyInvocation { message: 0 }));
 }
 
 #[test]
 fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() {
-    let tape = History::default().message(3, vec![text_part(), tool(1, true, 0, None)], None).build();
+    let tape = HistoryTape::default().message(3, vec![text_part(), tool(1, true, 0, None)], None).build();
     assert_eq!(
         run(options(Exclude::Listed, false), &tape, &[]),
         Err(FilterError::NonStringTopLevelContent { message: 0 })
@@ -160,8 +160,9 @@ fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() 
 #[test]
 fn model_output_replaces_only_results() {
     let output = Some(vec![1, 5, 1]);
-    let tape =
-        History::default().message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)], None).build();
+    let tape = HistoryTape::default()
+        .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)], None)
+        .build();
     let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5, 0]);
     // Without the option the same tape drops the result.
@@ -213,7 +214,7 @@ fn broken_tapes_are_errors_not_panics() {
         node.extend([2, -1, 1]);
     }
     node.push(0);
-    let tape = History::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
+    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
     assert!(run(options(Exclude::All, true), &tape, &[]).is_err());
 }
 
@@ -221,16 +222,16 @@ fn broken_tapes_are_errors_not_panics() {
 fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
     // Node 5: the binding found a cycle or too much depth.
     let poisoned = || Some(vec![2, -2, 1, 5]);
-    let kept = History::default().message(0, vec![tool(2, false, 0, poisoned())], None).build();
+    let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, poisoned())], None).build();
     assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP, 0]);
-    let replaced = History::default().message(0, vec![tool(2, true, 0, poisoned())], None).build();
+    let replaced = HistoryTape::default().message(0, vec![tool(2, true, 0, poisoned())], None).build();
     assert_eq!(
         run(options(Exclude::Listed, true), &replaced, &[]),
         Err(FilterError::ModelOutputTooDeep { message: 0 })
     );
     // `{ type: 'text', value: <cycle>, text: 't' }` answers with its text without reading the value.
     let text_first =
-        History::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))], None).build();
+        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))], None).build();
     assert_eq!(
         run(options(Exclude::All, true), &text_first, &[]).unwrap(),
         vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, 0]
@@ -243,7 +244,7 @@ fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
 #[test]
 fn holes_of_sparse_arrays_are_skipped() {
     // A hole in the history, a hole among parts, a hole among legacy entries.
-    let mut tape = History::default()
+    let mut tape = HistoryTape::default()
         .message(0, vec![vec![2], text_part(), tool(1, false, 0, None)], Some(vec![(-4, false), (0, false)]))
         .build();
     tape[0] += 1;
@@ -252,7 +253,7 @@ fn holes_of_sparse_arrays_are_skipped() {
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, 1, 1, plan::DROP]);
     // The exclude-list pass and the response walk use `for...of`, which yields the hole.
     assert_eq!(run(options(Exclude::Listed, false), &tape, &[0]), Err(FilterError::MissingMessage { message: 1 }));
-    assert_eq!(tool_call_ids(&Tape::new(&tape).history().unwrap()), Err(FilterError::MissingMessage { message: 1 }));
+    assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Err(FilterError::MissingMessage { message: 1 }));
 }
 
 #[test]
@@ -274,23 +275,28 @@ fn step_history_keeps_the_most_recent_tool_steps() {
 
 #[test]
 fn tool_call_ids_are_unique_in_first_seen_order() {
-    let tape = History::default()
+    let tape = HistoryTape::default()
         .message(0, vec![tool(1, false, 5, None), tool(2, false, -1, None), tool(2, false, 3, None)], None)
         .untouched()
         .message(0, vec![tool(2, false, 5, None), text_part()], None)
         .build();
-    assert_eq!(tool_call_ids(&Tape::new(&tape).history().unwrap()), Ok(vec![5, 3]));
+    assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Ok(vec![5, 3]));
+}
+
+fn plan_with((options, exclude): (Options, Exclude), tape: &[i32]) -> Result<TapePlan, FilterError> {
+    plan_tape(&options, exclude, tape, &HashSet::new())
 }
 
 #[test]
 fn array_json_is_asked_for_only_when_no_item_has_text() {
     // ['', null] with its JSON not computed: the slot (position 10) is needed.
-    let tape = History::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))], None).build();
-    assert_eq!(plan_tape(&options(Exclude::All, true), &tape, &HashSet::new()), Ok(TapePlan::NeedsJson(vec![10])));
+    let tape =
+        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))], None).build();
+    assert_eq!(plan_with(options(Exclude::All, true), &tape), Ok(TapePlan::NeedsJson(vec![10])));
     // ['x'] never needs it.
-    let tape = History::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))], None).build();
+    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))], None).build();
     assert_eq!(
-        plan_tape(&options(Exclude::All, true), &tape, &HashSet::new()),
+        plan_with(options(Exclude::All, true), &tape),
         Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4, 0]))
     );
 }
@@ -319,13 +325,13 @@ fn arbitrary_tapes_give_plans_or_errors_never_panics() {
         }
         let preserve: HashSet<CallId> = (0..3).map(|_| small(&mut rng)).collect();
         for options in &all_options {
-            if let Ok(TapePlan::Ready(plan)) = plan_tape(options, &tape, &preserve) {
+            if let Ok(TapePlan::Ready(plan)) = plan_tape(&options.0, options.1, &tape, &preserve) {
                 // The plan is never longer than the tape: the binding's buffer relies on it.
                 assert!(plan.len() <= tape.len(), "{tape:?} gave {plan:?}");
                 planned += 1;
             }
         }
-        let _ = Tape::new(&tape).history().map(|history| tool_call_ids(&history));
+        let _ = super::History::read(&tape).map(|history| tool_call_ids(&history));
     }
     assert!(planned > 1_000, "too few valid tapes to mean anything: {planned}");
 }

@@ -1,0 +1,203 @@
+'use strict'
+// What both ToolCallFilter stages share on the JavaScript side: the options,
+// the buffers tapes are written into, interned call ids, and the encoding of
+// a model output. The codes come from Rust (src/tool_call_filter/), which
+// defines every tape and plan.
+
+const native = require('../native.js')
+const { TapeWriter } = require('../tape-writer.js')
+
+const codes = native.toolCallFilterCodes()
+const { ExcludeMode, excludeMode } = native
+const NODE = codes.modelOutput
+
+/** The buffers a tape and its answer cross the boundary in. */
+class Scratch {
+  tape = new TapeWriter(4096)
+  /** The prompt filter's second tape: the outputs of the results it turns into text. */
+  outputs = new TapeWriter(256)
+  plan = new Int32Array(4096)
+  /** Strings a tape refers to by index. */
+  strings = []
+  /** Arrays whose JSON slot was left for later, by tape position. */
+  lazyJson = new Map()
+  busy = false
+}
+
+// One set is kept between calls, so a busy filter allocates nothing for them.
+// A call fills and consumes it synchronously; only a call made from user code
+// in the middle of another (a getter or `toJSON` on a message) finds it busy
+// and gets a set of its own.
+const shared = new Scratch()
+
+function withScratch(use) {
+  const scratch = shared.busy ? new Scratch() : shared
+  scratch.busy = true
+  scratch.tape.reset()
+  scratch.outputs.reset()
+  try {
+    return use(scratch)
+  } finally {
+    scratch.strings.length = 0
+    scratch.lazyJson.clear()
+    scratch.busy = false
+  }
+}
+
+/**
+ * The constructor options, checked once. `exclude` stays the caller's array:
+ * the reference reads it on every call, so names pushed into it later count.
+ */
+function readOptions(options) {
+  if (options === null || typeof options !== 'object') {
+    throw new TypeError(`ToolCallFilter: options must be an object, got ${describe(options)}`)
+  }
+  const { exclude, filterAfterToolSteps, preserveModelOutput } = options
+  if (exclude !== undefined && exclude !== null && !Array.isArray(exclude)) {
+    throw new TypeError(`ToolCallFilter: options.exclude must be an array of tool names, got ${describe(exclude)}`)
+  }
+  if (filterAfterToolSteps !== undefined && filterAfterToolSteps !== null && typeof filterAfterToolSteps !== 'number') {
+    throw new TypeError(
+      `ToolCallFilter: options.filterAfterToolSteps must be a number, got ${describe(filterAfterToolSteps)}`,
+    )
+  }
+  if (preserveModelOutput !== undefined && preserveModelOutput !== null && typeof preserveModelOutput !== 'boolean') {
+    throw new TypeError(
+      `ToolCallFilter: options.preserveModelOutput must be a boolean, got ${describe(preserveModelOutput)}`,
+    )
+  }
+  return {
+    // A falsy `exclude` means every tool, as `!options.exclude` does in the reference.
+    exclude: exclude || undefined,
+    preserveModelOutput: preserveModelOutput === true,
+    // `null` steps count as 0, as `Math.max(0, null)` makes them in the reference.
+    filterAfterToolSteps: filterAfterToolSteps === null ? 0 : filterAfterToolSteps,
+  }
+}
+
+/** What the `exclude` list asks for right now, and its names as a Set when they matter. */
+function excludeNow(exclude) {
+  const mode = excludeMode(exclude?.length)
+  // `Set#has` matches like `Array#includes` (SameValueZero, holes as undefined).
+  return { mode, names: mode === ExcludeMode.Listed ? new Set(exclude) : null }
+}
+
+/**
+ * Interns tool-call ids the way a `Set` compares them (SameValueZero), so the
+ * native side can compare plain integers.
+ */
+class CallIds {
+  #indexes = new Map()
+  values = []
+
+  intern(id) {
+    let index = this.#indexes.get(id)
+    if (index === undefined) {
+      index = this.values.length
+      this.#indexes.set(id, index)
+      this.values.push(id)
+    }
+    return index
+  }
+}
+
+/** Writes the shape of a model output onto `tape`; see `node` in src/tool_call_filter/tape.rs. */
+function writeModelOutput(scratch, tape, value, ancestors) {
+  const strings = scratch.strings
+  switch (typeof value) {
+    case 'string':
+      tape.push(NODE.string)
+      tape.push(strings.push(value) - 1)
+      tape.push(value.length > 0 ? 1 : 0)
+      return
+    case 'number':
+    case 'boolean':
+    case 'bigint':
+      tape.push(NODE.primitive)
+      tape.push(strings.push(String(value)) - 1)
+      return
+    case 'object':
+      if (value !== null) break
+    // falls through
+    default:
+      tape.push(NODE.nothing)
+      return
+  }
+  // Too deep, or a cycle: Rust fails only if this output's text is needed.
+  if (ancestors.length >= NODE.maxDepth || ancestors.includes(value)) {
+    tape.push(NODE.tooDeep)
+    return
+  }
+  ancestors.push(value)
+  if (Array.isArray(value)) {
+    tape.push(NODE.array)
+    // An array's JSON is its text only when no item has any: left for later.
+    scratch.lazyJson.set(tape.length, value)
+    tape.push(NODE.jsonLater)
+    tape.push(value.length)
+    for (let i = 0; i < value.length; i++) writeModelOutput(scratch, tape, value[i], ancestors)
+  } else {
+    const hasValue = 'value' in value
+    const text = value.text
+    const textIsString = typeof text === 'string'
+    tape.push(NODE.object)
+    tape.push((value.type === 'text' ? NODE.isTextType : 0) | (hasValue ? NODE.hasValue : 0))
+    // An object's JSON is its text only when it has neither a value nor a string text.
+    tape.push(hasValue || textIsString ? NODE.noJson : jsonIndex(value, strings))
+    tape.push(textIsString ? strings.push(text) - 1 : NODE.noText)
+    tape.push(textIsString && text.length > 0 ? 1 : 0)
+    if (hasValue) writeModelOutput(scratch, tape, value.value, ancestors)
+  }
+  ancestors.pop()
+}
+
+/** Fills in JSON slots the native side asked for. */
+function fillJson(scratch, tape, slots) {
+  for (const slot of slots) tape[slot] = jsonIndex(scratch.lazyJson.get(slot), scratch.strings)
+}
+
+function jsonIndex(value, strings) {
+  let json
+  try {
+    json = JSON.stringify(value)
+  } catch {
+    return NODE.noJson
+  }
+  return typeof json === 'string' ? strings.push(json) - 1 : NODE.noJson
+}
+
+/** The text that stands in for a removed result: its tool's name and its output's strings. */
+function resultText(toolName, strings, plan, at, count) {
+  let text = strings[plan[at]]
+  for (let k = 1; k < count; k++) text += '\n' + strings[plan[at + k]]
+  return `${toolName} result:\n${text}`
+}
+
+/** Native refusals surface as the `TypeError`s the reference throws in the same places. */
+function callNative(call) {
+  try {
+    return call()
+  } catch (error) {
+    throw new TypeError(error.message)
+  }
+}
+
+function describe(value) {
+  if (value === null) return 'null'
+  if (Array.isArray(value)) return 'an array'
+  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`
+}
+
+module.exports = {
+  codes,
+  ExcludeMode,
+  withScratch,
+  readOptions,
+  excludeNow,
+  CallIds,
+  writeModelOutput,
+  fillJson,
+  resultText,
+  callNative,
+  describe,
+}

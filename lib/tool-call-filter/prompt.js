@@ -1,0 +1,193 @@
+'use strict'
+// ToolCallFilter as Mastra 1.60 and later have it: `processLLMRequest`
+// rewrites only the provider prompt of each model call, never the message
+// list or memory. It walks the prompt once to write the tape described in
+// src/tool_call_filter/prompt.rs, lets the native filter decide, and applies
+// the plan it returns to the original objects. When removed results leave
+// text behind, the outputs of just those results cross in a second tape.
+
+const { NativePromptFilter, PromptAnswer } = require('../native.js')
+const {
+  codes,
+  ExcludeMode,
+  withScratch,
+  readOptions,
+  excludeNow,
+  CallIds,
+  writeModelOutput,
+  fillJson,
+  resultText,
+  callNative,
+  describe,
+} = require('./common.js')
+
+const TAPE = codes.prompt
+const PLAN = codes.plan
+
+/** Where the reference keeps a request's pre-run tool call ids in the processor state. */
+const HISTORY_KEY = '__toolCallFilterHistoryToolCallIds'
+
+/** The prompt filter of a release; `preservedResults` is that release's rule. */
+function definePromptToolCallFilter(preservedResults) {
+  return class ToolCallFilter {
+    id = 'tool-call-filter'
+    name = 'ToolCallFilter'
+
+    #native
+    #exclude
+    #withOutputs
+    #usesHistory
+
+    constructor(options = {}) {
+      const { exclude, preserveModelOutput, filterAfterToolSteps } = readOptions(options)
+      this.#exclude = exclude
+      this.#withOutputs = preserveModelOutput
+      this.#native = new NativePromptFilter(preserveModelOutput, filterAfterToolSteps, preservedResults)
+      this.#usesHistory = this.#native.usesHistory
+    }
+
+    async processLLMRequest({ prompt, state }) {
+      const exclude = this.#exclude
+      const { mode, names } = excludeNow(exclude)
+      if (mode === ExcludeMode.Nothing) return undefined
+      const native = this.#native
+      const excludeLength = exclude?.length
+      return withScratch((scratch) => {
+        const ids = new CallIds()
+        writePrompt(scratch, prompt, names, ids, this.#withOutputs)
+        const tape = scratch.tape.finish()
+        const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
+
+        let answer = callNative(() => native.filter(excludeLength, tape, history, undefined))
+        if (answer[0] === 1) state[HISTORY_KEY] = new Set(ids.values)
+        let at = 1
+        if (answer[at] === PromptAnswer.NeedsOutputs) {
+          const outputs = writeOutputs(scratch, prompt, answer, at + 1)
+          answer = callNative(() => native.filter(excludeLength, tape, history, outputs))
+          if (answer[at] === PromptAnswer.NeedsJson) {
+            fillJson(scratch, outputs, answer.subarray(at + 2, at + 2 + answer[at + 1]))
+            answer = callNative(() => native.filter(excludeLength, tape, history, outputs))
+          }
+        }
+        if (answer[at] === PromptAnswer.Unchanged) return undefined
+        return { prompt: applyPlan(prompt, answer, at + 1, scratch.strings) }
+      })
+    }
+  }
+}
+
+/**
+ * For each interned call id, whether the request's recorded history has it;
+ * `undefined` when nothing is recorded yet.
+ */
+function recordedHistory(state, ids) {
+  const recorded = state[HISTORY_KEY]
+  if (recorded === undefined || recorded === null) return undefined
+  return Int32Array.from(ids.values, (id) => (recorded.has(id) ? 1 : 0))
+}
+
+/** Writes the prompt tape. Bad shapes throw where the reference's walk throws a `TypeError`. */
+function writePrompt(scratch, prompt, names, ids, withOutputs) {
+  if (!Array.isArray(prompt)) {
+    throw new TypeError(`ToolCallFilter: expected the prompt to be an array of messages, got ${describe(prompt)}`)
+  }
+  const tape = scratch.tape
+  tape.reserve(prompt.length + 1)
+  let data = tape.data
+  let n = tape.length
+  data[n++] = prompt.length
+  for (let i = 0; i < prompt.length; i++) {
+    const message = prompt[i]
+    if (message === null || typeof message !== 'object') {
+      throw new TypeError(`ToolCallFilter: prompt message ${i} is ${describe(message)}`)
+    }
+    const role = message.role
+    if (role === 'system' || role === 'user') {
+      data[n++] = TAPE.pass
+      continue
+    }
+    const content = message.content
+    const roleCode = role === 'assistant' ? TAPE.assistant : TAPE.otherRole
+    if (typeof content === 'string') {
+      data[n++] = TAPE.textContent
+      data[n++] = roleCode
+      data[n++] = content.length === 0 ? 1 : 0
+      continue
+    }
+    if (!Array.isArray(content)) {
+      throw new TypeError(`ToolCallFilter: the content of prompt message ${i} is not an array`)
+    }
+    tape.length = n
+    tape.reserve(3 + content.length * 4 + (prompt.length - i))
+    data = tape.data
+    data[n++] = TAPE.parts
+    data[n++] = roleCode
+    data[n++] = content.length
+    for (let j = 0; j < content.length; j++) {
+      const part = content[j]
+      if (part === null || part === undefined) {
+        throw new TypeError(`ToolCallFilter: part ${j} of prompt message ${i} is ${part}`)
+      }
+      const type = part.type
+      const isCall = type === 'tool-call'
+      if (!isCall && type !== 'tool-result') {
+        data[n++] = TAPE.partOther
+        continue
+      }
+      const id = part.toolCallId
+      data[n++] = isCall ? TAPE.toolCall : TAPE.toolResult
+      data[n++] = id ? ids.intern(id) : TAPE.noCallId
+      data[n++] = names !== null && names.has(part.toolName) ? 1 : 0
+      if (!isCall) data[n++] = withOutputs && hasOwnModelOutput(part) ? 1 : 0
+    }
+  }
+  tape.length = n
+}
+
+/** Whether a result carries its own `providerOptions.mastra.modelOutput`. */
+function hasOwnModelOutput(part) {
+  const mastra = part.providerOptions?.mastra
+  return Boolean(mastra) && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null
+}
+
+/** Writes the outputs of the results an answer asks for, from `answer[at]` on. */
+function writeOutputs(scratch, prompt, answer, at) {
+  const tape = scratch.outputs
+  const count = answer[at++]
+  for (let k = 0; k < count; k++) {
+    const part = prompt[answer[at++]].content[answer[at++]]
+    writeModelOutput(scratch, tape, part.output, [])
+  }
+  return tape.finish()
+}
+
+function applyPlan(prompt, plan, at, strings) {
+  const filtered = []
+  for (let i = 0; i < prompt.length; i++) {
+    const message = prompt[i]
+    const action = plan[at++]
+    if (action === PLAN.keep) {
+      filtered.push(message)
+      continue
+    }
+    if (action === PLAN.drop) continue
+
+    const parts = message.content
+    const content = []
+    for (let j = 0; j < parts.length; j++) {
+      const partAction = plan[at++]
+      if (partAction === PLAN.partKeep) {
+        content.push(parts[j])
+      } else if (partAction === PLAN.partResultText) {
+        const result = prompt[plan[at++]].content[plan[at++]]
+        const count = plan[at++]
+        content.push({ type: 'text', text: resultText(result.toolName, strings, plan, at, count) })
+        at += count
+      }
+    }
+    filtered.push({ ...message, content })
+  }
+  return filtered
+}
+
+module.exports = { definePromptToolCallFilter }

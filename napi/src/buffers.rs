@@ -1,0 +1,127 @@
+//! `Int32Array` arguments read and written in place.
+//!
+//! The wrappers hand over tapes and a reusable answer buffer without a copy.
+//! Reading a view while JavaScript is blocked in the call is sound only if
+//! no other thread can write to it, so views of a `SharedArrayBuffer` are
+//! refused; writing the answer is sound only if the answer buffer shares no
+//! memory with what is read, which [`Int32Out::write`] checks first.
+
+use napi::bindgen_prelude::*;
+use napi::sys;
+
+/// An `Int32Array` that is not a view of a `SharedArrayBuffer`.
+pub struct Int32In<'a>(Int32ArraySlice<'a>);
+
+impl<'a> Int32In<'a> {
+    pub fn as_slice(&self) -> &[i32] {
+        &self.0
+    }
+
+    fn byte_range(&self) -> std::ops::Range<usize> {
+        let range = self.0.as_ptr_range();
+        range.start as usize..range.end as usize
+    }
+}
+
+impl TypeName for Int32In<'_> {
+    fn type_name() -> &'static str {
+        "Int32Array"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ValidateNapiValue for Int32In<'_> {}
+
+impl FromNapiValue for Int32In<'_> {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        // SAFETY: `value` is the argument napi-rs is converting, in its `env`.
+        unsafe { refuse_shared(env, value)? };
+        // SAFETY: as above; the slice borrows the view for the call only.
+        Ok(Int32In(unsafe { Int32ArraySlice::from_napi_value(env, value)? }))
+    }
+}
+
+/// The buffer an answer is written into.
+pub struct Int32Out<'a>(Int32ArraySlice<'a>);
+
+impl Int32Out<'_> {
+    /// Copies `answer` to the start of the buffer, after checking that the
+    /// buffer is long enough and overlaps none of `inputs`.
+    pub fn write(&mut self, answer: &[i32], inputs: &[&Int32In<'_>]) -> Result<()> {
+        let out = self.0.as_ptr_range();
+        let out = out.start as usize..out.end as usize;
+        if inputs.iter().any(|input| {
+            let input = input.byte_range();
+            !input.is_empty() && !out.is_empty() && input.start < out.end && out.start < input.end
+        }) {
+            return Err(Error::new(Status::InvalidArg, "the answer buffer shares memory with an input"));
+        }
+        if answer.len() > self.0.len() {
+            return Err(Error::new(Status::InvalidArg, "the answer buffer is too small"));
+        }
+        // SAFETY: JavaScript is blocked in this call, the view is not shared
+        // with another thread (refused on conversion), and no slice of the
+        // inputs, the only other views borrowed here, overlaps it.
+        let out = unsafe { self.0.as_mut() };
+        out[..answer.len()].copy_from_slice(answer);
+        Ok(())
+    }
+}
+
+impl TypeName for Int32Out<'_> {
+    fn type_name() -> &'static str {
+        "Int32Array"
+    }
+
+    fn value_type() -> ValueType {
+        ValueType::Object
+    }
+}
+
+impl ValidateNapiValue for Int32Out<'_> {}
+
+impl FromNapiValue for Int32Out<'_> {
+    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+        // SAFETY: `value` is the argument napi-rs is converting, in its `env`.
+        unsafe { refuse_shared(env, value)? };
+        // SAFETY: as above; the slice borrows the view for the call only.
+        Ok(Int32Out(unsafe { Int32ArraySlice::from_napi_value(env, value)? }))
+    }
+}
+
+/// Fails unless `value` is a typed array over a plain `ArrayBuffer`
+/// (`napi_is_arraybuffer` is false for a `SharedArrayBuffer`).
+///
+/// # Safety
+/// `value` must be a live value of `env`.
+unsafe fn refuse_shared(env: sys::napi_env, value: sys::napi_value) -> Result<()> {
+    let mut is_typed_array = false;
+    // SAFETY: the caller vouches for `env` and `value`.
+    check_status!(unsafe { sys::napi_is_typedarray(env, value, &mut is_typed_array) })?;
+    if !is_typed_array {
+        return Err(Error::new(Status::InvalidArg, "expected an Int32Array"));
+    }
+    let mut buffer = std::ptr::null_mut();
+    // SAFETY: `value` is a typed array; every out-pointer but the buffer's may be null.
+    check_status!(unsafe {
+        sys::napi_get_typedarray_info(
+            env,
+            value,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            &mut buffer,
+            std::ptr::null_mut(),
+        )
+    })?;
+    let mut plain = false;
+    // SAFETY: `buffer` is the typed array's buffer, a live value of `env`.
+    check_status!(unsafe { sys::napi_is_arraybuffer(env, buffer, &mut plain) })?;
+    if !plain {
+        return Err(Error::new(Status::InvalidArg, "views of a SharedArrayBuffer are not accepted"));
+    }
+    Ok(())
+}

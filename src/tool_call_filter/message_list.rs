@@ -1,0 +1,499 @@
+//! The filter of Mastra 1.59 and earlier: `processInput` and
+//! `processInputStep` rewrite the message list itself.
+//!
+//! The binding walks the stored messages (`MastraDBMessage`, format 2) once
+//! and hands over a tape that records only what a decision depends on: the
+//! shape of each message, each tool part's state, whether its tool name is
+//! excluded, an interned tool-call id, and any model output (see
+//! [`super::tape`]). Grammar, every symbol one `i32` (codes in [`code`]):
+//!
+//! ```text
+//! history  := count message*
+//! message  := UNTOUCHED                          string content, or no parts
+//!           | HOLE                               a hole in a sparse array
+//!           | WITH_PARTS top_text part_count part* legacy
+//! top_text := TEXT_ABSENT | TEXT | TEXT_BLANK | TEXT_NOT_A_STRING
+//! part     := PART_OTHER                         not a tool invocation
+//!           | HOLE
+//!           | PART_TOOL state excluded call_id output
+//! state    := STATE_OTHER | STATE_CALL | STATE_RESULT
+//! excluded := 0 | 1                              the tool name is in the exclude list
+//! call_id  := NO_CALL_ID | interned id >= 0
+//! output   := NO_OUTPUT | OUTPUT node
+//! legacy   := NO_LEGACY                          `content.toolInvocations` is not an array
+//!           | LEGACY count entry*
+//! entry    := call_id excluded | LEGACY_NULL 0 | LEGACY_HOLE 0
+//! ```
+//!
+//! The answer is a plan ([`super::plan`]) that the binding applies to the
+//! original objects, so payloads never leave JavaScript and nothing is copied
+//! that is not rewritten.
+
+use std::collections::HashSet;
+
+use super::tape::{model_output_text, NodeError, Reader, TapeError};
+use super::{plan, recent_steps, CallId, Exclude, FilterError};
+
+/// The codes of the message-list tape.
+pub mod code {
+    pub const UNTOUCHED: i32 = 0;
+    pub const WITH_PARTS: i32 = 1;
+    /// A missing item of a sparse array (messages and parts).
+    pub const HOLE: i32 = 2;
+
+    pub const TEXT_ABSENT: i32 = 0;
+    pub const TEXT: i32 = 1;
+    pub const TEXT_BLANK: i32 = 2;
+    pub const TEXT_NOT_A_STRING: i32 = 3;
+
+    pub const PART_OTHER: i32 = 0;
+    pub const PART_TOOL: i32 = 1;
+
+    pub const STATE_OTHER: i32 = 0;
+    pub const STATE_CALL: i32 = 1;
+    pub const STATE_RESULT: i32 = 2;
+
+    /// A falsy tool-call id; any negative id reads the same.
+    pub const NO_CALL_ID: i32 = -1;
+
+    pub const NO_OUTPUT: i32 = 0;
+    pub const OUTPUT: i32 = 1;
+
+    pub const NO_LEGACY: i32 = 0;
+    pub const LEGACY: i32 = 1;
+    pub const LEGACY_NULL: i32 = -3;
+    pub const LEGACY_HOLE: i32 = -4;
+}
+
+/// The constructor options, converted once at the edge.
+#[derive(Clone, Copy, Debug)]
+pub struct Options {
+    pub preserve_model_output: bool,
+    /// `filterAfterToolSteps` as JavaScript gave it; `None` leaves agent-loop steps alone.
+    pub filter_after_tool_steps: Option<f64>,
+}
+
+/// Whether `content.content` keeps an emptied message alive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TopLevelText {
+    /// Absent, empty or otherwise falsy.
+    Absent,
+    /// A string with something besides whitespace.
+    Text,
+    /// A non-empty string of whitespace only.
+    Blank,
+    /// Truthy but not a string: the reference cannot trim it.
+    NotAString,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ToolState {
+    Call,
+    Result,
+    Other,
+}
+
+/// A run of items in one of [`History`]'s flat lists.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Slice {
+    start: u32,
+    len: u32,
+}
+
+impl Slice {
+    fn range(self) -> std::ops::Range<usize> {
+        self.start as usize..(self.start + self.len) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// Any part that is not a tool invocation.
+    Other,
+    /// A missing item of a sparse `parts` array, which array methods skip.
+    Hole,
+    Tool {
+        state: ToolState,
+        excluded: bool,
+        call_id: Option<CallId>,
+        /// Where `providerMetadata.mastra.modelOutput`'s node starts on the
+        /// tape, when there is one.
+        model_output: Option<usize>,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LegacyInvocation {
+    Null,
+    /// A missing item of a sparse array, which `filter` skips.
+    Hole,
+    Entry {
+        call_id: Option<CallId>,
+        excluded: bool,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// String content, or content without parts: never touched.
+    Untouched,
+    /// A missing item of a sparse history, which `map` and `filter` skip.
+    Hole,
+    WithParts {
+        top_level_text: TopLevelText,
+        /// Its parts ([`History::parts`]).
+        parts: Slice,
+        /// `content.toolInvocations` when it is an array ([`History::legacy`]).
+        legacy: Option<Slice>,
+    },
+}
+
+/// A parsed history. Parts and legacy entries of all messages live in two
+/// flat lists, so reading a tape allocates a handful of vectors however many
+/// messages it holds.
+#[derive(Debug, Default)]
+pub struct History {
+    pub messages: Vec<Message>,
+    parts: Vec<Part>,
+    legacy: Vec<LegacyInvocation>,
+}
+
+impl History {
+    pub fn parts(&self, slice: Slice) -> &[Part] {
+        &self.parts[slice.range()]
+    }
+
+    pub fn legacy(&self, slice: Slice) -> &[LegacyInvocation] {
+        &self.legacy[slice.range()]
+    }
+
+    /// Reads a whole history tape.
+    pub fn read(tape: &[i32]) -> Result<History, TapeError> {
+        let mut reader = Reader::new(tape);
+        let count = reader.count()?;
+        let mut history = History { messages: Vec::with_capacity(count), ..History::default() };
+        for _ in 0..count {
+            let message = history.read_message(&mut reader)?;
+            history.messages.push(message);
+        }
+        reader.finish()?;
+        Ok(history)
+    }
+
+    fn read_message(&mut self, tape: &mut Reader<'_>) -> Result<Message, TapeError> {
+        match tape.next()? {
+            code::UNTOUCHED => Ok(Message::Untouched),
+            code::HOLE => Ok(Message::Hole),
+            code::WITH_PARTS => {
+                let top_level_text = match tape.next()? {
+                    code::TEXT_ABSENT => TopLevelText::Absent,
+                    code::TEXT => TopLevelText::Text,
+                    code::TEXT_BLANK => TopLevelText::Blank,
+                    code::TEXT_NOT_A_STRING => TopLevelText::NotAString,
+                    _ => return Err(tape.error()),
+                };
+                let part_count = tape.count()?;
+                let parts = Slice { start: self.parts.len() as u32, len: part_count as u32 };
+                for _ in 0..part_count {
+                    let part = read_part(tape)?;
+                    self.parts.push(part);
+                }
+                let legacy = match tape.next()? {
+                    code::NO_LEGACY => None,
+                    code::LEGACY => {
+                        let count = tape.count()?;
+                        let slice = Slice { start: self.legacy.len() as u32, len: count as u32 };
+                        for _ in 0..count {
+                            let id = tape.next()?;
+                            let excluded = tape.next()? != 0;
+                            self.legacy.push(match id {
+                                code::LEGACY_NULL => LegacyInvocation::Null,
+                                code::LEGACY_HOLE => LegacyInvocation::Hole,
+                                id => LegacyInvocation::Entry { call_id: (id >= 0).then_some(id), excluded },
+                            });
+                        }
+                        Some(slice)
+                    }
+                    _ => return Err(tape.error()),
+                };
+                Ok(Message::WithParts { top_level_text, parts, legacy })
+            }
+            _ => Err(tape.error()),
+        }
+    }
+}
+
+fn read_part(tape: &mut Reader<'_>) -> Result<Part, TapeError> {
+    match tape.next()? {
+        code::PART_OTHER => Ok(Part::Other),
+        code::HOLE => Ok(Part::Hole),
+        code::PART_TOOL => {
+            let state = match tape.next()? {
+                code::STATE_OTHER => ToolState::Other,
+                code::STATE_CALL => ToolState::Call,
+                code::STATE_RESULT => ToolState::Result,
+                _ => return Err(tape.error()),
+            };
+            let excluded = tape.next()? != 0;
+            let call_id = tape.call_id()?;
+            let model_output = match tape.next()? {
+                code::NO_OUTPUT => None,
+                code::OUTPUT => {
+                    let start = tape.position();
+                    tape.skip_node(0)?;
+                    Some(start)
+                }
+                _ => return Err(tape.error()),
+            };
+            Ok(Part::Tool { state, excluded, call_id, model_output })
+        }
+        _ => Err(tape.error()),
+    }
+}
+
+/// Step history kept between agent-loop steps (the reference keeps it in
+/// `args.state`; the binding moves it in and out as interned ids).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct StepHistory {
+    /// Every tool-call id seen in a response so far, first sighting first.
+    pub seen: Vec<CallId>,
+    /// For each step, the ids that first appeared in it.
+    pub steps: Vec<Vec<CallId>>,
+}
+
+impl StepHistory {
+    /// Records this step's response ids and returns the ids whose calls and
+    /// results stay: those of the last `filterAfterToolSteps` tool-producing steps.
+    pub fn advance(&mut self, response_ids: &[CallId], keep_steps: f64) -> HashSet<CallId> {
+        let mut seen: HashSet<CallId> = self.seen.iter().copied().collect();
+        let mut deduped_seen = Vec::with_capacity(seen.len());
+        let mut first = HashSet::with_capacity(self.seen.len());
+        for &id in &self.seen {
+            if first.insert(id) {
+                deduped_seen.push(id);
+            }
+        }
+
+        let mut fresh = Vec::new();
+        let mut in_response = HashSet::new();
+        for &id in response_ids {
+            if in_response.insert(id) && !seen.contains(&id) {
+                fresh.push(id);
+            }
+        }
+        for &id in &fresh {
+            seen.insert(id);
+            deduped_seen.push(id);
+        }
+        self.seen = deduped_seen;
+        self.steps.push(fresh);
+        recent_steps(&self.steps, keep_steps).iter().flatten().copied().collect()
+    }
+}
+
+/// The tool-call ids of every tool part in a history, first sighting first,
+/// skipping parts without a (truthy) id.
+pub fn tool_call_ids(history: &History) -> Result<Vec<CallId>, FilterError> {
+    let mut ids = Vec::new();
+    let mut seen = HashSet::new();
+    for (index, message) in history.messages.iter().enumerate() {
+        if *message == Message::Hole {
+            return Err(FilterError::MissingMessage { message: index });
+        }
+        if let Message::WithParts { parts, .. } = message {
+            for part in history.parts(*parts) {
+                if let Part::Tool { call_id: Some(id), .. } = part {
+                    if seen.insert(*id) {
+                        ids.push(*id);
+                    }
+                }
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// What [`plan_tape`] found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum TapePlan {
+    /// The plan: per message [`plan::KEEP`], [`plan::DROP`], or
+    /// [`plan::REWRITE`] followed by one action per part and the kept
+    /// `content.toolInvocations` (count, then positions).
+    Ready(Vec<i32>),
+    /// JSON that the text of some model output needs: the binding writes
+    /// these tape slots and plans again.
+    NeedsJson(Vec<usize>),
+}
+
+/// Parses a history tape and plans it in one go.
+pub fn plan_tape(
+    options: &Options,
+    exclude: Exclude,
+    tape: &[i32],
+    preserve: &HashSet<CallId>,
+) -> Result<TapePlan, FilterError> {
+    let history = History::read(tape)?;
+    plan_history(options, exclude, tape, &history, preserve)
+}
+
+/// Decides, for every message, whether it stays, goes or is rebuilt. `tape`
+/// is the tape `history` was read from (model outputs are read from it).
+pub fn plan_history(
+    options: &Options,
+    exclude: Exclude,
+    tape: &[i32],
+    history: &History,
+    preserve: &HashSet<CallId>,
+) -> Result<TapePlan, FilterError> {
+    let messages = &history.messages;
+    let mut planner =
+        Planner { options, exclude, tape, history, preserve, excluded_ids: HashSet::new(), needed_json: Vec::new() };
+    let mut out = Vec::with_capacity(messages.len() + 8);
+    match exclude {
+        Exclude::Nothing => out.resize(messages.len(), plan::KEEP),
+        Exclude::All => {
+            for (index, message) in messages.iter().enumerate() {
+                planner.message(index, message, &mut out)?;
+            }
+        }
+        Exclude::Listed => {
+            // A result goes with its call even when the result part itself names
+            // no excluded tool, so collect the excluded calls' ids first.
+            for (index, message) in messages.iter().enumerate() {
+                if *message == Message::Hole {
+                    return Err(FilterError::MissingMessage { message: index });
+                }
+                if let Message::WithParts { parts, .. } = message {
+                    for part in history.parts(*parts) {
+                        if let Part::Tool { excluded: true, call_id: Some(id), .. } = part {
+                            planner.excluded_ids.insert(*id);
+                        }
+                    }
+                }
+            }
+            for (index, message) in messages.iter().enumerate() {
+                planner.message(index, message, &mut out)?;
+            }
+        }
+    }
+    if !planner.needed_json.is_empty() {
+        return Ok(TapePlan::NeedsJson(planner.needed_json));
+    }
+    Ok(TapePlan::Ready(out))
+}
+
+struct Planner<'a> {
+    options: &'a Options,
+    exclude: Exclude,
+    tape: &'a [i32],
+    history: &'a History,
+    preserve: &'a HashSet<CallId>,
+    /// With an exclude list: the ids of calls to excluded tools.
+    excluded_ids: HashSet<CallId>,
+    needed_json: Vec<usize>,
+}
+
+impl Planner<'_> {
+    fn message(&mut self, index: usize, message: &Message, out: &mut Vec<i32>) -> Result<(), FilterError> {
+        let history = self.history;
+        let &Message::WithParts { top_level_text, parts, legacy } = message else {
+            out.push(if *message == Message::Hole { plan::DROP } else { plan::KEEP });
+            return Ok(());
+        };
+        let parts = history.parts(parts);
+        if !parts.iter().any(|part| matches!(part, Part::Tool { .. })) {
+            out.push(plan::KEEP);
+            return Ok(());
+        }
+
+        let listed = self.exclude == Exclude::Listed;
+        let header = out.len();
+        out.push(plan::REWRITE);
+        let mut kept_parts = 0usize;
+        for part in parts {
+            let &Part::Tool { state, excluded, call_id, model_output } = part else {
+                if *part == Part::Hole {
+                    out.push(plan::PART_DROP);
+                } else {
+                    out.push(plan::PART_KEEP);
+                    kept_parts += 1;
+                }
+                continue;
+            };
+            if call_id.is_some_and(|id| self.preserve.contains(&id)) {
+                out.push(plan::PART_KEEP);
+                kept_parts += 1;
+                continue;
+            }
+            let goes = !listed
+                || (state == ToolState::Call && excluded)
+                || (state == ToolState::Result
+                    && (excluded || call_id.is_some_and(|id| self.excluded_ids.contains(&id))));
+            if !goes {
+                out.push(plan::PART_KEEP);
+                kept_parts += 1;
+                continue;
+            }
+            let text_at = out.len();
+            if let Some(position) =
+                model_output.filter(|_| self.options.preserve_model_output && state == ToolState::Result)
+            {
+                out.extend([plan::PART_MODEL_OUTPUT, 0]);
+                model_output_text(self.tape, position, out, &mut self.needed_json).map_err(|error| match error {
+                    NodeError::Tape(error) => FilterError::Tape(error),
+                    NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: index },
+                })?;
+                let strings = out.len() - text_at - 2;
+                if strings > 0 {
+                    out[text_at + 1] = strings as i32;
+                    kept_parts += 1;
+                    continue;
+                }
+                out.truncate(text_at);
+            }
+            out.push(plan::PART_DROP);
+        }
+
+        if kept_parts == 0 && top_level_text != TopLevelText::Text {
+            out.truncate(header);
+            out.push(plan::DROP);
+            return Ok(());
+        }
+
+        match legacy {
+            None => out.push(0),
+            Some(invocations) => {
+                let count_at = out.len();
+                out.push(0);
+                let mut kept = 0;
+                for (position, invocation) in history.legacy(invocations).iter().enumerate() {
+                    let (call_id, excluded) = match *invocation {
+                        LegacyInvocation::Entry { call_id, excluded } => (call_id, excluded),
+                        // `filter` skips the holes of a sparse array.
+                        LegacyInvocation::Hole => continue,
+                        LegacyInvocation::Null => return Err(FilterError::NullLegacyInvocation { message: index }),
+                    };
+                    let preserved = call_id.is_some_and(|id| self.preserve.contains(&id));
+                    let stays = preserved
+                        || (listed && !excluded && !call_id.is_some_and(|id| self.excluded_ids.contains(&id)));
+                    if stays {
+                        out.push(position as i32);
+                        kept += 1;
+                    }
+                }
+                out[count_at] = kept;
+            }
+        }
+
+        // The reference trims `content.content` again at this point when filtering by
+        // name, which throws for a truthy non-string.
+        if listed && top_level_text == TopLevelText::NotAString {
+            return Err(FilterError::NonStringTopLevelContent { message: index });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "message_list_tests.rs"]
+mod tests;

@@ -1,0 +1,289 @@
+use super::*;
+use crate::test_rng::Rng;
+use crate::tool_call_filter::tape::node;
+
+/// Builds prompt tapes the way the binding does.
+#[derive(Default)]
+struct PromptTape {
+    tape: Vec<i32>,
+    count: i32,
+}
+
+fn call(id: i32, excluded: bool) -> Vec<i32> {
+    vec![code::TOOL_CALL, id, excluded as i32]
+}
+
+fn result(id: i32, excluded: bool, own_output: bool) -> Vec<i32> {
+    vec![code::TOOL_RESULT, id, excluded as i32, own_output as i32]
+}
+
+fn text() -> Vec<i32> {
+    vec![code::PART_OTHER]
+}
+
+impl PromptTape {
+    fn pass(mut self) -> Self {
+        self.tape.push(code::PASS);
+        self.count += 1;
+        self
+    }
+
+    fn message(mut self, assistant: bool, parts: Vec<Vec<i32>>) -> Self {
+        self.tape.extend([code::PARTS, assistant as i32, parts.len() as i32]);
+        self.tape.extend(parts.into_iter().flatten());
+        self.count += 1;
+        self
+    }
+
+    fn assistant(self, parts: Vec<Vec<i32>>) -> Self {
+        self.message(true, parts)
+    }
+
+    fn tool(self, parts: Vec<Vec<i32>>) -> Self {
+        self.message(false, parts)
+    }
+
+    fn string_content(mut self, assistant: bool, empty: bool) -> Self {
+        self.tape.extend([code::TEXT_CONTENT, assistant as i32, empty as i32]);
+        self.count += 1;
+        self
+    }
+
+    fn build(self) -> Vec<i32> {
+        let mut tape = vec![self.count];
+        tape.extend(self.tape);
+        tape
+    }
+}
+
+fn options(steps: Option<f64>, preserve: bool, rule: PreservedResults) -> Options {
+    Options { preserve_model_output: preserve, filter_after_tool_steps: steps, preserved_results: rule }
+}
+
+fn plain() -> Options {
+    options(None, false, PreservedResults::WithOwnModelOutput)
+}
+
+fn changed(decision: Decision) -> Vec<i32> {
+    match decision.answer {
+        Answer::Changed(plan) => plan,
+        other => panic!("expected a new prompt, got {other:?}"),
+    }
+}
+
+/// user, assistant [text, call 0], tool [result 0], assistant [call 1], tool [result 1]
+fn two_pairs() -> Vec<i32> {
+    PromptTape::default()
+        .pass()
+        .assistant(vec![text(), call(0, false)])
+        .tool(vec![result(0, false, false)])
+        .assistant(vec![call(1, true)])
+        .tool(vec![result(1, true, false)])
+        .build()
+}
+
+#[test]
+fn the_first_prompt_of_a_request_is_its_history_and_goes() {
+    let decision = filter(&plain(), Exclude::All, &two_pairs(), None, None).unwrap();
+    assert!(decision.record_history);
+    assert_eq!(
+        changed(decision),
+        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::DROP, plan::DROP]
+    );
+}
+
+#[test]
+fn calls_the_run_made_after_the_history_stay() {
+    // The history holds id 0 only: id 1 came from the run.
+    let decision = filter(&plain(), Exclude::All, &two_pairs(), Some(&[1, 0]), None).unwrap();
+    assert!(!decision.record_history);
+    assert_eq!(
+        changed(decision),
+        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
+    );
+    // Everything from the run: nothing to do.
+    let decision = filter(&plain(), Exclude::All, &two_pairs(), Some(&[0, 0]), None).unwrap();
+    assert_eq!(decision.answer, Answer::Unchanged);
+}
+
+#[test]
+fn an_exclude_list_removes_pairs_by_id() {
+    // Only id 1's parts name an excluded tool; its call and result both go.
+    let plan = changed(filter(&plain(), Exclude::Listed, &two_pairs(), None, None).unwrap());
+    assert_eq!(plan, vec![plan::KEEP, plan::KEEP, plan::KEEP, plan::DROP, plan::DROP]);
+    // A result naming an excluded tool takes its call along, whatever the call names.
+    let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, true, false)]).build();
+    let plan = changed(filter(&plain(), Exclude::Listed, &tape, None, None).unwrap());
+    assert_eq!(plan, vec![plan::DROP, plan::DROP]);
+}
+
+#[test]
+fn recent_tool_steps_stay_with_filter_after_tool_steps() {
+    let keep_one = options(Some(1.0), false, PreservedResults::Every);
+    let plan = changed(filter(&keep_one, Exclude::All, &two_pairs(), None, None).unwrap());
+    assert_eq!(
+        plan,
+        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
+    );
+    // Two steps keep everything; zero keeps nothing; NaN keeps everything.
+    for (steps, unchanged) in [(2.0, true), (0.0, false), (f64::NAN, true), (-1.0, false)] {
+        let decision =
+            filter(&options(Some(steps), false, PreservedResults::Every), Exclude::All, &two_pairs(), None, None);
+        assert_eq!(decision.unwrap().answer == Answer::Unchanged, unchanged, "{steps}");
+    }
+}
+
+#[test]
+fn steps_count_assistant_messages_not_tool_messages() {
+    // A tool message holding a call is no step: the assistant's call is the last one.
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false)])
+        .tool(vec![call(1, false), result(0, false, false)])
+        .build();
+    let keep_one = options(Some(1.0), false, PreservedResults::Every);
+    let plan = changed(filter(&keep_one, Exclude::All, &tape, None, None).unwrap());
+    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, plan::PART_DROP, plan::PART_KEEP]);
+}
+
+#[test]
+fn a_string_content_is_read_as_characters() {
+    let tape = PromptTape::default()
+        .string_content(true, false)
+        .string_content(false, true)
+        .assistant(vec![call(0, false)])
+        .tool(vec![result(0, false, false)])
+        .build();
+    // Once anything changes, an empty content leaves with its message.
+    let plan = changed(filter(&plain(), Exclude::All, &tape, None, None).unwrap());
+    assert_eq!(plan, vec![plan::KEEP, plan::DROP, plan::DROP, plan::DROP]);
+    // Step filtering calls `content.filter` on the assistant's string.
+    let keep_one = options(Some(1.0), false, PreservedResults::Every);
+    assert_eq!(filter(&keep_one, Exclude::All, &tape, None, None), Err(FilterError::ContentNotAnArray { message: 0 }));
+    // ... unless it keeps no steps, which reads nothing.
+    let keep_none = options(Some(0.0), false, PreservedResults::Every);
+    assert!(filter(&keep_none, Exclude::All, &tape, None, None).is_ok());
+}
+
+#[test]
+fn preserved_output_becomes_text_where_the_call_was() {
+    let with_outputs = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
+    let decision = filter(&with_outputs, Exclude::All, &tape, None, None).unwrap();
+    assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0)]));
+    // The output is the string 7.
+    let outputs = [node::STRING, 7, 1];
+    let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 7, plan::DROP]);
+    // An output without text leaves nothing.
+    let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 7, 0])).unwrap());
+    assert_eq!(plan, vec![plan::DROP, plan::DROP]);
+}
+
+#[test]
+fn from_1_68_only_results_with_their_own_model_output_become_text() {
+    let own_only = options(None, true, PreservedResults::WithOwnModelOutput);
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false), call(1, false)])
+        .tool(vec![result(0, false, false), result(1, false, true)])
+        .build();
+    assert_eq!(filter(&own_only, Exclude::All, &tape, None, None).unwrap().answer, Answer::NeedsOutputs(vec![(1, 1)]));
+    let every = options(None, true, PreservedResults::Every);
+    assert_eq!(
+        filter(&every, Exclude::All, &tape, None, None).unwrap().answer,
+        Answer::NeedsOutputs(vec![(1, 0), (1, 1)])
+    );
+}
+
+#[test]
+fn a_provider_executed_result_without_a_call_keeps_its_text_in_place() {
+    let with_outputs = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default().assistant(vec![text(), result(0, false, false)]).build();
+    let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_RESULT_TEXT, 0, 1, 1, 3]);
+    // In a tool message it is dropped: only assistant messages may carry the text.
+    let tape = PromptTape::default().tool(vec![text(), result(0, false, false)]).build();
+    let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]);
+}
+
+#[test]
+fn the_last_result_with_text_names_the_pair() {
+    // Two results for id 0: the second has text, the third has none.
+    let with_outputs = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false)])
+        .tool(vec![result(0, false, false), result(0, false, false), result(0, false, false)])
+        .build();
+    let outputs = [node::STRING, 1, 1, node::STRING, 2, 1, node::NOTHING];
+    let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 1, 1, 2, plan::DROP]);
+}
+
+#[test]
+fn json_left_for_later_is_asked_for() {
+    let with_outputs = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
+    // `{ a: 1 }` with its JSON not computed: the slot is position 2 of the outputs tape.
+    let outputs = [node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
+    let decision = filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap();
+    assert_eq!(decision.answer, Answer::NeedsJson(vec![2]));
+}
+
+#[test]
+fn an_unreadable_output_fails_only_when_its_text_is_needed() {
+    let with_outputs = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
+    assert_eq!(
+        filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::TOO_DEEP])),
+        Err(FilterError::ModelOutputTooDeep { message: 1 })
+    );
+}
+
+#[test]
+fn falsy_ids_are_never_removed() {
+    let tape = PromptTape::default()
+        .assistant(vec![call(code::NO_CALL_ID, false)])
+        .tool(vec![result(code::NO_CALL_ID, false, false)])
+        .build();
+    assert_eq!(filter(&plain(), Exclude::All, &tape, None, None).unwrap().answer, Answer::Unchanged);
+}
+
+#[test]
+fn broken_tapes_are_errors() {
+    for tape in [vec![], vec![1], vec![1, 9], vec![1, code::PARTS, 1, 1, code::TOOL_CALL, 5, 0], vec![2, code::PASS]] {
+        assert!(matches!(filter(&plain(), Exclude::All, &tape, None, None), Err(FilterError::Tape(_))), "{tape:?}");
+    }
+    // A history table of the wrong length.
+    assert!(filter(&plain(), Exclude::All, &two_pairs(), Some(&[1]), None).is_err());
+}
+
+#[test]
+fn arbitrary_tapes_give_answers_or_errors_never_panics() {
+    let mut rng = Rng::new(0x9E37_79B9_7F4A_7C15);
+    let small = |rng: &mut Rng| (rng.next() % 7) as i32 - 2;
+    let all_options = [
+        plain(),
+        options(Some(1.0), true, PreservedResults::Every),
+        options(None, true, PreservedResults::WithOwnModelOutput),
+    ];
+    let mut answered = 0;
+    for _ in 0..50_000 {
+        let len = (rng.next() % 24) as usize;
+        let mut tape: Vec<i32> = (0..len).map(|_| small(&mut rng)).collect();
+        if let Some(first) = tape.first_mut() {
+            *first = first.abs() % 4;
+        }
+        let history: Vec<i32> = (0..(rng.next() % 3)).map(|_| small(&mut rng)).collect();
+        let outputs: Vec<i32> = (0..(rng.next() % 8)).map(|_| small(&mut rng)).collect();
+        for options in &all_options {
+            for exclude in [Exclude::All, Exclude::Listed] {
+                let history = (rng.next() % 2 == 0).then_some(history.as_slice());
+                let outputs = (rng.next() % 2 == 0).then_some(outputs.as_slice());
+                if filter(options, exclude, &tape, history, outputs).is_ok() {
+                    answered += 1;
+                }
+            }
+        }
+    }
+    assert!(answered > 1_000, "too few valid tapes to mean anything: {answered}");
+}
