@@ -18,7 +18,7 @@ test('npm pack gives a package that installs and loads without building', () => 
       execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }),
     )
     const files = packed[0].files.map((file) => file.path).sort()
-    for (const wanted of ['binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'lib/tool-call-filter.js', 'lib/tool-search.js', 'scripts/install.mjs']) {
+    for (const wanted of ['binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'lib/host.js', 'lib/native.js', 'lib/processors.js', 'lib/tool-call-filter/common.js', 'lib/tool-call-filter/message-list.js', 'lib/tool-call-filter/prompt.js', 'lib/tool-search.js', 'scripts/install.mjs']) {
       assert.ok(files.includes(wanted), `${wanted} is in the tarball`)
     }
     assert.ok(files.some((file) => /^mastra-native-processors\..+\.node$/.test(file)), 'the addon is in the tarball')

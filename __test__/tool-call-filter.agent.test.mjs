@@ -24,14 +24,18 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { pathToFileURL } from 'node:url'
 
-import { Agent } from '@mastra/core/agent'
-import { createTool } from '@mastra/core/tools'
-import { ToolCallFilter as RefFilter } from '@mastra/core/processors'
 import { MockLanguageModelV2, convertArrayToReadableStream } from 'ai/test'
 import { z } from 'zod'
 
-const oursModule = await import(process.env.TCF_OURS ? pathToFileURL(process.env.TCF_OURS).href : '../index.mjs')
-const OurFilter = oursModule.ToolCallFilter
+import { loadRelease } from './helpers/releases.mjs'
+
+const release = await loadRelease('1.59.0')
+const { Agent } = await release.importCore('agent')
+const { createTool } = await release.importCore('tools')
+const RefFilter = release.reference.ToolCallFilter
+const OurFilter = process.env.TCF_OURS
+  ? (await import(pathToFileURL(process.env.TCF_OURS).href)).ToolCallFilter
+  : release.ours.ToolCallFilter
 
 // ---------------------------------------------------------------------------------------
 // mock model

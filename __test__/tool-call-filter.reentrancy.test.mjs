@@ -3,8 +3,11 @@
 // disturb the buffers of the call it interrupts.
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
-import { ToolCallFilter as Reference } from '@mastra/core/processors'
-import { ToolCallFilter as Ours } from '../index.mjs'
+import { loadRelease } from './helpers/releases.mjs'
+
+const release = await loadRelease('1.59.0')
+const Reference = release.reference.ToolCallFilter
+const Ours = release.ours.ToolCallFilter
 
 const call = (id, toolName) => ({
   id,

@@ -17,13 +17,15 @@ import assert from 'node:assert/strict'
 import { createRequire } from 'node:module'
 import { pathToFileURL } from 'node:url'
 
-import { ToolCallFilter as RefFilter } from '@mastra/core/processors'
-import { MessageList } from '@mastra/core/agent'
-
 import { createRng, deriveSeed } from './helpers/random.mjs'
+import { loadRelease } from './helpers/releases.mjs'
 
-const oursModule = await import(process.env.TCF_OURS ? pathToFileURL(process.env.TCF_OURS).href : '../index.mjs')
-const OurFilter = oursModule.ToolCallFilter
+const release = await loadRelease('1.59.0')
+const RefFilter = release.reference.ToolCallFilter
+const { MessageList } = await release.importCore('agent')
+const OurFilter = process.env.TCF_OURS
+  ? (await import(pathToFileURL(process.env.TCF_OURS).href)).ToolCallFilter
+  : release.ours.ToolCallFilter
 
 // ---------------------------------------------------------------------------------------
 // shared helpers
@@ -338,10 +340,10 @@ describe('ToolCallFilter: identity and surface', () => {
     for (const p of ['processDataParts', 'stateId', 'processorIndex']) assert.equal(ours[p], ref[p], `property ${p}`)
   })
 
-  test('CJS and ESM entry points export the same class', () => {
-    if (process.env.TCF_OURS) return
+  test('CJS and ESM entry points export the same class', async () => {
     const require = createRequire(import.meta.url)
-    assert.equal(require('../index.js').ToolCallFilter, OurFilter)
+    const esm = await import('../index.mjs')
+    assert.equal(require('../index.js').ToolCallFilter, esm.ToolCallFilter)
   })
 })
 

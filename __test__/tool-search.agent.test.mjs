@@ -8,13 +8,10 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { Agent } from '@mastra/core/agent';
-import { Mastra } from '@mastra/core/mastra';
-import { InMemoryStore } from '@mastra/core/storage';
-import { MockMemory } from '@mastra/core/memory';
 import { MockLanguageModelV2, convertArrayToReadableStream } from 'ai/test';
 
 import {
+  release,
   RefToolSearchProcessor as Ref,
   loadOurs,
   RequestContext,
@@ -26,6 +23,10 @@ import {
   INSTRUCTION_AUTOLOAD,
 } from './helpers/tool-search-harness.mjs';
 
+const { Agent } = await release.importCore('agent');
+const { Mastra } = await release.importCore('mastra');
+const { InMemoryStore } = await release.importCore('storage');
+const { MockMemory } = await release.importCore('memory');
 const Ours = await loadOurs();
 const MODES = ['generate', 'stream'];
 

@@ -25,12 +25,16 @@
 //   sameOrTypeError(refFn, oursFn)  -> bad-input rule (same result, or ours throws TypeError)
 //   makeRng(seed), hash32(str), snapshot(value), firstDiff(a, b), Labels
 
-import { ToolSearchProcessor as RefToolSearchProcessor } from '@mastra/core/processors';
-import { RequestContext, MASTRA_THREAD_ID_KEY } from '@mastra/core/request-context';
-import { MessageList } from '@mastra/core/agent';
-import { createTool, Tool, MASTRA_TOOL_MARKER } from '@mastra/core/tools';
-import { isStandardSchemaWithJSON, standardSchemaToJSONSchema, toStandardSchema } from '@mastra/core/schema';
 import { z } from 'zod/v4';
+import { loadRelease } from './releases.mjs';
+
+/** The release under test: MASTRA_RELEASE, or the one the docs describe. */
+export const release = await loadRelease(process.env.MASTRA_RELEASE ?? '1.59.0');
+const RefToolSearchProcessor = release.reference.ToolSearchProcessor;
+const { RequestContext, MASTRA_THREAD_ID_KEY } = await release.importCore('request-context');
+const { MessageList } = await release.importCore('agent');
+const { createTool, Tool, MASTRA_TOOL_MARKER } = await release.importCore('tools');
+const { isStandardSchemaWithJSON, standardSchemaToJSONSchema, toStandardSchema } = await release.importCore('schema');
 
 export { RefToolSearchProcessor, RequestContext, MASTRA_THREAD_ID_KEY, MessageList, createTool, Tool, z };
 
@@ -60,8 +64,7 @@ export async function loadOurs() {
     const mod = await import(sel.slice('fixed-ref:'.length));
     return withOurFixes(mod.ToolSearchProcessor);
   }
-  const mod = await import('../../index.mjs');
-  return mod.ToolSearchProcessor;
+  return release.ours.ToolSearchProcessor;
 }
 
 /** Thread id as ours resolves it: mastra__threadId, then the memory thread, then none. */
