@@ -1,5 +1,6 @@
 // Type test: the documented examples, with only the import line changed, must
-// compile; misuse must not. `npm run test:types` runs tsc on this file.
+// compile; misuse must not. `npm run test:types` compiles this file against the
+// installed @mastra/core (1.71.0) and against 1.59.0 (tsconfig.1.59.json).
 import { Agent } from '@mastra/core/agent'
 import { createTool } from '@mastra/core/tools'
 import type { Processor } from '@mastra/core/processors'
@@ -48,6 +49,8 @@ const asyncFilter = new ToolSearchProcessor({ tools: allTools, filter: async () 
 const autoLoad = new ToolSearchProcessor({ tools: allTools, search: { topK: 3, autoLoad: true } })
 const contextStore = new ToolSearchProcessor({ tools: allTools, storage: 'context', ttl: 0 })
 const resolved = new ToolSearchProcessor({ tools: allTools, includeResolvedTools: true })
+// Options of the newest supported release compile whichever release is installed.
+const withCatalog = new ToolSearchProcessor({ tools: allTools, injectCatalog: true, search: { autoLoad: true } })
 toolSearch.clearState('thread-123')
 toolSearch.clearState()
 toolSearch.clearAllState()
@@ -81,6 +84,8 @@ new ToolSearchProcessor({ tools: allTools, storage: 'disk' })
 new ToolSearchProcessor({ tools: allTools, search: { topK: '3' } })
 // @ts-expect-error the filter answers a boolean
 new ToolSearchProcessor({ tools: allTools, filter: () => 'yes' })
+// @ts-expect-error injectCatalog is a boolean
+new ToolSearchProcessor({ tools: allTools, injectCatalog: 'yes' })
 
 void [filterAfterRecentTools, filterWithCompactToolHistory, id, name, options, withFilter, asyncFilter]
-void [autoLoad, contextStore, resolved, count, oldest, cleaned, searchId, processors]
+void [autoLoad, contextStore, resolved, withCatalog, count, oldest, cleaned, searchId, processors]
