@@ -1,4 +1,6 @@
-// Benchmark: native processors vs @mastra/core@1.59.0, in one process.
+// Benchmark: native processors vs @mastra/core's own, in one process: the
+// message-list ToolCallFilter against 1.59.0's, the prompt ToolCallFilter and
+// ToolSearchProcessor against 1.71.0's (what `npm install @mastra/core` gives).
 //
 //   npm run bench                      (node --expose-gc benches/bench.mjs)
 //   npm run bench -- --quick           fewer samples
@@ -16,15 +18,23 @@ import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { isDeepStrictEqual } from 'node:util'
 
-import {
-  ToolCallFilter as RefToolCallFilter,
-  ToolSearchProcessor as RefToolSearchProcessor,
-} from '@mastra/core/processors'
+import { createRequire } from 'node:module'
+
+import { ToolCallFilter as RefPromptToolCallFilter, ToolSearchProcessor as RefToolSearchProcessor } from '@mastra/core/processors'
 import { RequestContext } from '@mastra/core/request-context'
 import { createTool } from '@mastra/core/tools'
+import { ToolCallFilter as RefMessageListToolCallFilter } from 'mastra-core-1.59.0/processors'
 import { z } from 'zod'
 
-import { ToolCallFilter as OursToolCallFilter, ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
+import { ToolCallFilter as OursPromptToolCallFilter, ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
+
+const require = createRequire(import.meta.url)
+const { hostRelease } = require('../lib/host.js')
+const { processorsFor } = require('../lib/processors.js')
+// Ours as the package builds it next to @mastra/core 1.59.0.
+const { ToolCallFilter: OursMessageListToolCallFilter } = processorsFor(
+  hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')),
+)
 
 // ---------------------------------------------------------------------------
 // Command line and settings
@@ -184,6 +194,40 @@ function buildMessages(n, seed = 2) {
   return messages
 }
 
+/**
+ * The provider prompt the Agent sends for `buildMessages(n)`: user turns, and
+ * assistant turns whose tool calls are answered in a tool message; results
+ * with a stored model output carry it in `providerOptions.mastra`.
+ */
+function buildPrompt(n, seed = 2) {
+  const prompt = [{ role: 'system', content: 'You are a helpful assistant.' }]
+  for (const message of buildMessages(n, seed)) {
+    if (message.role === 'user') {
+      prompt.push({ role: 'user', content: [{ type: 'text', text: message.content.content }] })
+      continue
+    }
+    const content = []
+    const results = []
+    for (const part of message.content.parts) {
+      if (part.type === 'text') content.push({ type: 'text', text: part.text })
+      if (part.type !== 'tool-invocation') continue
+      const { toolCallId, toolName, args, result } = part.toolInvocation
+      content.push({ type: 'tool-call', toolCallId, toolName, input: args })
+      const modelOutput = part.providerMetadata?.mastra?.modelOutput
+      results.push({
+        type: 'tool-result',
+        toolCallId,
+        toolName,
+        output: modelOutput === undefined ? { type: 'json', value: result } : { type: 'text', value: JSON.stringify(modelOutput) },
+        ...(modelOutput === undefined ? {} : { providerOptions: { mastra: { modelOutput } } }),
+      })
+    }
+    if (content.length > 0) prompt.push({ role: 'assistant', content })
+    if (results.length > 0) prompt.push({ role: 'tool', content: results })
+  }
+  return prompt
+}
+
 // Queries for search_tools, used in rotation (the last one matches nothing).
 const QUERIES = [
   'weather forecast',
@@ -207,6 +251,7 @@ const resolvedTools = memo(n => buildTools(n, 'mcp', 3))
 // Equal to resolvedTools in every id and description, but other objects.
 const otherResolvedTools = memo(n => buildTools(n, 'mcp', 3))
 const historyMessages = memo(n => buildMessages(n, 2))
+const historyPrompt = memo(n => buildPrompt(n, 2))
 
 function makeRequestContext(threadId = 'thread_bench') {
   const requestContext = new RequestContext()
@@ -311,16 +356,36 @@ async function measure(name, size, refFn, oursFn, { batchMultiple = 1, resetRef,
 // ---------------------------------------------------------------------------
 // Workloads. Each `run(size)` builds its input, checks both sides agree, then measures.
 
-function toolCallFilterWorkload(name, options) {
+/** 1.59's filter: `processInput` on a stored history of `size` messages. */
+function messageListFilterWorkload(name, options) {
   return {
     name,
     async run(size) {
       const messages = historyMessages(size)
       const args = { messages, messageList: { get: { all: { db: () => messages } } }, abort() {} }
-      const ref = new RefToolCallFilter(options)
-      const ours = new OursToolCallFilter(options)
+      const ref = new RefMessageListToolCallFilter(options)
+      const ours = new OursMessageListToolCallFilter(options)
       assertSame(`${name} ${size}`, await ref.processInput(args), await ours.processInput(args))
       return measure(name, size, () => ref.processInput(args), () => ours.processInput(args))
+    },
+  }
+}
+
+/**
+ * 1.60+'s filter: `processLLMRequest` on the provider prompt of a history of
+ * `size` messages, as the first model call of a request (a fresh state, so the
+ * history is recorded too).
+ */
+function promptFilterWorkload(name, options) {
+  return {
+    name,
+    async run(size) {
+      const prompt = historyPrompt(size)
+      const ref = new RefPromptToolCallFilter(options)
+      const ours = new OursPromptToolCallFilter(options)
+      const call = (filter) => filter.processLLMRequest({ prompt, state: {} })
+      assertSame(`${name} ${size}`, await call(ref), await call(ours))
+      return measure(name, size, () => call(ref), () => call(ours))
     },
   }
 }
@@ -442,9 +507,12 @@ function constructWorkload(name, { thenSearch }) {
 }
 
 const WORKLOADS = [
-  toolCallFilterWorkload('ToolCallFilter exclude all', undefined),
-  toolCallFilterWorkload('ToolCallFilter exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
-  toolCallFilterWorkload('ToolCallFilter preserveModelOutput', { preserveModelOutput: true }),
+  messageListFilterWorkload('ToolCallFilter 1.59 exclude all', undefined),
+  messageListFilterWorkload('ToolCallFilter 1.59 exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
+  messageListFilterWorkload('ToolCallFilter 1.59 preserveModelOutput', { preserveModelOutput: true }),
+  promptFilterWorkload('ToolCallFilter prompt exclude all', undefined),
+  promptFilterWorkload('ToolCallFilter prompt exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
+  promptFilterWorkload('ToolCallFilter prompt preserveModelOutput', { preserveModelOutput: true }),
   constructWorkload('ToolSearch construct', { thenSearch: false }),
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
   searchWorkload('search_tools', false),

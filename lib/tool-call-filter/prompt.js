@@ -57,20 +57,27 @@ function definePromptToolCallFilter(preservedResults) {
         writePrompt(scratch, prompt, names, ids, this.#withOutputs)
         const tape = scratch.tape.finish()
         const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
+        const ask = (outputs) => {
+          let length = callNative(() => native.filter(excludeLength, tape, history, outputs, scratch.plan))
+          if (length < 0) {
+            scratch.plan = new Int32Array(-length * 2)
+            length = callNative(() => native.filter(excludeLength, tape, history, outputs, scratch.plan))
+          }
+          return scratch.plan.subarray(0, length)
+        }
 
-        let answer = callNative(() => native.filter(excludeLength, tape, history, undefined))
+        let answer = ask(undefined)
         if (answer[0] === 1) state[HISTORY_KEY] = new Set(ids.values)
-        let at = 1
-        if (answer[at] === PromptAnswer.NeedsOutputs) {
-          const outputs = writeOutputs(scratch, prompt, answer, at + 1)
-          answer = callNative(() => native.filter(excludeLength, tape, history, outputs))
-          if (answer[at] === PromptAnswer.NeedsJson) {
-            fillJson(scratch, outputs, answer.subarray(at + 2, at + 2 + answer[at + 1]))
-            answer = callNative(() => native.filter(excludeLength, tape, history, outputs))
+        if (answer[1] === PromptAnswer.NeedsOutputs) {
+          const outputs = writeOutputs(scratch, prompt, answer, 2)
+          answer = ask(outputs)
+          if (answer[1] === PromptAnswer.NeedsJson) {
+            fillJson(scratch, outputs, answer.subarray(3, 3 + answer[2]))
+            answer = ask(outputs)
           }
         }
-        if (answer[at] === PromptAnswer.Unchanged) return undefined
-        return { prompt: applyPlan(prompt, answer, at + 1, scratch.strings) }
+        if (answer[1] === PromptAnswer.Unchanged) return undefined
+        return { prompt: applyPlan(prompt, answer, 2, scratch.strings) }
       })
     }
   }

@@ -48,6 +48,10 @@ impl FromNapiValue for Int32In<'_> {
 pub struct Int32Out<'a>(Int32ArraySlice<'a>);
 
 impl Int32Out<'_> {
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
     /// Copies `answer` to the start of the buffer, after checking that the
     /// buffer is long enough and overlaps none of `inputs`.
     pub fn write(&mut self, answer: &[i32], inputs: &[&Int32In<'_>]) -> Result<()> {

@@ -166,8 +166,10 @@ impl NativePromptFilter {
     /// Filters one prompt tape (see the core's `prompt`). `history` holds,
     /// per interned call id, 1 when the request's recorded history has it,
     /// or is `undefined` when nothing is recorded yet; `outputs` is the tape
-    /// of the outputs an earlier answer asked for. Answers
-    /// `[record_history, PromptAnswer, ...]`.
+    /// of the outputs an earlier answer asked for. Writes
+    /// `[record_history, PromptAnswer, ...]` into `out` and returns its
+    /// length, or, when `out` is too short, minus the length it needs (the
+    /// wrapper grows it and asks again).
     #[napi(catch_unwind)]
     pub fn filter(
         &self,
@@ -175,7 +177,8 @@ impl NativePromptFilter {
         tape: Int32In,
         history: Option<Int32In>,
         outputs: Option<Int32In>,
-    ) -> Result<Int32Array> {
+        mut out: Int32Out,
+    ) -> Result<i32> {
         let decision = prompt::filter(
             &self.options,
             Exclude::for_list(exclude_length),
@@ -184,22 +187,29 @@ impl NativePromptFilter {
             outputs.as_ref().map(Int32In::as_slice),
         )
         .map_err(type_error)?;
-        let mut out = vec![decision.record_history as i32];
+        let mut answer = vec![decision.record_history as i32];
         match decision.answer {
-            Answer::Unchanged => out.push(PromptAnswer::Unchanged as i32),
+            Answer::Unchanged => answer.push(PromptAnswer::Unchanged as i32),
             Answer::NeedsOutputs(parts) => {
-                out.extend([PromptAnswer::NeedsOutputs as i32, parts.len() as i32]);
-                out.extend(parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]));
+                answer.extend([PromptAnswer::NeedsOutputs as i32, parts.len() as i32]);
+                answer.extend(parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]));
             }
             Answer::NeedsJson(slots) => {
-                out.extend([PromptAnswer::NeedsJson as i32, slots.len() as i32]);
-                out.extend(slots.into_iter().map(|slot| slot as i32));
+                answer.extend([PromptAnswer::NeedsJson as i32, slots.len() as i32]);
+                answer.extend(slots.into_iter().map(|slot| slot as i32));
             }
             Answer::Changed(plan) => {
-                out.push(PromptAnswer::Changed as i32);
-                out.extend(plan);
+                answer.push(PromptAnswer::Changed as i32);
+                answer.extend(plan);
             }
         }
-        Ok(Int32Array::new(out))
+        if answer.len() > out.len() {
+            return Ok(-(answer.len() as i32));
+        }
+        let mut inputs = vec![&tape];
+        inputs.extend(history.as_ref());
+        inputs.extend(outputs.as_ref());
+        out.write(&answer, &inputs)?;
+        Ok(answer.len() as i32)
     }
 }
