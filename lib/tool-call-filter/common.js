@@ -11,6 +11,12 @@ const codes = native.toolCallFilterCodes()
 const { ExcludeMode, excludeMode } = native
 const NODE = codes.modelOutput
 
+/**
+ * Buffers larger than this many entries are not kept for the next call: one
+ * huge history must not pin its buffers for the life of the process.
+ */
+const KEPT_BUFFER_LIMIT = 1 << 16
+
 /** The buffers a tape and its answer cross the boundary in. */
 class Scratch {
   tape = new TapeWriter(4096)
@@ -19,6 +25,8 @@ class Scratch {
   plan = new Int32Array(4096)
   /** Strings a tape refers to by index. */
   strings = []
+  /** Whether `strings` held more than the kept limit during the call. */
+  stringsGrown = false
   /** Arrays whose JSON slot was left for later, by tape position. */
   lazyJson = new Map()
   busy = false
@@ -38,9 +46,23 @@ function withScratch(use) {
   try {
     return use(scratch)
   } finally {
+    if (scratch.strings.length > KEPT_BUFFER_LIMIT) scratch.stringsGrown = true
     scratch.strings.length = 0
     scratch.lazyJson.clear()
     scratch.busy = false
+    if (scratch === shared) giveBackOutsized(scratch)
+  }
+}
+
+/** Drops whichever buffer an outsized call grew past the limit; the next call starts small. */
+function giveBackOutsized(scratch) {
+  if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
+  if (scratch.outputs.data.length > KEPT_BUFFER_LIMIT) scratch.outputs = new TapeWriter(256)
+  if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
+  // An emptied array keeps its backing store; a new one does not.
+  if (scratch.stringsGrown) {
+    scratch.strings = []
+    scratch.stringsGrown = false
   }
 }
 

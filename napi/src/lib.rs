@@ -7,6 +7,7 @@
 
 mod buffers;
 mod codes;
+mod diagnostics;
 mod releases;
 mod tool_call_filter;
 mod tool_search;

@@ -1,0 +1,113 @@
+// The Node-API boundary itself: no panic can abort Node, the binding refuses
+// buffers it could not safely read or write, and the JavaScript halves give
+// memory back after an outsized call.
+
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readdirSync, readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
+
+const require = createRequire(import.meta.url)
+const native = require('../lib/native.js')
+const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+describe('panics', () => {
+  test('a panic behind the boundary is a JavaScript Error, and Node goes on', () => {
+    assert.throws(() => native.__panicForTesting('deliberate'), (error) => error instanceof Error && error.message === 'deliberate')
+    // Still alive, and the addon still answers.
+    assert.equal(native.supportedMastraRange(), '>=1.59.0 <1.72.0')
+  })
+
+  test('every function, method, constructor and getter the binding exports catches panics', () => {
+    const dir = join(root, 'napi', 'src')
+    const missing = []
+    let exported = 0
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.rs'))) {
+      const lines = readFileSync(join(dir, file), 'utf8').split('\n')
+      lines.forEach((line, i) => {
+        const attribute = line.trim()
+        if (!attribute.startsWith('#[napi')) return
+        // The item the attribute belongs to: the next line that is not an attribute or a comment.
+        const item = lines.slice(i + 1).find((next) => !/^\s*(#\[|\/\/)/.test(next)) ?? ''
+        if (!/\bfn\b/.test(item)) return
+        exported++
+        if (!attribute.includes('catch_unwind')) missing.push(`${file}:${i + 1} ${item.trim()}`)
+      })
+    }
+    assert.ok(exported > 20, `found only ${exported} exported functions: the scan is broken`)
+    assert.deepEqual(missing, [])
+  })
+})
+
+describe('buffers handed to the binding', () => {
+  const filter = new native.NativeMessageListFilter(false, undefined)
+  // One message with one tool call: [count, WITH_PARTS, TEXT_ABSENT, 1 part, PART_TOOL, STATE_CALL, 0, id 0, NO_OUTPUT, NO_LEGACY]
+  const { messageList: TAPE } = native.toolCallFilterCodes()
+  const history = [1, TAPE.withParts, TAPE.textAbsent, 1, TAPE.partTool, TAPE.stateCall, 0, 0, TAPE.noOutput, TAPE.noLegacy]
+
+  test('a plan is written into a separate buffer', () => {
+    const out = new Int32Array(16)
+    assert.equal(filter.plan(undefined, Int32Array.from(history), undefined, out), 1)
+    const { plan } = native.toolCallFilterCodes()
+    assert.equal(out[0], plan.drop)
+  })
+
+  test('an answer buffer that shares memory with the tape is refused', () => {
+    const buffer = new Int32Array(64)
+    buffer.set(history)
+    const tape = buffer.subarray(0, history.length)
+    for (const out of [tape, buffer, buffer.subarray(5, 20)]) {
+      assert.throws(() => filter.plan(undefined, tape, undefined, out), /shares memory/)
+    }
+    // Views of one buffer that do not overlap are fine.
+    assert.equal(filter.plan(undefined, tape, undefined, buffer.subarray(history.length)), 1)
+  })
+
+  test('an answer buffer that shares memory with the kept ids is refused', () => {
+    const out = new Int32Array(16)
+    assert.throws(() => filter.plan(undefined, Int32Array.from(history), out.subarray(0, 1), out), /shares memory/)
+  })
+
+  test('views of a SharedArrayBuffer are refused, as tape and as answer buffer', () => {
+    const shared = new Int32Array(new SharedArrayBuffer(64 * 4))
+    shared.set(history)
+    assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, new Int32Array(16)), /SharedArrayBuffer/)
+    assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, shared), /SharedArrayBuffer/)
+    const prompt = new native.NativePromptFilter(false, undefined, 'every')
+    assert.throws(() => prompt.filter(undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)), /SharedArrayBuffer/)
+  })
+})
+
+describe('memory', () => {
+  setFlagsFromString('--expose-gc')
+  const gc = runInNewContext('gc')
+
+  test('the shared buffers are given back after an outsized call', async () => {
+    const { ToolCallFilter } = require('../index.js')
+    const filter = new ToolCallFilter({ preserveModelOutput: true })
+    const part = (i) => ({ type: 'tool-call', toolCallId: `c${i}`, toolName: 'search', input: {} })
+    const result = (i) => ({ type: 'tool-result', toolCallId: `c${i}`, toolName: 'search', output: { type: 'text', value: `r${i}` } })
+    const huge = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }]
+    for (let i = 0; i < 200_000; i++) huge.push({ role: 'assistant', content: [part(i)] }, { role: 'tool', content: [result(i)] })
+    const small = huge.slice(0, 5)
+
+    // Freed backing stores are released by a sweeper that may run after `gc()` returns.
+    const settled = async () => {
+      gc()
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      gc()
+      return process.memoryUsage().arrayBuffers
+    }
+    await filter.processLLMRequest({ prompt: small, state: {} })
+    const before = await settled()
+    await filter.processLLMRequest({ prompt: huge, state: {} })
+    await filter.processLLMRequest({ prompt: small, state: {} })
+    const after = await settled()
+    // The huge call's tape alone is over 7 MiB; what stays is a few small buffers.
+    assert.ok(after - before < 1024 * 1024, `kept ${((after - before) / 1048576).toFixed(1)} MiB after the huge call`)
+  })
+})
