@@ -1,6 +1,6 @@
 // `npm install` hook. In a source checkout (Cargo.toml beside package.json) it builds
 // the addon in release mode with the napi CLI; in an installed tarball the prebuilt
-// binary is already there, so it only checks that one matches this platform.
+// binary is already there, so it only checks that one for this platform is.
 import { existsSync, readdirSync } from 'node:fs'
 import { spawnSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
@@ -13,11 +13,24 @@ if (existsSync(join(root, 'Cargo.toml'))) {
   process.exit(result.status ?? 1)
 }
 
-const binaries = readdirSync(root).filter((name) => name.endsWith('.node'))
-if (binaries.length === 0) {
+/** The platform part of a napi-rs binary's name: `linux-x64-gnu`, `darwin-arm64`, `win32-x64-msvc`. */
+function platformName() {
+  const { platform, arch } = process
+  if (platform === 'linux') {
+    // glibc reports its version in the process report; musl reports none.
+    const glibc = process.report?.getReport?.().header?.glibcVersionRuntime
+    return `${platform}-${arch}-${glibc ? 'gnu' : 'musl'}`
+  }
+  if (platform === 'win32') return `${platform}-${arch}-msvc`
+  return `${platform}-${arch}`
+}
+
+const wanted = `mastra-native-processors.${platformName()}.node`
+if (!existsSync(join(root, wanted))) {
+  const shipped = readdirSync(root).filter((name) => name.endsWith('.node'))
   console.error(
-    'mastra-native-processors: no prebuilt binary in this package for ' +
-      `${process.platform}-${process.arch}. Build from source with a Rust toolchain: npm run build`,
+    `mastra-native-processors: this package has no prebuilt binary for ${platformName()} (it needs ${wanted}; ` +
+      `it carries ${shipped.length > 0 ? shipped.join(', ') : 'none'}). Build from source with a Rust toolchain: npm run build`,
   )
   process.exit(1)
 }
