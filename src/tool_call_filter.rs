@@ -49,6 +49,12 @@ impl Exclude {
 /// never interned because the reference never removes their parts.
 pub type CallId = i32;
 
+/// `filterAfterToolSteps` as the processor reads it: `undefined` turns step
+/// filtering off, and `null` keeps no steps (`Math.max(0, null)` is 0).
+pub fn steps_option(given: Option<Option<f64>>) -> Option<f64> {
+    given.map(|steps| steps.unwrap_or(0.0))
+}
+
 /// The last `filterAfterToolSteps` of a list of steps: `Math.max(0, n)`,
 /// where a count of zero keeps nothing and anything else is `slice(-count)`
 /// (NaN and fractions as JavaScript reads them).

@@ -92,8 +92,7 @@ function readOptions(options) {
     // A falsy `exclude` means every tool, as `!options.exclude` does in the reference.
     exclude: exclude || undefined,
     preserveModelOutput: preserveModelOutput === true,
-    // `null` steps count as 0, as `Math.max(0, null)` makes them in the reference.
-    filterAfterToolSteps: filterAfterToolSteps === null ? 0 : filterAfterToolSteps,
+    filterAfterToolSteps,
   }
 }
 

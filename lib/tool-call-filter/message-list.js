@@ -24,6 +24,7 @@ const {
 
 const TAPE = codes.messageList
 const PLAN = codes.plan
+const { seen: SEEN_KEY, steps: STEPS_KEY } = codes.stateKeys
 
 // `String.prototype.trim` removes exactly the characters `\s` matches.
 const NON_BLANK = /\S/
@@ -61,8 +62,8 @@ class ToolCallFilter {
   /** Records this step's tool calls in `args.state` and returns the ids to keep. */
   #advanceSteps(args, ids) {
     const state = args.state
-    const seenBefore = [...(state.toolCallFilterSeenToolCallIds ?? [])]
-    const stepsBefore = [...(state.toolCallFilterStepToolCallIds ?? [])]
+    const seenBefore = [...(state[SEEN_KEY] ?? [])]
+    const stepsBefore = [...(state[STEPS_KEY] ?? [])]
 
     const seen = Int32Array.from(seenBefore, (id) => ids.intern(id))
     const steps = new TapeWriter(stepsBefore.length * 2 + 1)
@@ -86,8 +87,8 @@ class ToolCallFilter {
     for (let i = 0; i < stepCount; i++) step[i] = ids.values[answer[at++]]
     const preserveCount = answer[at++]
 
-    state.toolCallFilterSeenToolCallIds = seenAfter
-    state.toolCallFilterStepToolCallIds = [...stepsBefore, step]
+    state[SEEN_KEY] = seenAfter
+    state[STEPS_KEY] = [...stepsBefore, step]
     return answer.subarray(at, at + preserveCount)
   }
 

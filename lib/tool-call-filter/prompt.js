@@ -23,9 +23,7 @@ const {
 
 const TAPE = codes.prompt
 const PLAN = codes.plan
-
-/** Where the reference keeps a request's pre-run tool call ids in the processor state. */
-const HISTORY_KEY = '__toolCallFilterHistoryToolCallIds'
+const HISTORY_KEY = codes.stateKeys.history
 
 /** The prompt filter of a release; `preservedResults` is that release's rule. */
 function definePromptToolCallFilter(preservedResults) {

@@ -2,9 +2,9 @@
 //! handed over from the core that defines them, so neither side repeats a
 //! bare number.
 
-use mastra_native_processors::tool_call_filter::message_list::code as list;
+use mastra_native_processors::tool_call_filter::message_list::{self, code as list};
 use mastra_native_processors::tool_call_filter::plan;
-use mastra_native_processors::tool_call_filter::prompt::code as prompt;
+use mastra_native_processors::tool_call_filter::prompt::{self as prompt_stage, code as prompt};
 use mastra_native_processors::tool_call_filter::tape::{node, MAX_NODE_DEPTH};
 use napi_derive::napi;
 
@@ -76,9 +76,21 @@ pub struct PlanCodes {
     pub part_result_text: i32,
 }
 
-/// Every code of `ToolCallFilter`'s tapes and plans.
+/// The keys the filter keeps its per-request record under, in the processor's `state`.
+#[napi(object)]
+pub struct StateKeys {
+    /// Message-list stage: every id seen in a step's response.
+    pub seen: String,
+    /// Message-list stage: the ids new in each step.
+    pub steps: String,
+    /// Prompt stage: the ids of the request's first prompt.
+    pub history: String,
+}
+
+/// Every code of `ToolCallFilter`'s tapes and plans, and its state keys.
 #[napi(object)]
 pub struct ToolCallFilterCodes {
+    pub state_keys: StateKeys,
     pub message_list: MessageListTapeCodes,
     pub prompt: PromptTapeCodes,
     pub model_output: ModelOutputCodes,
@@ -88,6 +100,11 @@ pub struct ToolCallFilterCodes {
 #[napi(catch_unwind)]
 pub fn tool_call_filter_codes() -> ToolCallFilterCodes {
     ToolCallFilterCodes {
+        state_keys: StateKeys {
+            seen: message_list::SEEN_STATE_KEY.into(),
+            steps: message_list::STEPS_STATE_KEY.into(),
+            history: prompt_stage::HISTORY_STATE_KEY.into(),
+        },
         message_list: MessageListTapeCodes {
             untouched: list::UNTOUCHED,
             with_parts: list::WITH_PARTS,

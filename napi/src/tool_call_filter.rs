@@ -7,7 +7,7 @@ use std::collections::HashSet;
 use mastra_native_processors::releases::PreservedResults;
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
-use mastra_native_processors::tool_call_filter::{CallId, Exclude, FilterError};
+use mastra_native_processors::tool_call_filter::{steps_option, CallId, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -47,9 +47,11 @@ pub struct NativeMessageListFilter {
 
 #[napi]
 impl NativeMessageListFilter {
-    /// `filter_after_tool_steps` is `undefined` to leave agent-loop steps alone.
+    /// `filter_after_tool_steps` as the caller gave it (`undefined` leaves
+    /// agent-loop steps alone).
     #[napi(constructor, catch_unwind)]
-    pub fn new(preserve_model_output: bool, filter_after_tool_steps: Option<f64>) -> Self {
+    pub fn new(preserve_model_output: bool, filter_after_tool_steps: Either3<f64, Null, Undefined>) -> Self {
+        let filter_after_tool_steps = steps_option(given_steps(filter_after_tool_steps));
         Self { options: message_list::Options { preserve_model_output, filter_after_tool_steps } }
     }
 
@@ -110,6 +112,15 @@ impl NativeMessageListFilter {
     }
 }
 
+/// `filterAfterToolSteps` as given: absent, a number, or `null`.
+fn given_steps(value: Either3<f64, Null, Undefined>) -> Option<Option<f64>> {
+    match value {
+        Either3::A(number) => Some(Some(number)),
+        Either3::B(Null) => Some(None),
+        Either3::C(()) => None,
+    }
+}
+
 fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'static str> {
     let mut steps = Vec::new();
     let mut rest = packed;
@@ -142,13 +153,15 @@ pub struct NativePromptFilter {
 
 #[napi]
 impl NativePromptFilter {
-    /// `filter_after_tool_steps` is `undefined` to keep the run's own calls.
+    /// `filter_after_tool_steps` as the caller gave it (`undefined` keeps the
+    /// run's own calls).
     #[napi(constructor, catch_unwind)]
     pub fn new(
         preserve_model_output: bool,
-        filter_after_tool_steps: Option<f64>,
+        filter_after_tool_steps: Either3<f64, Null, Undefined>,
         preserved_results: PreservedResultsRule,
     ) -> Self {
+        let filter_after_tool_steps = steps_option(given_steps(filter_after_tool_steps));
         let preserved_results = match preserved_results {
             PreservedResultsRule::Every => PreservedResults::Every,
             PreservedResultsRule::WithOwnModelOutput => PreservedResults::WithOwnModelOutput,

@@ -65,6 +65,12 @@ pub mod code {
     pub const LEGACY_HOLE: i32 = -4;
 }
 
+/// Where the filter keeps, in the processor's per-request `state`, every
+/// tool-call id seen in a step's response so far...
+pub const SEEN_STATE_KEY: &str = "toolCallFilterSeenToolCallIds";
+/// ... and, per step, the ids that first appeared in it.
+pub const STEPS_STATE_KEY: &str = "toolCallFilterStepToolCallIds";
+
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {

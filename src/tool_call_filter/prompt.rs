@@ -54,6 +54,10 @@ pub mod code {
     pub const NO_CALL_ID: i32 = -1;
 }
 
+/// Where the filter records, in the processor's per-request `state`, the
+/// call ids of the request's first prompt: its history.
+pub const HISTORY_STATE_KEY: &str = "__toolCallFilterHistoryToolCallIds";
+
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
