@@ -42,8 +42,13 @@ if (templates.join() !== listed.join()) {
   throw new Error(`fixture templates in ${relative(ROOT, TEMPLATES_DIR)} (${templates}) differ from AGENT_RELEASES (${listed})`)
 }
 
-// This package, exactly as it would be published.
+// Fixtures of releases no longer listed go.
 mkdirSync(FIXTURES_DIR, { recursive: true })
+for (const name of readdirSync(FIXTURES_DIR)) {
+  if (name.startsWith('mastra-') && !listed.includes(name)) rmSync(join(FIXTURES_DIR, name), { recursive: true, force: true })
+}
+
+// This package, exactly as it would be published.
 const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', FIXTURES_DIR], ROOT))
 if (!packed.files.some((file) => file.path.endsWith('.node'))) throw new Error('npm pack carries no addon: run npm run build first')
 const tarball = join(FIXTURES_DIR, packed.filename)
