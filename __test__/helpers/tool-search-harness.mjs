@@ -39,14 +39,7 @@ const { isStandardSchemaWithJSON, standardSchemaToJSONSchema, toStandardSchema }
 export { RefToolSearchProcessor, RequestContext, MASTRA_THREAD_ID_KEY, MessageList, createTool, Tool, z };
 
 // The system instructions, literally (model-facing text, byte for byte 1.59.0's).
-export const INSTRUCTION =
-  'To discover available tools, call search_tools with a keyword query. ' +
-  'To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. ' +
-  'Tools must be loaded before they can be used.';
-export const INSTRUCTION_AUTOLOAD =
-  'To discover available tools, call search_tools with a keyword query. ' +
-  'Matching tools are loaded automatically and become available on your next turn — ' +
-  'there is no separate load step. After searching, use the tool directly.';
+export { INSTRUCTION, INSTRUCTION_AUTOLOAD } from './tool-search-texts.mjs';
 
 
 /**

@@ -1,0 +1,89 @@
+// Sets up one project per tested @mastra/core release (the list is in
+// __test__/fixtures/releases.mjs) for the real-agent tests, as a user would
+// have it: `npm ci` from the committed template (package.json + package-lock.json
+// pinning the release, ai and zod), then this package from `npm pack` unpacked
+// into its node_modules (a real copy, not a symlink: our require('@mastra/core/...')
+// must find the fixture's release), and the scenario runner copied beside.
+//
+//   node scripts/agent-fixtures.mjs      (npm run test:fixtures; npm test runs it)
+//
+// `npm ci` is skipped while node_modules holds the stamp of the same template;
+// the package and the runner are refreshed on every run. Needs the addon built.
+
+import { spawnSync } from 'node:child_process'
+import { createHash } from 'node:crypto'
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { join, relative } from 'node:path'
+
+import { AGENT_RELEASES, FIXTURES_DIR, ROOT, RUNNER_DIR, TEMPLATES_DIR, fixtureDir, templateDir } from '../__test__/fixtures/releases.mjs'
+
+const TEMPLATE_FILES = ['package.json', 'package-lock.json']
+const CI_ARGS = ['ci', '--ignore-scripts', '--no-audit', '--no-fund']
+const STAMP = '.agent-fixture-stamp'
+const PACKAGE = 'mastra-native-processors'
+
+// The child npm must find the fixture as its project, not the package whose
+// script started us (npm run exports its own prefix to the environment).
+const env = { ...process.env }
+for (const key of Object.keys(env)) if (/^npm_(config_local_prefix|package_|lifecycle_)/i.test(key)) delete env[key]
+
+function run(command, args, cwd) {
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  if (result.status !== 0) {
+    throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (${result.error ?? `exit ${result.status}`}):\n${result.stdout}${result.stderr}`)
+  }
+  return result.stdout
+}
+
+// Every release listed has a template, and every template is listed.
+const templates = readdirSync(TEMPLATES_DIR).filter((name) => name.startsWith('mastra-')).sort()
+const listed = AGENT_RELEASES.map((version) => `mastra-${version}`).sort()
+if (templates.join() !== listed.join()) {
+  throw new Error(`fixture templates in ${relative(ROOT, TEMPLATES_DIR)} (${templates}) differ from AGENT_RELEASES (${listed})`)
+}
+
+// Fixtures of releases no longer listed go.
+mkdirSync(FIXTURES_DIR, { recursive: true })
+for (const name of readdirSync(FIXTURES_DIR)) {
+  if (name.startsWith('mastra-') && !listed.includes(name)) rmSync(join(FIXTURES_DIR, name), { recursive: true, force: true })
+}
+
+// This package, exactly as it would be published.
+const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', FIXTURES_DIR], ROOT))
+if (!packed.files.some((file) => file.path.endsWith('.node'))) throw new Error('npm pack carries no addon: run npm run build first')
+const tarball = join(FIXTURES_DIR, packed.filename)
+
+try {
+  for (const version of AGENT_RELEASES) {
+    const started = Date.now()
+    const dir = fixtureDir(version)
+    mkdirSync(dir, { recursive: true })
+    const hash = createHash('sha256').update(CI_ARGS.join(' '))
+    for (const file of TEMPLATE_FILES) {
+      const content = readFileSync(join(templateDir(version), file))
+      hash.update(content)
+      writeFileSync(join(dir, file), content)
+    }
+    const stamp = join(dir, 'node_modules', STAMP)
+    const digest = hash.digest('hex')
+    const upToDate = existsSync(stamp) && readFileSync(stamp, 'utf8') === digest
+    if (!upToDate) {
+      run('npm', CI_ARGS, dir)
+      writeFileSync(stamp, digest)
+    }
+
+    const installed = join(dir, 'node_modules', PACKAGE)
+    rmSync(installed, { recursive: true, force: true })
+    mkdirSync(installed, { recursive: true })
+    run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], dir)
+    run(process.execPath, ['scripts/install.mjs'], installed) // what npm runs on install
+
+    rmSync(join(dir, 'runner'), { recursive: true, force: true })
+    cpSync(RUNNER_DIR, join(dir, 'runner'), { recursive: true })
+
+    const seconds = ((Date.now() - started) / 1000).toFixed(1)
+    console.log(`agent fixture @mastra/core ${version}: ${upToDate ? 'up to date' : 'installed'} (${seconds} s) ${relative(ROOT, dir)}`)
+  }
+} finally {
+  rmSync(tarball, { force: true })
+}
