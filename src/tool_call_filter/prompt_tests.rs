@@ -277,8 +277,8 @@ fn arbitrary_tapes_give_answers_or_errors_never_panics() {
         let outputs: Vec<i32> = (0..(rng.next() % 8)).map(|_| small(&mut rng)).collect();
         for options in &all_options {
             for exclude in [Exclude::All, Exclude::Listed] {
-                let history = (rng.next() % 2 == 0).then_some(history.as_slice());
-                let outputs = (rng.next() % 2 == 0).then_some(outputs.as_slice());
+                let history = rng.next().is_multiple_of(2).then_some(history.as_slice());
+                let outputs = rng.next().is_multiple_of(2).then_some(outputs.as_slice());
                 if filter(options, exclude, &tape, history, outputs).is_ok() {
                     answered += 1;
                 }
