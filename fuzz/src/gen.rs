@@ -107,7 +107,7 @@ impl<'a> Cursor<'a> {
         Cursor { data, at: 0 }
     }
 
-    pub fn next(&mut self) -> i32 {
+    pub fn read(&mut self) -> i32 {
         let value = *self.data.get(self.at).unwrap_or_else(|| panic!("the answer ends early at {}", self.at));
         self.at += 1;
         value

@@ -172,7 +172,7 @@ fn check_plan(
     let listed = exclude == Exclude::Listed;
     let mut plan = Cursor::new(plan);
     for message in &history.messages {
-        let action = plan.next();
+        let action = plan.read();
         let &Message::WithParts { top_level_text, parts, legacy } = message else {
             let expected = if *message == Message::Hole { plan::DROP } else { plan::KEEP };
             assert_eq!(action, expected, "{message:?}");
@@ -191,7 +191,7 @@ fn check_plan(
         assert!(!(listed && top_level_text == TopLevelText::NotAString), "trimming a non-string should have failed");
         let mut kept = 0;
         for part in parts {
-            let action = plan.next();
+            let action = plan.read();
             let (state, excluded, call_id, model_output) = match *part {
                 Part::Hole => {
                     assert_eq!(action, plan::PART_DROP, "a hole stays a hole");
@@ -227,7 +227,7 @@ fn check_plan(
                 }
                 plan::PART_MODEL_OUTPUT => {
                     assert!(options.preserve_model_output && state == ToolState::Result, "{part:?} became text");
-                    let count = plan.next();
+                    let count = plan.read();
                     assert!(count > 0, "a text of no strings");
                     let strings = plan.take(count);
                     let text = output_text().expect("only a result with an output becomes text");
@@ -240,7 +240,7 @@ fn check_plan(
             }
         }
         assert!(kept > 0 || top_level_text == TopLevelText::Text, "an emptied message was rebuilt");
-        let count = plan.next();
+        let count = plan.read();
         let positions = plan.take(count);
         let Some(legacy) = legacy else {
             assert_eq!(count, 0, "legacy invocations kept where there were none");

@@ -91,13 +91,8 @@ pub fn gen_node(u: &mut U<'_>, strings: &mut Strings, depth: usize) -> Node {
             };
             // The binding computes an object's JSON only when it can be its
             // text: no value and no string text.
-            let json = if has_value || text >= 0 {
-                node::NO_JSON
-            } else if one_in(u, 8) {
-                node::NO_JSON
-            } else {
-                strings.push(true)
-            };
+            // (`JSON.stringify` can fail: cycles inside, a throwing `toJSON`.)
+            let json = if has_value || text >= 0 || one_in(u, 8) { node::NO_JSON } else { strings.push(true) };
             let value = has_value.then(|| Box::new(gen_node(u, strings, depth + 1)));
             Node::Object { flags, json, json_slot: 0, text, text_non_empty, value }
         }

@@ -401,7 +401,7 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
     };
     let mut removed_at = Vec::new();
     for (m, message) in prompt.messages.iter().enumerate() {
-        let action = cursor.next();
+        let action = cursor.read();
         let parts = match message {
             Message::Pass => {
                 assert_eq!(action, plan::KEEP, "a system or user message is never touched");
@@ -429,7 +429,7 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
             plan::REWRITE => {
                 let (mut kept, mut removed) = (0, 0);
                 for (p, part) in parts.iter().enumerate() {
-                    let action = cursor.next();
+                    let action = cursor.read();
                     if part.kind == Kind::Other || part.id.is_none() {
                         assert_eq!(action, plan::PART_KEEP, "a part that cannot go went: {part:?}");
                     }
@@ -442,8 +442,8 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
                         plan::PART_DROP => {}
                         plan::PART_RESULT_TEXT => {
                             kept += 1;
-                            let (result_message, result_part) = (cursor.next(), cursor.next());
-                            let count = cursor.next();
+                            let (result_message, result_part) = (cursor.read(), cursor.read());
+                            let count = cursor.read();
                             assert!(count > 0, "a text of no strings");
                             let strings = cursor.take(count);
                             let result = prompt.part(result_message, result_part);
