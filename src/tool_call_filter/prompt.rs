@@ -212,6 +212,10 @@ pub fn filter(
     outputs: Option<&[i32]>,
 ) -> Result<Decision, FilterError> {
     let prompt = Prompt::read(tape)?;
+    if exclude == Exclude::Nothing {
+        // An empty exclude list filters nothing and records nothing.
+        return Ok(Decision { record_history: false, answer: Answer::Unchanged });
+    }
     let mut record_history = false;
     let preserved = match options.filter_after_tool_steps {
         None => match history {

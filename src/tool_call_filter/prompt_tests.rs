@@ -240,6 +240,13 @@ fn an_unreadable_output_fails_only_when_its_text_is_needed() {
 }
 
 #[test]
+fn an_empty_exclude_list_changes_and_records_nothing() {
+    let tape = PromptTape::default().assistant(vec![call(0, true)]).tool(vec![result(0, true, false)]).build();
+    let decision = filter(&plain(), Exclude::Nothing, &tape, None, None).unwrap();
+    assert_eq!(decision, Decision { record_history: false, answer: Answer::Unchanged });
+}
+
+#[test]
 fn falsy_ids_are_never_removed() {
     let tape = PromptTape::default()
         .assistant(vec![call(code::NO_CALL_ID, false)])
