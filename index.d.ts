@@ -49,6 +49,13 @@ export interface ToolSearchProcessorOptions {
   tools: Record<string, Tool<any, any>>
   /** Also index the tools the agent resolved for the request, and withhold them until loaded. */
   includeResolvedTools?: boolean
+  /**
+   * List the catalog (each tool's name and short description) in a system message on every step,
+   * so the model can load a tool without searching first; the `filter` hook (phase `'search'`)
+   * decides what is listed. Honoured with `@mastra/core` 1.67.0 and later, ignored before, as
+   * those releases ignore it. @default false
+   */
+  injectCatalog?: boolean
   search?: {
     /** Most results `search_tools` returns. @default 5 */
     topK?: number

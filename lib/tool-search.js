@@ -58,13 +58,23 @@ function defineToolSearchProcessor(host) {
     #autoLoad
     #includeResolvedTools
     #contextStorage
+    /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
+    #staticCatalog
     #lastStepCatalog
 
     constructor(options) {
       if (options === null || typeof options !== 'object') {
         throw new TypeError(`ToolSearchProcessor: options must be an object, got ${describe(options)}`)
       }
-      const { tools, search = {}, storage = 'in-memory', ttl = 3_600_000, filter, includeResolvedTools = false } = options
+      const {
+        tools,
+        search = {},
+        storage = 'in-memory',
+        ttl = 3_600_000,
+        filter,
+        includeResolvedTools = false,
+        injectCatalog = false,
+      } = options
       if (tools === null || typeof tools !== 'object') {
         throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
       }
@@ -81,6 +91,7 @@ function defineToolSearchProcessor(host) {
       expect(typeof ttl === 'number', 'options.ttl must be a number of milliseconds', ttl)
       expect(filter === undefined || typeof filter === 'function', 'options.filter must be a function', filter)
       expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
+      expect(typeof injectCatalog === 'boolean', 'options.injectCatalog must be a boolean', injectCatalog)
 
       const keys = Object.keys(tools)
       // Faster than Object.values on large (dictionary-mode) records, measured.
@@ -99,10 +110,13 @@ function defineToolSearchProcessor(host) {
           contextStorage: storage === 'context',
           ttl,
           hasFilter: filter !== undefined,
+          injectCatalog,
+          hostRelease: host.version,
         },
         table.text,
         table.spans,
       )
+      this.#staticCatalog = { native: this.#native.staticCatalog(), message: undefined }
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
@@ -124,6 +138,9 @@ function defineToolSearchProcessor(host) {
       const hook = this.#hook(step, args.requestContext)
 
       messageList.addSystem(this.#autoLoad ? STRINGS.instructionAutoLoad : STRINGS.instruction)
+      let catalogMessage = this.#catalogMessage(step, hook)
+      if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
+      if (catalogMessage !== null) messageList.addSystem(catalogMessage)
 
       const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas()
       const searchTool = createTool({
@@ -209,12 +226,13 @@ function defineToolSearchProcessor(host) {
       const record = stepTools ?? {}
       const resolvedKeys = this.#includeResolvedTools ? Object.keys(record) : []
       const resolved = resolvedKeys.map((key) => record[key])
-      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : undefined
+      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : this.#staticCatalog
       const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
-      const native = this.#native.beginStep(contextThread, memoryThread, catalog, facts?.text, facts?.facts, Date.now())
+      const native = this.#native.beginStep(contextThread, memoryThread, catalog.native, facts?.text, facts?.facts, Date.now())
       const tools = this.#tools
       return {
         native,
+        catalog,
         toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref]),
         visibleTools: () => {
           const visible = native.visible
@@ -226,18 +244,36 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * The catalog of the step's own tools. An agent hands every step of a run
+     * The catalog of the step's own tools, as a record `{ native, message }`
+     * with what the cache compares. An agent hands every step of a run
      * (and often every run) the very same tool objects, so the last catalog is
      * kept while keys, tool objects, ids and descriptions are all unchanged; any
      * difference, such as another caller's tool instances, builds a new one.
      */
     #stepCatalog(keys, tools) {
       const last = this.#lastStepCatalog
-      if (last !== undefined && sameTools(last, keys, tools)) return last.native
+      if (last !== undefined && sameTools(last, keys, tools)) return last
       const table = toolTable(keys, tools, 'the step tools', true)
       const native = this.#native.stepCatalog(table.text, table.spans)
-      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native }
-      return native
+      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native, message: undefined }
+      return this.#lastStepCatalog
+    }
+
+    /**
+     * The system message listing the step's catalog (`injectCatalog`), or
+     * null. With a hook it is made for each step, as the hook decides what it
+     * lists, and may come as a promise. Without one it depends on the catalog
+     * alone, so it is kept with the catalog: a large catalog's message costs
+     * far more to make into a JavaScript string than to keep.
+     */
+    #catalogMessage(step, hook) {
+      if (hook) {
+        const operation = drive(step.native.catalogWithHook(), hook)
+        return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
+      }
+      const catalog = step.catalog
+      if (catalog.message === undefined) catalog.message = this.#native.catalogMessage(catalog.native)
+      return catalog.message
     }
 
     /** The filter hook for one request, as an operation asks it: tool index and phase code in, verdict out. */

@@ -9,6 +9,7 @@
 //! on its first poll and the binding can run it synchronously.
 
 pub mod messages;
+pub mod operation;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -16,6 +17,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
+use crate::releases::Behaviours;
 use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchOptions, SearchWalk, Span};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
@@ -75,6 +77,17 @@ pub struct Options {
     pub storage: Storage,
     /// `ttl ?? 3600000`, as JavaScript gave it.
     pub ttl_ms: f64,
+    /// Whether each step lists the catalog in a system message
+    /// (`injectCatalog`), as the host honours it: see [`Options::for_host`].
+    pub inject_catalog: bool,
+}
+
+impl Options {
+    /// The options as the host release's processor applies them: releases
+    /// before 1.67.0 have no `injectCatalog` and ignore it.
+    pub fn for_host(self, host: &Behaviours) -> Options {
+        Options { inject_catalog: self.inject_catalog && host.inject_catalog, ..self }
+    }
 }
 
 enum Store {
@@ -113,6 +126,10 @@ pub struct StepCatalog {
 }
 
 impl StepCatalog {
+    fn new(catalog: Arc<Catalog>, sources: Option<Vec<ToolRef>>, visible: Option<Vec<u32>>) -> StepCatalog {
+        StepCatalog { catalog, sources, visible }
+    }
+
     pub fn source(&self, entry: usize) -> ToolRef {
         match &self.sources {
             Some(sources) => sources[entry],
@@ -125,6 +142,9 @@ impl StepCatalog {
 pub struct ToolSearch {
     options: Options,
     static_catalog: Arc<Catalog>,
+    /// The static catalog as a step searches it, shared by every step that
+    /// has no tools of its own to search.
+    static_step: Arc<StepCatalog>,
     /// The static tools' keys, ids and descriptions, to merge with resolved tools.
     static_entries: Vec<(JsString, Option<JsString>, JsString)>,
     store: Mutex<Store>,
@@ -153,9 +173,11 @@ impl ToolSearch {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new()),
         };
+        let static_catalog = Arc::new(Catalog::new(text, entries)?);
         Ok(ToolSearch {
             options,
-            static_catalog: Arc::new(Catalog::new(text, entries)?),
+            static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None)),
+            static_catalog,
             static_entries,
             store: Mutex::new(store),
         })
@@ -175,11 +197,11 @@ impl ToolSearch {
     /// different credentials, and one must never get the other's.
     pub fn step_catalog(&self, resolved: &[ToolEntry<'_>]) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
-            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: None });
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, None));
         }
         let visible = resolved.iter().enumerate().filter(|(_, t)| is_meta_tool(t.key)).map(|(i, _)| i as u32).collect();
         if resolved.iter().all(|t| is_meta_tool(t.key)) {
-            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: Some(visible) });
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible)));
         }
 
         // `{ ...staticTools, ...resolved }`: a resolved key replaces a static
@@ -208,7 +230,12 @@ impl ToolSearch {
             builder.push(key, id, description);
             sources.push(source);
         }
-        Ok(StepCatalog { catalog: Arc::new(builder.build()?), sources: Some(sources), visible: Some(visible) })
+        Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible)))
+    }
+
+    /// The catalog of a step that has no tools of its own to search.
+    pub fn static_step_catalog(&self) -> Arc<StepCatalog> {
+        self.static_step.clone()
     }
 
     /// The names loaded as of a step's start. `messages` is the context
@@ -359,6 +386,36 @@ impl ToolSearch {
             not_found: (!not_found.is_empty()).then_some(not_found),
             already_loaded: (!already_loaded.is_empty()).then_some(already_loaded),
         }
+    }
+
+    /// The system message that lists a step's catalog (`injectCatalog`), or
+    /// `None` when the option is off or nothing is listed.
+    ///
+    /// Each record key, in `Object.keys` order, resolves to a tool as
+    /// `load_tool` resolves a name (key first; id first with a filter hook),
+    /// which the hook may hide (phase `'search'`). A line shows the tool's
+    /// `id || key` and the description indexed under that name, truncated as
+    /// in search results. Without a hook the message depends on the catalog
+    /// alone, so a caller may keep it for as long as it keeps the catalog.
+    pub async fn catalog_message(&self, catalog: &StepCatalog, filter: &impl ToolFilter) -> Option<JsString> {
+        if !self.options.inject_catalog {
+            return None;
+        }
+        let tools = &catalog.catalog;
+        let mut lines = Vec::new();
+        for entry in 0..tools.entry_count() {
+            let key = tools.key(entry);
+            let Some(tool) = tools.find_for_dynamic_name(key, self.has_filter()) else { continue };
+            if !self.check(filter, catalog, tool, Phase::Search).await {
+                continue;
+            }
+            // `tool.id || key`; the description is the one indexed under that
+            // name, which a later tool of the same name may have replaced.
+            let name = tools.id(tool).filter(|id| !id.is_empty()).unwrap_or(key);
+            let description = tools.find_doc(name).map_or(&[][..], |doc| tools.description(tools.doc_entry(doc)));
+            messages::push_catalog_line(&mut lines, name, description);
+        }
+        (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, &lines))
     }
 
     /// Keys that look like a name that was not found. Without a hook, every

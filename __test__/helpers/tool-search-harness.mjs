@@ -28,8 +28,14 @@
 import { z } from 'zod/v4';
 import { loadRelease } from './releases.mjs';
 
-/** The release under test: MASTRA_RELEASE, or the one the docs describe. */
-export const release = await loadRelease(process.env.MASTRA_RELEASE ?? '1.59.0');
+/**
+ * The release under test: the `release` parameter this module was imported
+ * with (`harnessFor(version)` in releases.mjs gives each release its own
+ * instance of this module), else MASTRA_RELEASE, else the one the docs describe.
+ */
+export const release = await loadRelease(
+  new URL(import.meta.url).searchParams.get('release') ?? process.env.MASTRA_RELEASE ?? '1.59.0',
+);
 const RefToolSearchProcessor = release.reference.ToolSearchProcessor;
 const { RequestContext, MASTRA_THREAD_ID_KEY } = await release.importCore('request-context');
 const { MessageList } = await release.importCore('agent');
@@ -47,6 +53,14 @@ export const INSTRUCTION_AUTOLOAD =
   'To discover available tools, call search_tools with a keyword query. ' +
   'Matching tools are loaded automatically and become available on your next turn — ' +
   'there is no separate load step. After searching, use the tool directly.';
+// The headers of the injected catalog (injectCatalog, 1.67.0 on), literally.
+export const CATALOG_HEADER =
+  'The following tools are available to load. Call load_tool with a toolName or toolNames array ' +
+  'to add one or more before using them — no search step is required. ' +
+  'search_tools is also available if you need to rediscover tools by keyword.';
+export const CATALOG_HEADER_AUTOLOAD =
+  'The following tools are available. Call search_tools with a keyword to load one — ' +
+  'matching tools are loaded automatically and become available on your next turn.';
 
 
 /**

@@ -48,6 +48,7 @@ const asyncFilter = new ToolSearchProcessor({ tools: allTools, filter: async () 
 const autoLoad = new ToolSearchProcessor({ tools: allTools, search: { topK: 3, autoLoad: true } })
 const contextStore = new ToolSearchProcessor({ tools: allTools, storage: 'context', ttl: 0 })
 const resolved = new ToolSearchProcessor({ tools: allTools, includeResolvedTools: true })
+const withCatalog = new ToolSearchProcessor({ tools: allTools, injectCatalog: true })
 toolSearch.clearState('thread-123')
 toolSearch.clearState()
 toolSearch.clearAllState()
@@ -77,10 +78,12 @@ new ToolCallFilter({ filterAfterToolSteps: '2' })
 new ToolSearchProcessor({})
 // @ts-expect-error storage is 'in-memory' or 'context'
 new ToolSearchProcessor({ tools: allTools, storage: 'disk' })
+// @ts-expect-error injectCatalog is a boolean
+new ToolSearchProcessor({ tools: allTools, injectCatalog: 'yes' })
 // @ts-expect-error topK is a number
 new ToolSearchProcessor({ tools: allTools, search: { topK: '3' } })
 // @ts-expect-error the filter answers a boolean
 new ToolSearchProcessor({ tools: allTools, filter: () => 'yes' })
 
 void [filterAfterRecentTools, filterWithCompactToolHistory, id, name, options, withFilter, asyncFilter]
-void [autoLoad, contextStore, resolved, count, oldest, cleaned, searchId, processors]
+void [autoLoad, contextStore, resolved, withCatalog, count, oldest, cleaned, searchId, processors]

@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
+use mastra_native_processors::releases;
 use mastra_native_processors::search::{EntrySpans, SearchOptions, Span};
 use mastra_native_processors::stores::ToolResultFacts;
 use mastra_native_processors::tool_search::{
@@ -32,6 +33,9 @@ pub struct ToolSearchConfig {
     pub context_storage: bool,
     pub ttl: f64,
     pub has_filter: bool,
+    pub inject_catalog: bool,
+    /// The version of the host's `@mastra/core`, whose rules apply.
+    pub host_release: String,
 }
 
 /// Reads a tool table: `spans` holds `[keyLength, idLength, descriptionLength]`
@@ -90,7 +94,10 @@ impl NativeToolSearch {
             include_resolved_tools: config.include_resolved_tools,
             storage: if config.context_storage { Storage::Context } else { Storage::InMemory },
             ttl_ms: config.ttl,
+            inject_catalog: config.inject_catalog,
         };
+        let host = releases::behaviours(&config.host_release).map_err(type_error)?;
+        let options = options.for_host(&host);
         let Utf16Text(text) = text;
         let entries = read_spans(text.len(), &spans)?;
         let inner = ToolSearch::from_table(options, text, entries).map_err(type_error)?;
@@ -114,24 +121,37 @@ impl NativeToolSearch {
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
     }
 
-    /// Starts a step (or a resume-path lookup). `catalog` comes from
-    /// [`step_catalog`](Self::step_catalog), or is absent when the step has no
-    /// tools of its own to search; `facts` is the context store's reading of
-    /// the messages (see `lib/tool-search.js`), absent on the resume path.
+    /// The catalog of the constructor's tools, for steps that have no tools
+    /// of their own to search.
+    #[napi]
+    pub fn static_catalog(&self) -> NativeStepCatalog {
+        NativeStepCatalog { inner: self.inner.static_step_catalog() }
+    }
+
+    /// The system message listing a catalog (`injectCatalog`) for a
+    /// processor without a filter hook, or `null` when there is none. It
+    /// depends on the catalog alone, so the wrapper keeps it with the catalog.
+    #[napi]
+    pub fn catalog_message(&self, catalog: &NativeStepCatalog) -> Option<Utf16String> {
+        run_now(self.inner.catalog_message(&catalog.inner, &NoFilter)).map(utf16)
+    }
+
+    /// Starts a step (or a resume-path lookup) over a catalog from
+    /// [`static_catalog`](Self::static_catalog) or
+    /// [`step_catalog`](Self::step_catalog); `facts` is the context store's
+    /// reading of the messages (see `lib/tool-search.js`), absent on the
+    /// resume path.
     #[napi]
     pub fn begin_step(
         &self,
         context_thread: Option<Utf16String>,
         memory_thread: Option<Utf16String>,
-        catalog: Option<&NativeStepCatalog>,
+        catalog: &NativeStepCatalog,
         facts_text: Option<Utf16String>,
         facts: Option<Int32Array>,
         now: f64,
     ) -> Result<NativeStep> {
-        let catalog = match catalog {
-            Some(catalog) => catalog.inner.clone(),
-            None => Arc::new(self.inner.step_catalog(&[]).map_err(type_error)?),
-        };
+        let catalog = catalog.inner.clone();
         let thread =
             thread_id(context_thread.map(|t| JsString::from(&t[..])), memory_thread.map(|t| JsString::from(&t[..])));
         let facts = match facts {
@@ -265,6 +285,7 @@ type Running<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>
 
 /// What an operation ends with.
 enum Outcome {
+    Catalog(Option<Utf16String>),
     Search(SearchToolsOutput),
     Load(LoadToolOutput),
     Active(ActiveTools),
@@ -328,6 +349,14 @@ impl NativeOperation {
     #[napi(getter)]
     pub fn tool(&self) -> i32 {
         self.relay.0.lock().question.map_or(0, |(tool, _)| tool)
+    }
+
+    #[napi]
+    pub fn catalog_output(&mut self) -> Result<Option<Utf16String>> {
+        match self.outcome.take() {
+            Some(Outcome::Catalog(output)) => Ok(output),
+            _ => Err(type_error("no catalog")),
+        }
     }
 
     #[napi]
@@ -478,6 +507,17 @@ impl NativeStep {
     #[napi(getter)]
     pub fn visible(&self) -> Option<Int32Array> {
         self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
+    }
+
+    /// The system message listing the step's catalog (`injectCatalog`),
+    /// asking the hook about each tool (phase `'search'`).
+    #[napi]
+    pub fn catalog_with_hook(&self) -> NativeOperation {
+        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
+        let hook = relay.clone();
+        NativeOperation::new(relay, async move {
+            Outcome::Catalog(search.catalog_message(&step.catalog, &hook).await.map(utf16))
+        })
     }
 
     /// `search_tools`, for a processor without a filter hook.
