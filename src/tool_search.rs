@@ -1,15 +1,24 @@
 //! The decisions of `ToolSearchProcessor`: which catalog a step searches,
-//! which tools are loaded, what `search_tools` and `load_tool` answer, and
-//! which loaded tools a request may use.
+//! which tools are loaded, what `search_tools` and `load_tool` answer, which
+//! loaded tools a request may use, and the catalog a step lists.
 //!
 //! The filter hook is the one thing that must run in JavaScript, possibly
 //! asynchronously, in the middle of these decisions. It is abstracted as
-//! [`ToolFilter`]; the binding implements it with a threadsafe function, and
-//! [`NoFilter`] answers at once, so without a hook every operation completes
-//! on its first poll and the binding can run it synchronously.
+//! [`ToolFilter`]: [`NoFilter`] answers at once, so without a hook every
+//! operation completes on its first poll and runs synchronously; with one,
+//! the operation runs as a resumable [`operation::Operation`] on the
+//! JavaScript thread, suspended at each question (the mechanism is described
+//! in [`operation`]).
+//!
+//! What JavaScript hands over is read here too: the options
+//! ([`options::Options::from_given`]), the request's thread
+//! ([`request::request_thread`]) and the codes and names both sides share.
 
+pub mod given;
 pub mod messages;
 pub mod operation;
+pub mod options;
+pub mod request;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,16 +26,33 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::releases::Behaviours;
-use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchOptions, SearchWalk, Span};
+use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchWalk, Span};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
-/// Where the filter hook is asked.
+pub use options::{Options, Storage};
+
+/// Where the filter hook is asked: the `phase` the hook receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
+    /// `search_tools` results and the injected catalog.
     Search,
+    /// `load_tool`, and its "did you mean" suggestions.
     Load,
+    /// Loaded tools, as each step hands them to the model.
     Active,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Search, Phase::Load, Phase::Active];
+
+    /// The `phase` string the hook receives.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Search => "search",
+            Phase::Load => "load",
+            Phase::Active => "active",
+        }
+    }
 }
 
 /// What the hook answered. A hook that threw or rejected does not allow.
@@ -43,8 +69,9 @@ impl Verdict {
     }
 }
 
-/// A tool as the host knows it: an index into the constructor's tools
-/// (`>= 0`) or into the step's resolved tools (`-1 - index`).
+/// A tool as the host knows it: `i` for the constructor's tool `i`, and
+/// `n + i` for the step's resolved tool `i` when the constructor had `n`
+/// tools. Never negative.
 pub type ToolRef = i32;
 
 /// The request-aware filter hook.
@@ -59,34 +86,6 @@ pub struct NoFilter;
 impl ToolFilter for NoFilter {
     fn check(&self, _tool: ToolRef, _phase: Phase) -> impl Future<Output = Verdict> {
         std::future::ready(Verdict::Allowed)
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
-    InMemory,
-    Context,
-}
-
-/// The constructor options, converted once at the edge.
-#[derive(Clone, Copy, Debug)]
-pub struct Options {
-    pub search: SearchOptions,
-    pub auto_load: bool,
-    pub include_resolved_tools: bool,
-    pub storage: Storage,
-    /// `ttl ?? 3600000`, as JavaScript gave it.
-    pub ttl_ms: f64,
-    /// Whether each step lists the catalog in a system message
-    /// (`injectCatalog`), as the host honours it: see [`Options::for_host`].
-    pub inject_catalog: bool,
-}
-
-impl Options {
-    /// The options as the host release's processor applies them: releases
-    /// before 1.67.0 have no `injectCatalog` and ignore it.
-    pub fn for_host(self, host: &Behaviours) -> Options {
-        Options { inject_catalog: self.inject_catalog && host.inject_catalog, ..self }
     }
 }
 
@@ -183,6 +182,11 @@ impl ToolSearch {
         })
     }
 
+    /// The options, as applied.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
     /// How often the binding should sweep idle threads, if at all.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         match &*self.store.lock() {
@@ -209,12 +213,14 @@ impl ToolSearch {
         // first in ascending order, as in any JavaScript object.
         let mut merged: indexmap::IndexMap<&[u16], MergedTool<'_>> =
             indexmap::IndexMap::with_capacity(self.static_entries.len() + resolved.len());
+        let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
+        let static_count = self.static_entries.len();
         for (i, (key, id, description)) in self.static_entries.iter().enumerate() {
-            merged.insert(key.units(), (i as ToolRef, id.as_ref().map(JsString::units), description.units()));
+            merged.insert(key.units(), (tool_ref(i)?, id.as_ref().map(JsString::units), description.units()));
         }
         for (i, tool) in resolved.iter().enumerate() {
             if !is_meta_tool(tool.key) {
-                merged.insert(tool.key, (-1 - i as ToolRef, tool.id, tool.description));
+                merged.insert(tool.key, (tool_ref(static_count + i)?, tool.id, tool.description));
             }
         }
         let mut order: Vec<usize> = (0..merged.len()).collect();
@@ -499,6 +505,17 @@ pub struct SearchOutcome {
     pub message: JsString,
 }
 
+/// The codes of [`LoadOutcome`]'s shapes, which say what keys the result
+/// object has.
+pub mod load_shape {
+    /// `{ success, message }`
+    pub const INVALID: i32 = 0;
+    /// `{ success, message, toolName }`
+    pub const SINGLE: i32 = 1;
+    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`
+    pub const MULTI: i32 = 2;
+}
+
 /// What `load_tool` returns, in its three shapes.
 #[derive(Debug, PartialEq)]
 pub enum LoadOutcome {
@@ -518,10 +535,15 @@ pub enum LoadOutcome {
     },
 }
 
-/// The request's thread: `mastra__threadId`, else the memory thread the
-/// Agent put in the request context, else none. Empty ids count as absent.
-pub fn thread_id(context_thread: Option<JsString>, memory_thread: Option<JsString>) -> Option<JsString> {
-    context_thread.filter(|t| !t.is_empty()).or(memory_thread.filter(|t| !t.is_empty()))
+impl LoadOutcome {
+    /// Its [`load_shape`] code.
+    pub fn shape(&self) -> i32 {
+        match self {
+            LoadOutcome::Invalid { .. } => load_shape::INVALID,
+            LoadOutcome::Single { .. } => load_shape::SINGLE,
+            LoadOutcome::Multi { .. } => load_shape::MULTI,
+        }
+    }
 }
 
 #[cfg(test)]

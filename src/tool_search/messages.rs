@@ -23,6 +23,24 @@ Use this when you need a capability you don't currently have. \
 Returns a list of matching tools, which are loaded automatically and \
 become available on your next turn — no separate load step is required.";
 
+/// The system instruction of a step, for the mode.
+pub fn instruction(auto_load: bool) -> &'static str {
+    if auto_load {
+        INSTRUCTION_AUTO_LOAD
+    } else {
+        INSTRUCTION
+    }
+}
+
+/// `search_tools`' description, for the mode.
+pub fn search_description(auto_load: bool) -> &'static str {
+    if auto_load {
+        SEARCH_DESCRIPTION_AUTO_LOAD
+    } else {
+        SEARCH_DESCRIPTION
+    }
+}
+
 pub const SEARCH_QUERY_DESCRIPTION: &str = "Search keywords (e.g., \"weather\", \"github issue\", \"database query\")";
 
 pub const LOAD_DESCRIPTION: &str = "Load one or more tools into your context. \
