@@ -53,6 +53,12 @@ describe('bad input (same result as the reference, or a TypeError; never another
     ["ttl: 'abc'", { tools: base, ttl: 'abc' }],
     ['ttl: NaN', { tools: base, ttl: NaN }],
     ['includeResolvedTools: "yes"', { tools: base, includeResolvedTools: 'yes' }],
+    ["injectCatalog: 'yes'", { tools: base, injectCatalog: 'yes' }],
+    ['injectCatalog: null', { tools: base, injectCatalog: null }],
+    ['injectCatalog with a null tool in the record', { tools: { ...base, broken: null }, injectCatalog: true }],
+    ['search: 5', { tools: base, search: 5 }],
+    ['filter: false', { tools: base, filter: false }],
+    ["storage: ''", { tools: base, storage: '' }],
     ['null tool in the record', { tools: { ...base, broken: null } }],
     ['undefined tool in the record', { tools: { ...base, broken: undefined } }],
     ['string tool in the record', { tools: { ...base, str: 'weather' } }],
@@ -108,7 +114,7 @@ describe('bad input (same result as the reference, or a TypeError; never another
     }
   });
 
-  test('odd resolved step tools with includeResolvedTools', async () => {
+  test('odd resolved step tools with includeResolvedTools, with and without injectCatalog', async () => {
     const cases = {
       nullTool: { a: null },
       numberTool: { a: 5 },
@@ -116,12 +122,15 @@ describe('bad input (same result as the reference, or a TypeError; never another
       stringTool: { a: 'weather' },
       arrayTools: [weather],
     };
-    for (const [name, stepTools] of Object.entries(cases)) {
-      const run = P => async () => {
-        const p = new P({ tools: base, ttl: 0, includeResolvedTools: true });
-        return probeProcessor(p, { labels, stepTools, queries: ['weather', 'seven'], loads: [{ toolName: 'a' }, { toolNames: ['7', 'a', '0'] }] });
-      };
-      await sameOrTypeError(run(Ref), run(Ours), { label: name });
+    for (const injectCatalog of [false, true]) {
+      for (const [name, stepTools] of Object.entries(cases)) {
+        const run = P => async () => {
+          const p = new P({ tools: base, ttl: 0, includeResolvedTools: true, injectCatalog });
+          const loads = [{ toolName: 'a' }, { toolNames: ['7', 'a', '0'] }];
+          return probeProcessor(p, { labels, stepTools, queries: ['weather', 'seven'], loads });
+        };
+        await sameOrTypeError(run(Ref), run(Ours), { label: `${name}, injectCatalog ${injectCatalog}` });
+      }
     }
   });
 

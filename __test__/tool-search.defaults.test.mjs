@@ -24,7 +24,7 @@ import {
 } from './helpers/tool-search-literals.mjs';
 
 const require = createRequire(import.meta.url);
-const { toolSearchCodes } = require('../binding.js');
+const { toolSearchCodes } = require('../lib/native.js');
 const { Ref, Ours, both, stepOf, search, load, lowIdfCatalog, createTool, runStep, makeRequestContext, describeMetaTool, docsCatalog } =
   await toolSearchKit('1.71.0');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

@@ -103,7 +103,8 @@ fn is_meta_tool(key: &[u16]) -> bool {
 }
 
 /// One tool record entry as the binding read it: `key`, `tool.id` when it is
-/// a non-empty string, and `tool.description || ''`.
+/// a string (`''` included: it is found by id, though indexed under the key),
+/// and `tool.description || ''`.
 pub struct ToolEntry<'a> {
     pub key: &'a [u16],
     pub id: Option<&'a [u16]>,
