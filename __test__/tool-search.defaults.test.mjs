@@ -49,7 +49,10 @@ describe('identity and surface', () => {
       'processAPIError', 'computeStateSignal', 'getLoadedToolsForRequestContext', 'clearState', 'clearAllState',
       'getStateStats', 'cleanupNow', '__registerMastra', 'processInputStepFinal',
     ];
-    for (const h of hooks) assert.equal(typeof ours[h], typeof ref[h], `typeof processor.${h}`);
+    for (const h of hooks) {
+      assert.equal(typeof ours[h], typeof ref[h], `typeof processor.${h}`);
+      assert.equal(ours[h]?.length, ref[h]?.length, `processor.${h}.length`);
+    }
     assert.equal(typeof ours.processInputStep, 'function');
     assert.equal(typeof ours.getLoadedToolsForRequestContext, 'function');
   });

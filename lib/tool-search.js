@@ -188,7 +188,9 @@ function defineToolSearchProcessor(host) {
       return this.#activeTools(step, this.#hook(step, args?.requestContext))
     }
 
-    clearState(threadId) {
+    // `undefined` clears the default thread, which Rust names; the default
+    // parameter keeps `clearState.length` at 0, as the reference's.
+    clearState(threadId = undefined) {
       this.#native.clearState(threadId)
     }
 
