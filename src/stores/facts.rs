@@ -293,12 +293,12 @@ mod tests {
         for _ in 0..20_000 {
             let parts: Vec<ToolResultFacts> = (0..rng.next() % 4)
                 .map(|_| ToolResultFacts {
-                    tool_name: Some(js(if rng.next() % 2 == 0 { SEARCH_TOOLS } else { LOAD_TOOL })),
-                    is_result_state: rng.next() % 2 == 0,
+                    tool_name: Some(js(if rng.next().is_multiple_of(2) { SEARCH_TOOLS } else { LOAD_TOOL })),
+                    is_result_state: rng.next().is_multiple_of(2),
                     result_names: (0..rng.next() % 3).map(|_| random_name(&mut rng)).collect(),
                     loaded: (0..rng.next() % 3).map(|_| random_name(&mut rng)).collect(),
-                    result_tool_name: (rng.next() % 2 == 0).then(|| random_name(&mut rng)),
-                    success: rng.next() % 2 == 0,
+                    result_tool_name: (rng.next().is_multiple_of(2)).then(|| random_name(&mut rng)),
+                    success: rng.next().is_multiple_of(2),
                 })
                 .collect();
             let (mut text, mut facts) = write(&parts);
