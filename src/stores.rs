@@ -28,6 +28,9 @@ pub type NameSet = IndexSet<JsString>;
 pub const DEFAULT_TTL_MS: f64 = 3_600_000.0;
 /// The shortest sweep period, whatever the TTL.
 pub const MIN_SWEEP_INTERVAL_MS: f64 = 60_000.0;
+/// The longest period a Node.js timer keeps (2^31 - 1 ms, about 24.8 days);
+/// a longer one, or an infinite one, is clamped to 1 ms with a warning.
+pub const MAX_SWEEP_INTERVAL_MS: f64 = 2_147_483_647.0;
 
 /// The thread of requests without one, and the one `clearState()` clears.
 pub const DEFAULT_THREAD: &str = "default";
@@ -73,11 +76,17 @@ impl InMemoryStore {
     }
 
     /// How often to call [`cleanup_stale`](Self::cleanup_stale):
-    /// `max(ttl / 2, 60000)` when `ttl > 0`, else never. An infinite TTL gives
-    /// an infinite period; Node's `setInterval` would turn that into 1 ms.
+    /// `max(ttl / 2, 60000)` when `ttl > 0`, as the reference, but never more
+    /// than [`MAX_SWEEP_INTERVAL_MS`], and never for an infinite TTL, under
+    /// which nothing ever expires. (The reference hands Node's `setInterval`
+    /// the longer period, which Node turns into a sweep every millisecond.)
+    /// A capped period sweeps more often than `ttl / 2`, so threads still go
+    /// within `ttl / 2` of expiring; what expires is decided by
+    /// `cleanup_stale` alone.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         // JS `Math.max` would give NaN for a NaN ttl, but `NaN > 0` is false.
-        (self.ttl_ms > 0.0).then(|| (self.ttl_ms / 2.0).max(MIN_SWEEP_INTERVAL_MS))
+        (self.ttl_ms > 0.0 && self.ttl_ms.is_finite())
+            .then(|| (self.ttl_ms / 2.0).clamp(MIN_SWEEP_INTERVAL_MS, MAX_SWEEP_INTERVAL_MS))
     }
 
     /// Fetches (creating if needed) a thread's state and marks it accessed.
@@ -331,11 +340,21 @@ mod tests {
         add(&mut store, &["a"], None, 0.0);
         assert_eq!(store.cleanup_stale(1e12), 0);
         assert_eq!(store.sweep_interval_ms(), None);
-        // Infinity: never stale; period max(Infinity / 2, 60000).
+        // Infinity: never stale, so never swept.
         let mut store = InMemoryStore::new(f64::INFINITY);
         add(&mut store, &["a"], None, 0.0);
         assert_eq!(store.cleanup_stale(1e300), 0);
-        assert_eq!(store.sweep_interval_ms(), Some(f64::INFINITY));
+        assert_eq!(store.sweep_interval_ms(), None);
+        // Periods a timer cannot hold are capped at the longest it can.
+        for ttl in [2f64.powi(32), 1e300, f64::MAX] {
+            assert_eq!(InMemoryStore::new(ttl).sweep_interval_ms(), Some(MAX_SWEEP_INTERVAL_MS), "{ttl}");
+        }
+        assert_eq!(InMemoryStore::new(2f64.powi(32) - 4.0).sweep_interval_ms(), Some(2f64.powi(31) - 2.0));
+        // A huge finite ttl still expires exactly as given.
+        let mut store = InMemoryStore::new(2f64.powi(32));
+        add(&mut store, &["a"], None, 0.0);
+        assert_eq!(store.cleanup_stale(2f64.powi(32)), 0);
+        assert_eq!(store.cleanup_stale(2f64.powi(32) + 1.0), 1);
         // Periods: max(ttl / 2, 60000).
         assert_eq!(InMemoryStore::new(DEFAULT_TTL_MS).sweep_interval_ms(), Some(1_800_000.0));
         assert_eq!(InMemoryStore::new(1000.0).sweep_interval_ms(), Some(60_000.0));
