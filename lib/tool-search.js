@@ -311,7 +311,15 @@ function drive(operation, hook, verdict = OPERATION.noVerdict) {
   return operation
 }
 
-/** Calls the user's hook; a verdict code, or a promise of one (Rust decides what each means). */
+/**
+ * Calls the user's hook; a verdict code, or a promise of one (Rust decides
+ * what each means). A primitive answer is judged at once. An object (a
+ * promise, a thenable, anything else) is settled as the reference settles it,
+ * whose `isToolAllowed` is `try { return await filter(...) } catch { return
+ * false }`, itself awaited: `await` reads `then` (or a promise's
+ * `constructor`) and may throw, which is "not allowed", and the value is
+ * resolved once more on return, reading `then` again outside the `catch`.
+ */
 function askFilter(filter, tool, requestContext, phase) {
   let answer
   try {
@@ -319,13 +327,19 @@ function askFilter(filter, tool, requestContext, phase) {
   } catch {
     return OPERATION.failed
   }
-  if (answer !== null && (typeof answer === 'object' || typeof answer === 'function') && typeof answer.then === 'function') {
-    return Promise.resolve(answer).then(
-      (value) => (value ? OPERATION.allowed : OPERATION.denied),
-      () => OPERATION.failed,
-    )
+  if (answer !== null && (typeof answer === 'object' || typeof answer === 'function')) {
+    return settleAsReference(answer).then((value) => (value ? OPERATION.allowed : OPERATION.denied))
   }
   return answer ? OPERATION.allowed : OPERATION.denied
+}
+
+/** The reference's `isToolAllowed` around an answer already in hand. */
+async function settleAsReference(answer) {
+  try {
+    return await answer
+  } catch {
+    return false
+  }
 }
 
 /**
