@@ -49,10 +49,13 @@ test('ttl: 0 schedules no sweep', () => {
   }
   try {
     new ToolSearchProcessor({ tools: {}, ttl: 0 })
-    new ToolSearchProcessor({ tools: {}, storage: 'context' })
+    new ToolSearchProcessor({ tools: {}, storage: 'context', ttl: 0 })
     assert.equal(scheduled, 0)
     new ToolSearchProcessor({ tools: {} })
     assert.equal(scheduled, 1)
+    // The context store's supplemental state is swept by the ttl too.
+    new ToolSearchProcessor({ tools: {}, storage: 'context' })
+    assert.equal(scheduled, 2)
   } finally {
     globalThis.setInterval = realSetInterval
   }

@@ -171,7 +171,7 @@ impl ToolSearch {
         };
         let store = match options.storage {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
-            Storage::Context => Store::Context(ContextStore::new()),
+            Storage::Context => Store::Context(ContextStore::new(options.ttl_ms)),
         };
         let static_catalog = Arc::new(Catalog::new(text, entries)?);
         Ok(ToolSearch {
@@ -192,7 +192,7 @@ impl ToolSearch {
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         match &*self.store.lock() {
             Store::InMemory(store) => store.sweep_interval_ms(),
-            Store::Context(_) => None,
+            Store::Context(store) => store.sweep_interval_ms(),
         }
     }
 
@@ -250,40 +250,49 @@ impl ToolSearch {
     pub fn loaded_names(&self, thread: Option<&[u16]>, messages: Option<&[ToolResultFacts]>, now_ms: f64) -> NameSet {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.loaded_names(thread, now_ms),
-            Store::Context(store) => store.loaded_names(thread, messages.map(activated_names_from_messages)),
+            Store::Context(store) => store.loaded_names(thread, messages.map(activated_names_from_messages), now_ms),
         }
     }
 
     fn add_loaded(&self, names: &[JsString], thread: Option<&[u16]>, now_ms: f64) {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.add_loaded(names.iter().map(JsString::units), thread, now_ms),
-            Store::Context(store) => store.add_loaded(names.iter().map(JsString::units), thread),
+            Store::Context(store) => store.add_loaded(names.iter().map(JsString::units), thread, now_ms),
         }
     }
 
+    // The state methods act on whichever store there is. The reference's
+    // make no-ops of them (and zeros of the stats) for the context store,
+    // whose supplemental state it neither expires nor shows; here that state
+    // is bounded by the ttl like the in-memory store's, and these see and
+    // clear it. It is empty whenever every activation has reached the
+    // messages, so the stats then read as the reference's.
+
     pub fn clear_state(&self, thread: Option<&[u16]>) {
-        if let Store::InMemory(store) = &mut *self.store.lock() {
-            store.clear_state(thread);
+        match &mut *self.store.lock() {
+            Store::InMemory(store) => store.clear_state(thread),
+            Store::Context(store) => store.clear_state(thread),
         }
     }
 
     pub fn clear_all_state(&self) {
-        if let Store::InMemory(store) = &mut *self.store.lock() {
-            store.clear_all();
+        match &mut *self.store.lock() {
+            Store::InMemory(store) => store.clear_all(),
+            Store::Context(store) => store.clear_all(),
         }
     }
 
     pub fn state_stats(&self, now_ms: f64) -> StoreStats {
         match &*self.store.lock() {
             Store::InMemory(store) => store.stats(now_ms),
-            Store::Context(_) => StoreStats { thread_count: 0, oldest_access_ms: None },
+            Store::Context(store) => store.stats(now_ms),
         }
     }
 
     pub fn cleanup_now(&self, now_ms: f64) -> usize {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.cleanup_stale(now_ms),
-            Store::Context(_) => 0,
+            Store::Context(store) => store.cleanup_stale(now_ms),
         }
     }
 

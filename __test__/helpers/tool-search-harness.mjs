@@ -107,7 +107,9 @@ function oursThreadId(requestContext) {
  * oracle; relies on the reference's private members at runtime):
  *  (a) the 'context' store also counts { success: true, toolName } load_tool results;
  *  (b) the thread id falls back to requestContext.get('MastraMemory')?.thread?.id;
- *  (c) only own keys of the tools record are tools.
+ *  (c) only own keys of the tools record are tools;
+ *  (d) the 'context' store's supplemental state is bounded and visible
+ *      (modelBoundedContextState).
  */
 export function withOurFixes(Base) {
   return class FixedReferenceToolSearchProcessor extends Base {
@@ -115,6 +117,7 @@ export function withOurFixes(Base) {
       super(options);
       const store = this.store;
       if (options?.storage === 'context') {
+        modelBoundedContextState(this, options.ttl);
         const orig = store.getLoadedNames.bind(store);
         store.getLoadedNames = ctx =>
           orig(ctx.args ? { ...ctx, args: { ...ctx.args, messages: adjustMessagesForReference(ctx.args.messages) } } : ctx);
@@ -138,6 +141,61 @@ export function withOurFixes(Base) {
 }
 
 export const FixedReferenceToolSearchProcessor = withOurFixes(RefToolSearchProcessor);
+
+/**
+ * Executable model of our deliberate difference for the 'context' store, put
+ * on a reference processor (test-only; relies on its private `store`): the
+ * supplemental sets keep a last-access time (set when names are added, and
+ * when a thread that has a set is read), expire after `ttl` idle exactly as
+ * the in-memory store's threads do, and getStateStats, cleanupNow, clearState
+ * and clearAllState act on them. Nothing else changes.
+ */
+export function modelBoundedContextState(processor, ttlOption) {
+  const store = processor.store;
+  const sets = store.supplemental;
+  const ttl = ttlOption ?? 3_600_000;
+  const lastAccessed = new Map();
+  const getLoadedNames = store.getLoadedNames.bind(store);
+  const addLoaded = store.addLoaded.bind(store);
+  store.getLoadedNames = ctx => {
+    if (ctx.threadId && sets.has(ctx.threadId)) lastAccessed.set(ctx.threadId, Date.now());
+    const names = getLoadedNames(ctx);
+    if (ctx.threadId && !sets.has(ctx.threadId)) lastAccessed.delete(ctx.threadId);
+    return names;
+  };
+  store.addLoaded = (names, ctx) => {
+    addLoaded(names, ctx);
+    if (names.length > 0 && ctx.threadId) lastAccessed.set(ctx.threadId, Date.now());
+  };
+  const forget = threadId => {
+    sets.delete(threadId);
+    lastAccessed.delete(threadId);
+  };
+  processor.clearState = (threadId = 'default') => forget(threadId);
+  processor.clearAllState = () => {
+    sets.clear();
+    lastAccessed.clear();
+  };
+  processor.cleanupNow = () => {
+    if (ttl <= 0) return 0;
+    const now = Date.now();
+    let cleaned = 0;
+    for (const threadId of [...sets.keys()]) {
+      if (now - lastAccessed.get(threadId) > ttl) {
+        forget(threadId);
+        cleaned++;
+      }
+    }
+    return cleaned;
+  };
+  processor.getStateStats = () => {
+    if (sets.size === 0) return { threadCount: 0, oldestAccessTime: null };
+    let oldest = Date.now();
+    for (const threadId of sets.keys()) oldest = Math.min(oldest, lastAccessed.get(threadId));
+    return { threadCount: sets.size, oldestAccessTime: oldest };
+  };
+  return processor;
+}
 
 // ---------------------------------------------------------------------------
 // Seeded PRNG (sfc32, seeded through splitmix32), self-contained on purpose.
@@ -1118,6 +1176,8 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
 
   const trace = { steps: [] };
   const processor = new Impl(options);
+  // Our bounded context-store state, a deliberate difference, modelled on the reference.
+  if (role === 'ref' && isContext) modelBoundedContextState(processor, opts.ttl);
   trace.identity = { id: processor.id, name: processor.name, description: processor.description };
   const jrng = makeRng(scenario.junkSeed);
   const names = catalogNames(tools).filter(n => !isInheritedName(n));
