@@ -12,6 +12,8 @@ const { NativeToolSearch, toolSearchCodes, toolSearchStrings } = require('./nati
 
 const CODES = toolSearchCodes()
 const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, messageFacts: FACTS } = CODES
+const ASK = OPERATION.ask
+const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
 const STRINGS = toolSearchStrings()
@@ -61,10 +63,17 @@ function defineToolSearchProcessor(host) {
     /** What Rust decided about the options (see `NativeToolSearch.settings`). */
     #settings
     /**
-     * The constructor's tools, in record order: Rust's tool `i` is `#tools[i]`,
-     * and tool `#tools.length + i` is the step's resolved tool `i`.
+     * The caller's tools record, kept as the reference keeps it: names are
+     * looked up in it as it is when they are (see `#liveTool`).
      */
+    #record
+    /**
+     * The record as it was at construction, in key order: Rust's tool `i` is
+     * `#tools[i]`, under the key `#keys[i]`, with the id `#ids[i]` then.
+     */
+    #keys
     #tools
+    #ids
     #filter
     /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
     #staticCatalog
@@ -79,9 +88,12 @@ function defineToolSearchProcessor(host) {
         throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
       }
       const keys = Object.keys(tools)
+      this.#record = tools
+      this.#keys = keys
       // Faster than Object.values on large (dictionary-mode) records, measured.
       this.#tools = keys.map((key) => tools[key])
-      const table = toolTable(keys, this.#tools, 'options.tools')
+      const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
+      this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
       this.#native = new NativeToolSearch(
         {
@@ -101,7 +113,8 @@ function defineToolSearchProcessor(host) {
       )
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
-      this.#staticCatalog = { native: this.#native.staticCatalog(), message: undefined }
+      const staticCatalog = this.#native.staticCatalog()
+      this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, message: undefined }
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
@@ -121,11 +134,12 @@ function defineToolSearchProcessor(host) {
       const { tools, messageList } = args
       const settings = this.#settings
       const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
-      const hook = this.#hook(step, args.requestContext)
+      const hooked = this.#filter !== undefined
+      const answer = this.#answerer(step, args.requestContext)
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, hook)
+        let catalogMessage = this.#catalogMessage(step, answer)
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -138,8 +152,15 @@ function defineToolSearchProcessor(host) {
         outputSchema: searchOutput,
         execute: async ({ query }) => {
           expect(typeof query === 'string', 'search_tools needs a string query', query)
-          if (!hook) return step.native.search(query, Date.now())
-          const operation = await drive(step.native.searchWithHook(query, Date.now()), hook)
+          const now = Date.now()
+          // Without a hook the tables are trusted, and what they gave is
+          // checked against the record; a search that changes state over a
+          // live catalog cannot be run again, so it asks as it goes.
+          if (!hooked && !(step.live && settings.searchChangesState)) {
+            const { results, message, resolutions } = step.native.search(query, now)
+            if (this.#holds(resolutions)) return { results, message }
+          }
+          const operation = await drive(step.native.searchOperation(query, now), answer)
           return operation.searchOutput()
         },
       })
@@ -157,15 +178,16 @@ function defineToolSearchProcessor(host) {
                 'load_tool needs toolNames to be an array of strings',
                 toolNames,
               )
-              const answer = hook
-                ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
-                : step.native.load(name, toolNames, Date.now())
-              return loadToolResult(answer)
+              const output =
+                hooked || step.live
+                  ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), answer)).loadOutput()
+                  : step.native.load(name, toolNames, Date.now())
+              return loadToolResult(output)
             },
           })
         : undefined
 
-      const loadedTools = await this.#activeTools(step, hook)
+      const loadedTools = await this.#activeTools(step, answer)
       const visible = step.native.visible
       return {
         tools: {
@@ -182,10 +204,11 @@ function defineToolSearchProcessor(host) {
       const stepArgs = args?.stepArgs
       if (stepArgs) {
         const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#settings.readsMessages ? stepArgs : undefined)
-        return this.#activeTools(step, this.#hook(step, args.requestContext ?? stepArgs.requestContext))
+        const requestContext = args.requestContext ?? stepArgs.requestContext
+        return this.#activeTools(step, this.#answerer(step, requestContext))
       }
       const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
-      return this.#activeTools(step, this.#hook(step, args?.requestContext))
+      return this.#activeTools(step, this.#answerer(step, args?.requestContext))
     }
 
     // `undefined` clears the default thread, which Rust names; the default
@@ -233,32 +256,73 @@ function defineToolSearchProcessor(host) {
         facts?.facts,
         Date.now(),
       )
+      const visibleTools = (visible) => {
+        const kept = {}
+        for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
+        return kept
+      }
+      return catalog.live ? this.#liveStep(native, catalog, visibleTools) : snapshotStep(native, catalog, resolved, visibleTools)
+    }
+
+    /**
+     * A step over the caller's record (the constructor's, read live): Rust's
+     * tool `i` is the constructor's tool `i`, and the tools met since (in the
+     * record now, or a whole record read for a catalog or suggestions) are
+     * added after them, for this step.
+     */
+    #liveStep(native, catalog, visibleTools) {
       const tools = this.#tools
+      const met = []
       return {
         native,
         catalog,
-        toolFor: (ref) => (ref < tools.length ? tools[ref] : resolved[ref - tools.length]),
-        visibleTools: (visible) => {
-          const kept = {}
-          for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
-          return kept
+        live: true,
+        toolFor: (ref) => (ref < tools.length ? tools[ref] : met[ref - tools.length]),
+        /** A tool the record gives now, as the step's tool number. */
+        adopt: (tool) => tools.length + met.push(tool) - 1,
+        /** The record as it is now, its tools added to the step's. */
+        record: () => {
+          const record = readRecord(this.#record)
+          record.base = tools.length + met.length
+          met.push(...record.tools)
+          return record
         },
+        visibleTools,
       }
     }
 
     /**
-     * The catalog of the step's own tools, as a record `{ native, message }`
-     * with what the cache compares. An agent hands every step of a run
-     * (and often every run) the very same tool objects, so the last catalog is
-     * kept while keys, tool objects, ids and descriptions are all unchanged; any
-     * difference, such as another caller's tool instances, builds a new one.
+     * The catalog of the step's own tools merged with the constructor's
+     * record as it is now (`{ ...tools, ...resolved }`), as a record
+     * `{ native, live, message, record, keys, tools, ids, descriptions }` with
+     * what the cache compares. An agent hands every step of a run (and often
+     * every run) the very same tool objects, so the last catalog is kept while
+     * the record's and the step's keys, tool objects, ids and descriptions are
+     * all unchanged; any difference, such as another caller's tool instances,
+     * builds a new one.
      */
     #stepCatalog(keys, tools) {
+      const record = this.#record
+      const recordKeys = Object.keys(record)
+      const recordTools = recordKeys.map((key) => record[key])
       const last = this.#lastStepCatalog
-      if (last !== undefined && sameTools(last, keys, tools)) return last
-      const table = toolTable(keys, tools, 'the step tools', true)
-      const native = this.#native.stepCatalog(table.text, table.spans)
-      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native, message: undefined }
+      const sameRecord = last !== undefined && sameTools(last.record, recordKeys, recordTools)
+      if (sameRecord && sameTools(last, keys, tools)) return last
+      const recordTable = sameRecord
+        ? last.record
+        : { keys: recordKeys, tools: recordTools, ...toolTable(recordKeys, recordTools, 'options.tools', { ids: true, descriptions: true }) }
+      const table = toolTable(keys, tools, 'the step tools', { stepTools: true, ids: true, descriptions: true })
+      const native = this.#native.stepCatalog(recordTable.text, recordTable.spans, table.text, table.spans)
+      this.#lastStepCatalog = {
+        keys,
+        tools,
+        ids: table.ids,
+        descriptions: table.descriptions,
+        record: recordTable,
+        native,
+        live: native.live,
+        message: undefined,
+      }
       return this.#lastStepCatalog
     }
 
@@ -267,27 +331,116 @@ function defineToolSearchProcessor(host) {
      * null. With a hook it is made for each step, as the hook decides what it
      * lists, and may come as a promise. Without one it depends on the catalog
      * alone, so it is kept with the catalog: a large catalog's message costs
-     * far more to make into a JavaScript string than to keep.
+     * far more to make into a JavaScript string than to keep. Over the
+     * caller's record, its keys as they are now are listed: the record is
+     * read, and handed over when it is no longer what it was at construction.
      */
-    #catalogMessage(step, hook) {
-      if (hook) {
-        const operation = drive(step.native.catalogWithHook(), hook)
+    #catalogMessage(step, answer) {
+      const record = step.live && !this.#recordUnchanged() ? step.record() : undefined
+      if (this.#filter !== undefined) {
+        const operation = drive(step.native.catalogOperation(record?.text, record?.spans, record?.base), answer)
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
+      if (record !== undefined) return this.#native.catalogMessage(step.catalog.native, record.text, record.spans, record.base)
       const catalog = step.catalog
       if (catalog.message === undefined) catalog.message = this.#native.catalogMessage(catalog.native)
       return catalog.message
     }
 
-    /** The filter hook for one request, as an operation asks it: a tool and a phase in, a verdict code out. */
-    #hook(step, requestContext) {
-      const filter = this.#filter
-      if (filter === undefined) return undefined
-      return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, phase)
+    /** Whether the caller's record still has the constructor's keys, tools and ids. */
+    #recordUnchanged() {
+      const record = this.#record
+      const keys = Object.keys(record)
+      const [known, tools, ids] = [this.#keys, this.#tools, this.#ids]
+      if (keys.length !== known.length) return false
+      for (let i = 0; i < keys.length; i++) {
+        if (keys[i] !== known[i] || record[keys[i]] !== tools[i] || tools[i].id !== ids[i]) return false
+      }
+      return true
     }
 
-    async #activeTools(step, hook) {
-      const { names, tools } = hook ? (await drive(step.native.activeWithHook(), hook)).activeOutput() : step.native.active()
+    /**
+     * Answers an operation's questions (the core's `operation::code`): asks
+     * the hook about a tool, hands over the record, or says which tool the
+     * caller's record gives for a name now, and whether the hook allows it.
+     */
+    #answerer(step, requestContext) {
+      const filter = this.#filter
+      return (question, phase, operation) => {
+        if (question === OPERATION.needRecord) {
+          const record = step.record()
+          operation.useRecord(record.text, record.spans, record.base)
+          return OPERATION.noVerdict
+        }
+        const kind = question & KIND_MASK
+        const ref = question >> ASK.kindBits
+        if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
+        const found = (kind - 1) % 3
+        const name = found === ASK.missing ? operation.questionName : undefined
+        const tool = this.#liveTool((kind - 1 - found) / 3, found, ref, name)
+        if (tool === undefined) return OPERATION.denied
+        const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
+        if (found !== ASK.missing && tool === this.#tools[ref]) return verdict
+        const liveRef = step.adopt(tool)
+        const as = (code) => (code === OPERATION.allowed ? OPERATION.allowedAs + liveRef : code)
+        return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
+      }
+    }
+
+    /**
+     * The tool the caller's record gives now for a name the reference looks
+     * up with `lookup` (the core's `Lookup`), where Rust's tables (the record
+     * at construction) found the tool `ref` by key or by id, or nothing
+     * (`name` then given): what the reference's `findToolForDynamicName` or
+     * `findToolById` would find, read in O(1) where the record still holds
+     * what was found, by a scan where it does not. Where the tables found a
+     * tool by id and it still stands under its key with that id, it is taken
+     * without a scan, although a tool put since under an earlier key with the
+     * same id would come first in the reference; and with a hook, a name the
+     * tables found only as a key is taken as the key's tool without a scan,
+     * although a tool given that id since would come first in the reference.
+     */
+    #liveTool(lookup, found, ref, name) {
+      const record = this.#record
+      const tools = this.#tools
+      if (found === ASK.byKey) name = this.#keys[ref]
+      else if (found === ASK.byId) name = this.#ids[ref]
+      // The tool found by id still stands under its key, with that id.
+      const standing = found === ASK.byId && record[this.#keys[ref]] === tools[ref] && tools[ref].id === name
+      switch (lookup) {
+        case ASK.keyFirst:
+          return ownTool(record, name) ?? (standing ? tools[ref] : toolById(record, name))
+        case ASK.idFirst:
+          if (found === ASK.byKey) return ownTool(record, name) ?? toolById(record, name)
+          return (standing ? tools[ref] : toolById(record, name)) ?? ownTool(record, name)
+        default:
+          return standing ? tools[ref] : toolById(record, name)
+      }
+    }
+
+    /** Whether the resolutions an operation trusted the tables with still hold in the caller's record. */
+    #holds(resolutions) {
+      if (resolutions == null) return true
+      const { codes, missing } = resolutions
+      let next = 0
+      for (const code of codes) {
+        const kind = code & KIND_MASK
+        const ref = code >> ASK.kindBits
+        const found = (kind - 1) % 3
+        const name = found === ASK.missing ? missing[next++] : undefined
+        const tool = this.#liveTool((kind - 1 - found) / 3, found, ref, name)
+        if (tool !== (found === ASK.missing ? undefined : this.#tools[ref])) return false
+      }
+      return true
+    }
+
+    async #activeTools(step, answer) {
+      let active
+      if (this.#filter === undefined) {
+        active = step.native.active()
+        if (!this.#holds(active.resolutions)) active = undefined
+      }
+      const { names, tools } = active ?? (await drive(step.native.activeOperation(), answer)).activeOutput()
       const loaded = {}
       for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
       return loaded
@@ -296,17 +449,63 @@ function defineToolSearchProcessor(host) {
 }
 
 /**
- * Runs a native operation to its end, answering each of its questions (a
- * tool) with the hook: synchronously while the hook answers synchronously,
- * awaiting only a promise (where the reference awaits too). Gives the
- * operation back, or a promise of it. The protocol is described with the
- * core's resumable operation (src/tool_search/operation.rs).
+ * A step over a record of its own (the constructor's record merged with the
+ * step's tools, copied at the step's start): Rust's tool `i` is the record's
+ * tool `i`, then the step's resolved tools.
  */
-function drive(operation, hook, verdict = OPERATION.noVerdict) {
+function snapshotStep(native, catalog, resolved, visibleTools) {
+  const record = catalog.record.tools
+  return {
+    native,
+    catalog,
+    live: false,
+    toolFor: (ref) => (ref < record.length ? record[ref] : resolved[ref - record.length]),
+    visibleTools,
+  }
+}
+
+/** `tools[name]`, own keys only (a deliberate difference); `undefined` for no tool. */
+function ownTool(record, name) {
+  if (!Object.hasOwn(record, name)) return undefined
+  const tool = record[name]
+  if (tool === undefined || tool === null) return undefined
+  if (typeof tool !== 'object' && typeof tool !== 'function') {
+    throw new TypeError(`ToolSearchProcessor: options.tools.${name} must be a tool, got ${describe(tool)}`)
+  }
+  return tool
+}
+
+/** `Object.values(tools).find((tool) => tool.id === id)`, refusing what is no tool. */
+function toolById(record, id) {
+  for (const key of Object.keys(record)) {
+    const tool = record[key]
+    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
+      throw new TypeError(`ToolSearchProcessor: options.tools.${key} must be a tool, got ${describe(tool)}`)
+    }
+    if (tool.id === id) return tool
+  }
+  return undefined
+}
+
+/** The caller's record as it is now: its keys and tools, and a tool table of keys and ids. */
+function readRecord(record) {
+  const keys = Object.keys(record)
+  const tools = keys.map((key) => record[key])
+  return { keys, tools, ...toolTable(keys, tools, 'options.tools', { descriptions: 'omit' }) }
+}
+
+/**
+ * Runs a native operation to its end, answering each of its questions with
+ * `answer`: synchronously while it answers synchronously, awaiting only a
+ * promise (where the reference awaits too). Gives the operation back, or a
+ * promise of it. The protocol is described with the core's resumable
+ * operation (src/tool_search/operation.rs).
+ */
+function drive(operation, answer, given = OPERATION.noVerdict) {
   const phase = operation.phase
-  for (let tool = operation.resume(verdict); tool !== OPERATION.done; tool = operation.resume(verdict)) {
-    verdict = hook(tool, phase)
-    if (typeof verdict !== 'number') return verdict.then((answer) => drive(operation, hook, answer))
+  for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
+    given = answer(question, phase, operation)
+    if (typeof given !== 'number') return given.then((code) => drive(operation, answer, code))
   }
   return operation
 }
@@ -346,17 +545,19 @@ async function settleAsReference(answer) {
  * A tool record as Rust reads it (the core's `search::table`): keys, ids and
  * descriptions end to end in one string, and `[keyLength, idLength,
  * descriptionLength]` per tool, with the id length replaced by a marker for
- * a tool without a string id or whose id equals its key.
+ * a tool without a string id or whose id equals its key. Options: `stepTools`
+ * (the step's tools: meta-tools that are no tools are passed over), `ids` and
+ * `descriptions` (also give what was read, as arrays), `descriptions: 'omit'`
+ * (send none: lookups only).
  */
-function toolTable(keys, tools, what, stepTools = false) {
+function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false, descriptions: withDescriptions = false } = {}) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
   const spans = new Int32Array(keys.length * TABLE.columns)
-  // For step tools, what was read, for the step-catalog cache to compare
-  // against next time; the constructor's table needs no such record.
-  const ids = stepTools ? new Array(keys.length) : null
-  const descriptions = stepTools ? new Array(keys.length) : null
+  const ids = withIds ? new Array(keys.length) : null
+  const descriptions = withDescriptions === true ? new Array(keys.length) : null
+  const sendDescriptions = withDescriptions !== 'omit'
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
@@ -370,11 +571,7 @@ function toolTable(keys, tools, what, stepTools = false) {
       throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
     }
     const id = tool.id
-    const description = tool.description
-    if (stepTools) {
-      ids[i] = id
-      descriptions[i] = description
-    }
+    if (ids !== null) ids[i] = id
     if (id === key) {
       // Most tools are keyed by their id: say so instead of sending it twice.
       spans[row + 1] = TABLE.idIsKey
@@ -384,6 +581,9 @@ function toolTable(keys, tools, what, stepTools = false) {
     } else if (id !== undefined && id !== null) {
       throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
     }
+    if (!sendDescriptions) continue
+    const description = tool.description
+    if (descriptions !== null) descriptions[i] = description
     if (typeof description === 'string') {
       text += description
       spans[row + 2] = description.length

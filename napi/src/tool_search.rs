@@ -29,7 +29,8 @@ use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
 use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    messages, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch,
+    messages, Ask, Found, LiveRecord, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog,
+    ToolEntry, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -126,6 +127,9 @@ pub struct ToolSearchSettings {
     /// Whether the step's own tools are searchable (`includeResolvedTools`),
     /// so the wrapper hands them over.
     pub searches_step_tools: bool,
+    /// Whether `search_tools` changes loaded state, so that it cannot simply
+    /// be run again after a check of its resolutions failed.
+    pub search_changes_state: bool,
     /// Whether the store reads the messages (the wrapper then reports them).
     pub reads_messages: bool,
     /// Whether there is a filter hook to ask.
@@ -182,6 +186,7 @@ impl NativeToolSearch {
             search_description: messages::search_description(options.auto_load).into(),
             offers_load_tool: options.offers_load_tool(),
             searches_step_tools: options.include_resolved_tools,
+            search_changes_state: self.inner.search_changes_state(),
             reads_messages: options.reads_messages(),
             has_filter: options.search.has_filter,
             injects_catalog: options.inject_catalog,
@@ -196,23 +201,44 @@ impl NativeToolSearch {
         NativeStepCatalog { inner: self.inner.static_step_catalog() }
     }
 
-    /// The catalog of a step whose agent resolved these tools (a tool table
-    /// like the constructor's). The wrapper keeps it while the step tools
-    /// stay the very same objects.
+    /// The catalog of a step whose agent resolved these tools, with the
+    /// constructor's tools record as it is now (two tool tables like the
+    /// constructor's). The wrapper keeps it while both stay the very same
+    /// objects.
     #[napi(catch_unwind)]
-    pub fn step_catalog(&self, text: Utf16Text, table: Int32Array) -> Result<NativeStepCatalog> {
-        let Utf16Text(text) = text;
+    pub fn step_catalog(
+        &self,
+        record_text: Utf16Text,
+        record_table: Int32Array,
+        text: Utf16Text,
+        table: Int32Array,
+    ) -> Result<NativeStepCatalog> {
+        let (Utf16Text(record_text), Utf16Text(text)) = (record_text, text);
+        let record_spans = read_table(record_text.len(), &record_table).map_err(internal_error)?;
         let spans = read_table(text.len(), &table).map_err(internal_error)?;
-        let catalog = self.inner.step_catalog(&tool_entries(&text, &spans)).map_err(internal_error)?;
+        let catalog = self
+            .inner
+            .step_catalog(&tool_entries(&record_text, &record_spans), &tool_entries(&text, &spans))
+            .map_err(internal_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
     }
 
     /// The system message listing a catalog (`injectCatalog`) for a
-    /// processor without a filter hook, or `null` when there is none. It
-    /// depends on the catalog alone, so the wrapper keeps it with the catalog.
+    /// processor without a filter hook, or `null` when there is none. With
+    /// no record given it depends on the catalog alone, so the wrapper keeps
+    /// it with the catalog; a record (a tool table of keys and ids, its tools
+    /// being the wrapper's tools `base..`) is the caller's record as it is
+    /// now, when it no longer is the catalog's.
     #[napi(catch_unwind)]
-    pub fn catalog_message(&self, catalog: &NativeStepCatalog) -> Result<Option<Utf16String>> {
-        Ok(run_now(self.inner.catalog_message(&catalog.inner, &NoFilter))?.map(utf16))
+    pub fn catalog_message(
+        &self,
+        catalog: &NativeStepCatalog,
+        record_text: Option<Utf16Text>,
+        record_table: Option<Int32Array>,
+        base: Option<i32>,
+    ) -> Result<Option<Utf16String>> {
+        let record = live_record(record_text, record_table, base)?;
+        Ok(run_now(self.inner.catalog_message(&catalog.inner, record.as_deref(), &NoFilter))?.map(utf16))
     }
 
     /// Starts a step (or a resume-path lookup) over a catalog from
@@ -292,6 +318,54 @@ pub struct NativeStepCatalog {
     inner: Arc<StepCatalog>,
 }
 
+#[napi]
+impl NativeStepCatalog {
+    /// Whether names resolve in the caller's record as it is now (the
+    /// constructor's), which the wrapper then reads: see the core's
+    /// `StepCatalog::live`.
+    #[napi(getter, catch_unwind)]
+    pub fn live(&self) -> bool {
+        self.inner.live
+    }
+}
+
+/// A record read by the wrapper (see `NativeToolSearch.catalogMessage`).
+fn live_record(
+    text: Option<Utf16Text>,
+    table: Option<Int32Array>,
+    base: Option<i32>,
+) -> Result<Option<Arc<LiveRecord>>> {
+    let (Some(Utf16Text(text)), Some(table), Some(base)) = (text, table, base) else { return Ok(None) };
+    let spans = read_table(text.len(), &table).map_err(internal_error)?;
+    Ok(Some(Arc::new(LiveRecord::new(text, spans, base).map_err(internal_error)?)))
+}
+
+/// The resolutions an operation without questions trusted the tables with,
+/// for the wrapper to check: their question codes (the core's
+/// `operation::code`), and the names of those that found nothing, in order.
+#[napi(object)]
+pub struct Resolutions {
+    pub codes: Int32Array,
+    pub missing: Vec<Utf16String>,
+}
+
+fn resolutions(trusted: VerifyAfter) -> Result<Option<Resolutions>> {
+    let made = trusted.into_resolutions();
+    if made.is_empty() {
+        return Ok(None);
+    }
+    let mut codes = Vec::with_capacity(made.len());
+    let mut missing = Vec::new();
+    for (lookup, found) in made {
+        if let Found::Missing(name) = &found {
+            missing.push(utf16(name.clone()));
+        }
+        let ask = Ask::Resolve { lookup, found };
+        codes.push(ask.code().ok_or_else(|| internal_error("a tool beyond what a question can carry"))?);
+    }
+    Ok(Some(Resolutions { codes: Int32Array::new(codes), missing }))
+}
+
 #[napi(object)]
 pub struct StateStats {
     pub thread_count: u32,
@@ -340,6 +414,23 @@ impl NativeOperation {
     #[napi(catch_unwind)]
     pub fn resume(&mut self, verdict: i32) -> Result<i32> {
         self.inner.resume(verdict).map_err(internal_error)
+    }
+
+    /// The name the pending question is about, when the tables found no
+    /// tool for it (else `null`).
+    #[napi(getter, catch_unwind)]
+    pub fn question_name(&self) -> Option<Utf16String> {
+        self.inner.question_name().map(utf16)
+    }
+
+    /// The caller's record as it is now (a tool table of keys and ids, its
+    /// tools being the wrapper's tools `base..`), as the `needRecord`
+    /// question asks; the next `resume` hands it over.
+    #[napi(catch_unwind)]
+    pub fn use_record(&mut self, text: Utf16Text, table: Int32Array, base: i32) -> Result<()> {
+        let record = live_record(Some(text), Some(table), Some(base))?.ok_or_else(|| internal_error("no record"))?;
+        self.inner.provide_record(record);
+        Ok(())
     }
 
     #[napi(catch_unwind)]
@@ -391,6 +482,14 @@ pub struct SearchResultItem {
 pub struct SearchToolsOutput {
     pub results: Vec<SearchResultItem>,
     pub message: Utf16String,
+}
+
+/// `search_tools` run without questions, and what it trusted the tables with.
+#[napi(object)]
+pub struct TrustedSearch {
+    pub results: Vec<SearchResultItem>,
+    pub message: Utf16String,
+    pub resolutions: Option<Resolutions>,
 }
 
 impl From<SearchOutcome> for SearchToolsOutput {
@@ -458,11 +557,13 @@ impl From<LoadOutcome> for LoadToolOutput {
     }
 }
 
-/// The loaded tools a request may use: names, and the tools they resolve to.
+/// The loaded tools a request may use: names, and the tools they resolve
+/// to; when run without questions, what it trusted the tables with.
 #[napi(object)]
 pub struct ActiveTools {
     pub names: Vec<Utf16String>,
     pub tools: Int32Array,
+    pub resolutions: Option<Resolutions>,
 }
 
 fn utf16(s: JsString) -> Utf16String {
@@ -471,7 +572,7 @@ fn utf16(s: JsString) -> Utf16String {
 
 fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>) -> ActiveTools {
     let (names, tools): (Vec<_>, Vec<_>) = names_and_tools.into_iter().map(|(name, tool)| (utf16(name), tool)).unzip();
-    ActiveTools { names, tools: Int32Array::new(tools) }
+    ActiveTools { names, tools: Int32Array::new(tools), resolutions: None }
 }
 
 #[napi]
@@ -489,22 +590,32 @@ impl NativeStep {
         self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
     }
 
-    /// `search_tools`, for a processor without a filter hook.
+    /// `search_tools` without a filter hook, trusting the catalog's tables;
+    /// the resolutions made (`null` when none need checking) are for the
+    /// wrapper to check against the caller's record, which may have changed
+    /// since: it runs [`search_operation`](Self::search_operation) instead
+    /// should any not hold (and when searching changes state, always over a
+    /// live catalog).
     #[napi(catch_unwind)]
-    pub fn search(&self, query: Utf16String, now: f64) -> Result<SearchToolsOutput> {
-        Ok(run_now(self.search.search(&self.step, &query, &NoFilter, now))?.into())
+    pub fn search(&self, query: Utf16String, now: f64) -> Result<TrustedSearch> {
+        let trusted = VerifyAfter::default();
+        let outcome = run_now(self.search.search(&self.step, &query, &trusted, now))?;
+        let SearchToolsOutput { results, message } = outcome.into();
+        Ok(TrustedSearch { results, message, resolutions: resolutions(trusted)? })
     }
 
-    /// `search_tools`, asking the hook about each candidate in rank order.
+    /// `search_tools` as an operation, asking the host about each candidate
+    /// in rank order.
     #[napi(catch_unwind)]
-    pub fn search_with_hook(&self, query: Utf16String, now: f64) -> NativeOperation {
+    pub fn search_operation(&self, query: Utf16String, now: f64) -> NativeOperation {
         let (search, step) = (self.search.clone(), self.step.clone());
         NativeOperation::start(Phase::Search, move |hook| async move {
             Outcome::Search(search.search(&step, &query, &hook, now).await)
         })
     }
 
-    /// `load_tool`, for a processor without a filter hook.
+    /// `load_tool` at once, for a processor without a filter hook whose
+    /// step catalog is not live.
     #[napi(catch_unwind)]
     pub fn load(
         &self,
@@ -518,9 +629,10 @@ impl NativeStep {
         Ok(outcome.into())
     }
 
-    /// `load_tool`, asking the hook before loading and before suggesting.
+    /// `load_tool` as an operation, asking the host about each name and
+    /// suggestion.
     #[napi(catch_unwind)]
-    pub fn load_with_hook(
+    pub fn load_operation(
         &self,
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
@@ -534,16 +646,20 @@ impl NativeStep {
         })
     }
 
-    /// The loaded tools as of this step's start.
+    /// The loaded tools as of this step's start, without a filter hook,
+    /// trusting the catalog's tables (see [`search`](Self::search)).
     #[napi(catch_unwind)]
     pub fn active(&self) -> Result<ActiveTools> {
         let names = self.step.loaded.lock().clone();
-        Ok(active_tools(run_now(self.search.active_tools(&self.step.catalog, &names, &NoFilter))?))
+        let trusted = VerifyAfter::default();
+        let tools = run_now(self.search.active_tools(&self.step.catalog, &names, &trusted))?;
+        Ok(ActiveTools { resolutions: resolutions(trusted)?, ..active_tools(tools) })
     }
 
-    /// The loaded tools the hook still allows (phase `'active'`).
+    /// The loaded tools as an operation, asking the host about each
+    /// (phase `'active'`).
     #[napi(catch_unwind)]
-    pub fn active_with_hook(&self) -> NativeOperation {
+    pub fn active_operation(&self) -> NativeOperation {
         let (search, step) = (self.search.clone(), self.step.clone());
         NativeOperation::start(Phase::Active, move |hook| async move {
             let names = step.loaded.lock().clone();
@@ -551,14 +667,21 @@ impl NativeStep {
         })
     }
 
-    /// The system message listing the step's catalog (`injectCatalog`),
-    /// asking the hook about each tool (phase `'search'`).
+    /// The system message listing the step's catalog (`injectCatalog`) as
+    /// an operation, asking the hook about each tool (phase `'search'`);
+    /// with a record as for `NativeToolSearch.catalogMessage`.
     #[napi(catch_unwind)]
-    pub fn catalog_with_hook(&self) -> NativeOperation {
+    pub fn catalog_operation(
+        &self,
+        record_text: Option<Utf16Text>,
+        record_table: Option<Int32Array>,
+        base: Option<i32>,
+    ) -> Result<NativeOperation> {
+        let record = live_record(record_text, record_table, base)?;
         let (search, step) = (self.search.clone(), self.step.clone());
-        NativeOperation::start(Phase::Search, move |hook| async move {
-            Outcome::Catalog(search.catalog_message(&step.catalog, &hook).await)
-        })
+        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
+            Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
+        }))
     }
 }
 

@@ -17,17 +17,38 @@ pub struct MetaToolNames {
 }
 
 /// What `NativeOperation.resume` takes and gives (the core's
-/// `tool_search::operation`).
+/// `tool_search::operation::code`).
 #[napi(object)]
 pub struct OperationCodes {
     /// `resume` is done: the outcome is ready.
     pub done: i32,
-    /// The verdict given to the first `resume`.
+    /// `resume` asks for the caller's record (`NativeOperation.useRecord`).
+    pub need_record: i32,
+    /// The answer given to the first `resume`.
     pub no_verdict: i32,
     pub allowed: i32,
+    /// Denied, or no tool in the record.
     pub denied: i32,
     /// The hook threw or rejected.
     pub failed: i32,
+    /// Allowed, and the record gives the tool `answer - allowedAs`.
+    pub allowed_as: i32,
+    /// How a question is made.
+    pub ask: AskCodes,
+}
+
+/// A question's kind (its low `kindBits` bits; the tool is the rest): `tool`
+/// asks the hook about the tool; any other is `1 + 3 * lookup + found`.
+#[napi(object)]
+pub struct AskCodes {
+    pub kind_bits: u32,
+    pub tool: i32,
+    pub key_first: i32,
+    pub id_first: i32,
+    pub id_only: i32,
+    pub by_key: i32,
+    pub by_id: i32,
+    pub missing: i32,
 }
 
 /// `load_tool` result shapes (the core's `tool_search::load_shape`).
@@ -110,10 +131,22 @@ pub fn tool_search_codes() -> ToolSearchCodes {
         meta_tools: MetaToolNames { search_tools: SEARCH_TOOLS.into(), load_tool: LOAD_TOOL.into() },
         operation: OperationCodes {
             done: operation::DONE,
+            need_record: operation::NEED_RECORD,
             no_verdict: operation::NO_VERDICT,
             allowed: operation::ALLOWED,
             denied: operation::DENIED,
             failed: operation::FAILED,
+            allowed_as: operation::ALLOWED_AS,
+            ask: AskCodes {
+                kind_bits: operation::ask::KIND_BITS,
+                tool: operation::ask::TOOL,
+                key_first: operation::ask::KEY_FIRST,
+                id_first: operation::ask::ID_FIRST,
+                id_only: operation::ask::ID_ONLY,
+                by_key: operation::ask::BY_KEY,
+                by_id: operation::ask::BY_ID,
+                missing: operation::ask::MISSING,
+            },
         },
         load_shape: LoadShapeCodes {
             invalid: load_shape::INVALID,
