@@ -17,6 +17,10 @@ const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
 const STRINGS = toolSearchStrings()
+
+/** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
+const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
+const lookupOf = (kind) => Math.floor((kind - ASK.resolve) / ASK.founds)
 /** The meta-tools whose results the context store reads, and their kinds in the facts. */
 const FACT_KINDS = new Map([
   [SEARCH_TOOLS, FACTS.searchTools],
@@ -375,9 +379,9 @@ function defineToolSearchProcessor(host) {
         const kind = question & KIND_MASK
         const ref = question >> ASK.kindBits
         if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
-        const found = (kind - 1) % 3
+        const found = foundOf(kind)
         const name = found === ASK.missing ? operation.questionName : undefined
-        const tool = this.#liveTool((kind - 1 - found) / 3, found, ref, name)
+        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
         if (tool === undefined) return OPERATION.denied
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
         if (found !== ASK.missing && tool === this.#tools[ref]) return verdict
@@ -426,9 +430,9 @@ function defineToolSearchProcessor(host) {
       for (const code of codes) {
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
-        const found = (kind - 1) % 3
+        const found = foundOf(kind)
         const name = found === ASK.missing ? missing[next++] : undefined
-        const tool = this.#liveTool((kind - 1 - found) / 3, found, ref, name)
+        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
         if (tool !== (found === ASK.missing ? undefined : this.#tools[ref])) return false
       }
       return true

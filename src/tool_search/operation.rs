@@ -79,6 +79,9 @@ pub mod code {
         pub const KIND_BITS: u32 = 4;
         /// Ask the hook about the tool.
         pub const TOOL: i32 = 0;
+        /// A resolution's kind is `RESOLVE + FOUNDS * lookup + found`.
+        pub const RESOLVE: i32 = 1;
+        pub const FOUNDS: i32 = 3;
         /// `lookup` in `1 + 3 * lookup + found`: key first, id first, id only.
         pub const KEY_FIRST: i32 = 0;
         pub const ID_FIRST: i32 = 1;
@@ -128,7 +131,7 @@ impl Ask {
                     Found::ById(tool) => (*tool, code::ask::BY_ID),
                     Found::Missing(_) => (0, code::ask::MISSING),
                 };
-                (tool, 1 + 3 * lookup + found)
+                (tool, code::ask::RESOLVE + code::ask::FOUNDS * lookup + found)
             }
         };
         if tool < 0 {

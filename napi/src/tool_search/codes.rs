@@ -38,11 +38,14 @@ pub struct OperationCodes {
 }
 
 /// A question's kind (its low `kindBits` bits; the tool is the rest): `tool`
-/// asks the hook about the tool; any other is `1 + 3 * lookup + found`.
+/// asks the hook about the tool; any other is `resolve + founds * lookup +
+/// found`.
 #[napi(object)]
 pub struct AskCodes {
     pub kind_bits: u32,
     pub tool: i32,
+    pub resolve: i32,
+    pub founds: i32,
     pub key_first: i32,
     pub id_first: i32,
     pub id_only: i32,
@@ -140,6 +143,8 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             ask: AskCodes {
                 kind_bits: operation::ask::KIND_BITS,
                 tool: operation::ask::TOOL,
+                resolve: operation::ask::RESOLVE,
+                founds: operation::ask::FOUNDS,
                 key_first: operation::ask::KEY_FIRST,
                 id_first: operation::ask::ID_FIRST,
                 id_only: operation::ask::ID_ONLY,
