@@ -21,6 +21,59 @@ const STRINGS = toolSearchStrings()
 /** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
 const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
 const lookupOf = (kind) => Math.floor((kind - ASK.resolve) / ASK.founds)
+
+const FLAT = CODES.flat
+/** `Int32Array` words per `Float64Array` element: where a score may start. */
+const F64_WORDS = Float64Array.BYTES_PER_ELEMENT / Int32Array.BYTES_PER_ELEMENT
+
+/**
+ * The buffer an operation without questions writes its checks and
+ * `search_tools`' answer into (laid out as the binding's `flat` says), reused:
+ * making one per call would cost more than a search of a small catalog. A
+ * call made while it is in use (from a getter of the caller's record, say)
+ * gets one of its own. Its size bounds only what goes this way: an answer
+ * that does not fit comes as an object, checks that do not fit are asked as
+ * the operation goes.
+ */
+const WORDS_LENGTH = 4096
+class Words {
+  constructor() {
+    this.words = new Int32Array(WORDS_LENGTH)
+    this.f64 = new Float64Array(this.words.buffer)
+    this.busy = false
+  }
+}
+const sharedWords = new Words()
+
+function takeWords() {
+  if (sharedWords.busy) return new Words()
+  sharedWords.busy = true
+  return sharedWords
+}
+
+function giveBackWords(words) {
+  words.busy = false
+}
+
+/** `search_tools`' answer: `output` as the binding returned it, with `words` read when it is the text. */
+function searchAnswer(output, { words, f64 }) {
+  if (typeof output !== 'string') return output
+  // The header: the number of results, then the message's length.
+  const header = FLAT.checks + words[FLAT.count]
+  const count = words[header]
+  let start = words[header + 1]
+  const message = output.slice(0, start)
+  let at = Math.ceil((header + FLAT.header) / F64_WORDS) * F64_WORDS
+  const results = new Array(count)
+  for (let i = 0; i < count; i++, at += FLAT.resultWords) {
+    const nameEnd = start + words[at + FLAT.nameLength]
+    const end = nameEnd + words[at + FLAT.descriptionLength]
+    results[i] = { name: output.slice(start, nameEnd), description: output.slice(nameEnd, end), score: f64[(at + FLAT.score) / F64_WORDS] }
+    start = end
+  }
+  return { results, message }
+}
+
 /** The meta-tools whose results the context store reads, and their kinds in the facts. */
 const FACT_KINDS = new Map([
   [SEARCH_TOOLS, FACTS.searchTools],
@@ -139,11 +192,11 @@ function defineToolSearchProcessor(host) {
       const settings = this.#settings
       const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
       const hooked = this.#filter !== undefined
-      const answer = this.#answerer(step, args.requestContext)
+      const { requestContext } = args
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, answer)
+        let catalogMessage = this.#catalogMessage(step, requestContext)
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -161,11 +214,21 @@ function defineToolSearchProcessor(host) {
           // checked against the record; a search that changes state over a
           // live catalog cannot be run again, so it asks as it goes.
           if (!hooked && !(step.live && settings.searchChangesState)) {
-            const { results, message, resolutions } = step.native.search(query, now)
-            if (this.#holds(resolutions)) return { results, message }
+            const words = takeWords()
+            try {
+              const output = step.native.search(query, now, words.words)
+              if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
+            } finally {
+              giveBackWords(words)
+            }
           }
-          const operation = await drive(step.native.searchOperation(query, now), answer)
-          return operation.searchOutput()
+          const operation = await drive(step.native.searchOperation(query, now), this.#answerer(step, requestContext))
+          const words = takeWords()
+          try {
+            return searchAnswer(operation.searchOutput(words.words), words)
+          } finally {
+            giveBackWords(words)
+          }
         },
       })
       const loadTool = settings.offersLoadTool
@@ -184,14 +247,14 @@ function defineToolSearchProcessor(host) {
               )
               const output =
                 hooked || step.live
-                  ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), answer)).loadOutput()
+                  ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), this.#answerer(step, requestContext))).loadOutput()
                   : step.native.load(name, toolNames, Date.now())
               return loadToolResult(output)
             },
           })
         : undefined
 
-      const loadedTools = await this.#activeTools(step, answer)
+      const loadedTools = await this.#activeTools(step, requestContext)
       const visible = step.native.visible
       return {
         tools: {
@@ -209,10 +272,10 @@ function defineToolSearchProcessor(host) {
       if (stepArgs) {
         const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#settings.readsMessages ? stepArgs : undefined)
         const requestContext = args.requestContext ?? stepArgs.requestContext
-        return this.#activeTools(step, this.#answerer(step, requestContext))
+        return this.#activeTools(step, requestContext)
       }
       const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
-      return this.#activeTools(step, this.#answerer(step, args?.requestContext))
+      return this.#activeTools(step, args?.requestContext)
     }
 
     // `undefined` clears the default thread, which Rust names; the default
@@ -268,31 +331,9 @@ function defineToolSearchProcessor(host) {
       return catalog.live ? this.#liveStep(native, catalog, visibleTools) : snapshotStep(native, catalog, resolved, visibleTools)
     }
 
-    /**
-     * A step over the caller's record (the constructor's, read live): Rust's
-     * tool `i` is the constructor's tool `i`, and the tools met since (in the
-     * record now, or a whole record read for a catalog or suggestions) are
-     * added after them, for this step.
-     */
+    /** A step over the caller's record, the constructor's, read live (see `LiveStep`). */
     #liveStep(native, catalog, visibleTools) {
-      const tools = this.#tools
-      const met = []
-      return {
-        native,
-        catalog,
-        live: true,
-        toolFor: (ref) => (ref < tools.length ? tools[ref] : met[ref - tools.length]),
-        /** A tool the record gives now, as the step's tool number. */
-        adopt: (tool) => tools.length + met.push(tool) - 1,
-        /** The record as it is now, its tools added to the step's. */
-        record: () => {
-          const record = readRecord(this.#record)
-          record.base = tools.length + met.length
-          met.push(...record.tools)
-          return record
-        },
-        visibleTools,
-      }
+      return new LiveStep(native, catalog, visibleTools, this.#tools, this.#record)
     }
 
     /**
@@ -339,10 +380,13 @@ function defineToolSearchProcessor(host) {
      * caller's record, its keys as they are now are listed: the record is
      * read, and handed over when it is no longer what it was at construction.
      */
-    #catalogMessage(step, answer) {
-      const record = step.live && !this.#recordUnchanged() ? step.record() : undefined
+    #catalogMessage(step, requestContext) {
+      const record = step.live && !this.#recordUnchanged() ? step.readRecord() : undefined
       if (this.#filter !== undefined) {
-        const operation = drive(step.native.catalogOperation(record?.text, record?.spans, record?.base), answer)
+        const operation = drive(
+          step.native.catalogOperation(record?.text, record?.spans, record?.base),
+          this.#answerer(step, requestContext),
+        )
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
       if (record !== undefined) return this.#native.catalogMessage(step.catalog.native, record.text, record.spans, record.base)
@@ -372,7 +416,7 @@ function defineToolSearchProcessor(host) {
       const filter = this.#filter
       return (question, phase, operation) => {
         if (question === OPERATION.needRecord) {
-          const record = step.record()
+          const record = step.readRecord()
           operation.useRecord(record.text, record.spans, record.base)
           return OPERATION.noVerdict
         }
@@ -422,12 +466,19 @@ function defineToolSearchProcessor(host) {
       }
     }
 
-    /** Whether the resolutions an operation trusted the tables with still hold in the caller's record. */
-    #holds(resolutions) {
-      if (resolutions == null) return true
-      const { codes, missing } = resolutions
+    /**
+     * Whether the resolutions an operation without questions trusted the
+     * tables with (the checks in `words` from `at`, none when it ends there,
+     * and the names of those that found nothing, in order) still hold in the
+     * caller's record.
+     */
+    #holds(words, at, missing) {
+      if (at === words.length) return true
+      const count = words[at + FLAT.count]
+      if (count === FLAT.unchecked) return false
       let next = 0
-      for (const code of codes) {
+      for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
+        const code = words[i]
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
         const found = foundOf(kind)
@@ -438,17 +489,60 @@ function defineToolSearchProcessor(host) {
       return true
     }
 
-    async #activeTools(step, answer) {
+    async #activeTools(step, requestContext) {
       let active
       if (this.#filter === undefined) {
         active = step.native.active()
-        if (!this.#holds(active.resolutions)) active = undefined
+        if (!this.#holds(active.words, active.names.length, active.missing)) active = undefined
       }
-      const { names, tools } = active ?? (await drive(step.native.activeOperation(), answer)).activeOutput()
+      active ??= (await drive(step.native.activeOperation(), this.#answerer(step, requestContext))).activeOutput()
+      // The tools, one per name, come first in `words`.
+      const { names, words } = active
       const loaded = {}
-      for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
+      for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(words[i])
       return loaded
     }
+  }
+}
+
+/**
+ * A step over the caller's record (the constructor's, read live): Rust's tool
+ * `i` is the constructor's tool `i`, and the tools met since (in the record
+ * now, or a whole record read for a catalog or suggestions) come after them,
+ * for this step.
+ */
+class LiveStep {
+  constructor(native, catalog, visibleTools, tools, record) {
+    this.native = native
+    this.catalog = catalog
+    this.visibleTools = visibleTools
+    this.tools = tools
+    this.record = record
+    this.met = undefined
+  }
+
+  get live() {
+    return true
+  }
+
+  toolFor(ref) {
+    const { tools } = this
+    return ref < tools.length ? tools[ref] : this.met[ref - tools.length]
+  }
+
+  /** A tool the record gives now, as the step's tool number. */
+  adopt(tool) {
+    this.met ??= []
+    return this.tools.length + this.met.push(tool) - 1
+  }
+
+  /** The record as it is now, its tools added to the step's from `base` on. */
+  readRecord() {
+    const record = readRecord(this.record)
+    this.met ??= []
+    record.base = this.tools.length + this.met.length
+    for (const tool of record.tools) this.met.push(tool)
+    return record
   }
 }
 

@@ -15,6 +15,7 @@
 //! protocol between the two halves, which no input can cause, as an `Error`.
 
 mod codes;
+mod flat;
 
 use std::fmt::Display;
 use std::sync::Arc;
@@ -29,14 +30,16 @@ use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
 use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    messages, Ask, Found, LiveRecord, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog,
-    ToolEntry, ToolRef, ToolSearch, VerifyAfter,
+    messages, LiveRecord, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef,
+    ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
+use crate::buffers::Int32Out;
 use crate::utf16::Utf16Text;
+use flat::Checks;
 
 /// Throws a refusal of bad input as a `TypeError` (napi-rs would throw a
 /// returned `Error` as a plain `Error`).
@@ -340,32 +343,6 @@ fn live_record(
     Ok(Some(Arc::new(LiveRecord::new(text, spans, base).map_err(internal_error)?)))
 }
 
-/// The resolutions an operation without questions trusted the tables with,
-/// for the wrapper to check: their question codes (the core's
-/// `operation::code`), and the names of those that found nothing, in order.
-#[napi(object)]
-pub struct Resolutions {
-    pub codes: Int32Array,
-    pub missing: Vec<Utf16String>,
-}
-
-fn resolutions(trusted: VerifyAfter) -> Result<Option<Resolutions>> {
-    let made = trusted.into_resolutions();
-    if made.is_empty() {
-        return Ok(None);
-    }
-    let mut codes = Vec::with_capacity(made.len());
-    let mut missing = Vec::new();
-    for (lookup, found) in made {
-        if let Found::Missing(name) = &found {
-            missing.push(utf16(name.clone()));
-        }
-        let ask = Ask::Resolve { lookup, found };
-        codes.push(ask.code().ok_or_else(|| internal_error("a tool beyond what a question can carry"))?);
-    }
-    Ok(Some(Resolutions { codes: Int32Array::new(codes), missing }))
-}
-
 #[napi(object)]
 pub struct StateStats {
     pub thread_count: u32,
@@ -441,10 +418,12 @@ impl NativeOperation {
         }
     }
 
+    /// `search_tools`' answer, laid out in `out` after no checks (see
+    /// [`flat`]) and its text returned, or as an object when it does not fit.
     #[napi(catch_unwind)]
-    pub fn search_output(&mut self) -> Result<SearchToolsOutput> {
+    pub fn search_output(&mut self, mut out: Int32Out) -> Result<Either<Utf16String, SearchToolsOutput>> {
         match self.outcome()? {
-            Outcome::Search(outcome) => Ok(outcome.into()),
+            Outcome::Search(outcome) => flat::search_answer(outcome, Checks::none(), &mut out),
             _ => Err(internal_error("not a search operation")),
         }
     }
@@ -460,7 +439,7 @@ impl NativeOperation {
     #[napi(catch_unwind)]
     pub fn active_output(&mut self) -> Result<ActiveTools> {
         match self.outcome()? {
-            Outcome::Active(tools) => Ok(active_tools(tools)),
+            Outcome::Active(tools) => Ok(active_tools(tools, Checks::none())),
             _ => Err(internal_error("not an active-tools operation")),
         }
     }
@@ -482,14 +461,6 @@ pub struct SearchResultItem {
 pub struct SearchToolsOutput {
     pub results: Vec<SearchResultItem>,
     pub message: Utf16String,
-}
-
-/// `search_tools` run without questions, and what it trusted the tables with.
-#[napi(object)]
-pub struct TrustedSearch {
-    pub results: Vec<SearchResultItem>,
-    pub message: Utf16String,
-    pub resolutions: Option<Resolutions>,
 }
 
 impl From<SearchOutcome> for SearchToolsOutput {
@@ -557,22 +528,39 @@ impl From<LoadOutcome> for LoadToolOutput {
     }
 }
 
-/// The loaded tools a request may use: names, and the tools they resolve
-/// to; when run without questions, what it trusted the tables with.
+/// The loaded tools a request may use: their names, and in `words` the
+/// tools they resolve to, one per name, followed by the checks of the
+/// operation's resolutions when it made any (see [`flat`]; never from an
+/// operation with questions), with the names of those that found nothing, in
+/// order (absent when none did). The checks ride in the array made for the
+/// tools anyway, and only when there are some: one more argument or array,
+/// or an empty array no longer empty, costs a step with nothing loaded more
+/// than the rest of its answer (measured).
 #[napi(object)]
 pub struct ActiveTools {
     pub names: Vec<Utf16String>,
-    pub tools: Int32Array,
-    pub resolutions: Option<Resolutions>,
+    pub words: Int32Array,
+    pub missing: Option<Vec<Utf16String>>,
 }
 
 fn utf16(s: JsString) -> Utf16String {
     Utf16String::from(s.into_units().into_vec())
 }
 
-fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>) -> ActiveTools {
-    let (names, tools): (Vec<_>, Vec<_>) = names_and_tools.into_iter().map(|(name, tool)| (utf16(name), tool)).unzip();
-    ActiveTools { names, tools: Int32Array::new(tools), resolutions: None }
+fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>, checks: Checks) -> ActiveTools {
+    let mut words = Vec::with_capacity(names_and_tools.len() + checks.words.len());
+    let names = names_and_tools
+        .into_iter()
+        .map(|(name, tool)| {
+            words.push(tool);
+            utf16(name)
+        })
+        .collect();
+    if checks.words[flat::COUNT] != 0 {
+        words.extend_from_slice(&checks.words);
+    }
+    let missing = (!checks.missing.is_empty()).then(|| checks.missing.into_iter().map(utf16).collect());
+    ActiveTools { names, words: Int32Array::new(words), missing }
 }
 
 #[napi]
@@ -590,18 +578,23 @@ impl NativeStep {
         self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
     }
 
-    /// `search_tools` without a filter hook, trusting the catalog's tables;
-    /// the resolutions made (`null` when none need checking) are for the
+    /// `search_tools` without a filter hook, trusting the catalog's tables:
+    /// the resolutions made go to `out` as checks (see [`flat`]), for the
     /// wrapper to check against the caller's record, which may have changed
-    /// since: it runs [`search_operation`](Self::search_operation) instead
-    /// should any not hold (and when searching changes state, always over a
-    /// live catalog).
+    /// since (it runs [`search_operation`](Self::search_operation) instead
+    /// should any not hold, and when searching changes state, always over a
+    /// live catalog); then the answer, laid out after them and its text
+    /// returned, or as an object when it does not fit.
     #[napi(catch_unwind)]
-    pub fn search(&self, query: Utf16String, now: f64) -> Result<TrustedSearch> {
+    pub fn search(
+        &self,
+        query: Utf16String,
+        now: f64,
+        mut out: Int32Out,
+    ) -> Result<Either<Utf16String, SearchToolsOutput>> {
         let trusted = VerifyAfter::default();
         let outcome = run_now(self.search.search(&self.step, &query, &trusted, now))?;
-        let SearchToolsOutput { results, message } = outcome.into();
-        Ok(TrustedSearch { results, message, resolutions: resolutions(trusted)? })
+        flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)
     }
 
     /// `search_tools` as an operation, asking the host about each candidate
@@ -647,13 +640,14 @@ impl NativeStep {
     }
 
     /// The loaded tools as of this step's start, without a filter hook,
-    /// trusting the catalog's tables (see [`search`](Self::search)).
+    /// trusting the catalog's tables, with the checks (see
+    /// [`search`](Self::search)).
     #[napi(catch_unwind)]
     pub fn active(&self) -> Result<ActiveTools> {
         let names = self.step.loaded.lock().clone();
         let trusted = VerifyAfter::default();
         let tools = run_now(self.search.active_tools(&self.step.catalog, &names, &trusted))?;
-        Ok(ActiveTools { resolutions: resolutions(trusted)?, ..active_tools(tools) })
+        Ok(active_tools(tools, Checks::of(trusted)?))
     }
 
     /// The loaded tools as an operation, asking the host about each

@@ -9,6 +9,8 @@ use mastra_native_processors::tool_search::options::{defaults, Storage};
 use mastra_native_processors::tool_search::{load_shape, request, Phase, LOAD_TOOL, SEARCH_TOOLS};
 use napi_derive::napi;
 
+use super::flat;
+
 /// The meta-tools' ids (and keys).
 #[napi(object)]
 pub struct MetaToolNames {
@@ -112,6 +114,26 @@ pub struct ToolSearchDefaults {
     pub thread: String,
 }
 
+/// Where an operation without questions puts its checks and `search_tools`'
+/// answer in the wrapper's buffer (indexes and sizes in words; the binding's
+/// `tool_search::flat` describes the layout).
+#[napi(object)]
+pub struct FlatLayout {
+    /// The number of checks.
+    pub count: u32,
+    /// The first check.
+    pub checks: u32,
+    /// In place of the number of checks: none could be handed over.
+    pub unchecked: i32,
+    /// The answer's header: the number of results, the message's length.
+    pub header: u32,
+    /// Words per result, and where in them its parts are.
+    pub result_words: u32,
+    pub name_length: u32,
+    pub description_length: u32,
+    pub score: u32,
+}
+
 /// Every code, name and default of `ToolSearchProcessor`'s two halves.
 #[napi(object)]
 pub struct ToolSearchCodes {
@@ -122,6 +144,7 @@ pub struct ToolSearchCodes {
     pub message_facts: MessageFactsCodes,
     pub request_context: RequestContextKeys,
     pub defaults: ToolSearchDefaults,
+    pub flat: FlatLayout,
     /// The `storage` option's values.
     pub storages: Vec<String>,
     /// The `phase` values the hook receives.
@@ -183,6 +206,16 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             include_resolved_tools: defaults::INCLUDE_RESOLVED_TOOLS,
             inject_catalog: defaults::INJECT_CATALOG,
             thread: stores::DEFAULT_THREAD.into(),
+        },
+        flat: FlatLayout {
+            count: flat::COUNT as u32,
+            checks: flat::CHECKS as u32,
+            unchecked: flat::UNCHECKED,
+            header: flat::HEADER as u32,
+            result_words: flat::RESULT_WORDS as u32,
+            name_length: flat::NAME_LENGTH as u32,
+            description_length: flat::DESCRIPTION_LENGTH as u32,
+            score: flat::SCORE as u32,
         },
         storages: Storage::ALL.iter().map(|s| s.name().into()).collect(),
         phases: Phase::ALL.iter().map(|p| p.name().into()).collect(),
