@@ -16,7 +16,9 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchOptions, SearchWalk, Span};
+use crate::search::{
+    Catalog, CatalogError, EntrySpans, ParamTable, Ranking, SearchHit, SearchOptions, SearchWalk, Span,
+};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 /// Where the filter hook is asked.
@@ -75,6 +77,8 @@ pub struct Options {
     pub storage: Storage,
     /// `ttl ?? 3600000`, as JavaScript gave it.
     pub ttl_ms: f64,
+    /// `search.ranking`: how the catalogs rank `search_tools` results.
+    pub ranking: Ranking,
 }
 
 enum Store {
@@ -142,6 +146,17 @@ impl ToolSearch {
 
     /// [`new`](Self::new) from the table the binding receives, without copying the text.
     pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
+        ToolSearch::from_table_with_parameters(options, text, entries, None)
+    }
+
+    /// [`from_table`](Self::from_table), with the tools' parameters (one list
+    /// per entry) for a ranking that reads them; other rankings ignore them.
+    pub fn from_table_with_parameters(
+        options: Options,
+        text: Vec<u16>,
+        entries: Vec<EntrySpans>,
+        parameters: Option<ParamTable>,
+    ) -> Result<ToolSearch, CatalogError> {
         let static_entries = if options.include_resolved_tools {
             let piece =
                 |span: Span| JsString::from(text.get(span.start as usize..span.end as usize).unwrap_or_default());
@@ -155,7 +170,12 @@ impl ToolSearch {
         };
         Ok(ToolSearch {
             options,
-            static_catalog: Arc::new(Catalog::new(text, entries)?),
+            static_catalog: Arc::new(Catalog::with_ranking(
+                text,
+                entries,
+                options.ranking,
+                parameters.filter(|_| options.ranking.reads_parameters()),
+            )?),
             static_entries,
             store: Mutex::new(store),
         })
@@ -174,6 +194,16 @@ impl ToolSearch {
     /// request: two requests may carry tools of the same name bound to
     /// different credentials, and one must never get the other's.
     pub fn step_catalog(&self, resolved: &[ToolEntry<'_>]) -> Result<StepCatalog, CatalogError> {
+        self.step_catalog_with_parameters(resolved, None)
+    }
+
+    /// [`step_catalog`](Self::step_catalog), with the resolved tools'
+    /// parameters (one list per resolved tool) for a ranking that reads them.
+    pub fn step_catalog_with_parameters(
+        &self,
+        resolved: &[ToolEntry<'_>],
+        parameters: Option<&ParamTable>,
+    ) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
             return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: None });
         }
@@ -202,10 +232,22 @@ impl ToolSearch {
         });
 
         let mut builder = Catalog::builder();
+        builder.ranking(self.options.ranking);
         let mut sources = Vec::with_capacity(order.len());
         for i in order {
             let (key, &(source, id, description)) = merged.get_index(i).unwrap();
-            builder.push(key, id, description);
+            if self.options.ranking.reads_parameters() {
+                // A static tool's parameters are in the static catalog; a
+                // resolved one's in `parameters`, by its index.
+                let params: Vec<(&[u16], &[u16])> = if source >= 0 {
+                    self.static_catalog.parameters(source as usize).collect()
+                } else {
+                    parameters.into_iter().flat_map(|p| p.entry((-1 - source) as usize)).collect()
+                };
+                builder.push_with_parameters(key, id, description, params);
+            } else {
+                builder.push(key, id, description);
+            }
             sources.push(source);
         }
         Ok(StepCatalog { catalog: Arc::new(builder.build()?), sources: Some(sources), visible: Some(visible) })

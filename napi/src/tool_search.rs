@@ -32,6 +32,8 @@ pub struct ToolSearchConfig {
     pub context_storage: bool,
     pub ttl: f64,
     pub has_filter: bool,
+    /// `search.ranking`; absent is `'reference'`.
+    pub ranking: Option<String>,
 }
 
 /// Reads a tool table: `spans` holds `[keyLength, idLength, descriptionLength]`
@@ -82,18 +84,28 @@ pub struct NativeToolSearch {
 
 #[napi]
 impl NativeToolSearch {
+    /// `parameters_text` and `parameters` carry the tools' parameters for a
+    /// ranking that reads them (see `ranking.rs`).
     #[napi(constructor)]
-    pub fn new(config: ToolSearchConfig, text: Utf16Text, spans: Int32Array) -> Result<Self> {
+    pub fn new(
+        config: ToolSearchConfig,
+        text: Utf16Text,
+        spans: Int32Array,
+        parameters_text: Option<Utf16Text>,
+        parameters: Option<Int32Array>,
+    ) -> Result<Self> {
         let options = Options {
             search: SearchOptions { top_k: config.top_k, min_score: config.min_score, has_filter: config.has_filter },
             auto_load: config.auto_load,
             include_resolved_tools: config.include_resolved_tools,
             storage: if config.context_storage { Storage::Context } else { Storage::InMemory },
             ttl_ms: config.ttl,
+            ranking: crate::ranking::ranking(config.ranking.as_deref())?,
         };
         let Utf16Text(text) = text;
         let entries = read_spans(text.len(), &spans)?;
-        let inner = ToolSearch::from_table(options, text, entries).map_err(type_error)?;
+        let parameters = crate::ranking::parameters(parameters_text, parameters, entries.len())?;
+        let inner = ToolSearch::from_table_with_parameters(options, text, entries, parameters).map_err(type_error)?;
         Ok(Self { inner: Arc::new(inner) })
     }
 
@@ -107,10 +119,20 @@ impl NativeToolSearch {
     /// table form as the constructor's). The wrapper keeps it while the step
     /// tools stay the very same objects.
     #[napi]
-    pub fn step_catalog(&self, text: Utf16Text, spans: Int32Array) -> Result<NativeStepCatalog> {
+    pub fn step_catalog(
+        &self,
+        text: Utf16Text,
+        spans: Int32Array,
+        parameters_text: Option<Utf16Text>,
+        parameters: Option<Int32Array>,
+    ) -> Result<NativeStepCatalog> {
         let Utf16Text(text) = text;
         let spans = read_spans(text.len(), &spans)?;
-        let catalog = self.inner.step_catalog(&tool_entries(&text, &spans)).map_err(type_error)?;
+        let parameters = crate::ranking::parameters(parameters_text, parameters, spans.len())?;
+        let catalog = self
+            .inner
+            .step_catalog_with_parameters(&tool_entries(&text, &spans), parameters.as_ref())
+            .map_err(type_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
     }
 

@@ -95,6 +95,10 @@ impl Catalog {
         if self.is_empty() {
             return Vec::new();
         }
+        if let Some(fielded) = self.fielded_index() {
+            let hits = fielded.search(query, limit);
+            return hits.into_iter().map(|hit| Candidate { doc: hit.doc, score: hit.score }).collect();
+        }
         // The BM25 query terms and the boost terms are the same list: the
         // boost keeps tokens with `length > 1`, the tokenizer `length >= 2`.
         let lowered = to_lower_utf16(query);
