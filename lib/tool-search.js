@@ -7,6 +7,7 @@
 // every message a model reads are decided in Rust.
 
 const { NativeToolSearch, toolSearchStrings } = require('./native.js')
+const { RANKINGS, rankingArguments } = require('./tool-parameters.js')
 
 const THREAD_ID_KEY = 'mastra__threadId'
 const MEMORY_KEY = 'MastraMemory'
@@ -59,6 +60,8 @@ function defineToolSearchProcessor(host) {
     #includeResolvedTools
     #contextStorage
     #lastStepCatalog
+    /** `search.ranking`, which decides whether step tools' parameters are sent too. */
+    #ranking
 
     constructor(options) {
       if (options === null || typeof options !== 'object') {
@@ -81,6 +84,9 @@ function defineToolSearchProcessor(host) {
       expect(typeof ttl === 'number', 'options.ttl must be a number of milliseconds', ttl)
       expect(filter === undefined || typeof filter === 'function', 'options.filter must be a function', filter)
       expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
+      const ranking = search.ranking ?? 'reference'
+      expect(RANKINGS.includes(ranking), `options.search.ranking must be ${RANKINGS.map((r) => `'${r}'`).join(' or ')}`, ranking)
+      this.#ranking = ranking
 
       const keys = Object.keys(tools)
       // Faster than Object.values on large (dictionary-mode) records, measured.
@@ -99,9 +105,11 @@ function defineToolSearchProcessor(host) {
           contextStorage: storage === 'context',
           ttl,
           hasFilter: filter !== undefined,
+          ranking,
         },
         table.text,
         table.spans,
+        ...rankingArguments(ranking, this.#tools),
       )
 
       // The sweep holds the processor weakly and stops once it is collected, so
@@ -235,7 +243,7 @@ function defineToolSearchProcessor(host) {
       const last = this.#lastStepCatalog
       if (last !== undefined && sameTools(last, keys, tools)) return last.native
       const table = toolTable(keys, tools, 'the step tools', true)
-      const native = this.#native.stepCatalog(table.text, table.spans)
+      const native = this.#native.stepCatalog(table.text, table.spans, ...rankingArguments(this.#ranking, tools))
       this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native }
       return native
     }
