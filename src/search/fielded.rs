@@ -49,8 +49,6 @@ pub struct FieldedConfig {
     /// only one tool has: a word that only a handful of tools mention (a
     /// unit, a city in an example) counts no more than this. 1: no cap.
     pub idf_cap: f64,
-    /// IDF is raised to this power (below 1 narrows the gap between rare and common terms).
-    pub idf_power: f64,
     /// How much a query word's stem counts, against the word as written.
     pub stem_weight: f64,
     /// How much a query word's prefix counts, against the word as written.
@@ -65,7 +63,6 @@ impl FieldedConfig {
         weights: [3.0, 1.0, 1.0, 0.5],
         b: [0.5, 0.75, 0.75, 0.75],
         idf_cap: 0.75,
-        idf_power: 1.0,
         stem_weight: 0.5,
         prefix_weight: 0.5,
     };
@@ -312,9 +309,7 @@ impl FieldedBuilder {
         let n = live_docs as f64;
         let idf_of = |df: f64| ((n - df + 0.5) / (df + 0.5) + 1.0).ln();
         let cap = config.idf_cap * idf_of(1.0);
-        let idf = (0..term_count)
-            .map(|t| idf_of(f64::from(offsets[t + 1] - offsets[t])).min(cap).powf(config.idf_power) as f32)
-            .collect();
+        let idf = (0..term_count).map(|t| idf_of(f64::from(offsets[t + 1] - offsets[t])).min(cap) as f32).collect();
         FieldedIndex { config, terms: terms.numbers, offsets, postings, idf, doc_count: field_len.len(), live_docs }
     }
 }
