@@ -160,6 +160,9 @@ pub fn is_cjk(c: char) -> bool {
 
 /// Letters and digits outside CJK: what words are made of.
 fn is_word_char(c: char) -> bool {
+    if c.is_ascii() {
+        return c.is_ascii_alphanumeric();
+    }
     c.is_alphanumeric() && !is_cjk(c)
 }
 
@@ -306,7 +309,11 @@ impl Scratch {
             }
             self.piece.clear();
             for &c in piece.iter().filter(|&&c| !is_connector(c)) {
-                self.piece.extend(c.to_lowercase());
+                if c.is_ascii() {
+                    self.piece.push(c.to_ascii_lowercase());
+                } else {
+                    self.piece.extend(c.to_lowercase());
+                }
             }
             self.whole.push_str(&self.piece);
             pieces += 1;
@@ -328,6 +335,14 @@ fn boundary(config: &AnalyzerConfig, chars: &[char], at: usize) -> bool {
     }
     if !config.split_case {
         return false;
+    }
+    if prev.is_ascii() && next.is_ascii() {
+        let (prev, next) = (prev as u8, next as u8);
+        return prev.is_ascii_digit() != next.is_ascii_digit()
+            || (prev.is_ascii_lowercase() && next.is_ascii_uppercase())
+            || (prev.is_ascii_uppercase()
+                && next.is_ascii_uppercase()
+                && chars.get(at + 1).is_some_and(|c| c.is_lowercase()));
     }
     if prev.is_numeric() != next.is_numeric() {
         return true;

@@ -19,8 +19,6 @@
 //! in the text (the stemmer runs once per distinct word); a query reads the
 //! postings of its terms and keeps the best `limit` documents.
 
-use std::cmp::Ordering;
-
 use crate::js::js_slice_bounds;
 
 use super::analyze::{Analyzer, AnalyzerConfig, TermKind};
@@ -393,20 +391,22 @@ impl FieldedIndex {
                 score[doc] += idf * p.tf / (k1 + p.tf);
             }
         }
-        let mut hits: Vec<FieldedHit> =
-            touched.into_iter().map(|doc| FieldedHit { doc, score: f64::from(score[doc as usize]) }).collect();
-        let (_, end) = js_slice_bounds(hits.len(), 0.0, Some(limit));
-        // A total order (score, then document), so selecting and then sorting
-        // the best `end` gives exactly the head of a full sort.
-        let order = |a: &FieldedHit, b: &FieldedHit| {
-            b.score.partial_cmp(&a.score).unwrap_or(Ordering::Equal).then(a.doc.cmp(&b.doc))
-        };
-        if end > 0 && end < hits.len() {
-            hits.select_nth_unstable_by(end - 1, order);
+        // Sorting keys: best score first, then document order. Scores are
+        // finite and positive, so their bits order like the numbers; packing
+        // score and document into one integer makes the order total (so the
+        // best `end` selected and then sorted are exactly the head of a full
+        // sort) and cheap to compare.
+        let mut keys: Vec<u64> =
+            touched.into_iter().map(|doc| (u64::from(!score[doc as usize].to_bits()) << 32) | u64::from(doc)).collect();
+        let (_, end) = js_slice_bounds(keys.len(), 0.0, Some(limit));
+        if end > 0 && end < keys.len() {
+            keys.select_nth_unstable(end - 1);
         }
-        hits.truncate(end);
-        hits.sort_unstable_by(order);
-        hits
+        keys.truncate(end);
+        keys.sort_unstable();
+        keys.into_iter()
+            .map(|key| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) })
+            .collect()
     }
 }
 
