@@ -233,10 +233,11 @@ impl ToolSearch {
 
         let mut builder = Catalog::builder();
         builder.ranking(self.options.ranking);
+        let reads_parameters = self.options.ranking.reads_parameters();
         let mut sources = Vec::with_capacity(order.len());
         for i in order {
             let (key, &(source, id, description)) = merged.get_index(i).unwrap();
-            if self.options.ranking.reads_parameters() {
+            if reads_parameters {
                 // A static tool's parameters are in the static catalog; a
                 // resolved one's in `parameters`, by its index.
                 let params: Vec<(&[u16], &[u16])> = if source >= 0 {

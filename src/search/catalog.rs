@@ -648,7 +648,10 @@ impl CatalogBuilder {
     /// Appends an entry: record key, `tool.id` (if a non-empty string) and
     /// `tool.description || ''`.
     pub fn push(&mut self, key: &[u16], id: Option<&[u16]>, description: &[u16]) -> &mut Self {
-        self.push_entry(key, id, description);
+        let key = self.append(key);
+        let id = id.map(|id| self.append(id));
+        let description = self.append(description);
+        self.entries.push(EntrySpans { key, id, description });
         if let Some(params) = &mut self.params {
             params.push([]);
         }
@@ -663,7 +666,10 @@ impl CatalogBuilder {
         description: &[u16],
         parameters: impl IntoIterator<Item = (&'p [u16], &'p [u16])>,
     ) -> &mut Self {
-        self.push_entry(key, id, description);
+        let key = self.append(key);
+        let id = id.map(|id| self.append(id));
+        let description = self.append(description);
+        self.entries.push(EntrySpans { key, id, description });
         let earlier = self.entries.len() - 1;
         self.params
             .get_or_insert_with(|| {
@@ -675,13 +681,6 @@ impl CatalogBuilder {
             })
             .push(parameters);
         self
-    }
-
-    fn push_entry(&mut self, key: &[u16], id: Option<&[u16]>, description: &[u16]) {
-        let key = self.append(key);
-        let id = id.map(|id| self.append(id));
-        let description = self.append(description);
-        self.entries.push(EntrySpans { key, id, description });
     }
 
     /// The ranking the catalog will use (the reference's unless set).
