@@ -421,6 +421,39 @@ function searchWorkload(name, withFilter) {
 }
 
 /**
+ * search_tools with another `search.ranking` of ours against the reference's
+ * own search over the same tools, at the sizes given. The rankings differ, so
+ * instead of equal outputs the check is that both answer every query with the
+ * same number of results (we would otherwise be timing different work).
+ */
+function rankingSearchWorkload(name, ranking, sizes) {
+  return {
+    name,
+    sizes,
+    async run(size) {
+      const tools = catalogTools(size)
+      const requestContext = makeRequestContext()
+      const ctx = { requestContext }
+      const getSearch = async processor =>
+        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const refSearch = await getSearch(new RefToolSearchProcessor({ tools }))
+      const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, search: { ranking } }))
+      for (const query of QUERIES) {
+        const count = async search => (await search.execute({ query }, ctx)).results.length
+        assertSame(`${name} ${size} "${query}" (result count)`, await count(refSearch), await count(oursSearch))
+      }
+      return measure(
+        name,
+        size,
+        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        { batchMultiple: QUERIES.length },
+      )
+    },
+  }
+}
+
+/**
  * processInputStep on a processor built from `options`, with `stepTools` as args.tools.
  * With `thenSearch`, each operation also runs one search_tools query (always the
  * first of QUERIES) on the step's tools, so an implementation that defers indexing
@@ -517,6 +550,7 @@ const WORKLOADS = [
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
   searchWorkload('search_tools', false),
   searchWorkload('search_tools + filter hook', true),
+  rankingSearchWorkload("search_tools, ranking 'fielded'", 'fielded', [1_000, 10_000]),
   stepWorkload('processInputStep static catalog', {
     options: size => ({ tools: catalogTools(size) }),
     stepTools: () => ({}),
@@ -600,7 +634,7 @@ console.log(row(COLUMNS.map(c => '-'.repeat(c[1]))))
 const results = []
 const benchStart = performance.now()
 for (const workload of WORKLOADS) {
-  for (const size of SIZES) {
+  for (const size of workload.sizes ?? SIZES) {
     if (FILTER && !`${workload.name} ${size}`.toLowerCase().includes(FILTER)) continue
     const r = await workload.run(size)
     results.push(r)
