@@ -25,8 +25,11 @@ use std::time::Instant;
 
 use mastra_native_processors::search::{AnalyzerConfig, Catalog, FieldedConfig, Ranking, SearchOptions};
 
+/// (name, description, [(parameter, description)])
+type Tool = (String, String, Vec<(String, String)>);
+
 struct Data {
-    tools: Vec<(String, String, Vec<(String, String)>)>,
+    tools: Vec<Tool>,
     cases: Vec<(String, Vec<String>)>,
     source: String,
 }

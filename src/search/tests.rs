@@ -260,9 +260,11 @@ fn arbitrary_text_and_queries_rank_without_panicking() {
 // ---------------------------------------------------------------------------
 // The 'fielded' ranking through the catalog.
 
-/// A small catalog with the kinds of tools the reference ranking misses:
-/// (key, description, [(parameter, description)]).
-const TOOLS: &[(&str, &str, &[(&str, &str)])] = &[
+/// A small catalog with the kinds of tools the reference ranking misses.
+/// (key, description, [(parameter, description)])
+type Tool = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+const TOOLS: &[Tool] = &[
     ("fahrenheit_to_celsius", "Converts a temperature in fahrenheit to celsius.", &[("value", "Degrees fahrenheit")]),
     (
         "get_current_weather",
