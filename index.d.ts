@@ -14,6 +14,15 @@ import type {
 
 export type { ToolSearchFilterArgs, ToolSearchFilterPhase }
 
+/**
+ * Which processors this import serves: `'native'`, this package's Rust addon;
+ * `'wasm'`, the same built for WebAssembly (only where the
+ * `mastra-native-processors-wasm32-wasi` package was installed on purpose);
+ * `'fallback'`, `@mastra/core`'s own `ToolSearchProcessor` and `ToolCallFilter`,
+ * because no build loaded on this platform (stderr said why, once, at import).
+ */
+export declare const implementation: 'native' | 'wasm' | 'fallback'
+
 // ─── ToolCallFilter ─────────────────────────────────────────────────────────
 
 /** `exclude`, `filterAfterToolSteps` and `preserveModelOutput`, as the installed release declares them. */
