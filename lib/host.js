@@ -66,12 +66,11 @@ function compare(a, b) {
 }
 
 /**
- * The installed @mastra/core's version, when the addon is not loaded: refused
- * with the message the addon gives when it is outside the supported range.
+ * A host version, when the addon is not loaded: refused, with the message the
+ * addon gives, unless it is inside the supported range.
  */
-function checkedHostVersionWithoutAddon() {
+function checkVersionWithoutAddon(version) {
   const { range, first, firstUnsupported } = peerRange()
-  const version = installedVersion(range)
   const release = typeof version === 'string' ? parseRelease(version) : null
   if (!release || release.preRelease || compare(release.numbers, first) < 0 || compare(release.numbers, firstUnsupported) >= 0) {
     throw new Error(
@@ -82,4 +81,9 @@ function checkedHostVersionWithoutAddon() {
   return version
 }
 
-module.exports = { checkedHostVersionWithoutAddon, hostRelease, installedHost }
+/** The installed @mastra/core's version, checked as above. */
+function checkedHostVersionWithoutAddon() {
+  return checkVersionWithoutAddon(installedVersion(peerRange().range))
+}
+
+module.exports = { checkVersionWithoutAddon, checkedHostVersionWithoutAddon, hostRelease, installedHost }

@@ -49,7 +49,7 @@ function attempts(error) {
 function reasonFor(error) {
   const platform = platformName()
   const platformPackage = `${PACKAGE}-${platform}`
-  if (!(platformPackage in optionalDependencies)) return `${PACKAGE} has no build for ${platform}`
+  if (!(platformPackage in optionalDependencies)) return `there is no build for ${platform}`
   const messages = attempts(error)
   if (messages.length === 0) return `its loader failed: ${firstLine(error?.message ?? error)}`
   // A missing local file is the normal case in an installed package, and the

@@ -1,0 +1,186 @@
+// Where no build of the addon loads, importing the package still works: it
+// serves @mastra/core's own processors, says so once on stderr with the reason,
+// and exports implementation: 'fallback'. The reasons: a platform we publish no
+// build for, a platform package npm left out (package.test.mjs installs the main
+// package alone), a build that is there but does not load. An unsupported
+// @mastra/core is still an error at import.
+
+import { after, describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+import { ROOT, binaryOf, packageForThisMachine } from '../scripts/platform-packages.mjs'
+
+const require = createRequire(import.meta.url)
+const { checkVersionWithoutAddon } = require('../lib/host.js')
+const { releaseBehaviours } = require('../lib/native.js')
+
+const USING = "; using @mastra/core's own ToolSearchProcessor and ToolCallFilter instead.\n"
+const work = mkdtempSync(join(tmpdir(), 'mnp-fallback-'))
+after(() => rmSync(work, { recursive: true, force: true }))
+
+/** Runs a CommonJS snippet in a child Node, optionally with process.platform/arch changed first. */
+function node(code, { cwd = ROOT, platform, arch } = {}) {
+  const preload = []
+  if (platform || arch) {
+    const file = join(work, `as-${platform ?? process.platform}-${arch ?? process.arch}.cjs`)
+    writeFileSync(
+      file,
+      [platform && `Object.defineProperty(process, 'platform', { value: ${JSON.stringify(platform)} })`, arch && `Object.defineProperty(process, 'arch', { value: ${JSON.stringify(arch)} })`]
+        .filter(Boolean)
+        .join('\n'),
+    )
+    preload.push('--require', file)
+  }
+  return spawnSync(process.execPath, [...preload, '-e', code], { cwd, encoding: 'utf8' })
+}
+
+const SERVED = `
+  const ours = require(${JSON.stringify(ROOT)})
+  const core = require('@mastra/core/processors')
+  console.log(JSON.stringify({
+    implementation: ours.implementation,
+    ownToolSearch: ours.ToolSearchProcessor === core.ToolSearchProcessor,
+    ownToolCallFilter: ours.ToolCallFilter === core.ToolCallFilter,
+    id: new ours.ToolSearchProcessor({ tools: {} }).id,
+  }))
+`
+const FALLBACK = { implementation: 'fallback', ownToolSearch: true, ownToolCallFilter: true, id: 'tool-search' }
+
+describe('a platform with no build', () => {
+  for (const [platform, arch, name] of [
+    ['linux', 'riscv64', process.platform === 'linux' ? `linux-riscv64-${process.report.getReport().header.glibcVersionRuntime ? 'gnu' : 'musl'}` : null],
+    ['freebsd', 'x64', 'freebsd-x64'],
+    ['aix', 'ppc64', 'aix-ppc64'],
+  ]) {
+    test(`${name ?? `${platform}-${arch}`}: @mastra/core's own processors, and one line saying there is no build`, { skip: name === null && 'the libc part of the name needs Linux' }, () => {
+      const result = node(SERVED, { platform, arch })
+      assert.equal(result.status, 0, result.stderr)
+      assert.equal(result.stderr, `mastra-native-processors: there is no build for ${name}${USING}`)
+      assert.deepEqual(JSON.parse(result.stdout), FALLBACK)
+    })
+  }
+
+  test('this platform, for comparison: the native processors and nothing on stderr', () => {
+    const result = node(SERVED)
+    assert.equal(result.stderr, '')
+    assert.deepEqual(JSON.parse(result.stdout), { implementation: 'native', ownToolSearch: false, ownToolCallFilter: false, id: 'tool-search' })
+  })
+
+  test('the notice comes once, for CommonJS and ESM imports in one process', () => {
+    const code = `
+      require(${JSON.stringify(ROOT)})
+      import(${JSON.stringify(join(ROOT, 'index.mjs'))}).then((esm) => {
+        require(${JSON.stringify(ROOT)})
+        console.log(esm.implementation, esm.ToolCallFilter === require('@mastra/core/processors').ToolCallFilter)
+      })
+    `
+    const result = node(code, { arch: 'riscv64', platform: 'freebsd' })
+    assert.equal(result.status, 0, result.stderr)
+    assert.equal(result.stderr, `mastra-native-processors: there is no build for freebsd-riscv64${USING}`)
+    assert.equal(result.stdout, 'fallback true\n')
+  })
+
+  test("the addon's members are not handed out as undefined: reading one says why it is missing", () => {
+    const result = node(`const native = require('./lib/native.js'); console.log(JSON.stringify(native.outcome)); native.NativeToolSearch`, { arch: 'riscv64', platform: 'freebsd' })
+    assert.equal(result.stdout, `${JSON.stringify({ implementation: 'fallback', reason: 'there is no build for freebsd-riscv64' })}\n`)
+    assert.match(result.stderr, /Error: mastra-native-processors: the native addon is not loaded \(there is no build for freebsd-riscv64\), so it has no NativeToolSearch\n/)
+  })
+})
+
+// ─── A project with the package installed ──────────────────────────────────
+
+/**
+ * A project with this package (its published files) and, as given, a platform
+ * package and a @mastra/core: 'real' links this checkout's, a version string
+ * writes a fake one of that version, null leaves it out.
+ */
+function project(name, { platformPackage, core = 'real' } = {}) {
+  const dir = join(work, name)
+  const ours = join(dir, 'node_modules', 'mastra-native-processors')
+  mkdirSync(ours, { recursive: true })
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  for (const entry of ['package.json', ...manifest.files]) cpSync(join(ROOT, entry), join(ours, entry), { recursive: true })
+  if (platformPackage) {
+    const target = join(dir, 'node_modules', platformPackage.manifest.name)
+    cpSync(platformPackage.path, target, { recursive: true })
+    platformPackage.write(target)
+  }
+  if (core === 'real') {
+    symlinkSync(join(ROOT, 'node_modules', '@mastra'), join(dir, 'node_modules', '@mastra'), 'junction')
+  } else if (core !== null) {
+    mkdirSync(join(dir, 'node_modules', '@mastra', 'core'), { recursive: true })
+    writeFileSync(join(dir, 'node_modules', '@mastra', 'core', 'package.json'), JSON.stringify({ name: '@mastra/core', version: core }))
+  }
+  return dir
+}
+
+const INSTALLED = `
+  const ours = require('mastra-native-processors')
+  const core = require('@mastra/core/processors')
+  console.log(JSON.stringify({
+    implementation: ours.implementation,
+    ownToolSearch: ours.ToolSearchProcessor === core.ToolSearchProcessor,
+    ownToolCallFilter: ours.ToolCallFilter === core.ToolCallFilter,
+    id: new ours.ToolSearchProcessor({ tools: {} }).id,
+  }))
+`
+
+describe('a platform package whose build does not load', () => {
+  const platform = packageForThisMachine()
+
+  // (A file cut short inside the ELF image can crash dlopen itself; no JavaScript can catch that.)
+  test('a download that is not a binary at all: the reason is the loader error, on one line', { skip: !platform && 'npm/ has no package for this machine' }, () => {
+    const page = '<html><body>502 Bad Gateway</body></html>\n'.repeat(50)
+    const dir = project('not-a-binary', { platformPackage: { ...platform, write: (target) => writeFileSync(binaryOf(platform, target), page) } })
+    const result = node(INSTALLED, { cwd: dir })
+    assert.equal(result.status, 0, result.stderr)
+    assert.deepEqual(JSON.parse(result.stdout), FALLBACK)
+    const prefix = `mastra-native-processors: the ${platform.dir} build did not load: `
+    assert.ok(result.stderr.startsWith(prefix), result.stderr)
+    assert.ok(result.stderr.endsWith(USING), result.stderr)
+    assert.equal(result.stderr.split('\n').length, 2, 'one line')
+    // The operating system's own words about the file npm installed.
+    assert.ok(result.stderr.includes(binaryOf(platform, join(dir, 'node_modules', platform.manifest.name))), result.stderr)
+  })
+})
+
+describe('without the addon, an unsupported @mastra/core is still an error at import', () => {
+  test('1.58.0 and 1.72.0 are refused with the message the addon gives', () => {
+    for (const version of ['1.58.0', '1.72.0']) {
+      const dir = project(`host-${version}`, { core: version })
+      const result = node("require('mastra-native-processors')", { cwd: dir })
+      assert.notEqual(result.status, 0)
+      let expected
+      assert.throws(() => releaseBehaviours(version), (error) => ((expected = error.message), true))
+      assert.ok(result.stderr.includes(`Error: ${expected}\n`), result.stderr)
+      assert.ok(!result.stderr.includes('using @mastra/core'), 'no fallback notice for a host it cannot serve')
+    }
+  })
+
+  test('no @mastra/core at all: the error says it is needed', () => {
+    const dir = project('no-host', { core: null })
+    const result = node("require('mastra-native-processors')", { cwd: dir })
+    assert.notEqual(result.status, 0)
+    assert.match(result.stderr, /Error: mastra-native-processors needs @mastra\/core >=1\.59\.0 <1\.72\.0 installed beside it: Cannot find module '@mastra\/core\/package\.json'/)
+  })
+
+  test('the check without the addon accepts and refuses exactly the versions the addon does, with its message', () => {
+    const versions = ['1.59.0', '1.60.0', '1.63.2', '1.71.0', '1.71.9', '1.63.2+build.7', '1.58.0', '1.58.99', '1.72.0', '2.0.0', '0.24.9', '1.67.0-alpha.4', '1.71.0-rc.1', 'latest', '', '1', '1.2', '1.2.3.4', 'v1.60.0', '1.060.0', '1.60.x', '1.60.0-', ' 1.60.0', '1..3']
+    for (const version of versions) {
+      const outcome = (check) => {
+        try {
+          check(version)
+          return 'accepted'
+        } catch (error) {
+          return error.message
+        }
+      }
+      assert.equal(outcome(checkVersionWithoutAddon), outcome(releaseBehaviours), JSON.stringify(version))
+    }
+  })
+})

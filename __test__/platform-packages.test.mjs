@@ -1,0 +1,193 @@
+// The platform packages and the loader that picks one. Every target in
+// package.json's napi.targets has a package in npm/ whose os/cpu/libc npm uses
+// to install it only where it runs, the main package depends on each (optional,
+// the same version), and the loader napi-rs generated (binding.js) asks for
+// exactly that package on each of those platforms, even with every one of them
+// installed at once.
+
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { runInNewContext } from 'node:vm'
+
+import { ROOT, platformPackages } from '../scripts/platform-packages.mjs'
+
+const require = createRequire(import.meta.url)
+const root = require('../package.json')
+const PACKAGE = 'mastra-native-processors'
+
+/** The targets the napi-rs package template ships, and what npm must see for each. */
+const TARGETS = {
+  'x86_64-apple-darwin': { dir: 'darwin-x64', os: ['darwin'], cpu: ['x64'] },
+  'aarch64-apple-darwin': { dir: 'darwin-arm64', os: ['darwin'], cpu: ['arm64'] },
+  'x86_64-pc-windows-msvc': { dir: 'win32-x64-msvc', os: ['win32'], cpu: ['x64'] },
+  'aarch64-pc-windows-msvc': { dir: 'win32-arm64-msvc', os: ['win32'], cpu: ['arm64'] },
+  'x86_64-unknown-linux-gnu': { dir: 'linux-x64-gnu', os: ['linux'], cpu: ['x64'], libc: ['glibc'] },
+  'aarch64-unknown-linux-gnu': { dir: 'linux-arm64-gnu', os: ['linux'], cpu: ['arm64'], libc: ['glibc'] },
+  'x86_64-unknown-linux-musl': { dir: 'linux-x64-musl', os: ['linux'], cpu: ['x64'], libc: ['musl'] },
+  'aarch64-unknown-linux-musl': { dir: 'linux-arm64-musl', os: ['linux'], cpu: ['arm64'], libc: ['musl'] },
+  'wasm32-wasip1-threads': { dir: 'wasm32-wasi', cpu: ['wasm32'] },
+}
+const NATIVE = Object.entries(TARGETS).filter(([, { os }]) => os)
+const WASM_FILES = [
+  `${PACKAGE}.wasm32-wasi.wasm`,
+  `${PACKAGE}.wasi.cjs`,
+  `${PACKAGE}.wasi.d.cts`,
+  `${PACKAGE}.wasi-browser.js`,
+  'wasi-worker.mjs',
+  'wasi-worker-browser.mjs',
+]
+
+describe('the platform packages', () => {
+  const packages = Object.fromEntries(platformPackages().map((entry) => [entry.dir, entry.manifest]))
+
+  test("napi.targets is the template's list, and npm/ holds one package for each target and no other", () => {
+    assert.deepEqual(root.napi.targets, Object.keys(TARGETS))
+    assert.deepEqual(Object.keys(packages).sort(), Object.values(TARGETS).map(({ dir }) => dir).sort())
+  })
+
+  for (const [target, { dir, os, cpu, libc }] of NATIVE) {
+    test(`${target}: ${PACKAGE}-${dir} installs only on ${[os, cpu, libc].filter(Boolean).join('/')} and holds its .node`, () => {
+      const binary = `${PACKAGE}.${dir}.node`
+      assert.deepEqual(packages[dir], {
+        name: `${PACKAGE}-${dir}`,
+        version: root.version,
+        cpu,
+        main: binary,
+        files: [binary],
+        description: root.description,
+        license: root.license,
+        engines: root.engines,
+        os,
+        ...(libc ? { libc } : {}),
+      })
+    })
+  }
+
+  test('wasm32-wasip1-threads: mastra-native-processors-wasm32-wasi is cpu wasm32 (installed only on request) and brings its runtime', () => {
+    const manifest = packages['wasm32-wasi']
+    assert.equal(manifest.name, `${PACKAGE}-wasm32-wasi`)
+    assert.equal(manifest.version, root.version)
+    assert.deepEqual(manifest.cpu, ['wasm32'])
+    assert.equal(manifest.os, undefined)
+    assert.equal(manifest.main, `${PACKAGE}.wasi.cjs`)
+    assert.deepEqual(manifest.files, WASM_FILES)
+    // The generated CommonJS entry loads emnapi's ESM runtime through require(esm),
+    // which needs ^20.19.0 || ^22.13.0 || >=23.5.0: the main package's range is inside it.
+    assert.deepEqual(manifest.engines, root.engines)
+    assert.equal(root.engines.node, '^20.19.0 || ^22.13.0')
+    const emnapi = require('emnapi/package.json').version
+    assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['@emnapi/core', '@emnapi/runtime', '@napi-rs/wasm-runtime'])
+    assert.equal(manifest.dependencies['@emnapi/core'], emnapi)
+    assert.equal(manifest.dependencies['@emnapi/runtime'], emnapi)
+  })
+
+  test('no platform package has a script', () => {
+    assert.deepEqual(Object.values(packages).filter((manifest) => manifest.scripts), [])
+  })
+})
+
+describe('the main package', () => {
+  test('depends on every platform package, optionally, at its own version', () => {
+    assert.deepEqual(
+      root.optionalDependencies,
+      Object.fromEntries(Object.values(TARGETS).map(({ dir }) => [`${PACKAGE}-${dir}`, root.version])),
+    )
+  })
+
+  test('has no install script and ships no binary; a source checkout builds through prepare', () => {
+    for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(root.scripts[hook], undefined, hook)
+    assert.equal(root.scripts.prepare, 'npm run build')
+    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'lib/'])
+  })
+})
+
+// ─── The generated loader ──────────────────────────────────────────────────
+
+const LOADER = readFileSync(join(ROOT, 'binding.js'), 'utf8')
+
+/**
+ * Runs binding.js as if on this platform, with these packages installed
+ * (name -> exports), and returns what it exported and every module it asked for.
+ */
+function load({ platform, arch, libc }, installed) {
+  const asked = []
+  const notFound = (id) => Object.assign(new Error(`Cannot find module '${id}'`), { code: 'MODULE_NOT_FOUND' })
+  const fakeRequire = (id) => {
+    // The loader's own libc probes: /usr/bin/ldd, then the process report, then `ldd --version`.
+    if (id === 'fs') {
+      return {
+        readFileSync: (path) => {
+          if (platform === 'linux' && path === '/usr/bin/ldd') return libc === 'musl' ? '#!/bin/sh\n# musl libc' : '#!/bin/bash\n# GNU C Library'
+          throw Object.assign(new Error(`ENOENT: ${path}`), { code: 'ENOENT' })
+        },
+      }
+    }
+    if (id === 'child_process') return { execSync: () => (libc === 'musl' ? 'musl libc' : 'ldd (GNU libc)') }
+    asked.push(id)
+    if (id in installed) return installed[id]
+    throw notFound(id)
+  }
+  fakeRequire.resolve = (id) => {
+    if (id in installed) return id
+    throw notFound(id)
+  }
+  const report = { header: libc === 'glibc' ? { glibcVersionRuntime: '2.36' } : {}, sharedObjects: [] }
+  const fakeProcess = { platform, arch, env: {}, config: { variables: {} }, report: { getReport: () => report } }
+  const module = { exports: {} }
+  runInNewContext(LOADER, { require: fakeRequire, module, exports: module.exports, process: fakeProcess, __dirname: '/pkg', __filename: '/pkg/binding.js' })
+  return { exports: module.exports, asked }
+}
+
+/** Every platform package, as npm would lay them out if it installed them all. */
+function everyPackage() {
+  const installed = {}
+  for (const { dir } of Object.values(TARGETS)) {
+    installed[`${PACKAGE}-${dir}`] = { build: dir }
+    installed[`${PACKAGE}-${dir}/package.json`] = { version: root.version }
+  }
+  return installed
+}
+
+describe('the loader napi-rs generated (binding.js)', () => {
+  for (const [target, { dir, os, cpu, libc }] of NATIVE) {
+    const machine = { platform: os[0], arch: cpu[0], libc: libc?.[0] ?? null }
+    test(`${target}: on ${machine.platform}/${machine.arch}${machine.libc ? `/${machine.libc}` : ''} it loads ${PACKAGE}-${dir}, after the file a build leaves beside it`, () => {
+      const { exports, asked } = load(machine, everyPackage())
+      assert.equal(exports.build, dir)
+      assert.equal(exports.__napiBindingTarget, 'native')
+      // On macOS a universal binary would come first; we ship none.
+      const universal = machine.platform === 'darwin' ? [`./${PACKAGE}.darwin-universal.node`, `${PACKAGE}-darwin-universal`] : []
+      assert.deepEqual(asked, [...universal, `./${PACKAGE}.${dir}.node`, `${PACKAGE}-${dir}`, `${PACKAGE}-${dir}/package.json`])
+    })
+  }
+
+  test(`wasm32-wasip1-threads: where no native package loads, it loads ${PACKAGE}-wasm32-wasi`, () => {
+    const installed = { [`${PACKAGE}-wasm32-wasi`]: { build: 'wasm32-wasi' } }
+    const { exports, asked } = load({ platform: 'linux', arch: 'x64', libc: 'glibc' }, installed)
+    assert.equal(exports.build, 'wasm32-wasi')
+    assert.equal(exports.__napiBindingTarget, 'wasm32-wasi')
+    assert.deepEqual(asked, [`./${PACKAGE}.linux-x64-gnu.node`, `${PACKAGE}-linux-x64-gnu`, `${PACKAGE}-wasm32-wasi`])
+  })
+
+  test('with nothing installed it throws, and every attempt is in the cause chain', () => {
+    assert.throws(
+      () => load({ platform: 'darwin', arch: 'arm64', libc: null }, {}),
+      (error) => {
+        const causes = []
+        for (let cause = error.cause; cause; cause = cause.cause) causes.unshift(cause.message)
+        assert.deepEqual(causes, [
+          `Cannot find module './${PACKAGE}.darwin-universal.node'`,
+          `Cannot find module '${PACKAGE}-darwin-universal'`,
+          `Cannot find module './${PACKAGE}.darwin-arm64.node'`,
+          `Cannot find module '${PACKAGE}-darwin-arm64'`,
+          `Cannot find module './${PACKAGE}.wasi.cjs'`,
+          `Cannot find module '${PACKAGE}-wasm32-wasi'`,
+        ])
+        return error.message.startsWith('Cannot find native binding.')
+      },
+    )
+  })
+})
