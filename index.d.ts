@@ -16,12 +16,11 @@ export type { ToolSearchFilterArgs, ToolSearchFilterPhase }
 
 /**
  * Which processors this import serves: `'native'`, this package's Rust addon;
- * `'wasm'`, the same built for WebAssembly (only where the
- * `mastra-native-processors-wasm32-wasi` package was installed on purpose);
  * `'fallback'`, `@mastra/core`'s own `ToolSearchProcessor` and `ToolCallFilter`,
- * because no build loaded on this platform (stderr said why, once, at import).
+ * because no build of the addon loaded on this platform (stderr said why,
+ * once, at import).
  */
-export declare const implementation: 'native' | 'wasm' | 'fallback'
+export declare const implementation: 'native' | 'fallback'
 
 // ─── ToolCallFilter ─────────────────────────────────────────────────────────
 

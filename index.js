@@ -4,7 +4,7 @@
 // The classes behave as those of the @mastra/core release installed beside them.
 //
 // Where no build of the addon loads (a platform without one, an optional
-// dependency npm skipped, a broken download), @mastra/core's own processors are
+// dependency npm left out, a broken download), @mastra/core's own processors are
 // served instead and one line on stderr says why: a Mastra project never breaks
 // because of this package. `implementation` says which are in use. An
 // unsupported @mastra/core is an error at import either way.

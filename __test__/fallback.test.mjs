@@ -8,7 +8,7 @@
 import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -107,7 +107,8 @@ function project(name, { platformPackage, core = 'real' } = {}) {
   for (const entry of ['package.json', ...manifest.files]) cpSync(join(ROOT, entry), join(ours, entry), { recursive: true })
   if (platformPackage) {
     const target = join(dir, 'node_modules', platformPackage.manifest.name)
-    cpSync(platformPackage.path, target, { recursive: true })
+    mkdirSync(target, { recursive: true })
+    if (existsSync(platformPackage.path)) cpSync(platformPackage.path, target, { recursive: true })
     platformPackage.write(target)
   }
   if (core === 'real') {
@@ -146,6 +147,28 @@ describe('a platform package whose build does not load', () => {
     assert.equal(result.stderr.split('\n').length, 2, 'one line')
     // The operating system's own words about the file npm installed.
     assert.ok(result.stderr.includes(binaryOf(platform, join(dir, 'node_modules', platform.manifest.name))), result.stderr)
+  })
+})
+
+describe('a WebAssembly build', () => {
+  // The generated loader tries mastra-native-processors-wasm32-wasi where no native
+  // build loads. We publish none, and refuse one: under emnapi, what Rust writes
+  // into a JavaScript Int32Array never reaches JavaScript.
+  test('is refused: @mastra/core\'s own processors, and one line saying why', () => {
+    const dir = project('wasm', {
+      platformPackage: {
+        manifest: { name: 'mastra-native-processors-wasm32-wasi' },
+        path: join(work, 'wasm-package-template'),
+        write: (target) => {
+          writeFileSync(join(target, 'package.json'), JSON.stringify({ name: 'mastra-native-processors-wasm32-wasi', version: '0.1.0', main: 'binding.cjs' }))
+          writeFileSync(join(target, 'binding.cjs'), "module.exports = { supportedMastraRange: () => '>=1.59.0 <1.72.0' }\n")
+        },
+      },
+    })
+    const result = node(INSTALLED, { cwd: dir, arch: 'riscv64' })
+    assert.equal(result.status, 0, result.stderr)
+    assert.deepEqual(JSON.parse(result.stdout), FALLBACK)
+    assert.equal(result.stderr, `mastra-native-processors: the wasm32-wasi (WebAssembly) build is not supported: its ToolCallFilter answers would be lost${USING}`)
   })
 })
 

@@ -9,12 +9,12 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { delimiter, join, relative } from 'node:path'
+import { join, relative } from 'node:path'
 
-import { templateDir } from './fixtures/releases.mjs'
-import { ROOT, pack, packageForThisMachine, stagePlatformPackage, withoutNpmRunEnv } from '../scripts/platform-packages.mjs'
+import { EXPECTED_RUN, env, freshProject, runAgent } from './packaging/project.mjs'
+import { ROOT, pack, packageForThisMachine, stagePlatformPackage } from '../scripts/platform-packages.mjs'
 
 const platform = packageForThisMachine()
 const work = mkdtempSync(join(tmpdir(), 'mnp-package-'))
@@ -46,62 +46,6 @@ describe('the tarballs', () => {
 
 // ─── A fresh Mastra project ────────────────────────────────────────────────
 
-/** PATH without any directory that holds cargo or rustc. */
-function pathWithoutRust() {
-  const names = process.platform === 'win32' ? ['cargo.exe', 'rustc.exe'] : ['cargo', 'rustc']
-  return process.env.PATH.split(delimiter)
-    .filter((dir) => !names.some((name) => existsSync(join(dir, name))))
-    .join(delimiter)
-}
-const env = { ...withoutNpmRunEnv(process.env), PATH: pathWithoutRust() }
-
-const run = (command, args, cwd) =>
-  spawnSync(command, args, { cwd, env, encoding: 'utf8', shell: process.platform === 'win32' && command === 'npm' })
-
-/**
- * A project as a user has it on @mastra/core 1.71.0 (the agent fixture's
- * package.json and lockfile), into which npm installs these tarballs with
- * `--ignore-scripts`.
- */
-function freshProject(name, tarballs) {
-  const dir = join(work, name)
-  mkdirSync(dir)
-  for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(templateDir('1.71.0'), file), join(dir, file))
-  copyFileSync(join(ROOT, '__test__', 'packaging', 'agent-run.mjs'), join(dir, 'agent-run.mjs'))
-  const installed = run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', ...tarballs], dir)
-  assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}${installed.stderr}`)
-  return dir
-}
-
-/** What the model is sent on each call: the meta-tools, then the loaded getWeather; the earlier searchDatabase call is filtered out. */
-const INSTRUCTIONS = [
-  'Search for tools, load them, then use them.',
-  'To discover available tools, call search_tools with a keyword query. To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. Tools must be loaded before they can be used.',
-  'Find order 42.',
-  'There is no order 42.',
-  'What is the weather in Paris?',
-]
-const EXPECTED_RUN = {
-  calls: [
-    { tools: ['search_tools', 'load_tool'], toolCallIds: [], texts: INSTRUCTIONS },
-    { tools: ['search_tools', 'load_tool'], toolCallIds: ['c1'], texts: INSTRUCTIONS },
-    { tools: ['search_tools', 'load_tool', 'getWeather'], toolCallIds: ['c1', 'c2'], texts: INSTRUCTIONS },
-    { tools: ['search_tools', 'load_tool', 'getWeather'], toolCallIds: ['c1', 'c2', 'c3'], texts: INSTRUCTIONS },
-  ],
-  text: 'It is 18C in Paris.',
-  toolResults: [
-    [
-      'search_tools',
-      {
-        results: [{ name: 'getWeather', description: 'Get the current weather for a city', score: 3.82 }],
-        message: 'Found 1 tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.',
-      },
-    ],
-    ['load_tool', { success: true, message: 'Tool "getWeather" loaded successfully. It will be available on your next turn.', toolName: 'getWeather' }],
-    ['getWeather', { city: 'Paris', tempC: 18 }],
-  ],
-}
-
 describe('installed into a fresh Mastra project, with --ignore-scripts and no Rust toolchain on PATH', () => {
   test('there is no cargo to build with', () => {
     const cargo = spawnSync('cargo', ['--version'], { env, encoding: 'utf8' })
@@ -109,12 +53,12 @@ describe('installed into a fresh Mastra project, with --ignore-scripts and no Ru
   })
 
   test('the main and the platform package: an Agent runs through both processors, native', () => {
-    const dir = freshProject('both', [main.tarball, platformPackage.tarball])
+    const dir = freshProject(join(work, 'both'), [main.tarball, platformPackage.tarball])
     assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')), [
       'mastra-native-processors',
       platform.manifest.name,
     ])
-    const result = run(process.execPath, ['agent-run.mjs'], dir)
+    const result = runAgent(dir)
     assert.equal(result.status, 0, result.stderr)
     assert.equal(result.stderr, '')
     assert.deepEqual(JSON.parse(result.stdout), {
@@ -126,11 +70,11 @@ describe('installed into a fresh Mastra project, with --ignore-scripts and no Ru
   })
 
   test("the main package alone: the same Agent runs through @mastra/core's own processors, after one line on stderr", () => {
-    const dir = freshProject('alone', [main.tarball])
+    const dir = freshProject(join(work, 'alone'), [main.tarball])
     assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')), [
       'mastra-native-processors',
     ])
-    const result = run(process.execPath, ['agent-run.mjs'], dir)
+    const result = runAgent(dir)
     assert.equal(result.status, 0, result.stderr)
     assert.equal(
       result.stderr,

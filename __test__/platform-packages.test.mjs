@@ -4,6 +4,11 @@
 // the same version), and the loader napi-rs generated (binding.js) asks for
 // exactly that package on each of those platforms, even with every one of them
 // installed at once.
+//
+// The template's wasm32-wasip1-threads target is left out on purpose: the
+// WebAssembly build compiles and loads, but under emnapi what Rust writes into
+// a JavaScript Int32Array never reaches JavaScript, so its ToolCallFilter would
+// filter nothing (lib/native.js refuses such a build; fallback.test.mjs).
 
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -28,17 +33,8 @@ const TARGETS = {
   'aarch64-unknown-linux-gnu': { dir: 'linux-arm64-gnu', os: ['linux'], cpu: ['arm64'], libc: ['glibc'] },
   'x86_64-unknown-linux-musl': { dir: 'linux-x64-musl', os: ['linux'], cpu: ['x64'], libc: ['musl'] },
   'aarch64-unknown-linux-musl': { dir: 'linux-arm64-musl', os: ['linux'], cpu: ['arm64'], libc: ['musl'] },
-  'wasm32-wasip1-threads': { dir: 'wasm32-wasi', cpu: ['wasm32'] },
 }
-const NATIVE = Object.entries(TARGETS).filter(([, { os }]) => os)
-const WASM_FILES = [
-  `${PACKAGE}.wasm32-wasi.wasm`,
-  `${PACKAGE}.wasi.cjs`,
-  `${PACKAGE}.wasi.d.cts`,
-  `${PACKAGE}.wasi-browser.js`,
-  'wasi-worker.mjs',
-  'wasi-worker-browser.mjs',
-]
+const NATIVE = Object.entries(TARGETS)
 
 describe('the platform packages', () => {
   const packages = Object.fromEntries(platformPackages().map((entry) => [entry.dir, entry.manifest]))
@@ -66,24 +62,6 @@ describe('the platform packages', () => {
     })
   }
 
-  test('wasm32-wasip1-threads: mastra-native-processors-wasm32-wasi is cpu wasm32 (installed only on request) and brings its runtime', () => {
-    const manifest = packages['wasm32-wasi']
-    assert.equal(manifest.name, `${PACKAGE}-wasm32-wasi`)
-    assert.equal(manifest.version, root.version)
-    assert.deepEqual(manifest.cpu, ['wasm32'])
-    assert.equal(manifest.os, undefined)
-    assert.equal(manifest.main, `${PACKAGE}.wasi.cjs`)
-    assert.deepEqual(manifest.files, WASM_FILES)
-    // The generated CommonJS entry loads emnapi's ESM runtime through require(esm),
-    // which needs ^20.19.0 || ^22.13.0 || >=23.5.0: the main package's range is inside it.
-    assert.deepEqual(manifest.engines, root.engines)
-    assert.equal(root.engines.node, '^20.19.0 || ^22.13.0')
-    const emnapi = require('emnapi/package.json').version
-    assert.deepEqual(Object.keys(manifest.dependencies).sort(), ['@emnapi/core', '@emnapi/runtime', '@napi-rs/wasm-runtime'])
-    assert.equal(manifest.dependencies['@emnapi/core'], emnapi)
-    assert.equal(manifest.dependencies['@emnapi/runtime'], emnapi)
-  })
-
   test('no platform package has a script', () => {
     assert.deepEqual(Object.values(packages).filter((manifest) => manifest.scripts), [])
   })
@@ -99,6 +77,7 @@ describe('the main package', () => {
 
   test('has no install script and ships no binary; a source checkout builds through prepare', () => {
     for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(root.scripts[hook], undefined, hook)
+    assert.equal(root.engines.node, '^20.19.0 || ^22.13.0')
     assert.equal(root.scripts.prepare, 'npm run build')
     assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'lib/'])
   })
@@ -163,14 +142,6 @@ describe('the loader napi-rs generated (binding.js)', () => {
       assert.deepEqual(asked, [...universal, `./${PACKAGE}.${dir}.node`, `${PACKAGE}-${dir}`, `${PACKAGE}-${dir}/package.json`])
     })
   }
-
-  test(`wasm32-wasip1-threads: where no native package loads, it loads ${PACKAGE}-wasm32-wasi`, () => {
-    const installed = { [`${PACKAGE}-wasm32-wasi`]: { build: 'wasm32-wasi' } }
-    const { exports, asked } = load({ platform: 'linux', arch: 'x64', libc: 'glibc' }, installed)
-    assert.equal(exports.build, 'wasm32-wasi')
-    assert.equal(exports.__napiBindingTarget, 'wasm32-wasi')
-    assert.deepEqual(asked, [`./${PACKAGE}.linux-x64-gnu.node`, `${PACKAGE}-linux-x64-gnu`, `${PACKAGE}-wasm32-wasi`])
-  })
 
   test('with nothing installed it throws, and every attempt is in the cause chain', () => {
     assert.throws(

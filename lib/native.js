@@ -5,17 +5,18 @@
 // The loader tries, in order: the binary beside it (mastra-native-processors.<platform>.node,
 // what `npm run build` leaves in a source checkout), the platform package npm
 // installed from our optionalDependencies (mastra-native-processors-<platform>, chosen
-// by its os/cpu/libc), then a WebAssembly build if one is installed
-// (mastra-native-processors-wasm32-wasi). `<platform>` is e.g. linux-x64-gnu,
-// linux-arm64-musl, darwin-arm64 or win32-x64-msvc.
+// by its os/cpu/libc), then a WebAssembly build (mastra-native-processors-wasm32-wasi),
+// which we do not publish and refuse here: under emnapi, what Rust writes into a
+// JavaScript Int32Array (the ToolCallFilter's answer buffers) never reaches
+// JavaScript, so a WebAssembly ToolCallFilter would silently filter nothing.
+// `<platform>` is e.g. linux-x64-gnu, linux-arm64-musl, darwin-arm64 or win32-x64-msvc.
 //
 // When a build loaded, this module is the binding: its classes, functions and
 // enums as properties (lib/*.js destructure them). In every case its `outcome`
 // property says what runs, which index.js reads to choose the processors:
 //
 //   { implementation: 'native', reason: null }     a .node addon loaded
-//   { implementation: 'wasm', reason: null }       the WebAssembly build loaded
-//   { implementation: 'fallback', reason }         none loaded; reason is one short sentence
+//   { implementation: 'fallback', reason }         none did; reason is one short sentence
 
 const { optionalDependencies = {} } = require('../package.json')
 
@@ -62,18 +63,19 @@ function reasonFor(error) {
 }
 
 let binding = null
-let failure = null
+let reason = null
 try {
   binding = require('../binding.js')
 } catch (error) {
-  failure = error
+  reason = reasonFor(error)
+}
+const target = binding?.__napiBindingTarget
+if (typeof target === 'string' && target !== 'native') {
+  binding = null
+  reason = `the ${target} (WebAssembly) build is not supported: its ToolCallFilter answers would be lost`
 }
 
-const outcome = Object.freeze(
-  binding
-    ? { implementation: binding.__napiBindingTarget?.startsWith('wasm') ? 'wasm' : 'native', reason: null }
-    : { implementation: 'fallback', reason: reasonFor(failure) },
-)
+const outcome = Object.freeze(binding ? { implementation: 'native', reason: null } : { implementation: 'fallback', reason })
 
 if (binding) {
   module.exports = { ...binding }
