@@ -30,7 +30,9 @@ const PACKAGE = 'mastra-native-processors'
 const env = withoutNpmRunEnv(process.env)
 
 function run(command, args, cwd) {
-  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  // npm is npm.cmd on Windows, which only a shell starts.
+  const shell = process.platform === 'win32' && command === 'npm'
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell })
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (${result.error ?? `exit ${result.status}`}):\n${result.stdout}${result.stderr}`)
   }
