@@ -193,7 +193,7 @@ describe('without the addon, an unsupported @mastra/core is still an error at im
   })
 
   test('the check without the addon accepts and refuses exactly the versions the addon does, with its message', () => {
-    const versions = ['1.59.0', '1.60.0', '1.63.2', '1.71.0', '1.71.9', '1.63.2+build.7', '1.58.0', '1.58.99', '1.72.0', '2.0.0', '0.24.9', '1.67.0-alpha.4', '1.71.0-rc.1', 'latest', '', '1', '1.2', '1.2.3.4', 'v1.60.0', '1.060.0', '1.60.x', '1.60.0-', ' 1.60.0', '1..3']
+    const versions = ['1.59.0', '1.60.0', '1.63.2', '1.71.0', '1.71.9', '1.63.2+build.7', '1.58.0', '1.58.99', '1.72.0', '2.0.0', '0.24.9', '1.67.0-alpha.4', '1.71.0-rc.1', 'latest', '', '1', '1.2', '1.2.3.4', 'v1.60.0', '1.060.0', '1.60.x', '1.60.0-', ' 1.60.0', '1..3', '1.60.0+', '1.60.0+a..b', '1.60.0+a+b', '1.60.0+build.7', '1.60.0-rc.1+b.2', '1.60.0-alpha..1', '1.60.0-ä', '1.60.0+ä']
     for (const version of versions) {
       const outcome = (check) => {
         try {

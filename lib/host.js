@@ -54,9 +54,15 @@ function peerRange() {
   return { range, first: bounds[0].numbers, firstUnsupported: bounds[1].numbers }
 }
 
-/** `{ numbers: [major, minor, patch], preRelease }` of a version as npm writes it, or null (as src/releases.rs parses it). */
+/**
+ * `{ numbers: [major, minor, patch], preRelease }` of a version as npm writes it,
+ * or null, as src/releases.rs parses it: pre-release and build identifiers are
+ * dot-separated, non-empty, of ASCII letters, digits and hyphens.
+ */
+const IDENTIFIERS = '[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*'
+const VERSION = new RegExp(`^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-(${IDENTIFIERS}))?(?:\\+${IDENTIFIERS})?$`)
 function parseRelease(version) {
-  const match = /^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([^+]+))?(?:\+.*)?$/.exec(version)
+  const match = VERSION.exec(version)
   return match && { numbers: match.slice(1, 4).map(Number), preRelease: match[4] !== undefined }
 }
 
