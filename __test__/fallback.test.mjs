@@ -13,7 +13,7 @@ import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { ROOT, binaryOf, packageForThisMachine } from '../scripts/platform-packages.mjs'
+import { ROOT, binaryOf, packageForThisMachine, platformPackages } from '../scripts/platform-packages.mjs'
 
 const require = createRequire(import.meta.url)
 const { checkVersionWithoutAddon } = require('../lib/host.js')
@@ -23,17 +23,28 @@ const USING = "; using @mastra/core's own ToolSearchProcessor and ToolCallFilter
 const work = mkdtempSync(join(tmpdir(), 'mnp-fallback-'))
 after(() => rmSync(work, { recursive: true, force: true }))
 
-/** Runs a CommonJS snippet in a child Node, optionally with process.platform/arch changed first. */
-function node(code, { cwd = ROOT, platform, arch } = {}) {
+/**
+ * Runs a CommonJS snippet in a child Node, optionally made to look like another
+ * platform first: process.platform, process.arch, and the libc the process report
+ * tells (glibc reports its version there, musl none).
+ */
+function node(code, { cwd = ROOT, platform, arch, libc } = {}) {
   const preload = []
-  if (platform || arch) {
-    const file = join(work, `as-${platform ?? process.platform}-${arch ?? process.arch}.cjs`)
-    writeFileSync(
-      file,
-      [platform && `Object.defineProperty(process, 'platform', { value: ${JSON.stringify(platform)} })`, arch && `Object.defineProperty(process, 'arch', { value: ${JSON.stringify(arch)} })`]
-        .filter(Boolean)
-        .join('\n'),
-    )
+  if (platform || arch || libc) {
+    const file = join(work, `as-${platform ?? process.platform}-${arch ?? process.arch}-${libc ?? 'same'}.cjs`)
+    const lines = []
+    if (platform) lines.push(`Object.defineProperty(process, 'platform', { value: ${JSON.stringify(platform)} })`)
+    if (arch) lines.push(`Object.defineProperty(process, 'arch', { value: ${JSON.stringify(arch)} })`)
+    if (libc) {
+      // Both places a libc is read from: the process report, and /usr/bin/ldd (which the loader reads first).
+      lines.push(
+        'const getReport = process.report.getReport.bind(process.report)',
+        `process.report.getReport = () => { const report = getReport(); report.header.glibcVersionRuntime = ${libc === 'glibc' ? "'2.36'" : 'undefined'}; return report }`,
+        "const fs = require('fs'); const readFileSync = fs.readFileSync",
+        `fs.readFileSync = (path, ...rest) => path === '/usr/bin/ldd' ? ${JSON.stringify(libc === 'musl' ? '#!/bin/sh\n# musl libc\n' : '#!/bin/bash\n# GNU C Library\n')} : readFileSync(path, ...rest)`,
+      )
+    }
+    writeFileSync(file, lines.join('\n'))
     preload.push('--require', file)
   }
   return spawnSync(process.execPath, [...preload, '-e', code], { cwd, encoding: 'utf8' })
@@ -130,6 +141,19 @@ const INSTALLED = `
     id: new ours.ToolSearchProcessor({ tools: {} }).id,
   }))
 `
+
+describe('a platform we publish a build for, without its package', () => {
+  // What npm does with --omit=optional, or with a lockfile made on another platform.
+  for (const { dir, manifest } of platformPackages()) {
+    const machine = { platform: manifest.os[0], arch: manifest.cpu[0], libc: manifest.libc?.[0] }
+    test(`${dir}: the reason names ${manifest.name}`, () => {
+      const result = node(INSTALLED, { cwd: project(`without-${dir}`), ...machine })
+      assert.equal(result.status, 0, result.stderr)
+      assert.equal(result.stderr, `mastra-native-processors: ${manifest.name} is not installed${USING}`)
+      assert.deepEqual(JSON.parse(result.stdout), FALLBACK)
+    })
+  }
+})
 
 describe('a platform package whose build does not load', () => {
   const platform = packageForThisMachine()

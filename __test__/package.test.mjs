@@ -1,6 +1,7 @@
 // The packages as npm publishes them: the main package (the JavaScript and the
-// loader napi-rs generates; no binary, no install script) and the platform package
-// for this machine (npm/<platform>/ with the binary built here). Installed from
+// loader napi-rs generates, and the optionalDependencies the release gives it; no
+// binary, no install script) and the platform package for this machine
+// (npm/<platform>/ with the binary built here). Installed from
 // their tarballs into a fresh Mastra project with `--ignore-scripts` and no Rust
 // toolchain on PATH, an Agent runs through both processors natively; installed
 // alone, the main package serves @mastra/core's own processors to the same Agent
@@ -14,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 
 import { EXPECTED_RUN, env, freshProject, runAgent } from './packaging/project.mjs'
-import { ROOT, pack, packageForThisMachine, stagePlatformPackage } from '../scripts/platform-packages.mjs'
+import { ROOT, pack, packageForThisMachine, stageMainPackage, stagePlatformPackage } from '../scripts/platform-packages.mjs'
 
 const platform = packageForThisMachine()
 const work = mkdtempSync(join(tmpdir(), 'mnp-package-'))
@@ -23,8 +24,8 @@ let platformPackage
 
 before(() => {
   assert.ok(platform, `npm/ has a platform package for ${process.platform}-${process.arch}`)
-  main = pack(ROOT, work)
-  platformPackage = pack(stagePlatformPackage(platform, join(work, 'staged')), work)
+  main = pack(stageMainPackage(join(work, 'main')), work)
+  platformPackage = pack(stagePlatformPackage(platform, join(work, 'platform')), work)
 })
 after(() => rmSync(work, { recursive: true, force: true }))
 

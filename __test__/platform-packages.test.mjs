@@ -1,7 +1,7 @@
 // The platform packages and the loader that picks one. Every target in
 // package.json's napi.targets has a package in npm/ whose os/cpu/libc npm uses
-// to install it only where it runs, the main package depends on each (optional,
-// the same version), and the loader napi-rs generated (binding.js) asks for
+// to install it only where it runs, the main package as published depends on
+// each (optional, the same version), and the loader napi-rs generated (binding.js) asks for
 // exactly that package on each of those platforms, even with every one of them
 // installed at once.
 //
@@ -10,18 +10,21 @@
 // a JavaScript Int32Array never reaches JavaScript, so its ToolCallFilter would
 // filter nothing (lib/native.js refuses such a build; fallback.test.mjs).
 
-import { describe, test } from 'node:test'
+import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { runInNewContext } from 'node:vm'
 
-import { ROOT, platformPackages } from '../scripts/platform-packages.mjs'
+import { ROOT, platformPackages, stageMainPackage } from '../scripts/platform-packages.mjs'
 
 const require = createRequire(import.meta.url)
 const root = require('../package.json')
 const PACKAGE = 'mastra-native-processors'
+const work = mkdtempSync(join(tmpdir(), 'mnp-platforms-'))
+after(() => rmSync(work, { recursive: true, force: true }))
 
 /** The targets the napi-rs package template ships, and what npm must see for each. */
 const TARGETS = {
@@ -68,11 +71,16 @@ describe('the platform packages', () => {
 })
 
 describe('the main package', () => {
-  test('depends on every platform package, optionally, at its own version', () => {
+  test('as published, depends on every platform package, optionally, at its own version', () => {
+    const published = JSON.parse(readFileSync(join(stageMainPackage(join(work, 'main')), 'package.json'), 'utf8'))
     assert.deepEqual(
-      root.optionalDependencies,
+      published.optionalDependencies,
       Object.fromEntries(Object.values(TARGETS).map(({ dir }) => [`${PACKAGE}-${dir}`, root.version])),
     )
+  })
+
+  test('in the repository, lists none, so npm ci works while this version is unpublished (the release adds them)', () => {
+    assert.equal(root.optionalDependencies, undefined)
   })
 
   test('has no install script and ships no binary; a source checkout builds through prepare', () => {

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseTriple } from '@napi-rs/cli'
 
-import { ROOT, binaryOf, packageForThisMachine, withoutNpmRunEnv } from '../scripts/platform-packages.mjs'
+import { ROOT, binaryOf, packageForThisMachine, publishedOptionalDependencies, withoutNpmRunEnv } from '../scripts/platform-packages.mjs'
 
 const require = createRequire(import.meta.url)
 const manifest = require('../package.json')
@@ -73,6 +73,18 @@ describe('the publish job, dry', () => {
     assert.equal(checked.status, 0, checked.output)
   })
 
+  test('pre-publish gives the main package the optionalDependencies the package tests publish it with', () => {
+    // The workflow's step, without publishing: --skip-optional-publish only rewrites the manifest.
+    const before = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'))
+    assert.equal(before.optionalDependencies, undefined)
+    const rewritten = napi(['pre-publish', '--skip-optional-publish', '--tagstyle', 'npm', '--no-gh-release'])
+    assert.equal(rewritten.status, 0, rewritten.output)
+    const after = JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8'))
+    assert.deepEqual(after.optionalDependencies, { [platform.manifest.name]: manifest.version })
+    assert.deepEqual(after.optionalDependencies, publishedOptionalDependencies(before))
+    assert.deepEqual({ ...after, optionalDependencies: undefined }, { ...before, optionalDependencies: undefined })
+  })
+
   test('npm publish --dry-run: the platform package, then the main package, each with exactly its files', () => {
     const publish = (dir, extra = []) => {
       const result = npm(['publish', '--dry-run', '--json', '--access', 'public', ...extra], dir)
@@ -86,6 +98,7 @@ describe('the publish job, dry', () => {
     })
     const main = publish(stage, ['--ignore-scripts'])
     assert.equal(main.id, `mastra-native-processors@${manifest.version}`)
+    assert.deepEqual(JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8')).optionalDependencies, { [platform.manifest.name]: manifest.version })
     assert.ok(!main.files.some((file) => file.endsWith('.node')), 'the main package carries no binary')
     assert.deepEqual(main.files.filter((file) => !file.startsWith('lib/')), ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json'])
   })

@@ -18,9 +18,28 @@
 //   { implementation: 'native', reason: null }     a .node addon loaded
 //   { implementation: 'fallback', reason }         none did; reason is one short sentence
 
-const { optionalDependencies = {} } = require('../package.json')
+const { napi } = require('../package.json')
 
 const PACKAGE = 'mastra-native-processors'
+
+/**
+ * napi-rs's name for the build of a target triple, as `napi create-npm-dirs`
+ * names npm/<platform>/ (x86_64-unknown-linux-gnu -> linux-x64-gnu), for the
+ * systems we build for. fallback.test.mjs checks it on each target's platform.
+ */
+const CPUS = { x86_64: 'x64', aarch64: 'arm64', i686: 'ia32', armv7: 'arm' }
+function platformOf(triple) {
+  const [cpu, ...rest] = triple.split('-')
+  const arch = CPUS[cpu] ?? cpu
+  const system = rest.join('-')
+  if (system === 'apple-darwin') return `darwin-${arch}`
+  if (system === 'pc-windows-msvc') return `win32-${arch}-msvc`
+  const linux = /^unknown-linux-(gnu|musl)$/.exec(system)
+  return linux ? `linux-${arch}-${linux[1]}` : null
+}
+
+/** The platforms a build is published for. */
+const PUBLISHED = new Set(napi.targets.map(platformOf))
 
 /** This machine as napi-rs names builds: linux-x64-gnu, linux-arm64-musl, darwin-arm64, win32-x64-msvc. */
 function platformName() {
@@ -46,20 +65,27 @@ function attempts(error) {
   return messages
 }
 
-/** Why no build loaded, in one sentence. */
+const MISSING_PACKAGE = new RegExp(`^Cannot find module '${PACKAGE}-([^'/]+)'`)
+
+/**
+ * Why no build loaded, in one sentence, from what the loader tried: a build that
+ * is there but failed to load, else the platform package it looked for and npm
+ * did not install, else no build published for this platform. (Files beside the
+ * loader are missing in any installed package, and the WebAssembly package is
+ * only there when installed on purpose: neither is news.)
+ */
 function reasonFor(error) {
-  const platform = platformName()
-  const platformPackage = `${PACKAGE}-${platform}`
-  if (!(platformPackage in optionalDependencies)) return `there is no build for ${platform}`
   const messages = attempts(error)
   if (messages.length === 0) return `its loader failed: ${firstLine(error?.message ?? error)}`
-  // A missing local file is the normal case in an installed package, and the
-  // WebAssembly build is only there when installed on purpose: neither is news.
-  const telling = messages.filter((message) => !/^Cannot find module '\.\//.test(message) && !message.includes('wasm32-wasi'))
-  const [first] = telling
-  if (first === undefined) return `the ${platform} build did not load`
-  if (first.startsWith(`Cannot find module '${platformPackage}'`)) return `${platformPackage} is not installed`
-  return `the ${platform} build did not load: ${first}`
+  const failed = messages.find((message) => !message.startsWith('Cannot find module') && !message.includes('wasm32-wasi') && !message.startsWith('Unsupported '))
+  if (failed) {
+    const platform = new RegExp(`\\.([a-z0-9-]+)\\.node\\b`).exec(failed)?.[1]
+    return `${platform ? `the ${platform} build` : 'a build'} did not load: ${failed}`
+  }
+  const wanted = messages.map((message) => MISSING_PACKAGE.exec(message)?.[1]).filter((platform) => platform && platform !== 'wasm32-wasi')
+  const published = wanted.find((platform) => PUBLISHED.has(platform))
+  if (published) return `${PACKAGE}-${published} is not installed`
+  return `there is no build for ${wanted.at(-1) ?? platformName()}`
 }
 
 let binding = null

@@ -8,12 +8,15 @@
 //   packageForThisMachine()            -> the platform package npm would install here, or null
 //   binaryOf(entry, from = ROOT)       -> path of its binary (its manifest's main) in a build output dir
 //   stagePlatformPackage(entry, dest)  -> npm/<platform>/ plus its built files, ready to pack
+//   publishedOptionalDependencies(m)   -> what `napi pre-publish` writes into manifest m before publishing
+//   stageMainPackage(dest)             -> the main package as the release publishes it, ready to pack
 //   pack(dir, dest)                    -> the tarball `npm pack` makes of dir (no scripts run)
 
 import { spawnSync } from 'node:child_process'
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs'
+import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { parseTriple } from '@napi-rs/cli'
 
 export const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 export const NPM_DIR = join(ROOT, 'npm')
@@ -69,6 +72,27 @@ export function stagePlatformPackage(entry, dest, { from = ROOT } = {}) {
     if (!existsSync(join(from, file))) throw new Error(`no ${file} in ${from}: build ${entry.dir} first (npm run build)`)
     copyFileSync(join(from, file), join(dest, file))
   }
+  return dest
+}
+
+/**
+ * The optionalDependencies `napi pre-publish` gives the main package before the
+ * release publishes it: each platform package of napi.targets, at the package's
+ * own version. (package.json carries none, so `npm ci` works in a checkout
+ * whose version is not published yet; release-dry-run.test.mjs holds this to
+ * what pre-publish writes.)
+ */
+export function publishedOptionalDependencies(manifest) {
+  return Object.fromEntries(manifest.napi.targets.map((triple) => [`${manifest.name}-${parseTriple(triple).platformArchABI}`, manifest.version]))
+}
+
+/** The main package as the release publishes it, in dest: its files, and its manifest with the optionalDependencies. */
+export function stageMainPackage(dest) {
+  const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
+  mkdirSync(dest, { recursive: true })
+  for (const entry of ['README.md', ...manifest.files]) cpSync(join(ROOT, entry), join(dest, entry), { recursive: true })
+  const published = { ...manifest, optionalDependencies: publishedOptionalDependencies(manifest) }
+  writeFileSync(join(dest, 'package.json'), `${JSON.stringify(published, null, 2)}\n`)
   return dest
 }
 
