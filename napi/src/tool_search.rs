@@ -54,13 +54,14 @@ fn internal_error(error: impl Display) -> Error {
 /// Classifies a JavaScript value for the core (`None` is `undefined`).
 fn given(value: Option<Unknown<'_>>) -> Result<Given> {
     let Some(value) = value else { return Ok(Given::Undefined) };
-    // SAFETY (every `cast` below): the value's type was just checked to be
-    // the one it is read as.
     Ok(match value.get_type()? {
         ValueType::Undefined => Given::Undefined,
         ValueType::Null => Given::Null,
+        // SAFETY: the value was just found to be a boolean.
         ValueType::Boolean => Given::Boolean(unsafe { value.cast::<bool>() }?),
+        // SAFETY: the value was just found to be a number.
         ValueType::Number => Given::Number(unsafe { value.cast::<f64>() }?),
+        // SAFETY: the value was just found to be a string.
         ValueType::String => Given::String(JsString::from(unsafe { value.cast::<Utf16Text>() }?.0)),
         ValueType::Object | ValueType::External => Given::Object { is_array: value.is_array()? },
         ValueType::Function => Given::Function,

@@ -59,7 +59,10 @@ fn options(has_filter: bool) -> Options {
     }
 }
 
-struct Tools(Vec<(Vec<u16>, Option<Vec<u16>>, Vec<u16>)>);
+/// A tool's key, id and description as UTF-16.
+type OwnedEntry = (Vec<u16>, Option<Vec<u16>>, Vec<u16>);
+
+struct Tools(Vec<OwnedEntry>);
 
 impl Tools {
     fn new(tools: &[(&str, Option<&str>, &str)]) -> Tools {
