@@ -13,6 +13,8 @@
 //!   one UTF-16 buffer plus, per record entry in `Object.keys` order, the
 //!   [`Span`]s of its key, optional `id` (`''` included), and description.
 //! - [`Catalog::builder`]`()` -> [`CatalogBuilder`] with `push` / `push_str` / `build`.
+//! - [`table::read_table`]`(text_len, &[i32]) -> Result<Vec<EntrySpans>, `[`table::TableError`]`>`:
+//!   the spans of a tool table as JavaScript writes it.
 //!
 //! Lookups (entry indices are positions in record order):
 //! - `len()` (distinct indexed names), `is_empty()`, `entry_count()`.
@@ -33,6 +35,7 @@
 mod bm25;
 mod catalog;
 mod rank;
+pub mod table;
 mod tokenize;
 
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
