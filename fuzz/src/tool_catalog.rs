@@ -194,6 +194,7 @@ pub fn run(data: &[u8]) {
         include_resolved_tools: flag(&mut u),
         storage: if flag(&mut u) { Storage::InMemory } else { Storage::Context },
         ttl_ms: js_number(&mut u),
+        inject_catalog: flag(&mut u),
     };
     match ToolSearch::from_table(options, text.clone(), entries.clone()) {
         Ok(tool_search) => {
