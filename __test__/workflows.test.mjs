@@ -70,12 +70,12 @@ describe('the release workflow', () => {
     }
   })
 
-  test('tests every target it builds on that platform, on Node 20 and 22', () => {
+  test('tests every target it builds on that platform, on Node 20, 22 and 24', () => {
     const { test: native, 'test-musl': musl } = release.jobs
     assert.deepEqual([...native.strategy.matrix.target, ...musl.strategy.matrix.target].sort(), [...napi.targets].sort())
     assert.deepEqual(targetsOf(native).sort(), [...native.strategy.matrix.target].sort())
-    assert.deepEqual(native.strategy.matrix.node, ['20', '22'])
-    assert.deepEqual(musl.strategy.matrix.node, ['20', '22'])
+    assert.deepEqual(native.strategy.matrix.node, ['20', '22', '24'])
+    assert.deepEqual(musl.strategy.matrix.node, ['20', '22', '24'])
     const hosts = Object.fromEntries(native.strategy.matrix.include.map(({ target, host, arch }) => [target, [host, arch]]))
     assert.deepEqual(hosts, {
       'x86_64-apple-darwin': ['macos-latest', 'x64'],
@@ -105,10 +105,10 @@ describe('the release workflow', () => {
 })
 
 describe('the CI workflow', () => {
-  test('runs .ci/run on a fresh checkout (which tests on Node 20 and then Node 22)', () => {
+  test('runs .ci/run on a fresh checkout (which tests on Node 20, then 22 and 24)', () => {
     const steps = ci.jobs.ci.steps
     assert.equal(steps.at(-1).run, 'bash .ci/run')
     assert.equal(steps.find((step) => step.uses === 'actions/setup-node@v4').with['node-version'], 20)
-    assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /node@22/)
+    assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /for node in 22 24; do/)
   })
 })
