@@ -14,6 +14,14 @@ import type {
 
 export type { ToolSearchFilterArgs, ToolSearchFilterPhase }
 
+/**
+ * Which processors this import serves: `'native'`, this package's Rust addon;
+ * `'fallback'`, `@mastra/core`'s own `ToolSearchProcessor` and `ToolCallFilter`,
+ * because no build of the addon loaded on this platform (stderr said why,
+ * once, at import).
+ */
+export declare const implementation: 'native' | 'fallback'
+
 // ─── ToolCallFilter ─────────────────────────────────────────────────────────
 
 /** `exclude`, `filterAfterToolSteps` and `preserveModelOutput`, as the installed release declares them. */

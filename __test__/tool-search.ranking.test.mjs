@@ -212,9 +212,9 @@ describe('search.ranking validation', () => {
     ['an unknown name', 'bm25', 'the string "bm25"'],
     ['another case', 'Fielded', 'the string "Fielded"'],
     ['the empty string', '', 'the string ""'],
-    ['a number', 1, 'a number'],
-    ['a boolean', true, 'a boolean'],
-    ['an object', { name: 'fielded' }, 'a object'],
+    ['a number', 1, 'the number 1'],
+    ['a boolean', true, 'the boolean true'],
+    ['an object', { name: 'fielded' }, 'an object'],
   ]) {
     test(`${label} is a TypeError naming the option`, () => {
       assert.throws(

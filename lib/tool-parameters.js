@@ -1,8 +1,9 @@
 'use strict'
-// `search.ranking`, and the tools' parameters that the 'fielded' ranking
-// reads. Parameters cross to Rust with the tool table, in the same call: every
-// parameter's name and description end to end in one string, and per tool
-// `[count, nameLength, descriptionLength, ...]` in an Int32Array.
+// The tools' parameters, for a `search.ranking` that reads them (Rust says
+// which: `NativeToolSearchOptions.readsParameters`). They cross to Rust beside
+// the tool table, in the same call, as the core's `search::table` reads them:
+// every parameter's name and description end to end in one string, and per
+// tool `[count, nameLength, descriptionLength, ...]` in an Int32Array.
 //
 // Only the top-level properties of a tool's `inputSchema` are read, and only
 // where that is cheap: a zod object's `shape` (zod 3 and 4), a JSON schema
@@ -10,13 +11,8 @@
 // Schema that converts itself to JSON schema (Mastra wraps JSON schemas this
 // way). Zod is never converted to JSON schema: that costs about 100 µs a tool.
 
-const RANKINGS = ['reference', 'fielded']
-/** Rankings that read the tools' parameters. */
-const READS_PARAMETERS = new Set(['fielded'])
-
-/** `[parametersText, parametersTable]` for the native calls, or `[]` when the ranking reads none. */
-function rankingArguments(ranking, tools) {
-  if (!READS_PARAMETERS.has(ranking)) return []
+/** `{ text, table }`: the parameter table of `tools` (anything that is not a tool has none). */
+function parameterTable(tools) {
   let text = ''
   const table = []
   const registry = zodRegistry()
@@ -32,7 +28,7 @@ function rankingArguments(ranking, tools) {
     })
     table[countAt] = count
   }
-  return [text, Int32Array.from(table)]
+  return { text, table: Int32Array.from(table) }
 }
 
 /** Calls `visit(name, description)` for each top-level property of a schema it can read cheaply. */
@@ -102,4 +98,4 @@ function jsonSchemaOf(schema) {
   return standard.jsonSchema.input({ target: 'draft-07' })
 }
 
-module.exports = { RANKINGS, rankingArguments }
+module.exports = { parameterTable }

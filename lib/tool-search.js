@@ -1,20 +1,27 @@
 'use strict'
-// ToolSearchProcessor: the JavaScript half. It converts the options once,
-// hands the tool records to Rust as one UTF-16 string plus a span table, and
-// keeps only what must stay in JavaScript: the tool objects themselves (Rust
-// names them by index), the request context the filter hook receives, and the
-// `createTool`/zod plumbing the Agent expects. Search, load, loaded state and
-// every message a model reads are decided in Rust.
+// ToolSearchProcessor: the JavaScript half. It hands the tool records to Rust
+// as one UTF-16 string plus a tool table, reports what Rust needs to read
+// from options, request contexts and messages as it finds it, and keeps only
+// what must stay in JavaScript: the tool objects themselves (Rust names them
+// by index), the filter hook and the request context it receives, and the
+// `createTool`/zod plumbing the Agent expects. Options, threads, search,
+// load, loaded state and every message a model reads are decided in Rust;
+// the codes and names both halves use come from Rust too. Tools' parameters
+// are read from their input schemas only when the ranking reads them.
 
-const { NativeToolSearch, toolSearchStrings } = require('./native.js')
-const { RANKINGS, rankingArguments } = require('./tool-parameters.js')
+const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { parameterTable } = require('./tool-parameters.js')
 
-const THREAD_ID_KEY = 'mastra__threadId'
-const MEMORY_KEY = 'MastraMemory'
-const PHASES = ['search', 'load', 'active']
-/** What `resume` is given before the first question. */
-const NO_VERDICT = -2
+const CODES = toolSearchCodes()
+const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, messageFacts: FACTS } = CODES
+const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
+const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
 const STRINGS = toolSearchStrings()
+/** The meta-tools whose results the context store reads, and their kinds in the facts. */
+const FACT_KINDS = new Map([
+  [SEARCH_TOOLS, FACTS.searchTools],
+  [LOAD_TOOL, FACTS.loadTool],
+])
 
 /** The meta-tools' schemas, made once with the host's own zod on first use. */
 let schemas
@@ -53,68 +60,58 @@ function defineToolSearchProcessor(host) {
     description = 'Enables dynamic tool discovery and loading via search'
 
     #native
-    /** The constructor's tools, in record order: Rust's tool `i` is `#tools[i]`. */
+    /** What Rust decided about the options (see `NativeToolSearch.settings`). */
+    #settings
+    /**
+     * The constructor's tools, in record order: Rust's tool `i` is `#tools[i]`,
+     * and tool `#tools.length + i` is the step's resolved tool `i`.
+     */
     #tools
     #filter
-    #autoLoad
-    #includeResolvedTools
-    #contextStorage
+    /** Whether the ranking reads tools' parameters, so step tools' are sent too. */
+    #readsParameters
+    /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
+    #staticCatalog
     #lastStepCatalog
-    /** `search.ranking`, which decides whether step tools' parameters are sent too. */
-    #ranking
 
     constructor(options) {
       if (options === null || typeof options !== 'object') {
         throw new TypeError(`ToolSearchProcessor: options must be an object, got ${describe(options)}`)
       }
-      const { tools, search = {}, storage = 'in-memory', ttl = 3_600_000, filter, includeResolvedTools = false } = options
+      const { tools, search, filter } = options
       if (tools === null || typeof tools !== 'object') {
         throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
       }
-      if (search === null || typeof search !== 'object') {
-        throw new TypeError(`ToolSearchProcessor: options.search must be an object, got ${describe(search)}`)
-      }
-      const topK = search.topK ?? 5
-      const minScore = search.minScore ?? 0
-      const autoLoad = search.autoLoad ?? false
-      expect(typeof topK === 'number', 'options.search.topK must be a number', topK)
-      expect(typeof minScore === 'number', 'options.search.minScore must be a number', minScore)
-      expect(typeof autoLoad === 'boolean', 'options.search.autoLoad must be a boolean', autoLoad)
-      expect(storage === 'in-memory' || storage === 'context', "options.storage must be 'in-memory' or 'context'", storage)
-      expect(typeof ttl === 'number', 'options.ttl must be a number of milliseconds', ttl)
-      expect(filter === undefined || typeof filter === 'function', 'options.filter must be a function', filter)
-      expect(typeof includeResolvedTools === 'boolean', 'options.includeResolvedTools must be a boolean', includeResolvedTools)
-      const ranking = search.ranking ?? 'reference'
-      expect(RANKINGS.includes(ranking), `options.search.ranking must be ${RANKINGS.map((r) => `'${r}'`).join(' or ')}`, ranking)
-      this.#ranking = ranking
-
       const keys = Object.keys(tools)
       // Faster than Object.values on large (dictionary-mode) records, measured.
       this.#tools = keys.map((key) => tools[key])
       const table = toolTable(keys, this.#tools, 'options.tools')
-      this.#filter = filter
-      this.#autoLoad = autoLoad
-      this.#includeResolvedTools = includeResolvedTools
-      this.#contextStorage = storage === 'context'
-      this.#native = new NativeToolSearch(
+      // Rust applies the defaults and refuses values of the wrong type.
+      const applied = new NativeToolSearchOptions(
         {
-          topK,
-          minScore,
-          autoLoad,
-          includeResolvedTools,
-          contextStorage: storage === 'context',
-          ttl,
-          hasFilter: filter !== undefined,
-          ranking,
+          search,
+          topK: search?.topK,
+          minScore: search?.minScore,
+          autoLoad: search?.autoLoad,
+          ranking: search?.ranking,
+          storage: options.storage,
+          ttl: options.ttl,
+          filter,
+          includeResolvedTools: options.includeResolvedTools,
+          injectCatalog: options.injectCatalog,
         },
-        table.text,
-        table.spans,
-        ...rankingArguments(ranking, this.#tools),
+        host.version,
       )
+      this.#readsParameters = applied.readsParameters
+      const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
+      this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
+      this.#settings = this.#native.settings
+      this.#filter = this.#settings.hasFilter ? filter : undefined
+      this.#staticCatalog = { native: this.#native.staticCatalog(), message: undefined }
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
-      const interval = this.#native.sweepIntervalMs
+      const interval = this.#settings.sweepIntervalMs
       if (interval != null) {
         const processor = new WeakRef(this.#native)
         const timer = setInterval(() => {
@@ -128,15 +125,21 @@ function defineToolSearchProcessor(host) {
 
     async processInputStep(args) {
       const { tools, messageList } = args
-      const step = this.#beginStep(args.requestContext, tools, this.#contextStorage ? args : undefined)
+      const settings = this.#settings
+      const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
       const hook = this.#hook(step, args.requestContext)
 
-      messageList.addSystem(this.#autoLoad ? STRINGS.instructionAutoLoad : STRINGS.instruction)
+      messageList.addSystem(settings.instruction)
+      if (settings.injectsCatalog) {
+        let catalogMessage = this.#catalogMessage(step, hook)
+        if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
+        if (catalogMessage !== null) messageList.addSystem(catalogMessage)
+      }
 
       const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas()
       const searchTool = createTool({
-        id: 'search_tools',
-        description: this.#autoLoad ? STRINGS.searchDescriptionAutoLoad : STRINGS.searchDescription,
+        id: SEARCH_TOOLS,
+        description: settings.searchDescription,
         inputSchema: searchInput,
         outputSchema: searchOutput,
         execute: async ({ query }) => {
@@ -146,32 +149,35 @@ function defineToolSearchProcessor(host) {
           return operation.searchOutput()
         },
       })
-      const loadTool = createTool({
-        id: 'load_tool',
-        description: STRINGS.loadDescription,
-        inputSchema: loadInput,
-        outputSchema: loadOutput,
-        execute: async ({ toolName, toolNames }) => {
-          const name = toolName ?? undefined
-          expect(name === undefined || typeof name === 'string', 'load_tool needs toolName to be a string', toolName)
-          expect(
-            toolNames === undefined || (Array.isArray(toolNames) && toolNames.every((n) => typeof n === 'string')),
-            'load_tool needs toolNames to be an array of strings',
-            toolNames,
-          )
-          const answer = hook
-            ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
-            : step.native.load(name, toolNames, Date.now())
-          return loadToolResult(answer)
-        },
-      })
+      const loadTool = settings.offersLoadTool
+        ? createTool({
+            id: LOAD_TOOL,
+            description: STRINGS.loadDescription,
+            inputSchema: loadInput,
+            outputSchema: loadOutput,
+            execute: async ({ toolName, toolNames }) => {
+              const name = toolName ?? undefined
+              expect(name === undefined || typeof name === 'string', 'load_tool needs toolName to be a string', toolName)
+              expect(
+                toolNames === undefined || (Array.isArray(toolNames) && toolNames.every((n) => typeof n === 'string')),
+                'load_tool needs toolNames to be an array of strings',
+                toolNames,
+              )
+              const answer = hook
+                ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
+                : step.native.load(name, toolNames, Date.now())
+              return loadToolResult(answer)
+            },
+          })
+        : undefined
 
       const loadedTools = await this.#activeTools(step, hook)
+      const visible = step.native.visible
       return {
         tools: {
-          search_tools: searchTool,
-          ...(this.#autoLoad ? {} : { load_tool: loadTool }),
-          ...(this.#includeResolvedTools ? step.visibleTools() : (tools ?? {})),
+          [SEARCH_TOOLS]: searchTool,
+          ...(loadTool ? { [LOAD_TOOL]: loadTool } : {}),
+          ...(visible === null ? (tools ?? {}) : step.visibleTools(visible)),
           ...loadedTools,
         },
       }
@@ -181,15 +187,16 @@ function defineToolSearchProcessor(host) {
     async getLoadedToolsForRequestContext(args) {
       const stepArgs = args?.stepArgs
       if (stepArgs) {
-        const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#contextStorage ? stepArgs : undefined)
+        const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#settings.readsMessages ? stepArgs : undefined)
         return this.#activeTools(step, this.#hook(step, args.requestContext ?? stepArgs.requestContext))
       }
       const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
       return this.#activeTools(step, this.#hook(step, args?.requestContext))
     }
 
-    clearState(threadId = 'default') {
-      expect(typeof threadId === 'string', 'clearState needs a thread id string', threadId)
+    // `undefined` clears the default thread, which Rust names; the default
+    // parameter keeps `clearState.length` at 0, as the reference's.
+    clearState(threadId = undefined) {
       this.#native.clearState(threadId)
     }
 
@@ -207,52 +214,83 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * Starts a step: the thread, the catalog (with the step's own tools when they
-     * are searchable) and the loaded names. `messagesFrom` carries the messages
-     * for the context store; it is absent on the resume path.
+     * Starts a step: the request's thread (as read from its context), the
+     * catalog (with the step's own tools when they are searchable) and the
+     * loaded names. `messagesFrom` carries the messages for the context
+     * store; it is absent on the resume path.
      */
     #beginStep(requestContext, stepTools, messagesFrom) {
-      const contextThread = threadValue(requestContext?.get(THREAD_ID_KEY), THREAD_ID_KEY)
-      const memoryThread = threadValue(requestContext?.get(MEMORY_KEY)?.thread?.id, `${MEMORY_KEY}.thread.id`)
+      const contextThread = requestContext?.get(THREAD_ID_KEY)
+      const memory = requestContext?.get(MEMORY_KEY)
+      const memoryThread = memory?.thread
       const record = stepTools ?? {}
-      const resolvedKeys = this.#includeResolvedTools ? Object.keys(record) : []
+      const resolvedKeys = this.#settings.searchesStepTools ? Object.keys(record) : []
       const resolved = resolvedKeys.map((key) => record[key])
-      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : undefined
+      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : this.#staticCatalog
       const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
-      const native = this.#native.beginStep(contextThread, memoryThread, catalog, facts?.text, facts?.facts, Date.now())
+      const native = this.#native.beginStep(
+        contextThread,
+        memory,
+        memoryThread,
+        memoryThread?.id,
+        memory?.resourceId,
+        catalog.native,
+        facts?.text,
+        facts?.facts,
+        Date.now(),
+      )
       const tools = this.#tools
       return {
         native,
-        toolFor: (ref) => (ref >= 0 ? tools[ref] : resolved[-1 - ref]),
-        visibleTools: () => {
-          const visible = native.visible
+        catalog,
+        toolFor: (ref) => (ref < tools.length ? tools[ref] : resolved[ref - tools.length]),
+        visibleTools: (visible) => {
           const kept = {}
-          if (visible !== null) for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
+          for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
           return kept
         },
       }
     }
 
     /**
-     * The catalog of the step's own tools. An agent hands every step of a run
+     * The catalog of the step's own tools, as a record `{ native, message }`
+     * with what the cache compares. An agent hands every step of a run
      * (and often every run) the very same tool objects, so the last catalog is
      * kept while keys, tool objects, ids and descriptions are all unchanged; any
      * difference, such as another caller's tool instances, builds a new one.
      */
     #stepCatalog(keys, tools) {
       const last = this.#lastStepCatalog
-      if (last !== undefined && sameTools(last, keys, tools)) return last.native
+      if (last !== undefined && sameTools(last, keys, tools)) return last
       const table = toolTable(keys, tools, 'the step tools', true)
-      const native = this.#native.stepCatalog(table.text, table.spans, ...rankingArguments(this.#ranking, tools))
-      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native }
-      return native
+      const parameters = this.#readsParameters ? parameterTable(tools) : undefined
+      const native = this.#native.stepCatalog(table.text, table.spans, parameters?.text, parameters?.table)
+      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native, message: undefined }
+      return this.#lastStepCatalog
     }
 
-    /** The filter hook for one request, as an operation asks it: tool index and phase code in, verdict out. */
+    /**
+     * The system message listing the step's catalog (`injectCatalog`), or
+     * null. With a hook it is made for each step, as the hook decides what it
+     * lists, and may come as a promise. Without one it depends on the catalog
+     * alone, so it is kept with the catalog: a large catalog's message costs
+     * far more to make into a JavaScript string than to keep.
+     */
+    #catalogMessage(step, hook) {
+      if (hook) {
+        const operation = drive(step.native.catalogWithHook(), hook)
+        return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
+      }
+      const catalog = step.catalog
+      if (catalog.message === undefined) catalog.message = this.#native.catalogMessage(catalog.native)
+      return catalog.message
+    }
+
+    /** The filter hook for one request, as an operation asks it: a tool and a phase in, a verdict code out. */
     #hook(step, requestContext) {
       const filter = this.#filter
       if (filter === undefined) return undefined
-      return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, PHASES[phase])
+      return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, phase)
     }
 
     async #activeTools(step, hook) {
@@ -265,46 +303,49 @@ function defineToolSearchProcessor(host) {
 }
 
 /**
- * Runs a native operation to its end, answering each of its questions with the
- * hook: synchronously while the hook answers synchronously, awaiting only a
- * promise (where the reference awaits too). Gives the operation back, or a
- * promise of it.
+ * Runs a native operation to its end, answering each of its questions (a
+ * tool) with the hook: synchronously while the hook answers synchronously,
+ * awaiting only a promise (where the reference awaits too). Gives the
+ * operation back, or a promise of it. The protocol is described with the
+ * core's resumable operation (src/tool_search/operation.rs).
  */
-function drive(operation, hook, verdict = NO_VERDICT) {
-  for (let phase = operation.resume(verdict); phase >= 0; phase = operation.resume(verdict)) {
-    verdict = hook(operation.tool, phase)
+function drive(operation, hook, verdict = OPERATION.noVerdict) {
+  const phase = operation.phase
+  for (let tool = operation.resume(verdict); tool !== OPERATION.done; tool = operation.resume(verdict)) {
+    verdict = hook(tool, phase)
     if (typeof verdict !== 'number') return verdict.then((answer) => drive(operation, hook, answer))
   }
   return operation
 }
 
-/** Calls the user's hook. 1 allowed, 0 denied, -1 threw or rejected (Rust decides what that means). */
+/** Calls the user's hook; a verdict code, or a promise of one (Rust decides what each means). */
 function askFilter(filter, tool, requestContext, phase) {
   let answer
   try {
     answer = filter({ toolName: tool.id, tool, requestContext, phase })
   } catch {
-    return -1
+    return OPERATION.failed
   }
   if (answer !== null && (typeof answer === 'object' || typeof answer === 'function') && typeof answer.then === 'function') {
     return Promise.resolve(answer).then(
-      (value) => (value ? 1 : 0),
-      () => -1,
+      (value) => (value ? OPERATION.allowed : OPERATION.denied),
+      () => OPERATION.failed,
     )
   }
-  return answer ? 1 : 0
+  return answer ? OPERATION.allowed : OPERATION.denied
 }
 
 /**
- * A tool record as Rust reads it: keys, ids and descriptions end to end in one
- * string, and `[keyLength, idLength, descriptionLength]` per tool, where an id
- * length of -1 means no id and -2 an id equal to the key.
+ * A tool record as Rust reads it (the core's `search::table`): keys, ids and
+ * descriptions end to end in one string, and `[keyLength, idLength,
+ * descriptionLength]` per tool, with the id length replaced by a marker for
+ * a tool without a string id or whose id equals its key.
  */
 function toolTable(keys, tools, what, stepTools = false) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
-  const spans = new Int32Array(keys.length * 3)
+  const spans = new Int32Array(keys.length * TABLE.columns)
   // For step tools, what was read, for the step-catalog cache to compare
   // against next time; the constructor's table needs no such record.
   const ids = stepTools ? new Array(keys.length) : null
@@ -312,13 +353,13 @@ function toolTable(keys, tools, what, stepTools = false) {
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
-    const row = i * 3
+    const row = i * TABLE.columns
     text += key
     spans[row] = key.length
-    spans[row + 1] = -1
+    spans[row + 1] = TABLE.noId
     if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
       // The meta-tools among the step tools are passed through, never read.
-      if (stepTools && (key === 'search_tools' || key === 'load_tool')) continue
+      if (stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)) continue
       throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
     }
     const id = tool.id
@@ -329,7 +370,7 @@ function toolTable(keys, tools, what, stepTools = false) {
     }
     if (id === key) {
       // Most tools are keyed by their id: say so instead of sending it twice.
-      spans[row + 1] = -2
+      spans[row + 1] = TABLE.idIsKey
     } else if (typeof id === 'string') {
       text += id
       spans[row + 1] = id.length
@@ -347,9 +388,11 @@ function toolTable(keys, tools, what, stepTools = false) {
 }
 
 /**
- * What the context store reads from the messages: for each `search_tools` or
- * `load_tool` part, `[kind, isResult, n, lengths.., m, lengths.., singleLength or -1]`
- * with the names end to end in `text`. Rust decides which of them count.
+ * What the context store reads from the messages (the core's
+ * `stores::facts`): for each `search_tools` or `load_tool` invocation part,
+ * whether it is a result, whether `result.success === true`, the string names
+ * of `result.results[]`, the strings in `result.loaded[]` and a string
+ * `result.toolName`, names end to end in `text`. Rust decides which count.
  */
 function messageFacts(messages) {
   const names = []
@@ -359,14 +402,14 @@ function messageFacts(messages) {
       const parts = message.content?.parts
       if (!parts) continue
       for (const part of parts) {
-        if (part.type !== 'tool-invocation') continue
+        if (part.type !== FACTS.toolInvocationPart) continue
         const invocation = part.toolInvocation
         if (!invocation) continue
-        const kind = invocation.toolName === 'search_tools' ? 1 : invocation.toolName === 'load_tool' ? 2 : 0
-        if (kind === 0) continue
-        facts.push(kind, invocation.state === 'result' ? 1 : 0)
+        const kind = FACT_KINDS.get(invocation.toolName)
+        if (kind === undefined) continue
         const result = invocation.result
         const isObject = result !== null && typeof result === 'object'
+        facts.push(kind, invocation.state === FACTS.resultState ? 1 : 0, isObject && result.success === true ? 1 : 0)
         const found = []
         if (isObject && Array.isArray(result.results)) {
           for (const entry of result.results) {
@@ -376,11 +419,11 @@ function messageFacts(messages) {
         }
         pushNames(facts, names, found)
         pushNames(facts, names, isObject && Array.isArray(result.loaded) ? result.loaded.filter(isString) : [])
-        if (isObject && result.success === true && typeof result.toolName === 'string') {
+        if (isObject && typeof result.toolName === 'string') {
           facts.push(result.toolName.length)
           names.push(result.toolName)
         } else {
-          facts.push(-1)
+          facts.push(FACTS.noName)
         }
       }
     }
@@ -418,8 +461,8 @@ function isString(value) {
 
 function loadToolResult(answer) {
   const { shape, success, message } = answer
-  if (shape === 0) return { success, message }
-  if (shape === 1) return { success, message, toolName: answer.toolName }
+  if (shape === LOAD_SHAPE.invalid) return { success, message }
+  if (shape === LOAD_SHAPE.single) return { success, message, toolName: answer.toolName }
   return {
     success,
     message,
@@ -428,12 +471,6 @@ function loadToolResult(answer) {
     notFound: answer.notFound ?? undefined,
     alreadyLoaded: answer.alreadyLoaded ?? undefined,
   }
-}
-
-function threadValue(value, what) {
-  if (!value) return undefined
-  expect(typeof value === 'string', `the request context's ${what} must be a string`, value)
-  return value
 }
 
 function expect(condition, message, value) {

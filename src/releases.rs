@@ -38,9 +38,13 @@ impl Release {
     /// Reads a version as npm writes it. Build metadata (`+...`) is ignored;
     /// a pre-release (`-alpha.4`) is kept apart, as npm ranges keep it out.
     pub fn parse(version: &str) -> Option<(Release, bool)> {
-        let version = version.split_once('+').map_or(version, |(core, _)| core);
+        let version = match version.split_once('+') {
+            Some((_, build)) if !valid_identifiers(build) => return None,
+            Some((core, _)) => core,
+            None => version,
+        };
         let (core, pre_release) = match version.split_once('-') {
-            Some((core, tag)) if !tag.is_empty() => (core, true),
+            Some((core, tag)) if valid_identifiers(tag) => (core, true),
             Some(_) => return None,
             None => (version, false),
         };
@@ -60,6 +64,12 @@ impl Release {
         }
         Some((release, pre_release))
     }
+}
+
+/// Dot-separated, non-empty identifiers of ASCII letters, digits and hyphens,
+/// as semver allows after `-` and `+`.
+fn valid_identifiers(text: &str) -> bool {
+    text.split('.').all(|id| !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
 }
 
 impl fmt::Display for Release {
@@ -164,7 +174,21 @@ mod tests {
         assert_eq!(Release::parse("1.71.0"), Some((Release::new(1, 71, 0), false)));
         assert_eq!(Release::parse("1.67.0-alpha.4"), Some((Release::new(1, 67, 0), true)));
         assert_eq!(Release::parse("1.63.2+build.7"), Some((Release::new(1, 63, 2), false)));
-        for bad in ["", "1", "1.2", "1.2.3.4", "v1.2.3", "1.02.3", "1.2.x", "1.2.3-", " 1.2.3", "1..3"] {
+        for bad in [
+            "",
+            "1",
+            "1.2",
+            "1.2.3.4",
+            "v1.2.3",
+            "1.02.3",
+            "1.2.x",
+            "1.2.3-",
+            " 1.2.3",
+            "1..3",
+            "1.2.3+",
+            "1.2.3+a..b",
+            "1.2.3-a_b",
+        ] {
             assert_eq!(Release::parse(bad), None, "{bad:?}");
         }
     }

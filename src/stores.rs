@@ -6,16 +6,20 @@
 //!   requests share the `'default'` thread.
 //! - [`ContextStore`] (`storage: 'context'`): names come from the completed
 //!   `search_tools` / `load_tool` results still present in the messages
-//!   ([`activated_names_from_messages`]), plus a per-thread supplemental set
-//!   for names activated in this step that the messages cannot show yet.
+//!   ([`facts`]), plus a per-thread supplemental set for names activated in
+//!   this step that the messages cannot show yet.
 //!
 //! Sets keep insertion order because the processor returns loaded tools in
 //! set order. Time is passed in as `now_ms` (the binding's `Date.now()`), so
 //! JS fake timers drive the TTL exactly as they drive the reference.
 
+pub mod facts;
+
 use indexmap::{IndexMap, IndexSet};
 
 use crate::js::JsString;
+
+pub use facts::{activated_names_from_messages, ToolResultFacts};
 
 /// An insertion-ordered set of tool names, like a JS `Set<string>`.
 pub type NameSet = IndexSet<JsString>;
@@ -25,7 +29,8 @@ pub const DEFAULT_TTL_MS: f64 = 3_600_000.0;
 /// The shortest sweep period, whatever the TTL.
 pub const MIN_SWEEP_INTERVAL_MS: f64 = 60_000.0;
 
-const DEFAULT_THREAD: &str = "default";
+/// The thread of requests without one, and the one `clearState()` clears.
+pub const DEFAULT_THREAD: &str = "default";
 
 fn default_thread() -> JsString {
     JsString::from(DEFAULT_THREAD)
@@ -235,48 +240,6 @@ impl ContextStore {
     }
 }
 
-/// What the binding reads from one `tool-invocation` part of a message.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ToolResultFacts {
-    /// `toolInvocation.toolName`, when a string.
-    pub tool_name: Option<JsString>,
-    /// `toolInvocation.state === 'result'`.
-    pub is_result_state: bool,
-    /// The string `name`s of `result.results[]`, in order.
-    pub result_names: Vec<JsString>,
-    /// The strings in `result.loaded[]`, in order.
-    pub loaded: Vec<JsString>,
-    /// `result.toolName` when it is a string and `result.success === true`.
-    pub single_loaded: Option<JsString>,
-}
-
-/// The names that completed `search_tools` / `load_tool` results activated,
-/// in message order, without repeats.
-///
-/// Per result: the single-tool `load_tool` shape's `toolName` first (an
-/// upstream fix we adopt: that shape carries no `loaded` array), then
-/// `results[].name` (search results count even without autoLoad), then
-/// `loaded[]`. Like upstream, the `toolName` rule does not look at which
-/// meta-tool produced the result.
-pub fn activated_names_from_messages<'p>(parts: impl IntoIterator<Item = &'p ToolResultFacts>) -> NameSet {
-    let search = JsString::from("search_tools");
-    let load = JsString::from("load_tool");
-    let mut names = NameSet::new();
-    for part in parts {
-        let is_meta = part.tool_name.as_ref().is_some_and(|t| *t == search || *t == load);
-        if !is_meta || !part.is_result_state {
-            continue;
-        }
-        let activated = part.single_loaded.iter().chain(&part.result_names).chain(&part.loaded);
-        for name in activated {
-            if !names.contains(name) {
-                names.insert(name.clone());
-            }
-        }
-    }
-    names
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -419,29 +382,5 @@ mod tests {
         // Adding nothing creates nothing.
         store.add_loaded(std::iter::empty(), Some(&t));
         assert_eq!(store.thread_count(), 0);
-    }
-
-    fn part(tool: &str, result: bool, results: &[&str], loaded: &[&str], single: Option<&str>) -> ToolResultFacts {
-        ToolResultFacts {
-            tool_name: Some(js(tool)),
-            is_result_state: result,
-            result_names: results.iter().map(|n| js(n)).collect(),
-            loaded: loaded.iter().map(|n| js(n)).collect(),
-            single_loaded: single.map(js),
-        }
-    }
-
-    #[test]
-    fn activated_names_follow_message_order() {
-        let parts = vec![
-            part("search_tools", true, &["s1", "s2"], &[], None),
-            part("load_tool", false, &[], &["pending"], None), // not a result yet
-            part("weather", true, &["other"], &["other"], Some("other")), // not a meta-tool
-            part("load_tool", true, &["r"], &["l1", "s1"], Some("single")),
-            part("load_tool", true, &[], &[], Some("one")),
-            ToolResultFacts { tool_name: None, is_result_state: true, ..Default::default() },
-        ];
-        assert_eq!(names(&activated_names_from_messages(&parts)), ["s1", "s2", "single", "r", "l1", "one"]);
-        assert!(activated_names_from_messages(&[]).is_empty());
     }
 }

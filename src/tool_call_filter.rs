@@ -69,7 +69,7 @@ pub fn recent_steps<T>(steps: &[T], keep_steps: f64) -> &[T] {
 /// Whether `filterAfterToolSteps` keeps any step: `Math.max(0, n) === 0`
 /// is false (NaN keeps them all).
 pub fn keeps_any_step(keep_steps: f64) -> bool {
-    !(keep_steps <= 0.0)
+    keep_steps > 0.0 || keep_steps.is_nan()
 }
 
 /// The codes of a plan, the filter's answer for a history or prompt, read

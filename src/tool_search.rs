@@ -1,14 +1,24 @@
 //! The decisions of `ToolSearchProcessor`: which catalog a step searches,
-//! which tools are loaded, what `search_tools` and `load_tool` answer, and
-//! which loaded tools a request may use.
+//! which tools are loaded, what `search_tools` and `load_tool` answer, which
+//! loaded tools a request may use, and the catalog a step lists.
 //!
 //! The filter hook is the one thing that must run in JavaScript, possibly
 //! asynchronously, in the middle of these decisions. It is abstracted as
-//! [`ToolFilter`]; the binding implements it with a threadsafe function, and
-//! [`NoFilter`] answers at once, so without a hook every operation completes
-//! on its first poll and the binding can run it synchronously.
+//! [`ToolFilter`]: [`NoFilter`] answers at once, so without a hook every
+//! operation completes on its first poll and runs synchronously; with one,
+//! the operation runs as a resumable [`operation::Operation`] on the
+//! JavaScript thread, suspended at each question (the mechanism is described
+//! in [`operation`]).
+//!
+//! What JavaScript hands over is read here too: the options
+//! ([`options::Options::from_given`]), the request's thread
+//! ([`request::request_thread`]) and the codes and names both sides share.
 
+pub mod given;
 pub mod messages;
+pub mod operation;
+pub mod options;
+pub mod request;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -16,17 +26,33 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::search::{
-    Catalog, CatalogError, EntrySpans, ParamTable, Ranking, SearchHit, SearchOptions, SearchWalk, Span,
-};
+use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk, Span};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
-/// Where the filter hook is asked.
+pub use options::{Options, Storage};
+
+/// Where the filter hook is asked: the `phase` the hook receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Phase {
+    /// `search_tools` results and the injected catalog.
     Search,
+    /// `load_tool`, and its "did you mean" suggestions.
     Load,
+    /// Loaded tools, as each step hands them to the model.
     Active,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Search, Phase::Load, Phase::Active];
+
+    /// The `phase` string the hook receives.
+    pub fn name(self) -> &'static str {
+        match self {
+            Phase::Search => "search",
+            Phase::Load => "load",
+            Phase::Active => "active",
+        }
+    }
 }
 
 /// What the hook answered. A hook that threw or rejected does not allow.
@@ -43,8 +69,9 @@ impl Verdict {
     }
 }
 
-/// A tool as the host knows it: an index into the constructor's tools
-/// (`>= 0`) or into the step's resolved tools (`-1 - index`).
+/// A tool as the host knows it: `i` for the constructor's tool `i`, and
+/// `n + i` for the step's resolved tool `i` when the constructor had `n`
+/// tools. Never negative.
 pub type ToolRef = i32;
 
 /// The request-aware filter hook.
@@ -62,25 +89,6 @@ impl ToolFilter for NoFilter {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
-    InMemory,
-    Context,
-}
-
-/// The constructor options, converted once at the edge.
-#[derive(Clone, Copy, Debug)]
-pub struct Options {
-    pub search: SearchOptions,
-    pub auto_load: bool,
-    pub include_resolved_tools: bool,
-    pub storage: Storage,
-    /// `ttl ?? 3600000`, as JavaScript gave it.
-    pub ttl_ms: f64,
-    /// `search.ranking`: how the catalogs rank `search_tools` results.
-    pub ranking: Ranking,
-}
-
 enum Store {
     InMemory(InMemoryStore),
     Context(ContextStore),
@@ -95,7 +103,8 @@ fn is_meta_tool(key: &[u16]) -> bool {
 }
 
 /// One tool record entry as the binding read it: `key`, `tool.id` when it is
-/// a non-empty string, and `tool.description || ''`.
+/// a string (`''` included: it is found by id, though indexed under the key),
+/// and `tool.description || ''`.
 pub struct ToolEntry<'a> {
     pub key: &'a [u16],
     pub id: Option<&'a [u16]>,
@@ -117,6 +126,10 @@ pub struct StepCatalog {
 }
 
 impl StepCatalog {
+    fn new(catalog: Arc<Catalog>, sources: Option<Vec<ToolRef>>, visible: Option<Vec<u32>>) -> StepCatalog {
+        StepCatalog { catalog, sources, visible }
+    }
+
     pub fn source(&self, entry: usize) -> ToolRef {
         match &self.sources {
             Some(sources) => sources[entry],
@@ -129,6 +142,9 @@ impl StepCatalog {
 pub struct ToolSearch {
     options: Options,
     static_catalog: Arc<Catalog>,
+    /// The static catalog as a step searches it, shared by every step that
+    /// has no tools of its own to search.
+    static_step: Arc<StepCatalog>,
     /// The static tools' keys, ids and descriptions, to merge with resolved tools.
     static_entries: Vec<(JsString, Option<JsString>, JsString)>,
     store: Mutex<Store>,
@@ -168,17 +184,20 @@ impl ToolSearch {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new()),
         };
+        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
+        let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
         Ok(ToolSearch {
             options,
-            static_catalog: Arc::new(Catalog::with_ranking(
-                text,
-                entries,
-                options.ranking,
-                parameters.filter(|_| options.ranking.reads_parameters()),
-            )?),
+            static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None)),
+            static_catalog,
             static_entries,
             store: Mutex::new(store),
         })
+    }
+
+    /// The options, as applied.
+    pub fn options(&self) -> &Options {
+        &self.options
     }
 
     /// How often the binding should sweep idle threads, if at all.
@@ -205,11 +224,11 @@ impl ToolSearch {
         parameters: Option<&ParamTable>,
     ) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
-            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: None });
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, None));
         }
         let visible = resolved.iter().enumerate().filter(|(_, t)| is_meta_tool(t.key)).map(|(i, _)| i as u32).collect();
         if resolved.iter().all(|t| is_meta_tool(t.key)) {
-            return Ok(StepCatalog { catalog: self.static_catalog.clone(), sources: None, visible: Some(visible) });
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible)));
         }
 
         // `{ ...staticTools, ...resolved }`: a resolved key replaces a static
@@ -217,12 +236,14 @@ impl ToolSearch {
         // first in ascending order, as in any JavaScript object.
         let mut merged: indexmap::IndexMap<&[u16], MergedTool<'_>> =
             indexmap::IndexMap::with_capacity(self.static_entries.len() + resolved.len());
+        let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
+        let static_count = self.static_entries.len();
         for (i, (key, id, description)) in self.static_entries.iter().enumerate() {
-            merged.insert(key.units(), (i as ToolRef, id.as_ref().map(JsString::units), description.units()));
+            merged.insert(key.units(), (tool_ref(i)?, id.as_ref().map(JsString::units), description.units()));
         }
         for (i, tool) in resolved.iter().enumerate() {
             if !is_meta_tool(tool.key) {
-                merged.insert(tool.key, (-1 - i as ToolRef, tool.id, tool.description));
+                merged.insert(tool.key, (tool_ref(static_count + i)?, tool.id, tool.description));
             }
         }
         let mut order: Vec<usize> = (0..merged.len()).collect();
@@ -239,11 +260,12 @@ impl ToolSearch {
             let (key, &(source, id, description)) = merged.get_index(i).unwrap();
             if reads_parameters {
                 // A static tool's parameters are in the static catalog; a
-                // resolved one's in `parameters`, by its index.
-                let params: Vec<(&[u16], &[u16])> = if source >= 0 {
-                    self.static_catalog.parameters(source as usize).collect()
-                } else {
-                    parameters.into_iter().flat_map(|p| p.entry((-1 - source) as usize)).collect()
+                // resolved one's in `parameters`, by its index among the
+                // resolved tools (see `ToolRef`).
+                let source_index = source as usize;
+                let params: Vec<(&[u16], &[u16])> = match source_index.checked_sub(static_count) {
+                    None => self.static_catalog.parameters(source_index).collect(),
+                    Some(resolved) => parameters.into_iter().flat_map(|p| p.entry(resolved)).collect(),
                 };
                 builder.push_with_parameters(key, id, description, params);
             } else {
@@ -251,7 +273,12 @@ impl ToolSearch {
             }
             sources.push(source);
         }
-        Ok(StepCatalog { catalog: Arc::new(builder.build()?), sources: Some(sources), visible: Some(visible) })
+        Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible)))
+    }
+
+    /// The catalog of a step that has no tools of its own to search.
+    pub fn static_step_catalog(&self) -> Arc<StepCatalog> {
+        self.static_step.clone()
     }
 
     /// The names loaded as of a step's start. `messages` is the context
@@ -404,6 +431,36 @@ impl ToolSearch {
         }
     }
 
+    /// The system message that lists a step's catalog (`injectCatalog`), or
+    /// `None` when the option is off or nothing is listed.
+    ///
+    /// Each record key, in `Object.keys` order, resolves to a tool as
+    /// `load_tool` resolves a name (key first; id first with a filter hook),
+    /// which the hook may hide (phase `'search'`). A line shows the tool's
+    /// `id || key` and the description indexed under that name, truncated as
+    /// in search results. Without a hook the message depends on the catalog
+    /// alone, so a caller may keep it for as long as it keeps the catalog.
+    pub async fn catalog_message(&self, catalog: &StepCatalog, filter: &impl ToolFilter) -> Option<JsString> {
+        if !self.options.inject_catalog {
+            return None;
+        }
+        let tools = &catalog.catalog;
+        let mut lines = Vec::new();
+        for entry in 0..tools.entry_count() {
+            let key = tools.key(entry);
+            let Some(tool) = tools.find_for_dynamic_name(key, self.has_filter()) else { continue };
+            if !self.check(filter, catalog, tool, Phase::Search).await {
+                continue;
+            }
+            // `tool.id || key`; the description is the one indexed under that
+            // name, which a later tool of the same name may have replaced.
+            let name = tools.id(tool).filter(|id| !id.is_empty()).unwrap_or(key);
+            let description = tools.find_doc(name).map_or(&[][..], |doc| tools.description(tools.doc_entry(doc)));
+            messages::push_catalog_line(&mut lines, name, description);
+        }
+        (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, &lines))
+    }
+
     /// Keys that look like a name that was not found. Without a hook, every
     /// match (the message shows three); with one, the first three allowed.
     async fn suggestions(&self, step: &Step, tool_name: &[u16], filter: &impl ToolFilter) -> Vec<JsString> {
@@ -485,6 +542,17 @@ pub struct SearchOutcome {
     pub message: JsString,
 }
 
+/// The codes of [`LoadOutcome`]'s shapes, which say what keys the result
+/// object has.
+pub mod load_shape {
+    /// `{ success, message }`
+    pub const INVALID: i32 = 0;
+    /// `{ success, message, toolName }`
+    pub const SINGLE: i32 = 1;
+    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`
+    pub const MULTI: i32 = 2;
+}
+
 /// What `load_tool` returns, in its three shapes.
 #[derive(Debug, PartialEq)]
 pub enum LoadOutcome {
@@ -504,10 +572,15 @@ pub enum LoadOutcome {
     },
 }
 
-/// The request's thread: `mastra__threadId`, else the memory thread the
-/// Agent put in the request context, else none. Empty ids count as absent.
-pub fn thread_id(context_thread: Option<JsString>, memory_thread: Option<JsString>) -> Option<JsString> {
-    context_thread.filter(|t| !t.is_empty()).or(memory_thread.filter(|t| !t.is_empty()))
+impl LoadOutcome {
+    /// Its [`load_shape`] code.
+    pub fn shape(&self) -> i32 {
+        match self {
+            LoadOutcome::Invalid { .. } => load_shape::INVALID,
+            LoadOutcome::Single { .. } => load_shape::SINGLE,
+            LoadOutcome::Multi { .. } => load_shape::MULTI,
+        }
+    }
 }
 
 #[cfg(test)]

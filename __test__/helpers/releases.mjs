@@ -5,6 +5,7 @@
 //   TESTED_RELEASES                 versions, oldest first
 //   loadRelease(version)            -> { version, packageName, reference: { ToolCallFilter, ToolSearchProcessor },
 //                                        ours: { ToolCallFilter, ToolSearchProcessor }, importCore(subpath) }
+//   toolSearchHarness(version)      -> the tool-search harness module bound to that release
 
 import { createRequire } from 'node:module'
 
@@ -41,4 +42,14 @@ export async function loadRelease(version) {
   }
   loaded.set(version, release)
   return release
+}
+
+/**
+ * The tool-search harness (tool-search-harness.mjs) bound to one release: its
+ * RequestContext, MessageList, createTool and reference all come from that
+ * release. Each version gets its own instance of the module.
+ */
+export function toolSearchHarness(version) {
+  if (!PACKAGES[version]) throw new Error(`no tested release ${version}`)
+  return import(`./tool-search-harness.mjs?release=${encodeURIComponent(version)}`)
 }

@@ -1,7 +1,10 @@
 // Test harness for ToolSearchProcessor: drives a processor the way the Agent
 // does (processInputStep -> execute the returned meta-tools -> next step), and
-// records everything a model or user can observe, so that the reference
-// (@mastra/core@1.59.0) and our native processor can be compared exactly.
+// records everything a model or user can observe, so that a release's own
+// processor (the reference) and ours for that release can be compared exactly.
+// The module is bound to one release: import it through
+// toolSearchHarness(version) (releases.mjs); a plain import takes
+// MASTRA_RELEASE, else 1.59.0.
 //
 // API (all exports are plain functions; nothing here touches global state
 // unless named install*/capture*):
@@ -9,7 +12,9 @@
 //                                      swaps in FixedReferenceToolSearchProcessor, the reference plus
 //                                      our deliberate differences (a), (b), (c))
 //   RefToolSearchProcessor          the reference class
-//   runStep(processor, { messages, tools, requestContext, stepNumber, realMessageList, labels, schemas })
+//   release, referenceHas           the release ({ version, reference, ours, importCore }) and
+//                                      what its reference does that 1.59.0's did not
+//   runStep(processor, { messages, tools, requestContext, stepNumber, realMessageList, labels, schemas, events })
 //                                   -> { args, result, resultKeys, toolNames, tools, systemCalls }
 //                                      (args is the exact ProcessInputStepArgs passed; reuse it as stepArgs)
 //   execTool(tool, input, { requestContext }) -> { value } | { threw: { name, message, isTypeError } }
@@ -20,17 +25,46 @@
 //   installClock(start)             -> mocks Date.now: { now, set, advance, restore }
 //   captureIntervals()              -> records/clears setInterval handles: { calls, clearAll, restore }
 //   makeFilter(spec, log, labels)   -> deterministic filter hook that logs each call
-//   genScenario(seed) / runScenario(Impl, scenario, { role, clock }) -> full trace (differential)
+//   genScenario(seed) / runScenario(Impl, scenario, { role, clock }) -> full trace (differential):
+//                                      tool lists, addSystem calls and filter calls in one ordered
+//                                      log per step and action, execute results, state stats
 //   docsCatalog()                   -> the docs' example catalog ({ tools, labels })
 //   sameOrTypeError(refFn, oursFn)  -> bad-input rule (same result, or ours throws TypeError)
+//   probeProcessor(processor, opts) -> a fixed step, searches and loads, to compare odd processors
 //   makeRng(seed), hash32(str), snapshot(value), firstDiff(a, b), Labels
 
 import { z } from 'zod/v4';
 import { loadRelease } from './releases.mjs';
 
-/** The release under test: MASTRA_RELEASE, or the one the docs describe. */
-export const release = await loadRelease(process.env.MASTRA_RELEASE ?? '1.59.0');
+/**
+ * The release under test: the `release` parameter this module was imported
+ * with (`toolSearchHarness(version)` in releases.mjs gives each release its own
+ * instance of this module), else MASTRA_RELEASE, else the one the docs describe.
+ */
+export const release = await loadRelease(
+  new URL(import.meta.url).searchParams.get('release') ?? process.env.MASTRA_RELEASE ?? '1.59.0',
+);
 const RefToolSearchProcessor = release.reference.ToolSearchProcessor;
+
+const atLeast = (version) => {
+  const [a, b] = [release.version, version].map((v) => v.split('.').map(Number));
+  return a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] >= b[2];
+};
+
+/**
+ * What the release's own processor does that 1.59.0's did not (from its
+ * sources). Ours does all of it on every release; where the reference lacks
+ * it, scenarios avoid it (memory threads) or adapt the reference's input to it
+ * (single-toolName load results): see the deliberate differences tests.
+ */
+export const referenceHas = {
+  /** The thread falls back to requestContext.get('MastraMemory').thread.id (1.60.0). */
+  memoryThread: atLeast('1.60.0'),
+  /** The context store counts { success: true, toolName } load_tool results (1.60.0). */
+  singleLoadResults: atLeast('1.60.0'),
+  /** The injectCatalog option (1.67.0). */
+  injectCatalog: atLeast('1.67.0'),
+};
 const { RequestContext, MASTRA_THREAD_ID_KEY } = await release.importCore('request-context');
 const { MessageList } = await release.importCore('agent');
 const { createTool, Tool, MASTRA_TOOL_MARKER } = await release.importCore('tools');
@@ -38,9 +72,8 @@ const { isStandardSchemaWithJSON, standardSchemaToJSONSchema, toStandardSchema }
 
 export { RefToolSearchProcessor, RequestContext, MASTRA_THREAD_ID_KEY, MessageList, createTool, Tool, z };
 
-// The system instructions, literally (model-facing text, byte for byte 1.59.0's).
-export { INSTRUCTION, INSTRUCTION_AUTOLOAD } from './tool-search-texts.mjs';
-
+// The literal system messages, for the agent tests that import them from here.
+export { INSTRUCTION, INSTRUCTION_AUTOLOAD, CATALOG_HEADER, CATALOG_HEADER_AUTOLOAD } from './tool-search-literals.mjs';
 
 /**
  * Our implementation (ESM entry point of this package).
@@ -283,20 +316,26 @@ export function makeRequestContext({ threadId, memoryThreadId, values } = {}) {
  * real=true wraps a real MessageList (slower, ~0.4 ms per addSystem);
  * real=false is a minimal fake with addSystem and get.all.db().
  */
-export function makeMessageList({ real = false, messages = [] } = {}) {
+export function makeMessageList({ real = false, messages = [], events } = {}) {
   const systemCalls = [];
+  // With an events log (shared with a filter's log), each call also leaves
+  // `{ addSystem: i }` there, so the order of system messages and hook calls shows.
+  const record = args => {
+    systemCalls.push(args);
+    events?.push({ addSystem: systemCalls.length - 1 });
+  };
   if (real) {
     const ml = new MessageList();
     const orig = ml.addSystem.bind(ml);
     ml.addSystem = (...args) => {
-      systemCalls.push(args);
+      record(args);
       return orig(...args);
     };
     return { messageList: ml, systemCalls };
   }
   const ml = {
     addSystem: (...args) => {
-      systemCalls.push(args);
+      record(args);
     },
     get: { all: { db: () => messages } },
   };
@@ -476,8 +515,9 @@ export async function runStep(processor, {
   schemas = true,
   state = {},
   omit = [],
+  events,
 } = {}) {
-  const { messageList, systemCalls } = makeMessageList({ real: realMessageList, messages });
+  const { messageList, systemCalls } = makeMessageList({ real: realMessageList, messages, events });
   const args = {
     messages,
     messageList,
@@ -877,6 +917,8 @@ export function randomOptions(rng) {
   if (rng.bool(0.5)) opts.storage = rng.bool(0.55) ? 'context' : 'in-memory';
   if (rng.bool(0.6)) opts.ttl = rng.pick([0, 0, -5, 1000, 60_000, 3_600_000, 1.5, 45_000]);
   if (rng.bool(0.3)) opts.includeResolvedTools = rng.bool(0.85);
+  // Kept on every release: those before 1.67.0 must ignore it, as theirs do.
+  if (rng.bool(0.35)) opts.injectCatalog = rng.bool(0.8);
   let filterSpec = null;
   if (rng.bool(0.4)) {
     filterSpec = {
@@ -939,7 +981,16 @@ export function genScenario(seed, { maxTools = 60, maxSteps = 4 } = {}) {
   );
   const descriptions = [...Object.values(tools), ...resolvedSets.flatMap(s => Object.values(s))].map(t => t?.description);
 
-  const threadPool = rng.pick([['t1'], ['t1', 't2'], [undefined], [undefined, 't1'], ['', 't1'], ['t1', 't2', undefined]]);
+  // A thread is a mastra__threadId, or { thread, memory } for the memory
+  // context the Agent sets (only where the reference reads it).
+  const threadPools = [['t1'], ['t1', 't2'], [undefined], [undefined, 't1'], ['', 't1'], ['t1', 't2', undefined]];
+  if (referenceHas.memoryThread) {
+    threadPools.push(
+      [{ memory: 'm1' }, { memory: 'm2' }, undefined],
+      [{ thread: 't1', memory: 'm1' }, { memory: 'm1' }, { thread: '', memory: 'm2' }, { memory: '' }, 't1'],
+    );
+  }
+  const threadPool = rng.pick(threadPools);
   const planPool = rng.pick([[undefined], ['pro'], ['pro', 'free']]);
   const nSteps = rng.int(1, maxSteps);
   const steps = [];
@@ -1010,7 +1061,9 @@ export function genScenario(seed, { maxTools = 60, maxSteps = 4 } = {}) {
       junk: rng.bool(0.2),
       callState: rng.bool(0.2),
       messagesUndefined: rng.bool(0.03),
-      schemas: s === 0 || rng.bool(0.1),
+      // Converting the meta-tools' schemas is the costliest observation:
+      // made on the first step of one scenario in five.
+      schemas: s === 0 && rng.bool(0.2),
       actions,
     });
   }
@@ -1060,7 +1113,8 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
   if (opts.search) options.search = { ...opts.search };
   if (filterSpec) options.filter = makeFilter(filterSpec, filterLog, labels);
   const isContext = opts.storage === 'context';
-  const adjust = msgs => (role === 'ref' && isContext ? adjustMessagesForReference(msgs) : msgs);
+  const adjust = msgs =>
+    role === 'ref' && isContext && !referenceHas.singleLoadResults ? adjustMessagesForReference(msgs) : msgs;
 
   const trace = { steps: [] };
   const processor = new Impl(options);
@@ -1080,7 +1134,12 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
     if (step.callState) history = [...history, toolInvocationMessage([{ toolName: 'load_tool', state: 'call', args: { toolName: 'x' } }])];
     const messages = step.messagesUndefined ? undefined : history;
 
-    const rc = makeRequestContext({ threadId: step.threadId, values: step.plan !== undefined ? { plan: step.plan } : {} });
+    const thread = typeof step.threadId === 'object' ? step.threadId : { thread: step.threadId };
+    const rc = makeRequestContext({
+      threadId: thread.thread,
+      memoryThreadId: thread.memory,
+      values: step.plan !== undefined ? { plan: step.plan } : {},
+    });
     labels.set(rc, `rc${si}`);
     const fl0 = filterLog.length;
     const r = await capture(() =>
@@ -1092,6 +1151,7 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
         realMessageList: step.realMessageList,
         labels,
         schemas: step.schemas,
+        events: filterLog,
       }),
     );
     if (r.threw) {

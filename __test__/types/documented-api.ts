@@ -80,6 +80,8 @@ new ToolCallFilter({ filterAfterToolSteps: '2' })
 new ToolSearchProcessor({})
 // @ts-expect-error storage is 'in-memory' or 'context'
 new ToolSearchProcessor({ tools: allTools, storage: 'disk' })
+// @ts-expect-error injectCatalog is a boolean
+new ToolSearchProcessor({ tools: allTools, injectCatalog: 'yes' })
 // @ts-expect-error topK is a number
 new ToolSearchProcessor({ tools: allTools, search: { topK: '3' } })
 // @ts-expect-error the filter answers a boolean

@@ -8,7 +8,6 @@
 mod buffers;
 mod codes;
 mod diagnostics;
-mod ranking;
 mod releases;
 mod tool_call_filter;
 mod tool_search;

@@ -1,80 +1,190 @@
-//! `NativeToolSearch` and `NativeStep`: the Rust half of `ToolSearchProcessor`.
+//! `NativeToolSearch`, `NativeStep` and `NativeOperation`: the Rust half of
+//! `ToolSearchProcessor`.
 //!
-//! Tool records cross once, as one UTF-16 string and a span table; queries and
-//! names cross as UTF-16 so lone surrogates survive. Tools themselves stay in
-//! JavaScript: Rust refers to them by [`ToolRef`]. Operations that consult
-//! the filter hook run as a [`NativeOperation`], suspended at each question.
+//! Translation only. Tool records cross once, as one UTF-16 string and a
+//! tool table (the core's `search::table`), with a parameter table beside it
+//! for a ranking that reads parameters; the context store's reading of the
+//! messages crosses as facts (the core's `stores::facts`); options and
+//! request-context entries cross as they are and are classified as
+//! [`Given`] values for the core to judge. Queries and names cross as UTF-16
+//! so lone surrogates survive. Tools themselves stay in JavaScript: Rust
+//! refers to them by [`ToolRef`]. Operations that consult the filter hook are
+//! the core's resumable [`Operation`]s, which JavaScript drives.
+//!
+//! Every entry point catches panics, so none can abort Node. A refusal of bad
+//! input is thrown as a `TypeError` naming what was wrong; a failure of the
+//! protocol between the two halves, which no input can cause, as an `Error`.
 
+mod codes;
+
+use std::fmt::Display;
 use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
-use mastra_native_processors::search::{EntrySpans, SearchOptions, Span};
-use mastra_native_processors::stores::ToolResultFacts;
+use mastra_native_processors::releases;
+use mastra_native_processors::search::table::{read_parameters, read_table};
+use mastra_native_processors::search::{EntrySpans, ParamTable};
+use mastra_native_processors::stores::facts::read_facts;
+use mastra_native_processors::tool_search::given::Given;
+use mastra_native_processors::tool_search::operation::{complete_now, Operation};
+use mastra_native_processors::tool_search::options::GivenOptions;
+use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    thread_id, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, Storage, ToolEntry, ToolFilter,
-    ToolRef, ToolSearch, Verdict,
+    messages, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch,
 };
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
 
 use crate::utf16::Utf16Text;
 
-fn type_error(error: impl std::fmt::Display) -> Error {
-    Error::new(Status::InvalidArg, format!("ToolSearchProcessor: {error}"))
-}
-
-#[napi(object)]
-pub struct ToolSearchConfig {
-    pub top_k: f64,
-    pub min_score: f64,
-    pub auto_load: bool,
-    pub include_resolved_tools: bool,
-    pub context_storage: bool,
-    pub ttl: f64,
-    pub has_filter: bool,
-    /// `search.ranking`; absent is `'reference'`.
-    pub ranking: Option<String>,
-}
-
-/// Reads a tool table: `spans` holds `[keyLength, idLength, descriptionLength]`
-/// per tool, laid end to end in text of `text_len` units; an id length of -1
-/// means no id, and -2 an id equal to the key (which is then not repeated).
-fn read_spans(text_len: usize, spans: &[i32]) -> Result<Vec<EntrySpans>> {
-    let bad = || type_error("malformed tool table");
-    if !spans.len().is_multiple_of(3) {
-        return Err(bad());
+/// Throws a refusal of bad input as a `TypeError` (napi-rs would throw a
+/// returned `Error` as a plain `Error`).
+fn type_error(env: &Env, refusal: impl Display) -> Error {
+    match env.throw_type_error(&format!("ToolSearchProcessor: {refusal}"), None) {
+        Ok(()) => Error::from_status(Status::PendingException),
+        Err(error) => error,
     }
-    let mut at = 0u32;
-    let mut take = |len: i32| -> Result<Span> {
-        let len = u32::try_from(len).map_err(|_| bad())?;
-        let span = Span::new(at, at.checked_add(len).ok_or_else(bad)?);
-        at = span.end;
-        Ok(span)
-    };
-    let entries = spans
-        .chunks_exact(3)
-        .map(|row| {
-            let key = take(row[0])?;
-            let id = match row[1] {
-                -1 => None,
-                -2 => Some(key),
-                len => Some(take(len)?),
-            };
-            Ok(EntrySpans { key, id, description: take(row[2])? })
+}
+
+/// A failure that no input can cause: the two halves disagree.
+fn internal_error(error: impl Display) -> Error {
+    Error::new(Status::GenericFailure, format!("ToolSearchProcessor: {error}"))
+}
+
+/// Classifies a JavaScript value for the core (`None` is `undefined`).
+fn given(value: Option<Unknown<'_>>) -> Result<Given> {
+    let Some(value) = value else { return Ok(Given::Undefined) };
+    Ok(match value.get_type()? {
+        ValueType::Undefined => Given::Undefined,
+        ValueType::Null => Given::Null,
+        // SAFETY: the value was just found to be a boolean.
+        ValueType::Boolean => Given::Boolean(unsafe { value.cast::<bool>() }?),
+        // SAFETY: the value was just found to be a number.
+        ValueType::Number => Given::Number(unsafe { value.cast::<f64>() }?),
+        // SAFETY: the value was just found to be a string.
+        ValueType::String => Given::String(JsString::from(unsafe { value.cast::<Utf16Text>() }?.0)),
+        ValueType::Object | ValueType::External => Given::Object { is_array: value.is_array()? },
+        ValueType::Function => Given::Function,
+        ValueType::Symbol => Given::Other { type_of: "symbol", truthy: true },
+        ValueType::BigInt => Given::Other { type_of: "bigint", truthy: truthy(&value)? },
+        _ => Given::Other { type_of: "unknown", truthy: truthy(&value)? },
+    })
+}
+
+/// `!!value`, as JavaScript decides it.
+fn truthy(value: &Unknown<'_>) -> Result<bool> {
+    let raw = value.value();
+    let mut coerced = std::ptr::null_mut();
+    let mut truthy = false;
+    // SAFETY: `raw` is a live value of its env, and each out-pointer is valid.
+    unsafe {
+        check_status!(sys::napi_coerce_to_bool(raw.env, raw.value, &mut coerced))?;
+        check_status!(sys::napi_get_value_bool(raw.env, coerced, &mut truthy))?;
+    }
+    Ok(truthy)
+}
+
+/// The constructor options as the wrapper read them from the options object
+/// (`search: options.search`, `topK: options.search?.topK`, ...).
+#[napi(object, object_to_js = false)]
+pub struct ToolSearchOptionValues<'a> {
+    pub search: Option<Unknown<'a>>,
+    pub top_k: Option<Unknown<'a>>,
+    pub min_score: Option<Unknown<'a>>,
+    pub auto_load: Option<Unknown<'a>>,
+    pub storage: Option<Unknown<'a>>,
+    pub ttl: Option<Unknown<'a>>,
+    pub filter: Option<Unknown<'a>>,
+    pub include_resolved_tools: Option<Unknown<'a>>,
+    pub inject_catalog: Option<Unknown<'a>>,
+    pub ranking: Option<Unknown<'a>>,
+}
+
+impl ToolSearchOptionValues<'_> {
+    fn given(&self) -> Result<GivenOptions> {
+        Ok(GivenOptions {
+            search: given(self.search)?,
+            top_k: given(self.top_k)?,
+            min_score: given(self.min_score)?,
+            auto_load: given(self.auto_load)?,
+            storage: given(self.storage)?,
+            ttl: given(self.ttl)?,
+            filter: given(self.filter)?,
+            include_resolved_tools: given(self.include_resolved_tools)?,
+            inject_catalog: given(self.inject_catalog)?,
+            ranking: given(self.ranking)?,
         })
-        .collect::<Result<Vec<_>>>()?;
-    if at as usize != text_len {
-        return Err(bad());
     }
-    Ok(entries)
+}
+
+/// What the wrapper needs to know about a processor, read once.
+#[napi(object)]
+pub struct ToolSearchSettings {
+    /// The system instruction each step adds.
+    pub instruction: String,
+    /// `search_tools`' description.
+    pub search_description: String,
+    /// Whether `load_tool` is offered.
+    pub offers_load_tool: bool,
+    /// Whether the step's own tools are searchable (`includeResolvedTools`),
+    /// so the wrapper hands them over.
+    pub searches_step_tools: bool,
+    /// Whether the store reads the messages (the wrapper then reports them).
+    pub reads_messages: bool,
+    /// Whether there is a filter hook to ask.
+    pub has_filter: bool,
+    /// Whether steps list the catalog (`injectCatalog`, as the host honours it).
+    pub injects_catalog: bool,
+    /// How often to sweep idle threads, or `null` for never.
+    pub sweep_interval_ms: Option<f64>,
 }
 
 fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>> {
-    let piece = |span: Span| &text[span.start as usize..span.end as usize];
+    // `read_table` checked every span against this text.
+    let piece = |start: u32, end: u32| &text[start as usize..end as usize];
     spans
         .iter()
-        .map(|e| ToolEntry { key: piece(e.key), id: e.id.map(piece), description: piece(e.description) })
+        .map(|e| ToolEntry {
+            key: piece(e.key.start, e.key.end),
+            id: e.id.map(|id| piece(id.start, id.end)),
+            description: piece(e.description.start, e.description.end),
+        })
         .collect()
+}
+
+/// The parameter table beside a tool table of `tools` tools, when one was
+/// sent (see the core's `search::table::read_parameters`).
+fn parameter_table(text: Option<Utf16Text>, table: Option<Int32Array>, tools: usize) -> Result<Option<ParamTable>> {
+    match (text, table) {
+        (Some(Utf16Text(text)), Some(table)) => read_parameters(text, &table, tools).map(Some).map_err(internal_error),
+        _ => Ok(None),
+    }
+}
+
+/// The constructor options, applied for the host release. They are read
+/// before the tools, so the wrapper knows whether to read the tools'
+/// parameters too.
+#[napi]
+pub struct NativeToolSearchOptions {
+    options: Options,
+}
+
+#[napi]
+impl NativeToolSearchOptions {
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: Env, values: ToolSearchOptionValues, host_release: String) -> Result<Self> {
+        let host = releases::behaviours(&host_release).map_err(internal_error)?;
+        let options = Options::from_given(&values.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
+        Ok(Self { options })
+    }
+
+    /// Whether the ranking reads the tools' parameters, which the wrapper
+    /// then sends beside every tool table.
+    #[napi(getter, catch_unwind)]
+    pub fn reads_parameters(&self) -> bool {
+        self.options.ranking.reads_parameters()
+    }
 }
 
 #[napi]
@@ -84,109 +194,149 @@ pub struct NativeToolSearch {
 
 #[napi]
 impl NativeToolSearch {
-    /// `parameters_text` and `parameters` carry the tools' parameters for a
-    /// ranking that reads them (see `ranking.rs`).
-    #[napi(constructor)]
+    /// A processor with these options over the constructor's tools (a tool
+    /// table, see the core's `search::table`, and their parameter table when
+    /// the ranking reads parameters).
+    #[napi(constructor, catch_unwind)]
     pub fn new(
-        config: ToolSearchConfig,
+        options: &NativeToolSearchOptions,
         text: Utf16Text,
-        spans: Int32Array,
+        table: Int32Array,
         parameters_text: Option<Utf16Text>,
         parameters: Option<Int32Array>,
     ) -> Result<Self> {
-        let options = Options {
-            search: SearchOptions { top_k: config.top_k, min_score: config.min_score, has_filter: config.has_filter },
-            auto_load: config.auto_load,
-            include_resolved_tools: config.include_resolved_tools,
-            storage: if config.context_storage { Storage::Context } else { Storage::InMemory },
-            ttl_ms: config.ttl,
-            ranking: crate::ranking::ranking(config.ranking.as_deref())?,
-        };
         let Utf16Text(text) = text;
-        let entries = read_spans(text.len(), &spans)?;
-        let parameters = crate::ranking::parameters(parameters_text, parameters, entries.len())?;
-        let inner = ToolSearch::from_table_with_parameters(options, text, entries, parameters).map_err(type_error)?;
+        let entries = read_table(text.len(), &table).map_err(internal_error)?;
+        let parameters = parameter_table(parameters_text, parameters, entries.len())?;
+        let inner = ToolSearch::from_table_with_parameters(options.options, text, entries, parameters)
+            .map_err(internal_error)?;
         Ok(Self { inner: Arc::new(inner) })
     }
 
-    /// How often to sweep idle threads, or `null` for never.
-    #[napi(getter)]
-    pub fn sweep_interval_ms(&self) -> Option<f64> {
-        self.inner.sweep_interval_ms()
+    #[napi(getter, catch_unwind)]
+    pub fn settings(&self) -> ToolSearchSettings {
+        let options = self.inner.options();
+        ToolSearchSettings {
+            instruction: messages::instruction(options.auto_load).into(),
+            search_description: messages::search_description(options.auto_load).into(),
+            offers_load_tool: options.offers_load_tool(),
+            searches_step_tools: options.include_resolved_tools,
+            reads_messages: options.reads_messages(),
+            has_filter: options.search.has_filter,
+            injects_catalog: options.inject_catalog,
+            sweep_interval_ms: self.inner.sweep_interval_ms(),
+        }
     }
 
-    /// The catalog of a step whose agent resolved these tools (the same
-    /// table form as the constructor's). The wrapper keeps it while the step
-    /// tools stay the very same objects.
-    #[napi]
+    /// The catalog of the constructor's tools, for steps that have no tools
+    /// of their own to search.
+    #[napi(catch_unwind)]
+    pub fn static_catalog(&self) -> NativeStepCatalog {
+        NativeStepCatalog { inner: self.inner.static_step_catalog() }
+    }
+
+    /// The catalog of a step whose agent resolved these tools (a tool table
+    /// like the constructor's, with their parameter table when the ranking
+    /// reads parameters). The wrapper keeps it while the step tools stay the
+    /// very same objects.
+    #[napi(catch_unwind)]
     pub fn step_catalog(
         &self,
         text: Utf16Text,
-        spans: Int32Array,
+        table: Int32Array,
         parameters_text: Option<Utf16Text>,
         parameters: Option<Int32Array>,
     ) -> Result<NativeStepCatalog> {
         let Utf16Text(text) = text;
-        let spans = read_spans(text.len(), &spans)?;
-        let parameters = crate::ranking::parameters(parameters_text, parameters, spans.len())?;
+        let spans = read_table(text.len(), &table).map_err(internal_error)?;
+        let parameters = parameter_table(parameters_text, parameters, spans.len())?;
         let catalog = self
             .inner
             .step_catalog_with_parameters(&tool_entries(&text, &spans), parameters.as_ref())
-            .map_err(type_error)?;
+            .map_err(internal_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
     }
 
-    /// Starts a step (or a resume-path lookup). `catalog` comes from
-    /// [`step_catalog`](Self::step_catalog), or is absent when the step has no
-    /// tools of its own to search; `facts` is the context store's reading of
-    /// the messages (see `lib/tool-search.js`), absent on the resume path.
-    #[napi]
+    /// The system message listing a catalog (`injectCatalog`) for a
+    /// processor without a filter hook, or `null` when there is none. It
+    /// depends on the catalog alone, so the wrapper keeps it with the catalog.
+    #[napi(catch_unwind)]
+    pub fn catalog_message(&self, catalog: &NativeStepCatalog) -> Result<Option<Utf16String>> {
+        Ok(run_now(self.inner.catalog_message(&catalog.inner, &NoFilter))?.map(utf16))
+    }
+
+    /// Starts a step (or a resume-path lookup) over a catalog from
+    /// [`static_catalog`](Self::static_catalog) or
+    /// [`step_catalog`](Self::step_catalog).
+    ///
+    /// The thread comes from the request context as the wrapper read it:
+    /// `requestContext?.get('mastra__threadId')`, and the memory context
+    /// `memory = requestContext?.get('MastraMemory')` with `memory?.thread`,
+    /// `memory?.thread?.id` and `memory?.resourceId`. `facts` is the context
+    /// store's reading of the messages (`null` on the resume path, and for
+    /// the in-memory store).
+    #[napi(catch_unwind)]
+    #[allow(clippy::too_many_arguments)]
     pub fn begin_step(
         &self,
-        context_thread: Option<Utf16String>,
-        memory_thread: Option<Utf16String>,
-        catalog: Option<&NativeStepCatalog>,
-        facts_text: Option<Utf16String>,
+        env: Env,
+        context_thread: Unknown,
+        memory: Unknown,
+        memory_thread: Unknown,
+        memory_thread_id: Unknown,
+        memory_resource_id: Unknown,
+        catalog: &NativeStepCatalog,
+        facts_text: Option<Utf16Text>,
         facts: Option<Int32Array>,
         now: f64,
     ) -> Result<NativeStep> {
-        let catalog = match catalog {
-            Some(catalog) => catalog.inner.clone(),
-            None => Arc::new(self.inner.step_catalog(&[]).map_err(type_error)?),
+        let memory = MemoryContext {
+            memory: given(Some(memory))?,
+            thread: given(Some(memory_thread))?,
+            thread_id: given(Some(memory_thread_id))?,
+            resource_id: given(Some(memory_resource_id))?,
         };
         let thread =
-            thread_id(context_thread.map(|t| JsString::from(&t[..])), memory_thread.map(|t| JsString::from(&t[..])));
+            request_thread(&given(Some(context_thread))?, &memory).map_err(|refusal| type_error(&env, refusal))?;
         let facts = match facts {
-            Some(facts) => Some(read_facts(facts_text.as_deref().unwrap_or_default(), &facts)?),
+            Some(facts) => {
+                Some(read_facts(&facts_text.map(|t| t.0).unwrap_or_default(), &facts).map_err(internal_error)?)
+            }
             None => None,
         };
         let loaded = self.inner.loaded_names(thread.as_ref().map(JsString::units), facts.as_deref(), now);
-        Ok(NativeStep { search: self.inner.clone(), step: Arc::new(Step::new(catalog, thread, loaded)) })
+        let step = Step::new(catalog.inner.clone(), thread, loaded);
+        Ok(NativeStep { search: self.inner.clone(), step: Arc::new(step) })
     }
 
-    #[napi]
-    pub fn clear_state(&self, thread: Option<Utf16String>) {
-        self.inner.clear_state(thread.as_deref());
+    /// `clearState(threadId)`: the thread as given, `undefined` for the default one.
+    #[napi(catch_unwind)]
+    pub fn clear_state(&self, env: Env, thread: Unknown) -> Result<()> {
+        let thread = given(Some(thread))?;
+        let thread = thread_to_clear(&thread).map_err(|refusal| type_error(&env, refusal))?;
+        self.inner.clear_state(thread.map(JsString::units));
+        Ok(())
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn clear_all_state(&self) {
         self.inner.clear_all_state();
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn state_stats(&self, now: f64) -> StateStats {
         let stats = self.inner.state_stats(now);
         StateStats { thread_count: stats.thread_count as u32, oldest_access_time: stats.oldest_access_ms }
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn cleanup_now(&self, now: f64) -> u32 {
         self.inner.cleanup_now(now) as u32
     }
 }
 
-/// A step catalog built from request-resolved tools.
+/// A catalog a step searches: the constructor's tools, or those merged with
+/// the tools the agent resolved for a request.
 #[napi]
 pub struct NativeStepCatalog {
     inner: Arc<StepCatalog>,
@@ -198,192 +348,86 @@ pub struct StateStats {
     pub oldest_access_time: Option<f64>,
 }
 
-/// Reads the context store's facts: per `search_tools`/`load_tool` part,
-/// `[kind (1 search_tools, 2 load_tool), isResult, n, len*n, m, len*m, singleLen or -1]`
-/// with the names laid end to end in `text`.
-fn read_facts(text: &[u16], facts: &[i32]) -> Result<Vec<ToolResultFacts>> {
-    let mut reader = FactsReader { facts, at: 0, text, text_at: 0 };
-    let mut out = Vec::new();
-    while reader.at < facts.len() {
-        let tool_name = match reader.next()? {
-            1 => JsString::from("search_tools"),
-            2 => JsString::from("load_tool"),
-            _ => return Err(FactsReader::bad()),
-        };
-        let is_result_state = reader.next()? != 0;
-        let result_names = reader.names()?;
-        let loaded = reader.names()?;
-        let single = reader.next()?;
-        let single_loaded = if single < 0 { None } else { Some(reader.name(single)?) };
-        out.push(ToolResultFacts { tool_name: Some(tool_name), is_result_state, result_names, loaded, single_loaded });
-    }
-    Ok(out)
-}
-
-struct FactsReader<'a> {
-    facts: &'a [i32],
-    at: usize,
-    text: &'a [u16],
-    text_at: usize,
-}
-
-impl FactsReader<'_> {
-    fn bad() -> Error {
-        type_error("malformed message facts")
-    }
-
-    fn next(&mut self) -> Result<i32> {
-        let value = *self.facts.get(self.at).ok_or_else(Self::bad)?;
-        self.at += 1;
-        Ok(value)
-    }
-
-    fn name(&mut self, len: i32) -> Result<JsString> {
-        let len = usize::try_from(len).map_err(|_| Self::bad())?;
-        let units = self.text.get(self.text_at..self.text_at + len).ok_or_else(Self::bad)?;
-        self.text_at += len;
-        Ok(JsString::from(units))
-    }
-
-    fn names(&mut self) -> Result<Vec<JsString>> {
-        let count = self.next()?;
-        (0..count).map(|_| self.next().and_then(|len| self.name(len))).collect()
-    }
-}
-
-/// The hook's side of an [`Operation`]: the question the operation is
-/// waiting on, and the answer once JavaScript has given it.
-#[derive(Default)]
-struct Exchange {
-    question: Option<(ToolRef, Phase)>,
-    answer: Option<Verdict>,
-}
-
-/// A [`ToolFilter`] whose answers come from JavaScript between polls: asking
-/// parks the question and suspends the operation until the wrapper resumes it.
-#[derive(Clone, Default)]
-struct Relay(Arc<parking_lot::Mutex<Exchange>>);
-
-impl ToolFilter for Relay {
-    fn check(&self, tool: ToolRef, phase: Phase) -> impl std::future::Future<Output = Verdict> {
-        let exchange = self.0.clone();
-        let mut asked = false;
-        std::future::poll_fn(move |_| {
-            let mut exchange = exchange.lock();
-            if asked {
-                if let Some(verdict) = exchange.answer.take() {
-                    return std::task::Poll::Ready(verdict);
-                }
-            } else {
-                exchange.question = Some((tool, phase));
-                asked = true;
-            }
-            std::task::Poll::Pending
-        })
-    }
-}
-
-type Running<T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send>>;
-
 /// What an operation ends with.
 enum Outcome {
-    Search(SearchToolsOutput),
-    Load(LoadToolOutput),
-    Active(ActiveTools),
+    Catalog(Option<JsString>),
+    Search(SearchOutcome),
+    Load(LoadOutcome),
+    Active(Vec<(JsString, ToolRef)>),
 }
 
-/// A `search_tools`, `load_tool` or active-tools resolution that consults the
-/// filter hook. It runs on the JavaScript thread, in steps: each
-/// [`resume`](Self::resume) runs it until it needs the hook's verdict on
-/// [`tool`](Self::tool) or finishes. The wrapper calls the hook in between
-/// (awaiting it only when it returns a promise), so a synchronous hook costs
-/// two native calls and no thread hop, and no Rust lock is held while it runs.
+/// A `search_tools`, `load_tool`, active-tools or catalog operation that
+/// consults the filter hook: the core's resumable `Operation` (its module
+/// docs describe how JavaScript drives it).
 #[napi]
 pub struct NativeOperation {
-    running: Option<Running<Outcome>>,
-    relay: Relay,
-    outcome: Option<Outcome>,
+    inner: Operation<Outcome>,
 }
 
 impl NativeOperation {
-    fn new(relay: Relay, future: impl std::future::Future<Output = Outcome> + Send + 'static) -> NativeOperation {
-        NativeOperation { running: Some(Box::pin(future)), relay, outcome: None }
+    fn start<F>(phase: Phase, run: impl FnOnce(mastra_native_processors::tool_search::operation::Relay) -> F) -> Self
+    where
+        F: std::future::Future<Output = Outcome> + Send + 'static,
+    {
+        NativeOperation { inner: Operation::start(phase, run) }
+    }
+
+    fn outcome(&mut self) -> Result<Outcome> {
+        self.inner.take_outcome().ok_or_else(|| internal_error("the operation has no outcome (yet)"))
     }
 }
 
 #[napi]
 impl NativeOperation {
-    /// Hands over the verdict on the last question (`1` allowed, `0` denied,
-    /// `-1` the hook threw or rejected; ignored on the first call) and runs
-    /// on. Returns the phase of the next question (0 search, 1 load, 2 active),
-    /// or -1 once the operation is done.
-    #[napi]
-    pub fn resume(&mut self, verdict: i32) -> i32 {
-        {
-            let mut exchange = self.relay.0.lock();
-            if exchange.question.take().is_some() {
-                exchange.answer = Some(match verdict {
-                    1 => Verdict::Allowed,
-                    0 => Verdict::Denied,
-                    _ => Verdict::Failed,
-                });
-            }
-        }
-        let Some(running) = self.running.as_mut() else { return -1 };
-        match running.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
-            std::task::Poll::Ready(outcome) => {
-                self.running = None;
-                self.outcome = Some(outcome);
-                -1
-            }
-            std::task::Poll::Pending => match self.relay.0.lock().question {
-                Some((_, Phase::Search)) => 0,
-                Some((_, Phase::Load)) => 1,
-                Some((_, Phase::Active)) => 2,
-                // Only the relay ever suspends an operation.
-                None => -1,
-            },
+    /// The `phase` of every question this operation asks.
+    #[napi(getter, catch_unwind)]
+    pub fn phase(&self) -> &'static str {
+        self.inner.phase().name()
+    }
+
+    /// Hands over the verdict on the last question and runs on; returns the
+    /// tool of the next question, or the `done` code.
+    #[napi(catch_unwind)]
+    pub fn resume(&mut self, verdict: i32) -> Result<i32> {
+        self.inner.resume(verdict).map_err(internal_error)
+    }
+
+    #[napi(catch_unwind)]
+    pub fn catalog_output(&mut self) -> Result<Option<Utf16String>> {
+        match self.outcome()? {
+            Outcome::Catalog(message) => Ok(message.map(utf16)),
+            _ => Err(internal_error("not a catalog operation")),
         }
     }
 
-    /// The tool the pending question is about.
-    #[napi(getter)]
-    pub fn tool(&self) -> i32 {
-        self.relay.0.lock().question.map_or(0, |(tool, _)| tool)
-    }
-
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn search_output(&mut self) -> Result<SearchToolsOutput> {
-        match self.outcome.take() {
-            Some(Outcome::Search(output)) => Ok(output),
-            _ => Err(type_error("no search result")),
+        match self.outcome()? {
+            Outcome::Search(outcome) => Ok(outcome.into()),
+            _ => Err(internal_error("not a search operation")),
         }
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn load_output(&mut self) -> Result<LoadToolOutput> {
-        match self.outcome.take() {
-            Some(Outcome::Load(output)) => Ok(output),
-            _ => Err(type_error("no load result")),
+        match self.outcome()? {
+            Outcome::Load(outcome) => Ok(outcome.into()),
+            _ => Err(internal_error("not a load operation")),
         }
     }
 
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn active_output(&mut self) -> Result<ActiveTools> {
-        match self.outcome.take() {
-            Some(Outcome::Active(output)) => Ok(output),
-            _ => Err(type_error("no active tools")),
+        match self.outcome()? {
+            Outcome::Active(tools) => Ok(active_tools(tools)),
+            _ => Err(internal_error("not an active-tools operation")),
         }
     }
 }
 
-/// Runs an operation that has no hook to wait for; it completes on its first poll.
-fn run_now<T>(future: impl std::future::Future<Output = T>) -> T {
-    let mut future = std::pin::pin!(future);
-    match future.as_mut().poll(&mut std::task::Context::from_waker(std::task::Waker::noop())) {
-        std::task::Poll::Ready(value) => value,
-        std::task::Poll::Pending => unreachable!("an operation without a hook waited"),
-    }
+/// Runs an operation without a hook, which completes on its first poll.
+fn run_now<T>(future: impl std::future::Future<Output = T>) -> Result<T> {
+    complete_now(future).ok_or_else(|| internal_error("an operation without a hook waited"))
 }
 
 #[napi(object)]
@@ -416,12 +460,11 @@ impl From<SearchOutcome> for SearchToolsOutput {
     }
 }
 
-/// `load_tool`'s answer; `shape` says which keys the wrapper puts in the
-/// result: 0 `{ success, message }`, 1 `{ success, message, toolName }`,
-/// 2 `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`.
+/// `load_tool`'s answer; `shape` (a load-shape code) says which keys the
+/// wrapper puts in the result.
 #[napi(object)]
 pub struct LoadToolOutput {
-    pub shape: u32,
+    pub shape: i32,
     pub success: bool,
     pub message: Utf16String,
     pub tool_name: Option<Utf16String>,
@@ -433,38 +476,32 @@ pub struct LoadToolOutput {
 
 impl From<LoadOutcome> for LoadToolOutput {
     fn from(outcome: LoadOutcome) -> Self {
+        let shape = outcome.shape();
         let list = |names: Option<Vec<JsString>>| names.map(|names| names.into_iter().map(utf16).collect());
+        let output = LoadToolOutput {
+            shape,
+            success: false,
+            message: Utf16String::from(Vec::new()),
+            tool_name: None,
+            loaded_count: None,
+            loaded: None,
+            not_found: None,
+            already_loaded: None,
+        };
         match outcome {
-            LoadOutcome::Invalid { message } => LoadToolOutput {
-                shape: 0,
-                success: false,
-                message: utf16(message),
-                tool_name: None,
-                loaded_count: None,
-                loaded: None,
-                not_found: None,
-                already_loaded: None,
-            },
-            LoadOutcome::Single { success, message, tool_name } => LoadToolOutput {
-                shape: 1,
-                success,
-                message: utf16(message),
-                tool_name: Some(utf16(tool_name)),
-                loaded_count: None,
-                loaded: None,
-                not_found: None,
-                already_loaded: None,
-            },
+            LoadOutcome::Invalid { message } => LoadToolOutput { message: utf16(message), ..output },
+            LoadOutcome::Single { success, message, tool_name } => {
+                LoadToolOutput { success, message: utf16(message), tool_name: Some(utf16(tool_name)), ..output }
+            }
             LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
                 LoadToolOutput {
-                    shape: 2,
                     success,
                     message: utf16(message),
-                    tool_name: None,
                     loaded_count: Some(loaded_count as u32),
                     loaded: list(loaded),
                     not_found: list(not_found),
                     already_loaded: list(already_loaded),
+                    ..output
                 }
             }
         }
@@ -497,73 +534,80 @@ pub struct NativeStep {
 impl NativeStep {
     /// The step's own tools that stay in the prompt (indexes into them), or
     /// `null` when all do.
-    #[napi(getter)]
+    #[napi(getter, catch_unwind)]
     pub fn visible(&self) -> Option<Int32Array> {
         self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
     }
 
     /// `search_tools`, for a processor without a filter hook.
-    #[napi]
-    pub fn search(&self, query: Utf16String, now: f64) -> SearchToolsOutput {
-        run_now(self.search.search(&self.step, &query, &NoFilter, now)).into()
+    #[napi(catch_unwind)]
+    pub fn search(&self, query: Utf16String, now: f64) -> Result<SearchToolsOutput> {
+        Ok(run_now(self.search.search(&self.step, &query, &NoFilter, now))?.into())
     }
 
     /// `search_tools`, asking the hook about each candidate in rank order.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn search_with_hook(&self, query: Utf16String, now: f64) -> NativeOperation {
-        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
-        let hook = relay.clone();
-        NativeOperation::new(
-            relay,
-            async move { Outcome::Search(search.search(&step, &query, &hook, now).await.into()) },
-        )
+        let (search, step) = (self.search.clone(), self.step.clone());
+        NativeOperation::start(Phase::Search, move |hook| async move {
+            Outcome::Search(search.search(&step, &query, &hook, now).await)
+        })
     }
 
     /// `load_tool`, for a processor without a filter hook.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn load(
         &self,
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
         now: f64,
-    ) -> LoadToolOutput {
+    ) -> Result<LoadToolOutput> {
         let tool_names = to_names(tool_names);
-        run_now(self.search.load(&self.step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now)).into()
+        let outcome =
+            run_now(self.search.load(&self.step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
+        Ok(outcome.into())
     }
 
     /// `load_tool`, asking the hook before loading and before suggesting.
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn load_with_hook(
         &self,
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
         now: f64,
     ) -> NativeOperation {
-        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
-        let hook = relay.clone();
+        let (search, step) = (self.search.clone(), self.step.clone());
         let tool_name = tool_name.map(|name| JsString::from(&name[..]));
         let tool_names = to_names(tool_names);
-        NativeOperation::new(relay, async move {
-            let output = search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await;
-            Outcome::Load(output.into())
+        NativeOperation::start(Phase::Load, move |hook| async move {
+            Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
         })
     }
 
     /// The loaded tools as of this step's start.
-    #[napi]
-    pub fn active(&self) -> ActiveTools {
+    #[napi(catch_unwind)]
+    pub fn active(&self) -> Result<ActiveTools> {
         let names = self.step.loaded.lock().clone();
-        active_tools(run_now(self.search.active_tools(&self.step.catalog, &names, &NoFilter)))
+        Ok(active_tools(run_now(self.search.active_tools(&self.step.catalog, &names, &NoFilter))?))
     }
 
     /// The loaded tools the hook still allows (phase `'active'`).
-    #[napi]
+    #[napi(catch_unwind)]
     pub fn active_with_hook(&self) -> NativeOperation {
-        let (search, step, relay) = (self.search.clone(), self.step.clone(), Relay::default());
-        let hook = relay.clone();
-        NativeOperation::new(relay, async move {
+        let (search, step) = (self.search.clone(), self.step.clone());
+        NativeOperation::start(Phase::Active, move |hook| async move {
             let names = step.loaded.lock().clone();
-            Outcome::Active(active_tools(search.active_tools(&step.catalog, &names, &hook).await))
+            Outcome::Active(search.active_tools(&step.catalog, &names, &hook).await)
+        })
+    }
+
+    /// The system message listing the step's catalog (`injectCatalog`),
+    /// asking the hook about each tool (phase `'search'`).
+    #[napi(catch_unwind)]
+    pub fn catalog_with_hook(&self) -> NativeOperation {
+        let (search, step) = (self.search.clone(), self.step.clone());
+        NativeOperation::start(Phase::Search, move |hook| async move {
+            Outcome::Catalog(search.catalog_message(&step.catalog, &hook).await)
         })
     }
 }
@@ -572,31 +616,23 @@ fn to_names(names: Option<Vec<Utf16String>>) -> Option<Vec<JsString>> {
     names.map(|names| names.iter().map(|n| JsString::from(&n[..])).collect())
 }
 
-/// The model-facing strings the wrapper puts in tool definitions and the
-/// system message; they live in the core with every other message.
+/// The model-facing strings of the meta-tools' schemas; the instruction and
+/// `search_tools`' description come with each processor's
+/// [`settings`](NativeToolSearch::settings).
 #[napi(object)]
 pub struct ToolSearchStrings {
-    pub instruction: String,
-    pub instruction_auto_load: String,
-    pub search_description: String,
-    pub search_description_auto_load: String,
     pub search_query_description: String,
     pub load_description: String,
     pub load_tool_name_description: String,
     pub load_tool_names_description: String,
 }
 
-#[napi]
+#[napi(catch_unwind)]
 pub fn tool_search_strings() -> ToolSearchStrings {
-    use mastra_native_processors::tool_search::messages as m;
     ToolSearchStrings {
-        instruction: m::INSTRUCTION.into(),
-        instruction_auto_load: m::INSTRUCTION_AUTO_LOAD.into(),
-        search_description: m::SEARCH_DESCRIPTION.into(),
-        search_description_auto_load: m::SEARCH_DESCRIPTION_AUTO_LOAD.into(),
-        search_query_description: m::SEARCH_QUERY_DESCRIPTION.into(),
-        load_description: m::LOAD_DESCRIPTION.into(),
-        load_tool_name_description: m::LOAD_TOOL_NAME_DESCRIPTION.into(),
-        load_tool_names_description: m::LOAD_TOOL_NAMES_DESCRIPTION.into(),
+        search_query_description: messages::SEARCH_QUERY_DESCRIPTION.into(),
+        load_description: messages::LOAD_DESCRIPTION.into(),
+        load_tool_name_description: messages::LOAD_TOOL_NAME_DESCRIPTION.into(),
+        load_tool_names_description: messages::LOAD_TOOL_NAMES_DESCRIPTION.into(),
     }
 }

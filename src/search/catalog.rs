@@ -41,20 +41,29 @@ pub enum Ranking {
 }
 
 impl Ranking {
-    /// The names `search.ranking` accepts.
-    pub const NAMES: [&'static str; 2] = ["reference", "fielded"];
+    /// The `'fielded'` ranking as shipped.
+    pub const FIELDED: Ranking = Ranking::Fielded(FieldedConfig::DEFAULT);
 
-    /// The ranking a `search.ranking` value names.
-    pub fn from_name(name: &str) -> Option<Ranking> {
-        match name {
-            "reference" => Some(Ranking::Reference),
-            "fielded" => Some(Ranking::Fielded(FieldedConfig::DEFAULT)),
-            _ => None,
+    /// The rankings `search.ranking` names, the default first.
+    pub const ALL: [Ranking; 2] = [Ranking::Reference, Ranking::FIELDED];
+
+    /// The `search.ranking` value that selects it (any [`FieldedConfig`] is
+    /// `'fielded'`: only the shipped one can be selected).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ranking::Reference => "reference",
+            Ranking::Fielded(_) => "fielded",
         }
     }
 
-    /// Whether this ranking reads tools' parameters.
-    pub fn reads_parameters(&self) -> bool {
+    /// The ranking a `search.ranking` value names, if any.
+    pub fn from_name(name: &[u16]) -> Option<Ranking> {
+        Ranking::ALL.into_iter().find(|ranking| name.iter().copied().eq(ranking.name().encode_utf16()))
+    }
+
+    /// Whether this ranking reads tools' parameters (so JavaScript should
+    /// read them from the tools' input schemas and send them).
+    pub fn reads_parameters(self) -> bool {
         matches!(self, Ranking::Fielded(_))
     }
 }
@@ -809,7 +818,7 @@ mod tests {
         let words =
             ["weather", "Email", "getForecast", "send_message", "db", "query", "İstanbul", "ツール", "x", "reports"];
         let mut builder = Catalog::builder();
-        builder.ranking(Ranking::from_name("fielded").unwrap());
+        builder.ranking(Ranking::FIELDED);
         for i in 0..5000 {
             let mut text = |n: u64| {
                 let mut s = String::new();

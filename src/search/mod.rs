@@ -23,6 +23,8 @@
 //!   another ranking, with the entries' parameters for one that reads them.
 //! - [`Catalog::builder`]`()` -> [`CatalogBuilder`] with `push` / `push_str` /
 //!   `push_with_parameters` / `ranking` / `build`.
+//! - [`table::read_table`]`(text_len, &[i32]) -> Result<Vec<EntrySpans>, `[`table::TableError`]`>`:
+//!   the spans of a tool table as JavaScript writes it.
 //!
 //! Lookups (entry indices are positions in record order):
 //! - `len()` (distinct indexed names), `is_empty()`, `entry_count()`.
@@ -46,6 +48,7 @@ mod catalog;
 pub mod fielded;
 mod params;
 mod rank;
+pub mod table;
 mod tokenize;
 
 pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};

@@ -3,7 +3,7 @@
 //! Like the catalog's own strings, they arrive in one UTF-16 buffer: per
 //! entry, in record order, a run of `(name, description)` span pairs.
 
-use super::catalog::{CatalogError, Span};
+use super::catalog::Span;
 
 /// The parameters of every entry of a catalog.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -19,25 +19,12 @@ impl ParamTable {
         ParamTable::default()
     }
 
-    /// From a buffer and, per entry, its parameters' `(name, description)`
-    /// spans in that buffer. Refuses spans outside the text.
-    pub fn from_spans(text: Vec<u16>, entries: Vec<Vec<(Span, Span)>>) -> Result<ParamTable, CatalogError> {
-        if u32::try_from(text.len()).is_err() {
-            return Err(CatalogError::TooLarge);
-        }
-        let mut table = ParamTable { text, params: Vec::new(), ends: Vec::with_capacity(entries.len()) };
-        for (entry, params) in entries.into_iter().enumerate() {
-            for &(name, description) in &params {
-                for span in [name, description] {
-                    if span.start > span.end || span.end as usize > table.text.len() {
-                        return Err(CatalogError::BadSpan { entry, span, text_len: table.text.len() });
-                    }
-                }
-            }
-            table.params.extend(params);
-            table.ends.push(u32::try_from(table.params.len()).map_err(|_| CatalogError::TooLarge)?);
-        }
-        Ok(table)
+    /// From a buffer, every parameter's `(name, description)` spans in it,
+    /// and where each entry's parameters end (see [`super::table::read_parameters`],
+    /// which checks them).
+    pub(super) fn from_parts(text: Vec<u16>, params: Vec<(Span, Span)>, ends: Vec<u32>) -> ParamTable {
+        debug_assert!(ends.windows(2).all(|w| w[0] <= w[1]) && ends.last().is_none_or(|&e| e as usize == params.len()));
+        ParamTable { text, params, ends }
     }
 
     /// Appends an entry with these parameters.
@@ -95,15 +82,5 @@ mod tests {
         assert_eq!(entry(1), []);
         assert_eq!(entry(2), [(u("q"), u("Query"))]);
         assert_eq!(entry(3), []);
-    }
-
-    #[test]
-    fn spans_are_checked() {
-        let text = u("cityThe city");
-        let ok = ParamTable::from_spans(text.clone(), vec![vec![(Span::new(0, 4), Span::new(4, 12))], vec![]]).unwrap();
-        assert_eq!(ok.entry(0).next(), Some((&u("city")[..], &u("The city")[..])));
-        assert_eq!(ok.len(), 2);
-        let bad = ParamTable::from_spans(text, vec![vec![], vec![(Span::new(0, 13), Span::new(0, 0))]]);
-        assert!(matches!(bad, Err(CatalogError::BadSpan { entry: 1, .. })));
     }
 }

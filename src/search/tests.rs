@@ -310,7 +310,7 @@ fn names(c: &Catalog, query: &str) -> Vec<String> {
 #[test]
 fn fielded_ranking_finds_what_the_reference_misses() {
     let reference = tools_catalog(Ranking::Reference);
-    let fielded = tools_catalog(Ranking::from_name("fielded").unwrap());
+    let fielded = tools_catalog(Ranking::FIELDED);
     let check = |query: &str, want_reference: &[&str], want_fielded: &[&str]| {
         assert_eq!(names(&reference, query), want_reference, "reference: {query}");
         assert_eq!(names(&fielded, query), want_fielded, "fielded: {query}");
@@ -339,7 +339,7 @@ fn fielded_ranking_finds_what_the_reference_misses() {
 #[test]
 fn fielded_ranking_reads_parameters_only_when_given_them() {
     let mut builder = Catalog::builder();
-    builder.ranking(Ranking::from_name("fielded").unwrap());
+    builder.ranking(Ranking::FIELDED);
     builder.push_with_parameters(
         &js("a"),
         Some(&js("lookup")),
@@ -370,14 +370,14 @@ fn fielded_catalog_keeps_the_lookups_and_the_walk() {
     // Same names as the reference: duplicates are one document with the last
     // description, id-less tools are never returned, topK and minScore apply.
     let mut builder = Catalog::builder();
-    builder.ranking(Ranking::from_name("fielded").unwrap());
+    builder.ranking(Ranking::FIELDED);
     builder.push_str("k1", Some("dup"), "weather first");
     builder.push_str("plain", None, "weather without an id");
     builder.push_str("k2", Some("dup"), "weather second");
     builder.push_str("k3", Some("forecast"), "weather forecast");
     let c = builder.build().unwrap();
     assert_eq!(c.len(), 3);
-    assert_eq!(c.ranking(), Ranking::from_name("fielded").unwrap());
+    assert_eq!(c.ranking(), Ranking::FIELDED);
     assert_eq!(names(&c, "first"), Vec::<String>::new());
     let hits = c.search(&js("weather second"), &SearchOptions::default());
     assert_eq!(hits.iter().map(|h| h.name.to_string_lossy()).collect::<Vec<_>>(), ["dup", "forecast"]);
@@ -399,14 +399,15 @@ fn fielded_catalog_keeps_the_lookups_and_the_walk() {
 }
 
 #[test]
-fn ranking_names() {
-    assert_eq!(Ranking::from_name("reference"), Some(Ranking::Reference));
-    assert_eq!(Ranking::from_name("fielded"), Some(Ranking::Fielded(FieldedConfig::DEFAULT)));
-    assert_eq!(Ranking::from_name("Fielded"), None);
-    assert_eq!(Ranking::from_name(""), None);
-    assert_eq!(Ranking::default(), Ranking::Reference);
+fn ranking_names_round_trip() {
+    for ranking in Ranking::ALL {
+        assert_eq!(Ranking::from_name(&js(ranking.name())), Some(ranking));
+    }
+    assert_eq!(Ranking::ALL.map(Ranking::name), ["reference", "fielded"]);
+    assert_eq!(Ranking::from_name(&js("Fielded")), None);
+    assert_eq!(Ranking::from_name(&js("")), None);
     assert!(!Ranking::Reference.reads_parameters());
-    assert!(Ranking::from_name("fielded").unwrap().reads_parameters());
+    assert!(Ranking::FIELDED.reads_parameters());
 }
 
 #[test]
@@ -414,7 +415,9 @@ fn parameter_lists_must_match_the_entries() {
     let mut builder = Catalog::builder();
     builder.push_str("a", None, "x");
     let (text, entries) = builder.into_parts();
-    let params = ParamTable::from_spans(Vec::new(), vec![vec![], vec![]]).unwrap();
-    let error = Catalog::with_ranking(text, entries, Ranking::from_name("fielded").unwrap(), Some(params));
+    let mut params = ParamTable::new();
+    params.push([]);
+    params.push([]);
+    let error = Catalog::with_ranking(text, entries, Ranking::FIELDED, Some(params));
     assert!(matches!(error, Err(CatalogError::ParameterCount { entries: 1, parameter_entries: 2 })));
 }

@@ -187,11 +187,11 @@ impl History {
     }
 
     fn read_message(&mut self, tape: &mut Reader<'_>) -> Result<Message, TapeError> {
-        match tape.next()? {
+        match tape.read()? {
             code::UNTOUCHED => Ok(Message::Untouched),
             code::HOLE => Ok(Message::Hole),
             code::WITH_PARTS => {
-                let top_level_text = match tape.next()? {
+                let top_level_text = match tape.read()? {
                     code::TEXT_ABSENT => TopLevelText::Absent,
                     code::TEXT => TopLevelText::Text,
                     code::TEXT_BLANK => TopLevelText::Blank,
@@ -204,14 +204,14 @@ impl History {
                     let part = read_part(tape)?;
                     self.parts.push(part);
                 }
-                let legacy = match tape.next()? {
+                let legacy = match tape.read()? {
                     code::NO_LEGACY => None,
                     code::LEGACY => {
                         let count = tape.count()?;
                         let slice = Slice { start: self.legacy.len() as u32, len: count as u32 };
                         for _ in 0..count {
-                            let id = tape.next()?;
-                            let excluded = tape.next()? != 0;
+                            let id = tape.read()?;
+                            let excluded = tape.read()? != 0;
                             self.legacy.push(match id {
                                 code::LEGACY_NULL => LegacyInvocation::Null,
                                 code::LEGACY_HOLE => LegacyInvocation::Hole,
@@ -230,19 +230,19 @@ impl History {
 }
 
 fn read_part(tape: &mut Reader<'_>) -> Result<Part, TapeError> {
-    match tape.next()? {
+    match tape.read()? {
         code::PART_OTHER => Ok(Part::Other),
         code::HOLE => Ok(Part::Hole),
         code::PART_TOOL => {
-            let state = match tape.next()? {
+            let state = match tape.read()? {
                 code::STATE_OTHER => ToolState::Other,
                 code::STATE_CALL => ToolState::Call,
                 code::STATE_RESULT => ToolState::Result,
                 _ => return Err(tape.error()),
             };
-            let excluded = tape.next()? != 0;
+            let excluded = tape.read()? != 0;
             let call_id = tape.call_id()?;
-            let model_output = match tape.next()? {
+            let model_output = match tape.read()? {
                 code::NO_OUTPUT => None,
                 code::OUTPUT => {
                     let start = tape.position();

@@ -111,12 +111,15 @@ impl Prompt {
     fn read(tape: &[i32]) -> Result<Prompt, TapeError> {
         let mut reader = Reader::new(tape);
         let count = reader.count()?;
-        let mut prompt = Prompt { messages: Vec::with_capacity(count), parts: Vec::new(), id_count: 0 };
+        // A part takes at least one number of the tape: room for them all
+        // up front spares the growth of a vector pushed to hundreds of times.
+        let parts = Vec::with_capacity(tape.len().saturating_sub(count + 1));
+        let mut prompt = Prompt { messages: Vec::with_capacity(count), parts, id_count: 0 };
         for _ in 0..count {
-            let message = match reader.next()? {
+            let message = match reader.read()? {
                 code::PASS => Message { assistant: false, content: Content::Pass },
                 kind @ (code::PARTS | code::TEXT_CONTENT) => {
-                    let assistant = match reader.next()? {
+                    let assistant = match reader.read()? {
                         code::OTHER_ROLE => false,
                         code::ASSISTANT => true,
                         _ => return Err(reader.error()),
@@ -130,7 +133,7 @@ impl Prompt {
                         }
                         Content::Parts { start, end: prompt.parts.len() }
                     } else {
-                        Content::Text { empty: reader.next()? != 0 }
+                        Content::Text { empty: reader.read()? != 0 }
                     };
                     Message { assistant, content }
                 }
@@ -143,7 +146,7 @@ impl Prompt {
     }
 
     fn read_part(&mut self, reader: &mut Reader<'_>) -> Result<Part, TapeError> {
-        let kind = match reader.next()? {
+        let kind = match reader.read()? {
             code::PART_OTHER => {
                 return Ok(Part { kind: PartKind::Other, call_id: None, excluded: false, own_output: false })
             }
@@ -161,8 +164,8 @@ impl Prompt {
             }
             self.id_count = self.id_count.max(id + 1);
         }
-        let excluded = reader.next()? != 0;
-        let own_output = kind == PartKind::Result && reader.next()? != 0;
+        let excluded = reader.read()? != 0;
+        let own_output = kind == PartKind::Result && reader.read()? != 0;
         Ok(Part { kind, call_id, excluded, own_output })
     }
 
@@ -212,6 +215,10 @@ pub fn filter(
     outputs: Option<&[i32]>,
 ) -> Result<Decision, FilterError> {
     let prompt = Prompt::read(tape)?;
+    if exclude == Exclude::Nothing {
+        // An empty exclude list filters nothing and records nothing.
+        return Ok(Decision { record_history: false, answer: Answer::Unchanged });
+    }
     let mut record_history = false;
     let preserved = match options.filter_after_tool_steps {
         None => match history {
@@ -274,6 +281,9 @@ struct Filter<'a> {
     /// By call id: the call stays whatever the exclude list says.
     preserved: Vec<bool>,
 }
+
+/// By call id, the text its removed pair leaves, if any.
+type TextsById = Vec<Option<ResultText>>;
 
 /// The text a removed pair leaves: the result it comes from and its strings.
 struct ResultText {
@@ -370,14 +380,13 @@ impl Filter<'_> {
     /// The text each removed pair leaves, by call id: that of the last
     /// removed result of the id whose output has any. `Err` carries what
     /// the binding must supply first.
-    #[allow(clippy::type_complexity)]
     fn result_texts(
         &self,
         excluded: &[bool],
         outputs: Option<&[i32]>,
-    ) -> Result<Result<Vec<Option<ResultText>>, Answer>, FilterError> {
+    ) -> Result<Result<TextsById, Answer>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
-        let mut wanted = Vec::new();
+        let mut wanted = Vec::with_capacity(self.prompt.parts.len());
         for (m, message) in self.prompt.messages.iter().enumerate() {
             for (p, part) in self.prompt.parts(message).iter().enumerate() {
                 let removed = part.kind == PartKind::Result && part.call_id.is_some_and(|id| excluded[id as usize]);
@@ -393,7 +402,7 @@ impl Filter<'_> {
             return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|&(m, p, _)| (m, p)).collect())));
         };
 
-        let mut texts: Vec<Option<ResultText>> = Vec::new();
+        let mut texts: TextsById = Vec::new();
         texts.resize_with(self.prompt.id_count, || None);
         let mut needed_json = Vec::new();
         let mut reader = Reader::new(outputs);

@@ -240,6 +240,13 @@ fn an_unreadable_output_fails_only_when_its_text_is_needed() {
 }
 
 #[test]
+fn an_empty_exclude_list_changes_and_records_nothing() {
+    let tape = PromptTape::default().assistant(vec![call(0, true)]).tool(vec![result(0, true, false)]).build();
+    let decision = filter(&plain(), Exclude::Nothing, &tape, None, None).unwrap();
+    assert_eq!(decision, Decision { record_history: false, answer: Answer::Unchanged });
+}
+
+#[test]
 fn falsy_ids_are_never_removed() {
     let tape = PromptTape::default()
         .assistant(vec![call(code::NO_CALL_ID, false)])
@@ -277,8 +284,8 @@ fn arbitrary_tapes_give_answers_or_errors_never_panics() {
         let outputs: Vec<i32> = (0..(rng.next() % 8)).map(|_| small(&mut rng)).collect();
         for options in &all_options {
             for exclude in [Exclude::All, Exclude::Listed] {
-                let history = (rng.next() % 2 == 0).then_some(history.as_slice());
-                let outputs = (rng.next() % 2 == 0).then_some(outputs.as_slice());
+                let history = rng.next().is_multiple_of(2).then_some(history.as_slice());
+                let outputs = rng.next().is_multiple_of(2).then_some(outputs.as_slice());
                 if filter(options, exclude, &tape, history, outputs).is_ok() {
                     answered += 1;
                 }

@@ -90,7 +90,7 @@ impl<'a> Reader<'a> {
         self.position
     }
 
-    pub fn next(&mut self) -> Result<i32, TapeError> {
+    pub fn read(&mut self) -> Result<i32, TapeError> {
         let value = *self.data.get(self.position).ok_or(TapeError { position: self.position })?;
         self.position += 1;
         Ok(value)
@@ -104,13 +104,13 @@ impl<'a> Reader<'a> {
     /// keeps a broken tape from asking for a huge allocation.
     pub fn count(&mut self) -> Result<usize, TapeError> {
         let at = self.position;
-        let value = self.next()?;
+        let value = self.read()?;
         usize::try_from(value).ok().filter(|&n| n <= self.data.len() - self.position).ok_or(TapeError { position: at })
     }
 
     /// An interned call id, or `None` for the "no id" code (any negative value).
     pub fn call_id(&mut self) -> Result<Option<i32>, TapeError> {
-        let value = self.next()?;
+        let value = self.read()?;
         Ok((value >= 0).then_some(value))
     }
 
@@ -133,25 +133,25 @@ impl<'a> Reader<'a> {
         if depth > MAX_NODE_DEPTH {
             return Err(TapeError { position: self.position });
         }
-        match self.next()? {
+        match self.read()? {
             node::NOTHING | node::TOO_DEEP => {}
             node::STRING => {
-                self.next()?;
-                self.next()?;
+                self.read()?;
+                self.read()?;
             }
             node::PRIMITIVE => {
-                self.next()?;
+                self.read()?;
             }
             node::ARRAY => {
-                self.next()?;
+                self.read()?;
                 for _ in 0..self.count()? {
                     self.skip_node(depth + 1)?;
                 }
             }
             node::OBJECT => {
-                let flags = self.next()?;
+                let flags = self.read()?;
                 for _ in 0..3 {
-                    self.next()?;
+                    self.read()?;
                 }
                 if flags & node::HAS_VALUE != 0 {
                     self.skip_node(depth + 1)?;
@@ -204,19 +204,19 @@ fn node_text(
     if depth > MAX_NODE_DEPTH {
         return Err(NodeError::TooDeep);
     }
-    match tape.next()? {
+    match tape.read()? {
         node::NOTHING => {}
         node::TOO_DEEP => return Err(NodeError::TooDeep),
         node::STRING => {
-            let index = tape.next()?;
-            if tape.next()? != 0 {
+            let index = tape.read()?;
+            if tape.read()? != 0 {
                 out.push(index);
             }
         }
-        node::PRIMITIVE => out.push(tape.next()?),
+        node::PRIMITIVE => out.push(tape.read()?),
         node::ARRAY => {
             let json_slot = tape.position();
-            let json = tape.next()?;
+            let json = tape.read()?;
             let children = tape.count()?;
             let before = out.len();
             for _ in 0..children {
@@ -227,11 +227,11 @@ fn node_text(
             }
         }
         node::OBJECT => {
-            let flags = tape.next()?;
+            let flags = tape.read()?;
             let json_slot = tape.position();
-            let json = tape.next()?;
-            let text = tape.next()?;
-            let text_non_empty = tape.next()? != 0;
+            let json = tape.read()?;
+            let text = tape.read()?;
+            let text_non_empty = tape.read()? != 0;
             let is_text_type = flags & node::IS_TEXT_TYPE != 0;
             let has_value = flags & node::HAS_VALUE != 0;
             let push_text = |out: &mut Vec<i32>| {

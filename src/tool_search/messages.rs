@@ -3,7 +3,7 @@
 //! behaviour, byte for byte the reference's.
 
 use crate::js::JsString;
-use crate::search::SearchHit;
+use crate::search::{truncate_description, SearchHit};
 
 pub const INSTRUCTION: &str = "To discover available tools, call search_tools with a keyword query. \
 To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. \
@@ -23,6 +23,24 @@ Use this when you need a capability you don't currently have. \
 Returns a list of matching tools, which are loaded automatically and \
 become available on your next turn — no separate load step is required.";
 
+/// The system instruction of a step, for the mode.
+pub fn instruction(auto_load: bool) -> &'static str {
+    if auto_load {
+        INSTRUCTION_AUTO_LOAD
+    } else {
+        INSTRUCTION
+    }
+}
+
+/// `search_tools`' description, for the mode.
+pub fn search_description(auto_load: bool) -> &'static str {
+    if auto_load {
+        SEARCH_DESCRIPTION_AUTO_LOAD
+    } else {
+        SEARCH_DESCRIPTION
+    }
+}
+
 pub const SEARCH_QUERY_DESCRIPTION: &str = "Search keywords (e.g., \"weather\", \"github issue\", \"database query\")";
 
 pub const LOAD_DESCRIPTION: &str = "Load one or more tools into your context. \
@@ -33,6 +51,19 @@ Pass a single toolName or an array of toolNames to load multiple tools at once."
 pub const LOAD_TOOL_NAME_DESCRIPTION: &str = "The exact name of a tool to load (from search results)";
 
 pub const LOAD_TOOL_NAMES_DESCRIPTION: &str = "Array of exact tool names to load in one call (from search results)";
+
+/// Introduces the injected catalog (`injectCatalog`) when `load_tool` is offered.
+pub const CATALOG_HEADER: &str = "The following tools are available to load. \
+Call load_tool with a toolName or toolNames array to add one or more before using them — \
+no search step is required. search_tools is also available if you need to rediscover tools by keyword.";
+
+/// Introduces the injected catalog in `autoLoad` mode.
+pub const CATALOG_HEADER_AUTO_LOAD: &str = "The following tools are available. \
+Call search_tools with a keyword to load one — \
+matching tools are loaded automatically and become available on your next turn.";
+
+/// Between the catalog header and its lines.
+pub const CATALOG_LIST_INTRO: &str = "\n\nAvailable tools:\n";
 
 pub const EMPTY_TOOL_NAMES: &str = "toolNames array must not be empty.";
 
@@ -140,4 +171,31 @@ pub fn loaded_many(loaded: &[JsString], already_loaded: &[JsString], not_found: 
         message = message.units(&part.0);
     }
     message.done()
+}
+
+/// Appends one line of the injected catalog to `lines` (after a `'\n'` when
+/// it is not the first): `` - `name`: description ``, or `` - `name` `` for a
+/// tool without a description. The description is truncated like a search
+/// result's.
+pub fn push_catalog_line(lines: &mut Vec<u16>, name: &[u16], description: &[u16]) {
+    if !lines.is_empty() {
+        lines.push(u16::from(b'\n'));
+    }
+    lines.extend("- `".encode_utf16());
+    lines.extend_from_slice(name);
+    lines.push(u16::from(b'`'));
+    if !description.is_empty() {
+        lines.extend(": ".encode_utf16());
+        lines.extend_from_slice(&truncate_description(description));
+    }
+}
+
+/// The system message of an injected catalog: the header of the mode, then
+/// the lines from [`push_catalog_line`].
+pub fn catalog(auto_load: bool, lines: &[u16]) -> JsString {
+    Message::default()
+        .text(if auto_load { CATALOG_HEADER_AUTO_LOAD } else { CATALOG_HEADER })
+        .text(CATALOG_LIST_INTRO)
+        .units(lines)
+        .done()
 }

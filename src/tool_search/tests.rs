@@ -4,6 +4,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use super::*;
+use crate::search::{Ranking, SearchOptions};
 
 /// Runs a future that never waits (every hook here answers at once).
 fn ready<T>(future: impl Future<Output = T>) -> T {
@@ -54,11 +55,15 @@ fn options(has_filter: bool) -> Options {
         include_resolved_tools: false,
         storage: Storage::InMemory,
         ttl_ms: 3_600_000.0,
+        inject_catalog: false,
         ranking: Ranking::Reference,
     }
 }
 
-struct Tools(Vec<(Vec<u16>, Option<Vec<u16>>, Vec<u16>)>);
+/// A tool's key, id and description as UTF-16.
+type OwnedEntry = (Vec<u16>, Option<Vec<u16>>, Vec<u16>);
+
+struct Tools(Vec<OwnedEntry>);
 
 impl Tools {
     fn new(tools: &[(&str, Option<&str>, &str)]) -> Tools {
@@ -224,7 +229,8 @@ fn resolved_tools_merge_like_an_object_spread() {
     ]);
     let catalog = search.step_catalog(&resolved.entries()).unwrap();
     assert_eq!(catalog.visible, Some(vec![0]));
-    assert_eq!(catalog.sources, Some(vec![-3, 0, -2, 2, -4]));
+    // Resolved tool `i` is `3 + i`: the constructor had three tools.
+    assert_eq!(catalog.sources, Some(vec![5, 0, 4, 2, 6]));
     let keys: Vec<String> =
         (0..catalog.catalog.entry_count()).map(|i| String::from_utf16_lossy(catalog.catalog.key(i))).collect();
     assert_eq!(keys, ["7", "weather", "email", "issue", "memory"]);
@@ -236,22 +242,23 @@ fn resolved_tools_merge_like_an_object_spread() {
     assert_eq!(catalog.visible, Some(vec![0]));
 }
 
+/// [`weather_tools`] as the binding hands them over.
+fn weather_table() -> (Vec<u16>, Vec<EntrySpans>) {
+    let mut builder = Catalog::builder();
+    for entry in weather_tools().entries() {
+        builder.push(entry.key, entry.id, entry.description);
+    }
+    builder.into_parts()
+}
+
 #[test]
 fn fielded_ranking_searches_static_and_resolved_parameters() {
-    let tools = weather_tools();
-    let (text, entries) = {
-        let mut builder = Catalog::builder();
-        for entry in tools.entries() {
-            builder.push(entry.key, entry.id, entry.description);
-        }
-        builder.into_parts()
-    };
+    let (text, entries) = weather_table();
     let mut params = ParamTable::new();
     params.push([(&units("city")[..], &units("The city, e.g. Lisbon")[..])]);
     params.push([(&units("recipient")[..], &units("Who receives it")[..])]);
     params.push([]);
-    let options =
-        Options { include_resolved_tools: true, ranking: Ranking::from_name("fielded").unwrap(), ..options(false) };
+    let options = Options { include_resolved_tools: true, ranking: Ranking::FIELDED, ..options(false) };
     let search = ToolSearch::from_table_with_parameters(options, text, entries, Some(params)).unwrap();
     // Static: a parameter's description is searched.
     let outcome = ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0));
@@ -264,6 +271,8 @@ fn fielded_ranking_searches_static_and_resolved_parameters() {
     resolved_params.push([(&units("attachment")[..], &units("A file")[..])]);
     resolved_params.push([(&units("fact")[..], &units("What to remember about Lisbon")[..])]);
     let catalog = search.step_catalog_with_parameters(&resolved.entries(), Some(&resolved_params)).unwrap();
+    // Resolved tool `i` is tool `3 + i`: `email` replaced static tool 1 in place.
+    assert_eq!(catalog.sources, Some(vec![0, 3, 2, 4]));
     let step = Step::new(Arc::new(catalog), None, NameSet::new());
     let outcome = ready(search.search(&step, &units("Lisbon"), &NoFilter, 1000.0));
     // `memory` has no id, so it is indexed but never returned.
@@ -279,27 +288,13 @@ fn fielded_ranking_searches_static_and_resolved_parameters() {
 
 #[test]
 fn the_reference_ranking_ignores_parameters() {
-    let tools = weather_tools();
-    let (text, entries) = {
-        let mut builder = Catalog::builder();
-        for entry in tools.entries() {
-            builder.push(entry.key, entry.id, entry.description);
-        }
-        builder.into_parts()
-    };
+    let (text, entries) = weather_table();
     let mut params = ParamTable::new();
     for _ in 0..3 {
         params.push([(&units("lisbon")[..], &units("Lisbon")[..])]);
     }
     let search = ToolSearch::from_table_with_parameters(options(false), text, entries, Some(params)).unwrap();
     assert!(ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0)).results.is_empty());
-}
-
-#[test]
-fn thread_falls_back_to_the_memory_thread() {
-    assert_eq!(thread_id(Some(js("a")), Some(js("b"))), Some(js("a")));
-    assert_eq!(thread_id(Some(js("")), Some(js("b"))), Some(js("b")));
-    assert_eq!(thread_id(None, None), None);
 }
 
 #[test]
@@ -314,4 +309,67 @@ fn a_large_catalog_indexes_in_the_background_and_searches_the_same() {
     let outcome = ready(search.search(&step, &units("tool_999 weather"), &NoFilter, 0.0));
     assert_eq!(names(&outcome)[0], "tool_999");
     assert_eq!(step.catalog.catalog.entry_count(), 1000);
+}
+
+#[test]
+fn the_injected_catalog_lists_each_key_with_its_name_and_indexed_description() {
+    let long = "d".repeat(151);
+    let tools = Tools::new(&[
+        ("weather", Some("getWeather"), "Get the weather"),
+        ("bare", None, ""),
+        ("long", Some("longOne"), &long),
+        // Same name as the first tool: both lines show the later description.
+        ("again", Some("getWeather"), "Replaced"),
+    ]);
+    let inject = Options { inject_catalog: true, ..options(false) };
+    let search = ToolSearch::new(inject, &tools.entries()).unwrap();
+    let step = step(&search, None);
+    let message = ready(search.catalog_message(&step.catalog, &NoFilter)).unwrap();
+    let expected = format!(
+        "{}\n\nAvailable tools:\n- `getWeather`: Replaced\n- `bare`\n- `longOne`: {}...\n- `getWeather`: Replaced",
+        messages::CATALOG_HEADER,
+        "d".repeat(147)
+    );
+    assert_eq!(message.to_string_lossy(), expected);
+
+    // The hook is asked about every tool, in key order, and may hide some.
+    let filtered = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+    let hook = Recorder::denying(&[0, 2]);
+    let message = ready(filtered.catalog_message(&step.catalog, &hook)).unwrap();
+    assert_eq!(
+        message.to_string_lossy(),
+        format!("{}\n\nAvailable tools:\n- `bare`\n- `getWeather`: Replaced", messages::CATALOG_HEADER)
+    );
+    assert_eq!(*hook.calls.borrow(), [(0, Phase::Search), (1, Phase::Search), (2, Phase::Search), (3, Phase::Search)]);
+}
+
+#[test]
+fn a_catalog_key_resolves_like_a_loaded_name() {
+    // The key `getWeather` is also the first tool's id: without a hook the
+    // key wins, with one the id does (and the hook is asked about that tool).
+    let tools = Tools::new(&[("weather", Some("getWeather"), "Weather"), ("getWeather", Some("other"), "Other")]);
+    let plain = ToolSearch::new(Options { inject_catalog: true, ..options(false) }, &tools.entries()).unwrap();
+    let message = ready(plain.catalog_message(&step(&plain, None).catalog, &NoFilter)).unwrap();
+    assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `other`: Other"), "{message}");
+    let hooked = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+    let hook = Recorder::denying(&[]);
+    let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, &hook)).unwrap();
+    assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `getWeather`: Weather"), "{message}");
+    assert_eq!(*hook.calls.borrow(), [(0, Phase::Search), (0, Phase::Search)]);
+}
+
+#[test]
+fn the_catalog_is_not_injected_when_off_empty_or_before_the_host_has_the_option() {
+    let tools = weather_tools();
+    let off = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, &NoFilter)), None);
+    let empty = ToolSearch::new(Options { inject_catalog: true, ..options(false) }, &[]).unwrap();
+    assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, &NoFilter)), None);
+    let requested = Options { inject_catalog: true, ..options(false) };
+    let old_host = crate::releases::behaviours("1.66.0").unwrap();
+    assert!(!requested.for_host(&old_host).inject_catalog);
+    assert!(requested.for_host(&crate::releases::behaviours("1.67.0").unwrap()).inject_catalog);
+    let auto = ToolSearch::new(Options { auto_load: true, ..requested }, &tools.entries()).unwrap();
+    let message = ready(auto.catalog_message(&step(&auto, None).catalog, &NoFilter)).unwrap();
+    assert!(message.to_string_lossy().starts_with(messages::CATALOG_HEADER_AUTO_LOAD));
 }

@@ -1,0 +1,363 @@
+//! Target `message_list_tape`: `History::read`, `plan_tape`,
+//! `tool_call_ids` and `StepHistory::advance` (the filter of Mastra 1.59).
+//!
+//! Structured inputs are history tapes as `writeHistory` in
+//! `lib/tool-call-filter/message-list.js` writes them, with model outputs
+//! from [`crate::model_output`]; raw inputs are arbitrary tapes. Every plan
+//! is walked the way `applyPlan` walks it and must fit: it is never longer
+//! than its tape (the binding's answer buffer is the tape's size), has one
+//! action per message and per part, replaces only results with an output and
+//! carries exactly that output's strings (by the oracle), and keeps legacy
+//! invocations by real positions, in order. A request for JSON names only
+//! slots left for later, and once they are filled a second plan never asks
+//! again (the binding asks only once). Errors must have their cause on the tape.
+
+use std::collections::HashSet;
+
+use mastra_native_processors::tool_call_filter::message_list::{
+    code, plan_tape, tool_call_ids, History, LegacyInvocation, Message, Options, Part, StepHistory, TapePlan,
+    ToolState, TopLevelText,
+};
+use mastra_native_processors::tool_call_filter::tape::{node, TapeError};
+use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, Exclude, FilterError};
+
+use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
+use crate::model_output::{self, decode, encode, gen_node};
+
+/// Call ids come from a small pool, so calls, results and the preserve set meet.
+const MAX_ID: i32 = 7;
+
+/// A history tape as the binding writes it.
+pub fn gen_history(u: &mut U<'_>, strings: &mut Strings) -> Vec<i32> {
+    let mut tape = Vec::new();
+    let count = size(u, 0, 10);
+    tape.push(count as i32);
+    for _ in 0..count {
+        match int(u, 0, 9) {
+            0 => tape.push(code::UNTOUCHED),
+            1 => tape.push(code::HOLE),
+            _ => gen_message_with_parts(u, strings, &mut tape),
+        }
+    }
+    tape
+}
+
+fn gen_message_with_parts(u: &mut U<'_>, strings: &mut Strings, tape: &mut Vec<i32>) {
+    let top_level_text =
+        pick(u, &[code::TEXT_ABSENT, code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING]);
+    let part_count = size(u, 0, 6);
+    tape.extend([code::WITH_PARTS, top_level_text, part_count as i32]);
+    for _ in 0..part_count {
+        match int(u, 0, 5) {
+            0 => tape.push(code::PART_OTHER),
+            1 => tape.push(code::HOLE),
+            _ => {
+                let state = pick(u, &[code::STATE_CALL, code::STATE_RESULT, code::STATE_RESULT, code::STATE_OTHER]);
+                let excluded = i32::from(flag(u));
+                let call_id = if one_in(u, 8) { code::NO_CALL_ID } else { int(u, 0, MAX_ID) };
+                tape.extend([code::PART_TOOL, state, excluded, call_id]);
+                if flag(u) {
+                    tape.push(code::OUTPUT);
+                    encode(&mut gen_node(u, strings, 0), tape);
+                } else {
+                    tape.push(code::NO_OUTPUT);
+                }
+            }
+        }
+    }
+    if one_in(u, 3) {
+        let count = size(u, 0, 4);
+        tape.extend([code::LEGACY, count as i32]);
+        for _ in 0..count {
+            match int(u, 0, 7) {
+                0 => tape.extend([code::LEGACY_NULL, 0]),
+                1 => tape.extend([code::LEGACY_HOLE, 0]),
+                // Every legacy id is interned, falsy ones included.
+                _ => tape.extend([int(u, 0, MAX_ID), i32::from(flag(u))]),
+            }
+        }
+    } else {
+        tape.push(code::NO_LEGACY);
+    }
+}
+
+pub fn run(data: &[u8]) {
+    let mut u = U::new(data);
+    let mut strings = Strings::default();
+    let structured = !one_in(&mut u, 4);
+    let mut tape = if structured { gen_history(&mut u, &mut strings) } else { raw_tape(&mut u, 1024) };
+    let options = Options {
+        preserve_model_output: !one_in(&mut u, 4),
+        filter_after_tool_steps: flag(&mut u).then(|| js_number(&mut u)),
+    };
+    let exclude = pick(&mut u, &[Exclude::All, Exclude::Listed, Exclude::Listed, Exclude::Nothing]);
+    let preserve: HashSet<CallId> = (0..size(&mut u, 0, 4)).map(|_| int(&mut u, -1, MAX_ID)).collect();
+
+    let history = History::read(&tape);
+    if structured {
+        assert!(history.is_ok(), "a tape the binding writes was refused: {history:?}");
+    }
+    let mut strings = structured.then_some(&mut strings);
+    let mut planned = plan_tape(&options, exclude, &tape, &preserve);
+    match &history {
+        Err(error) => {
+            let error = TapeError { position: error.position };
+            assert_eq!(planned, Err(FilterError::Tape(error)), "read and plan disagree");
+        }
+        Ok(history) => {
+            if let Ok(TapePlan::NeedsJson(slots)) = &planned {
+                let slots = slots.clone();
+                check_json_request(&tape, &slots, exclude);
+                fill(&mut u, &mut tape, &slots, strings.as_deref_mut());
+                planned = plan_tape(&options, exclude, &tape, &preserve);
+                if let Ok(TapePlan::NeedsJson(again)) = &planned {
+                    panic!("JSON asked for again after it was filled in: {again:?}");
+                }
+            }
+            match planned {
+                Ok(TapePlan::Ready(plan)) => {
+                    let used = check_plan(history, &tape, &plan, &options, exclude, &preserve);
+                    if let Some(strings) = strings {
+                        strings.check_used(&used);
+                    }
+                }
+                Ok(TapePlan::NeedsJson(_)) => unreachable!(),
+                Err(error) => check_error(history, &tape, &error, &options, exclude),
+            }
+            check_steps(&mut u, history);
+        }
+    }
+}
+
+fn check_json_request(tape: &[i32], slots: &[usize], exclude: Exclude) {
+    assert_ne!(exclude, Exclude::Nothing, "JSON asked for with nothing excluded");
+    assert!(!slots.is_empty(), "an empty JSON request");
+    assert!(slots.len() <= tape.len(), "the JSON request does not fit the answer buffer");
+    let distinct: HashSet<usize> = slots.iter().copied().collect();
+    assert_eq!(distinct.len(), slots.len(), "a JSON slot asked for twice: {slots:?}");
+    for &slot in slots {
+        assert!(slot < tape.len() && tape[slot] == node::JSON_LATER, "slot {slot} is not a JSON slot left for later");
+        assert!(i32::try_from(slot).is_ok(), "slot {slot} does not fit the binding's Int32Array");
+    }
+}
+
+fn fill(u: &mut U<'_>, tape: &mut [i32], slots: &[usize], strings: Option<&mut Strings>) {
+    match strings {
+        Some(strings) => model_output::fill_json(u, tape, slots, strings),
+        None => {
+            for &slot in slots {
+                tape[slot] = if flag(u) { node::NO_JSON } else { tape_value(u).max(0) };
+            }
+        }
+    }
+}
+
+/// Walks a plan as `applyPlan` does and checks every action against the
+/// history; returns the strings the plan uses.
+fn check_plan(
+    history: &History,
+    tape: &[i32],
+    plan: &[i32],
+    options: &Options,
+    exclude: Exclude,
+    preserve: &HashSet<CallId>,
+) -> Vec<i32> {
+    let mut used = Vec::new();
+    // The binding's answer buffer is as long as the tape.
+    assert!(plan.len() <= tape.len(), "a plan of {} for a tape of {}", plan.len(), tape.len());
+    if exclude == Exclude::Nothing {
+        assert!(plan.len() == history.messages.len() && plan.iter().all(|&a| a == plan::KEEP), "{plan:?}");
+        return used;
+    }
+    let listed = exclude == Exclude::Listed;
+    let mut plan = Cursor::new(plan);
+    for message in &history.messages {
+        let action = plan.read();
+        let &Message::WithParts { top_level_text, parts, legacy } = message else {
+            let expected = if *message == Message::Hole { plan::DROP } else { plan::KEEP };
+            assert_eq!(action, expected, "{message:?}");
+            continue;
+        };
+        let parts = history.parts(parts);
+        if !parts.iter().any(|part| matches!(part, Part::Tool { .. })) {
+            assert_eq!(action, plan::KEEP, "a message without tool parts is left alone");
+            continue;
+        }
+        if action == plan::DROP {
+            assert_ne!(top_level_text, TopLevelText::Text, "a message with text of its own was dropped");
+            continue;
+        }
+        assert_eq!(action, plan::REWRITE, "a message with tool parts is dropped or rebuilt");
+        assert!(!(listed && top_level_text == TopLevelText::NotAString), "trimming a non-string should have failed");
+        let mut kept = 0;
+        for part in parts {
+            let action = plan.read();
+            let (state, excluded, call_id, model_output) = match *part {
+                Part::Hole => {
+                    assert_eq!(action, plan::PART_DROP, "a hole stays a hole");
+                    continue;
+                }
+                Part::Other => {
+                    assert_eq!(action, plan::PART_KEEP, "a part that is no tool invocation stays");
+                    kept += 1;
+                    continue;
+                }
+                Part::Tool { state, excluded, call_id, model_output } => (state, excluded, call_id, model_output),
+            };
+            let preserved = call_id.is_some_and(|id| preserve.contains(&id));
+            if preserved || (listed && (state == ToolState::Other || (state == ToolState::Call && !excluded))) {
+                assert_eq!(action, plan::PART_KEEP, "{part:?} must stay");
+            }
+            if !preserved && (exclude == Exclude::All || (excluded && state != ToolState::Other)) {
+                assert_ne!(action, plan::PART_KEEP, "{part:?} must go");
+            }
+            let output_text = || {
+                let position = model_output?;
+                let (tree, _) = decode(tape, position).expect("an output the reader accepted decodes");
+                Some(model_output::text(&tree).expect("a text the planner gave is not too deep"))
+            };
+            match action {
+                plan::PART_KEEP => kept += 1,
+                plan::PART_DROP => {
+                    if options.preserve_model_output && state == ToolState::Result {
+                        if let Some(text) = output_text() {
+                            assert!(text.strings.is_empty(), "a result with output text was dropped: {part:?}");
+                        }
+                    }
+                }
+                plan::PART_MODEL_OUTPUT => {
+                    assert!(options.preserve_model_output && state == ToolState::Result, "{part:?} became text");
+                    let count = plan.read();
+                    assert!(count > 0, "a text of no strings");
+                    let strings = plan.take(count);
+                    let text = output_text().expect("only a result with an output becomes text");
+                    assert!(text.needed_json.is_empty(), "a text made while JSON was missing");
+                    assert_eq!(strings, &text.strings[..], "the strings of {part:?}");
+                    used.extend_from_slice(strings);
+                    kept += 1;
+                }
+                other => panic!("part action {other} for {part:?}"),
+            }
+        }
+        assert!(kept > 0 || top_level_text == TopLevelText::Text, "an emptied message was rebuilt");
+        let count = plan.read();
+        let positions = plan.take(count);
+        let Some(legacy) = legacy else {
+            assert_eq!(count, 0, "legacy invocations kept where there were none");
+            continue;
+        };
+        let legacy = history.legacy(legacy);
+        assert!(positions.windows(2).all(|w| w[0] < w[1]), "legacy positions out of order: {positions:?}");
+        for &position in positions {
+            let entry = usize::try_from(position).ok().and_then(|p| legacy.get(p));
+            let Some(&LegacyInvocation::Entry { call_id, .. }) = entry else {
+                panic!("legacy position {position} is no invocation: {entry:?}");
+            };
+            if exclude == Exclude::All {
+                assert!(call_id.is_some_and(|id| preserve.contains(&id)), "an invocation kept while all go");
+            }
+        }
+    }
+    plan.finish();
+    used
+}
+
+/// An error must have its cause in the history.
+fn check_error(history: &History, tape: &[i32], error: &FilterError, options: &Options, exclude: Exclude) {
+    let listed = exclude == Exclude::Listed;
+    let message = |index: usize| history.messages.get(index).copied();
+    let with_parts = |index: usize| match message(index) {
+        Some(Message::WithParts { top_level_text, parts, legacy }) => Some((top_level_text, parts, legacy)),
+        _ => None,
+    };
+    match *error {
+        FilterError::MissingMessage { message: index } => {
+            assert!(listed && message(index) == Some(Message::Hole), "{error:?}")
+        }
+        FilterError::NullLegacyInvocation { message: index } => {
+            let (_, _, legacy) = with_parts(index).expect("a null invocation in a message with parts");
+            let legacy = history.legacy(legacy.expect("a message with legacy invocations"));
+            assert!(legacy.contains(&LegacyInvocation::Null), "{error:?}");
+        }
+        FilterError::NonStringTopLevelContent { message: index } => {
+            let (top_level_text, _, _) = with_parts(index).expect("a message with parts");
+            assert!(listed && top_level_text == TopLevelText::NotAString, "{error:?}");
+        }
+        FilterError::ModelOutputTooDeep { message: index } => {
+            let (_, parts, _) = with_parts(index).expect("a message with parts");
+            assert!(options.preserve_model_output, "{error:?} without preserveModelOutput");
+            let too_deep = history.parts(parts).iter().any(|part| match *part {
+                Part::Tool { model_output: Some(position), .. } => {
+                    decode(tape, position).is_some_and(|(tree, _)| model_output::text(&tree).is_err())
+                }
+                _ => false,
+            });
+            assert!(too_deep, "{error:?} but no output there is too deep");
+        }
+        _ => panic!("{error:?} from a history the reader accepted"),
+    }
+}
+
+/// `tool_call_ids` and `StepHistory::advance` as `advanceSteps` uses them.
+fn check_steps(u: &mut U<'_>, history: &History) {
+    let ids = tool_call_ids(history);
+    let first_hole = history.messages.iter().position(|m| *m == Message::Hole);
+    let response = match (ids, first_hole) {
+        (Err(FilterError::MissingMessage { message }), Some(hole)) => {
+            assert_eq!(message, hole);
+            return;
+        }
+        (Ok(ids), None) => {
+            let mut expected = Vec::new();
+            for message in &history.messages {
+                if let Message::WithParts { parts, .. } = message {
+                    for part in history.parts(*parts) {
+                        if let Part::Tool { call_id: Some(id), .. } = part {
+                            if !expected.contains(id) {
+                                expected.push(*id);
+                            }
+                        }
+                    }
+                }
+            }
+            assert_eq!(ids, expected, "tool_call_ids");
+            ids
+        }
+        (ids, hole) => panic!("tool_call_ids gave {ids:?} with the first hole at {hole:?}"),
+    };
+    // `args.state` can hold anything the binding interned, not only this response's ids.
+    let response = if one_in(u, 4) { (0..size(u, 0, 8)).map(|_| int(u, -2, MAX_ID + 2)).collect() } else { response };
+
+    let mut steps = StepHistory {
+        seen: (0..size(u, 0, 8)).map(|_| int(u, -2, MAX_ID + 2)).collect(),
+        steps: (0..size(u, 0, 5)).map(|_| (0..size(u, 0, 4)).map(|_| int(u, -2, MAX_ID + 2)).collect()).collect(),
+    };
+    let before = steps.clone();
+    let keep_steps = js_number(u);
+    let kept = steps.advance(&response, keep_steps);
+
+    assert_eq!(steps.steps.len(), before.steps.len() + 1);
+    assert_eq!(&steps.steps[..before.steps.len()], &before.steps[..], "earlier steps changed");
+    let mut expected_seen: Vec<CallId> = Vec::new();
+    for &id in &before.seen {
+        if !expected_seen.contains(&id) {
+            expected_seen.push(id);
+        }
+    }
+    let mut fresh = Vec::new();
+    for &id in &response {
+        if !expected_seen.contains(&id) && !fresh.contains(&id) {
+            fresh.push(id);
+        }
+    }
+    expected_seen.extend(&fresh);
+    assert_eq!(steps.seen, expected_seen, "seen ids");
+    assert_eq!(steps.steps.last(), Some(&fresh), "this step's ids");
+    let every: HashSet<CallId> = steps.steps.iter().flatten().copied().collect();
+    assert!(kept.is_subset(&every), "kept ids that no step holds");
+    if !keeps_any_step(keep_steps) {
+        assert!(kept.is_empty(), "a count of {keep_steps} kept {kept:?}");
+    } else if keep_steps.is_nan() || keep_steps >= steps.steps.len() as f64 {
+        assert_eq!(kept, every, "a count of {keep_steps} keeps every step");
+    }
+}

@@ -1,0 +1,510 @@
+//! Target `prompt_tape`: `prompt::filter` (the filter of Mastra 1.60 on),
+//! driven through the same rounds as `processLLMRequest` in
+//! `lib/tool-call-filter/prompt.js`: the prompt tape with an optional history
+//! table, then, if asked, the outputs tape, then, if asked, again with its
+//! JSON filled in.
+//!
+//! Structured inputs are prompts as `writePrompt` writes them (ids interned
+//! in prompt order), outputs as `writeModelOutput` writes them; raw inputs
+//! are arbitrary tapes. A small parser of its own here reads the prompt
+//! grammar independently: the core must refuse exactly the tapes it refuses,
+//! and fail only where the history table does not fit or a string content
+//! stands where steps are counted. Every answer must be one the binding can
+//! follow: requested outputs are removed results that exist, in order; JSON
+//! requests name slots left for later and come only once; a plan has one
+//! action per message and per part, leaves system and user messages alone,
+//! moves calls and results as pairs, and each text carries exactly the
+//! strings of the last requested result of its call that has any (by the
+//! oracle in [`crate::model_output`]).
+
+use std::collections::HashMap;
+
+use mastra_native_processors::releases::PreservedResults;
+use mastra_native_processors::tool_call_filter::prompt::{code, filter, Answer, Decision, Options};
+use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, Exclude, FilterError};
+
+use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
+use crate::model_output::{self, decode, encode, gen_node, Text};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    Other,
+    Call,
+    Result,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub kind: Kind,
+    pub id: Option<u32>,
+    pub excluded: bool,
+    pub own_output: bool,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Message {
+    /// A system or user message.
+    Pass,
+    Parts {
+        assistant: bool,
+        parts: Vec<Part>,
+    },
+    Text {
+        assistant: bool,
+        empty: bool,
+    },
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Prompt {
+    pub messages: Vec<Message>,
+    /// One more than the largest call id.
+    pub id_count: usize,
+}
+
+impl Prompt {
+    fn parts(&self, message: usize) -> &[Part] {
+        match &self.messages[message] {
+            Message::Parts { parts, .. } => parts,
+            _ => &[],
+        }
+    }
+
+    fn part(&self, message: i32, part: i32) -> Option<&Part> {
+        match self.messages.get(usize::try_from(message).ok()?)? {
+            Message::Parts { parts, .. } => parts.get(usize::try_from(part).ok()?),
+            _ => None,
+        }
+    }
+}
+
+/// A prompt as the binding writes it.
+pub fn gen_prompt(u: &mut U<'_>) -> Prompt {
+    let mut prompt = Prompt::default();
+    for _ in 0..size(u, 0, 10) {
+        let assistant = !one_in(u, 3);
+        let message = match int(u, 0, 7) {
+            0 => Message::Pass,
+            1 => Message::Text { assistant, empty: flag(u) },
+            _ => {
+                let mut parts = Vec::new();
+                for _ in 0..size(u, 0, 5) {
+                    let kind = pick(u, &[Kind::Other, Kind::Call, Kind::Call, Kind::Result, Kind::Result]);
+                    if kind == Kind::Other {
+                        parts.push(Part { kind, id: None, excluded: false, own_output: false });
+                        continue;
+                    }
+                    // Ids are interned in prompt order: an id is one seen before or the next.
+                    let id = if one_in(u, 10) {
+                        None
+                    } else {
+                        let id = size(u, 0, prompt.id_count);
+                        prompt.id_count = prompt.id_count.max(id + 1);
+                        Some(id as u32)
+                    };
+                    let own_output = kind == Kind::Result && flag(u);
+                    parts.push(Part { kind, id, excluded: flag(u), own_output });
+                }
+                Message::Parts { assistant, parts }
+            }
+        };
+        prompt.messages.push(message);
+    }
+    prompt
+}
+
+pub fn encode_prompt(prompt: &Prompt) -> Vec<i32> {
+    let mut tape = vec![prompt.messages.len() as i32];
+    let role = |assistant: bool| if assistant { code::ASSISTANT } else { code::OTHER_ROLE };
+    for message in &prompt.messages {
+        match message {
+            Message::Pass => tape.push(code::PASS),
+            Message::Text { assistant, empty } => {
+                tape.extend([code::TEXT_CONTENT, role(*assistant), i32::from(*empty)])
+            }
+            Message::Parts { assistant, parts } => {
+                tape.extend([code::PARTS, role(*assistant), parts.len() as i32]);
+                for part in parts {
+                    let id = part.id.map_or(code::NO_CALL_ID, |id| id as i32);
+                    match part.kind {
+                        Kind::Other => tape.push(code::PART_OTHER),
+                        Kind::Call => tape.extend([code::TOOL_CALL, id, i32::from(part.excluded)]),
+                        Kind::Result => {
+                            tape.extend([code::TOOL_RESULT, id, i32::from(part.excluded), i32::from(part.own_output)])
+                        }
+                    }
+                }
+            }
+        }
+    }
+    tape
+}
+
+/// The grammar at the top of `prompt.rs`, read independently of the core.
+pub fn parse_prompt(tape: &[i32]) -> Option<Prompt> {
+    let mut at = 0usize;
+    let next = |at: &mut usize| {
+        let value = tape.get(*at).copied()?;
+        *at += 1;
+        Some(value)
+    };
+    let count = |at: &mut usize| {
+        let value = usize::try_from(next(at)?).ok()?;
+        (value <= tape.len() - *at).then_some(value)
+    };
+    let mut prompt = Prompt::default();
+    for _ in 0..count(&mut at)? {
+        let message = match next(&mut at)? {
+            code::PASS => Message::Pass,
+            kind @ (code::PARTS | code::TEXT_CONTENT) => {
+                let assistant = match next(&mut at)? {
+                    code::OTHER_ROLE => false,
+                    code::ASSISTANT => true,
+                    _ => return None,
+                };
+                if kind == code::TEXT_CONTENT {
+                    Message::Text { assistant, empty: next(&mut at)? != 0 }
+                } else {
+                    let mut parts = Vec::new();
+                    for _ in 0..count(&mut at)? {
+                        let kind = match next(&mut at)? {
+                            code::PART_OTHER => {
+                                parts.push(Part { kind: Kind::Other, id: None, excluded: false, own_output: false });
+                                continue;
+                            }
+                            code::TOOL_CALL => Kind::Call,
+                            code::TOOL_RESULT => Kind::Result,
+                            _ => return None,
+                        };
+                        let id = u32::try_from(next(&mut at)?).ok();
+                        if let Some(id) = id {
+                            if id as usize > prompt.id_count {
+                                return None;
+                            }
+                            prompt.id_count = prompt.id_count.max(id as usize + 1);
+                        }
+                        let excluded = next(&mut at)? != 0;
+                        let own_output = kind == Kind::Result && next(&mut at)? != 0;
+                        parts.push(Part { kind, id, excluded, own_output });
+                    }
+                    Message::Parts { assistant, parts }
+                }
+            }
+            _ => return None,
+        };
+        prompt.messages.push(message);
+    }
+    (at == tape.len()).then_some(prompt)
+}
+
+/// How a request's answers are checked.
+struct Round<'a> {
+    options: &'a Options,
+    exclude: Exclude,
+    tape: &'a [i32],
+    history: Option<&'a [i32]>,
+}
+
+impl Round<'_> {
+    fn ask(&self, outputs: Option<&[i32]>) -> Result<Decision, FilterError> {
+        let decision = filter(self.options, self.exclude, self.tape, self.history, outputs);
+        if let Ok(decision) = &decision {
+            // The run's history is recorded on its first call, unless an empty
+            // exclude list returns before the state is read.
+            let record = self.exclude != Exclude::Nothing
+                && self.options.filter_after_tool_steps.is_none()
+                && self.history.is_none();
+            assert_eq!(decision.record_history, record, "record_history");
+        }
+        decision
+    }
+}
+
+pub fn run(data: &[u8]) {
+    let mut u = U::new(data);
+    let structured = !one_in(&mut u, 4);
+    let (tape, generated) = if structured {
+        let prompt = gen_prompt(&mut u);
+        (encode_prompt(&prompt), Some(prompt))
+    } else {
+        (raw_tape(&mut u, 512), None)
+    };
+    let parsed = parse_prompt(&tape);
+    if let Some(generated) = &generated {
+        assert_eq!(parsed.as_ref(), Some(generated), "the parser reads what the generator wrote");
+    }
+    let options = Options {
+        preserve_model_output: !one_in(&mut u, 4),
+        filter_after_tool_steps: one_in(&mut u, 3).then(|| js_number(&mut u)),
+        preserved_results: pick(&mut u, &[PreservedResults::Every, PreservedResults::WithOwnModelOutput]),
+    };
+    let exclude = pick(&mut u, &[Exclude::All, Exclude::Listed, Exclude::Listed, Exclude::Nothing]);
+    let id_count = parsed.as_ref().map_or(0, |p| p.id_count);
+    let history: Option<Vec<i32>> = if flag(&mut u) {
+        None
+    } else {
+        let len = if one_in(&mut u, 16) { size(&mut u, 0, 16) } else { id_count };
+        Some((0..len).map(|_| if one_in(&mut u, 16) { tape_value(&mut u) } else { int(&mut u, 0, 1) }).collect())
+    };
+    let round = Round { options: &options, exclude, tape: &tape, history: history.as_deref() };
+
+    if one_in(&mut u, 8) {
+        // Outputs the binding never wrote: anything but a panic will do.
+        let outputs = raw_tape(&mut u, 256);
+        if let Ok(decision) = round.ask(Some(&outputs)) {
+            assert!(!matches!(decision.answer, Answer::NeedsOutputs(_)), "outputs asked for when given");
+        }
+    }
+
+    let first = round.ask(None);
+    let Some(prompt) = parsed.as_ref() else {
+        assert!(matches!(first, Err(FilterError::Tape(_))), "a tape the grammar refuses gave {first:?}");
+        return;
+    };
+    check_first_error(&round, prompt, &first);
+    let Ok(first) = first else { return };
+    match first.answer {
+        Answer::Unchanged => check_unchanged(&round, prompt),
+        Answer::NeedsJson(slots) => panic!("JSON asked for before any output was given: {slots:?}"),
+        Answer::Changed(plan) => check_plan(&round, prompt, &plan, &[], &[]),
+        Answer::NeedsOutputs(wanted) => {
+            check_wanted(&round, prompt, &wanted);
+            outputs_round(&mut u, &round, prompt, &wanted, structured);
+        }
+    }
+}
+
+/// The first answer fails exactly where the tape gives a reason.
+fn check_first_error(round: &Round<'_>, prompt: &Prompt, first: &Result<Decision, FilterError>) {
+    if round.exclude == Exclude::Nothing {
+        // The reference returns before it reads the prompt or the state.
+        assert!(
+            matches!(first, Ok(Decision { record_history: false, answer: Answer::Unchanged })),
+            "an empty exclude list gave {first:?}"
+        );
+        return;
+    }
+    let history_misfits = round.options.filter_after_tool_steps.is_none()
+        && round.history.is_some_and(|history| history.len() != prompt.id_count);
+    let string_content = round
+        .options
+        .filter_after_tool_steps
+        .filter(|&steps| keeps_any_step(steps))
+        .and_then(|_| prompt.messages.iter().position(|m| matches!(m, Message::Text { assistant: true, .. })));
+    match (first, history_misfits, string_content) {
+        (Err(FilterError::Tape(_)), true, _) => {}
+        (Err(FilterError::ContentNotAnArray { message }), false, Some(index)) => assert_eq!(*message, index),
+        (Ok(_), false, None) => {}
+        (first, _, _) => {
+            panic!("{first:?} with the history table misfitting: {history_misfits}, string content: {string_content:?}")
+        }
+    }
+}
+
+/// The outputs requested are removed results that exist, each once, in prompt order.
+fn check_wanted(round: &Round<'_>, prompt: &Prompt, wanted: &[(u32, u32)]) {
+    assert!(round.options.preserve_model_output, "outputs asked for without preserveModelOutput");
+    assert!(!wanted.is_empty(), "an empty request for outputs");
+    assert!(wanted.windows(2).all(|w| w[0] < w[1]), "outputs asked for out of order: {wanted:?}");
+    for &(message, part) in wanted {
+        let found = prompt.part(message as i32, part as i32);
+        let Some(&Part { kind: Kind::Result, id: Some(_), own_output, .. }) = found else {
+            panic!("output asked for at ({message}, {part}), which is {found:?}");
+        };
+        if round.options.preserved_results == PreservedResults::WithOwnModelOutput {
+            assert!(own_output, "an output asked for a result without its own");
+        }
+    }
+}
+
+/// Writes the requested outputs, asks again (and again with JSON filled in).
+fn outputs_round(u: &mut U<'_>, round: &Round<'_>, prompt: &Prompt, wanted: &[(u32, u32)], structured: bool) {
+    let mut strings = Strings::default();
+    let mut outputs = Vec::new();
+    let well_formed = structured && !one_in(u, 16);
+    if well_formed {
+        for _ in wanted {
+            encode(&mut gen_node(u, &mut strings, 0), &mut outputs);
+        }
+    } else {
+        outputs = raw_tape(u, 512);
+    }
+
+    let second = round.ask(Some(&outputs));
+    let Some(texts) = output_texts(&outputs, wanted.len()) else {
+        assert!(second.is_err(), "outputs the grammar refuses gave {second:?}");
+        return;
+    };
+    let texts = match texts {
+        Ok(texts) => texts,
+        Err(k) => {
+            let expected = FilterError::ModelOutputTooDeep { message: wanted[k].0 as usize };
+            assert_eq!(second.err(), Some(expected), "output {k} is too deep");
+            return;
+        }
+    };
+    let needed: Vec<usize> = texts.iter().flat_map(|t| t.needed_json.iter().copied()).collect();
+    let second = second.expect("well-formed outputs are answered");
+    let (answer, texts) = if needed.is_empty() {
+        (second.answer, texts)
+    } else {
+        assert_eq!(second.answer, Answer::NeedsJson(needed.clone()), "the JSON slots of the outputs");
+        model_output::fill_json(u, &mut outputs, &needed, &mut strings);
+        let third = round.ask(Some(&outputs)).expect("outputs with their JSON filled in are answered");
+        let texts = output_texts(&outputs, wanted.len()).and_then(Result::ok).expect("filled outputs still decode");
+        assert!(texts.iter().all(|t| t.needed_json.is_empty()));
+        (third.answer, texts)
+    };
+    let Answer::Changed(plan) = answer else {
+        panic!("a request that removes results answered {answer:?}");
+    };
+    if well_formed {
+        for text in &texts {
+            strings.check_used(&text.strings);
+        }
+    }
+    check_plan(round, prompt, &plan, wanted, &texts);
+}
+
+/// The oracle's text of each of `count` nodes that must fill `outputs`
+/// exactly; `None` where they do not, `Err(k)` where node `k` is the first
+/// that is too deep.
+fn output_texts(outputs: &[i32], count: usize) -> Option<Result<Vec<Text>, usize>> {
+    let mut at = 0;
+    let mut trees = Vec::new();
+    for _ in 0..count {
+        let (tree, end) = decode(outputs, at)?;
+        trees.push(tree);
+        at = end;
+    }
+    if at != outputs.len() {
+        return None;
+    }
+    let mut texts = Vec::new();
+    for (k, tree) in trees.iter().enumerate() {
+        match model_output::text(tree) {
+            Ok(text) => texts.push(text),
+            Err(_) => return Some(Err(k)),
+        }
+    }
+    Some(Ok(texts))
+}
+
+/// Nothing is removed only when nothing could be: checked where every call goes.
+fn check_unchanged(round: &Round<'_>, prompt: &Prompt) {
+    let nothing_kept = round.options.filter_after_tool_steps.is_none() && round.history.is_none();
+    if round.exclude == Exclude::All && nothing_kept {
+        let any_call = prompt.messages.iter().enumerate().any(|(m, _)| prompt.parts(m).iter().any(|p| p.id.is_some()));
+        assert!(!any_call, "every call goes, yet the prompt is unchanged");
+    }
+}
+
+/// Walks a plan as `applyPlan` does. `wanted` and `texts` are the outputs
+/// requested and the oracle's text of each.
+fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, u32)], texts: &[Text]) {
+    let mut cursor = Cursor::new(plan);
+    // Per call id: whether its parts stayed.
+    let mut fate: HashMap<u32, bool> = HashMap::new();
+    let mut settle = |part: &Part, kept: bool| {
+        if let (Some(id), Kind::Call | Kind::Result) = (part.id, part.kind) {
+            let first = *fate.entry(id).or_insert(kept);
+            assert_eq!(first, kept, "call {id}: its call and results part ways");
+        }
+    };
+    let mut removed_at = Vec::new();
+    for (m, message) in prompt.messages.iter().enumerate() {
+        let action = cursor.read();
+        let parts = match message {
+            Message::Pass => {
+                assert_eq!(action, plan::KEEP, "a system or user message is never touched");
+                continue;
+            }
+            Message::Text { empty, .. } => {
+                assert_eq!(action, if *empty { plan::DROP } else { plan::KEEP }, "{message:?}");
+                continue;
+            }
+            Message::Parts { parts, .. } => parts,
+        };
+        match action {
+            plan::KEEP => {
+                for part in parts {
+                    settle(part, true);
+                }
+            }
+            plan::DROP => {
+                for (p, part) in parts.iter().enumerate() {
+                    assert!(part.kind != Kind::Other && part.id.is_some(), "a part that cannot go went: {part:?}");
+                    settle(part, false);
+                    removed_at.push((m as u32, p as u32));
+                }
+            }
+            plan::REWRITE => {
+                let (mut kept, mut removed) = (0, 0);
+                for (p, part) in parts.iter().enumerate() {
+                    let action = cursor.read();
+                    if part.kind == Kind::Other || part.id.is_none() {
+                        assert_eq!(action, plan::PART_KEEP, "a part that cannot go went: {part:?}");
+                    }
+                    match action {
+                        plan::PART_KEEP => {
+                            kept += 1;
+                            settle(part, true);
+                            continue;
+                        }
+                        plan::PART_DROP => {}
+                        plan::PART_RESULT_TEXT => {
+                            kept += 1;
+                            let (result_message, result_part) = (cursor.read(), cursor.read());
+                            let count = cursor.read();
+                            assert!(count > 0, "a text of no strings");
+                            let strings = cursor.take(count);
+                            let result = prompt.part(result_message, result_part);
+                            assert!(
+                                matches!(result, Some(r) if r.kind == Kind::Result && r.id == part.id),
+                                "the text of {part:?} comes from ({result_message}, {result_part}): {result:?}"
+                            );
+                            // That of the last requested result of the call with any text.
+                            let from = (0..wanted.len())
+                                .rev()
+                                .find(|&k| {
+                                    let (wm, wp) = wanted[k];
+                                    !texts[k].strings.is_empty()
+                                        && prompt.part(wm as i32, wp as i32).map(|r| r.id) == Some(part.id)
+                                })
+                                .expect("a text with no output to come from");
+                            assert_eq!(wanted[from], (result_message as u32, result_part as u32), "the text's result");
+                            assert_eq!(strings, &texts[from].strings[..], "the text's strings");
+                        }
+                        other => panic!("part action {other} for {part:?}"),
+                    }
+                    removed += 1;
+                    settle(part, false);
+                    removed_at.push((m as u32, p as u32));
+                }
+                assert!(kept > 0 && removed > 0, "a rebuilt message keeps {kept} and removes {removed}");
+            }
+            other => panic!("message action {other} for {message:?}"),
+        }
+    }
+    cursor.finish();
+
+    for &at in wanted {
+        assert!(removed_at.contains(&at), "the output of {at:?} was asked for, yet it stays");
+    }
+    let known = round.history.filter(|_| round.options.filter_after_tool_steps.is_none());
+    for (&id, &kept) in &fate {
+        if kept {
+            continue;
+        }
+        if round.exclude == Exclude::Listed {
+            let excluded =
+                prompt.messages.iter().enumerate().any(|(m, _)| {
+                    prompt.parts(m).iter().any(|p| p.id == Some(id) && p.excluded && p.kind != Kind::Other)
+                });
+            assert!(excluded, "call {id} went though no part of it names an excluded tool");
+        }
+        if let Some(known) = known {
+            assert_ne!(known[id as usize], 0, "call {id} of this run went");
+        }
+    }
+}

@@ -1,0 +1,158 @@
+//! The codes, names and defaults both halves of `ToolSearchProcessor` use,
+//! handed over from the core that defines them, so neither side repeats a
+//! bare number or name.
+
+use mastra_native_processors::search::{table, Ranking};
+use mastra_native_processors::stores::{self, facts};
+use mastra_native_processors::tool_search::operation::code as operation;
+use mastra_native_processors::tool_search::options::{defaults, Storage};
+use mastra_native_processors::tool_search::{load_shape, request, Phase, LOAD_TOOL, SEARCH_TOOLS};
+use napi_derive::napi;
+
+/// The meta-tools' ids (and keys).
+#[napi(object)]
+pub struct MetaToolNames {
+    pub search_tools: String,
+    pub load_tool: String,
+}
+
+/// What `NativeOperation.resume` takes and gives (the core's
+/// `tool_search::operation`).
+#[napi(object)]
+pub struct OperationCodes {
+    /// `resume` is done: the outcome is ready.
+    pub done: i32,
+    /// The verdict given to the first `resume`.
+    pub no_verdict: i32,
+    pub allowed: i32,
+    pub denied: i32,
+    /// The hook threw or rejected.
+    pub failed: i32,
+}
+
+/// `load_tool` result shapes (the core's `tool_search::load_shape`).
+#[napi(object)]
+pub struct LoadShapeCodes {
+    /// `{ success, message }`
+    pub invalid: i32,
+    /// `{ success, message, toolName }`
+    pub single: i32,
+    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`
+    pub multi: i32,
+}
+
+/// The tool table (the core's `search::table`).
+#[napi(object)]
+pub struct ToolTableCodes {
+    /// Numbers per tool: key, id and description lengths.
+    pub columns: u32,
+    /// In place of the id length: no string id.
+    pub no_id: i32,
+    /// In place of the id length: the id equals the key.
+    pub id_is_key: i32,
+}
+
+/// The context store's message facts (the core's `stores::facts`).
+#[napi(object)]
+pub struct MessageFactsCodes {
+    /// `part.type` of a tool invocation.
+    pub tool_invocation_part: String,
+    /// `toolInvocation.state` of a completed one.
+    pub result_state: String,
+    /// The kind of a `search_tools` invocation.
+    pub search_tools: i32,
+    /// The kind of a `load_tool` invocation.
+    pub load_tool: i32,
+    /// In place of a name's length: no string there.
+    pub no_name: i32,
+}
+
+/// The request-context keys the thread is read from.
+#[napi(object)]
+pub struct RequestContextKeys {
+    pub thread_id: String,
+    pub memory: String,
+}
+
+/// The documented defaults, which the core applies.
+#[napi(object)]
+pub struct ToolSearchDefaults {
+    pub top_k: f64,
+    pub min_score: f64,
+    pub auto_load: bool,
+    pub storage: String,
+    pub ttl: f64,
+    pub include_resolved_tools: bool,
+    pub inject_catalog: bool,
+    /// `search.ranking`.
+    pub ranking: String,
+    /// The thread of requests without one, and what `clearState()` clears.
+    pub thread: String,
+}
+
+/// Every code, name and default of `ToolSearchProcessor`'s two halves.
+#[napi(object)]
+pub struct ToolSearchCodes {
+    pub meta_tools: MetaToolNames,
+    pub operation: OperationCodes,
+    pub load_shape: LoadShapeCodes,
+    pub tool_table: ToolTableCodes,
+    pub message_facts: MessageFactsCodes,
+    pub request_context: RequestContextKeys,
+    pub defaults: ToolSearchDefaults,
+    /// The `storage` option's values.
+    pub storages: Vec<String>,
+    /// The `search.ranking` option's values.
+    pub rankings: Vec<String>,
+    /// The `phase` values the hook receives.
+    pub phases: Vec<String>,
+}
+
+#[napi(catch_unwind)]
+pub fn tool_search_codes() -> ToolSearchCodes {
+    ToolSearchCodes {
+        meta_tools: MetaToolNames { search_tools: SEARCH_TOOLS.into(), load_tool: LOAD_TOOL.into() },
+        operation: OperationCodes {
+            done: operation::DONE,
+            no_verdict: operation::NO_VERDICT,
+            allowed: operation::ALLOWED,
+            denied: operation::DENIED,
+            failed: operation::FAILED,
+        },
+        load_shape: LoadShapeCodes {
+            invalid: load_shape::INVALID,
+            single: load_shape::SINGLE,
+            multi: load_shape::MULTI,
+        },
+        tool_table: ToolTableCodes {
+            columns: table::COLUMNS as u32,
+            no_id: table::marker::NO_ID,
+            id_is_key: table::marker::ID_IS_KEY,
+        },
+        message_facts: MessageFactsCodes {
+            tool_invocation_part: facts::TOOL_INVOCATION_PART.into(),
+            result_state: facts::RESULT_STATE.into(),
+            search_tools: facts::code::SEARCH_TOOLS,
+            load_tool: facts::code::LOAD_TOOL,
+            no_name: facts::code::NO_NAME,
+        },
+        request_context: RequestContextKeys {
+            thread_id: request::THREAD_ID_KEY.into(),
+            memory: request::MEMORY_KEY.into(),
+        },
+        defaults: ToolSearchDefaults {
+            top_k: defaults::TOP_K,
+            min_score: defaults::MIN_SCORE,
+            auto_load: defaults::AUTO_LOAD,
+            storage: defaults::STORAGE.name().into(),
+            ttl: defaults::TTL_MS,
+            include_resolved_tools: defaults::INCLUDE_RESOLVED_TOOLS,
+            inject_catalog: defaults::INJECT_CATALOG,
+            ranking: defaults::RANKING.name().into(),
+            thread: stores::DEFAULT_THREAD.into(),
+        },
+        storages: Storage::ALL.iter().map(|s| s.name().into()).collect(),
+        rankings: Ranking::ALL.iter().map(|r| r.name().into()).collect(),
+        phases: Phase::ALL.iter().map(|p| p.name().into()).collect(),
+    }
+}
