@@ -256,8 +256,9 @@ function defineToolSearchProcessor(host) {
      * The catalog of the step's own tools, as a record `{ native, message }`
      * with what the cache compares. An agent hands every step of a run
      * (and often every run) the very same tool objects, so the last catalog is
-     * kept while keys, tool objects, ids and descriptions are all unchanged; any
-     * difference, such as another caller's tool instances, builds a new one.
+     * kept while keys, tool objects, ids, descriptions (and input schemas, for
+     * a ranking that reads parameters) are all unchanged; any difference, such
+     * as another caller's tool instances, builds a new one.
      */
     #stepCatalog(keys, tools) {
       const last = this.#lastStepCatalog
@@ -265,7 +266,8 @@ function defineToolSearchProcessor(host) {
       const table = toolTable(keys, tools, 'the step tools', true)
       const parameters = this.#readsParameters ? parameterTable(tools) : undefined
       const native = this.#native.stepCatalog(table.text, table.spans, parameters?.text, parameters?.table)
-      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native, message: undefined }
+      const schemas = parameters === undefined ? null : tools.map((tool) => tool?.inputSchema)
+      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, schemas, native, message: undefined }
       return this.#lastStepCatalog
     }
 
@@ -447,7 +449,8 @@ function sameTools(last, keys, tools) {
       last.keys[i] !== keys[i] ||
       last.tools[i] !== tool ||
       last.ids[i] !== tool?.id ||
-      last.descriptions[i] !== tool?.description
+      last.descriptions[i] !== tool?.description ||
+      (last.schemas !== null && last.schemas[i] !== tool?.inputSchema)
     ) {
       return false
     }
