@@ -38,7 +38,9 @@ export declare const ToolCallFilter: typeof HostToolCallFilter
  * does (BM25 over `"<id> <description>"`, plus name boosts). `'fielded'` also
  * reads each tool's input schema (top-level parameter names and descriptions)
  * and splits identifiers, stems words and matches CJK text: better results for
- * whole questions, different scores.
+ * whole questions, different scores. Every supported release honours it;
+ * where the addon does not load (`implementation === 'fallback'`),
+ * @mastra/core's own processor ignores it and ranks as `'reference'`.
  */
 export type ToolSearchRanking = 'reference' | 'fielded'
 
