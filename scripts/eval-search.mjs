@@ -18,6 +18,7 @@
 
 import { spawnSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 
 import { ToolSearchProcessor as RefToolSearchProcessor } from '@mastra/core/processors'
 import { RequestContext } from '@mastra/core/request-context'
@@ -25,6 +26,8 @@ import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
 
 import { ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
+
+const { toolSearchCodes } = createRequire(import.meta.url)('../lib/native.js')
 
 const argv = process.argv.slice(2)
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined)
@@ -89,7 +92,7 @@ async function evaluate(label, Processor, options) {
 
 const tools = buildTools()
 const rows = [await evaluate(`@mastra/core ${coreVersion} (reference)`, RefToolSearchProcessor, { tools })]
-for (const ranking of ['reference', 'fielded']) {
+for (const ranking of toolSearchCodes().rankings) {
   rows.push(await evaluate(`ours, ranking '${ranking}'`, OursToolSearchProcessor, { tools, search: { ranking } }))
 }
 
