@@ -390,9 +390,16 @@ function promptFilterWorkload(name, options) {
   }
 }
 
-function searchWorkload(name, withFilter) {
+/**
+ * search_tools of ours against the reference's own search over the same tools.
+ * With another `ranking` of ours the answers differ, so instead of equal
+ * outputs the check is that both answer every query with the same number of
+ * results (we would otherwise be timing different work).
+ */
+function searchWorkload(name, { withFilter = false, ranking, sizes } = {}) {
   return {
     name,
+    sizes,
     async run(size) {
       const tools = catalogTools(size)
       const options = withFilter ? { tools, filter: ({ toolName }) => !toolName.endsWith('7') } : { tools }
@@ -401,46 +408,13 @@ function searchWorkload(name, withFilter) {
       const getSearch = async processor =>
         (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
       const refSearch = await getSearch(new RefToolSearchProcessor(options))
-      const oursSearch = await getSearch(new OursToolSearchProcessor(options))
-      for (const query of QUERIES) {
-        assertSame(
-          `${name} ${size} "${query}"`,
-          await refSearch.execute({ query }, ctx),
-          await oursSearch.execute({ query }, ctx),
-        )
-      }
-      return measure(
-        name,
-        size,
-        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
-        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
-        { batchMultiple: QUERIES.length },
+      const oursSearch = await getSearch(
+        new OursToolSearchProcessor(ranking === undefined ? options : { ...options, search: { ranking } }),
       )
-    },
-  }
-}
-
-/**
- * search_tools with another `search.ranking` of ours against the reference's
- * own search over the same tools, at the sizes given. The rankings differ, so
- * instead of equal outputs the check is that both answer every query with the
- * same number of results (we would otherwise be timing different work).
- */
-function rankingSearchWorkload(name, ranking, sizes) {
-  return {
-    name,
-    sizes,
-    async run(size) {
-      const tools = catalogTools(size)
-      const requestContext = makeRequestContext()
-      const ctx = { requestContext }
-      const getSearch = async processor =>
-        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
-      const refSearch = await getSearch(new RefToolSearchProcessor({ tools }))
-      const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, search: { ranking } }))
       for (const query of QUERIES) {
-        const count = async search => (await search.execute({ query }, ctx)).results.length
-        assertSame(`${name} ${size} "${query}" (result count)`, await count(refSearch), await count(oursSearch))
+        const [refAnswer, oursAnswer] = [await refSearch.execute({ query }, ctx), await oursSearch.execute({ query }, ctx)]
+        if (ranking === undefined) assertSame(`${name} ${size} "${query}"`, refAnswer, oursAnswer)
+        else assertSame(`${name} ${size} "${query}" (result count)`, refAnswer.results.length, oursAnswer.results.length)
       }
       return measure(
         name,
@@ -548,9 +522,9 @@ const WORKLOADS = [
   promptFilterWorkload('ToolCallFilter prompt preserveModelOutput', { preserveModelOutput: true }),
   constructWorkload('ToolSearch construct', { thenSearch: false }),
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
-  searchWorkload('search_tools', false),
-  searchWorkload('search_tools + filter hook', true),
-  rankingSearchWorkload("search_tools, ranking 'fielded'", 'fielded', [1_000, 10_000]),
+  searchWorkload('search_tools'),
+  searchWorkload('search_tools + filter hook', { withFilter: true }),
+  searchWorkload("search_tools, ranking 'fielded'", { ranking: 'fielded', sizes: [1_000, 10_000] }),
   stepWorkload('processInputStep static catalog', {
     options: size => ({ tools: catalogTools(size) }),
     stepTools: () => ({}),

@@ -223,21 +223,8 @@ fn main() {
     row("  no CJK n-grams", with(&|c| c.analyzer.cjk_ngrams = false), true);
 
     println!("\nfielded built up one technique at a time");
-    let mut config = FieldedConfig {
-        analyzer: AnalyzerConfig {
-            split_case: false,
-            keep_whole: false,
-            stem: false,
-            keep_unstemmed: false,
-            cjk_ngrams: false,
-            stopwords: false,
-            prefix_len: 0,
-        },
-        weights: [1.0; 4],
-        b: [0.75; 4],
-        idf_cap: 1.0,
-        ..full
-    };
+    let mut config =
+        FieldedConfig { analyzer: AnalyzerConfig::NONE, weights: [1.0; 4], b: [0.75; 4], idf_cap: 1.0, ..full };
     row("  BM25 (k1 1.2) over name and description", Ranking::Fielded(config), false);
     row("  + parameter names and descriptions", Ranking::Fielded(config), true);
     (config.weights, config.b) = (full.weights, full.b);

@@ -84,6 +84,19 @@ pub struct AnalyzerConfig {
 }
 
 impl AnalyzerConfig {
+    /// Every step off: words split and lowercased as the reference's tokenizer
+    /// does, nothing more.
+    pub const NONE: AnalyzerConfig = AnalyzerConfig {
+        split_case: false,
+        keep_whole: false,
+        stem: false,
+        keep_unstemmed: false,
+        cjk_ngrams: false,
+        stopwords: false,
+        prefix_len: 0,
+    };
+
+    /// Every step on, as the `'fielded'` ranking ships.
     pub const FULL: AnalyzerConfig = AnalyzerConfig {
         split_case: true,
         keep_whole: true,
@@ -457,15 +470,7 @@ mod tests {
 
     #[test]
     fn each_step_can_be_turned_off() {
-        let none = AnalyzerConfig {
-            split_case: false,
-            keep_whole: false,
-            stem: false,
-            keep_unstemmed: false,
-            cjk_ngrams: false,
-            stopwords: false,
-            prefix_len: 0,
-        };
+        let none = AnalyzerConfig::NONE;
         // `_` and `.` split as in the reference; case changes do not.
         assert_eq!(terms_with(none, "the getWeather get_weather"), ["the", "getweather", "get", "weather"]);
         assert_eq!(
