@@ -487,22 +487,28 @@ async function stepAndSearch(processor, requestContext, query) {
  * build overlaps a later sample. With `thenSearch` a step and a search are
  * timed too, index included.
  */
-function constructWorkload(name, { thenSearch }) {
+function constructWorkload(name, { thenSearch, ranking, sizes }) {
   return {
     name,
+    sizes,
     async run(size) {
       const tools = catalogTools(size)
+      const oursOptions = ranking === undefined ? { tools } : { tools, search: { ranking } }
       const requestContext = makeRequestContext()
-      const fresh = Processor => stepAndSearch(new Processor({ tools }), requestContext, QUERIES[3])
-      // Same work check: a fresh processor of each kind answers the same query identically.
-      assertSame(`${name} ${size}`, await fresh(RefToolSearchProcessor), await fresh(OursToolSearchProcessor))
-      if (thenSearch) return measure(name, size, () => fresh(RefToolSearchProcessor), () => fresh(OursToolSearchProcessor))
+      const freshRef = () => stepAndSearch(new RefToolSearchProcessor({ tools }), requestContext, QUERIES[3])
+      const freshOurs = () => stepAndSearch(new OursToolSearchProcessor(oursOptions), requestContext, QUERIES[3])
+      // Same work check: a fresh processor of each kind answers the same query
+      // identically (with the same number of results, for another ranking).
+      const [refAnswer, oursAnswer] = [await freshRef(), await freshOurs()]
+      if (ranking === undefined) assertSame(`${name} ${size}`, refAnswer, oursAnswer)
+      else assertSame(`${name} ${size} (result count)`, refAnswer.results.length, oursAnswer.results.length)
+      if (thenSearch) return measure(name, size, freshRef, freshOurs)
       const built = []
       return measure(
         name,
         size,
         () => new RefToolSearchProcessor({ tools }),
-        () => built.push(new OursToolSearchProcessor({ tools })),
+        () => built.push(new OursToolSearchProcessor(oursOptions)),
         {
           resetOurs: async () => {
             for (const processor of built.splice(0)) await stepAndSearch(processor, requestContext, QUERIES[0])
@@ -522,6 +528,12 @@ const WORKLOADS = [
   promptFilterWorkload('ToolCallFilter prompt preserveModelOutput', { preserveModelOutput: true }),
   constructWorkload('ToolSearch construct', { thenSearch: false }),
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
+  constructWorkload("ToolSearch construct, ranking 'fielded'", { thenSearch: false, ranking: 'fielded', sizes: [1_000, 10_000] }),
+  constructWorkload("ToolSearch construct + first search, ranking 'fielded'", {
+    thenSearch: true,
+    ranking: 'fielded',
+    sizes: [1_000, 10_000],
+  }),
   searchWorkload('search_tools'),
   searchWorkload('search_tools + filter hook', { withFilter: true }),
   searchWorkload("search_tools, ranking 'fielded'", { ranking: 'fielded', sizes: [1_000, 10_000] }),
