@@ -6,9 +6,11 @@
 // by index), the filter hook and the request context it receives, and the
 // `createTool`/zod plumbing the Agent expects. Options, threads, search,
 // load, loaded state and every message a model reads are decided in Rust;
-// the codes and names both halves use come from Rust too.
+// the codes and names both halves use come from Rust too. Tools' parameters
+// are read from their input schemas only when the ranking reads them.
 
-const { NativeToolSearch, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { parameterTable } = require('./tool-parameters.js')
 
 const CODES = toolSearchCodes()
 const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, messageFacts: FACTS } = CODES
@@ -66,6 +68,8 @@ function defineToolSearchProcessor(host) {
      */
     #tools
     #filter
+    /** Whether the ranking reads tools' parameters, so step tools' are sent too. */
+    #readsParameters
     /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
     #staticCatalog
     #lastStepCatalog
@@ -83,12 +87,13 @@ function defineToolSearchProcessor(host) {
       this.#tools = keys.map((key) => tools[key])
       const table = toolTable(keys, this.#tools, 'options.tools')
       // Rust applies the defaults and refuses values of the wrong type.
-      this.#native = new NativeToolSearch(
+      const applied = new NativeToolSearchOptions(
         {
           search,
           topK: search?.topK,
           minScore: search?.minScore,
           autoLoad: search?.autoLoad,
+          ranking: search?.ranking,
           storage: options.storage,
           ttl: options.ttl,
           filter,
@@ -96,9 +101,10 @@ function defineToolSearchProcessor(host) {
           injectCatalog: options.injectCatalog,
         },
         host.version,
-        table.text,
-        table.spans,
       )
+      this.#readsParameters = applied.readsParameters
+      const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
+      this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
       this.#staticCatalog = { native: this.#native.staticCatalog(), message: undefined }
@@ -250,15 +256,18 @@ function defineToolSearchProcessor(host) {
      * The catalog of the step's own tools, as a record `{ native, message }`
      * with what the cache compares. An agent hands every step of a run
      * (and often every run) the very same tool objects, so the last catalog is
-     * kept while keys, tool objects, ids and descriptions are all unchanged; any
-     * difference, such as another caller's tool instances, builds a new one.
+     * kept while keys, tool objects, ids, descriptions (and input schemas, for
+     * a ranking that reads parameters) are all unchanged; any difference, such
+     * as another caller's tool instances, builds a new one.
      */
     #stepCatalog(keys, tools) {
       const last = this.#lastStepCatalog
       if (last !== undefined && sameTools(last, keys, tools)) return last
       const table = toolTable(keys, tools, 'the step tools', true)
-      const native = this.#native.stepCatalog(table.text, table.spans)
-      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, native, message: undefined }
+      const parameters = this.#readsParameters ? parameterTable(tools) : undefined
+      const native = this.#native.stepCatalog(table.text, table.spans, parameters?.text, parameters?.table)
+      const schemas = parameters === undefined ? null : tools.map((tool) => tool?.inputSchema)
+      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, schemas, native, message: undefined }
       return this.#lastStepCatalog
     }
 
@@ -440,7 +449,8 @@ function sameTools(last, keys, tools) {
       last.keys[i] !== keys[i] ||
       last.tools[i] !== tool ||
       last.ids[i] !== tool?.id ||
-      last.descriptions[i] !== tool?.description
+      last.descriptions[i] !== tool?.description ||
+      (last.schemas !== null && last.schemas[i] !== tool?.inputSchema)
     ) {
       return false
     }

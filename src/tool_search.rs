@@ -26,7 +26,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchWalk, Span};
+use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk, Span};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
@@ -162,6 +162,17 @@ impl ToolSearch {
 
     /// [`new`](Self::new) from the table the binding receives, without copying the text.
     pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
+        ToolSearch::from_table_with_parameters(options, text, entries, None)
+    }
+
+    /// [`from_table`](Self::from_table), with the tools' parameters (one list
+    /// per entry) for a ranking that reads them; other rankings ignore them.
+    pub fn from_table_with_parameters(
+        options: Options,
+        text: Vec<u16>,
+        entries: Vec<EntrySpans>,
+        parameters: Option<ParamTable>,
+    ) -> Result<ToolSearch, CatalogError> {
         let static_entries = if options.include_resolved_tools {
             let piece =
                 |span: Span| JsString::from(text.get(span.start as usize..span.end as usize).unwrap_or_default());
@@ -173,7 +184,8 @@ impl ToolSearch {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new()),
         };
-        let static_catalog = Arc::new(Catalog::new(text, entries)?);
+        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
+        let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
         Ok(ToolSearch {
             options,
             static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None)),
@@ -201,6 +213,16 @@ impl ToolSearch {
     /// request: two requests may carry tools of the same name bound to
     /// different credentials, and one must never get the other's.
     pub fn step_catalog(&self, resolved: &[ToolEntry<'_>]) -> Result<StepCatalog, CatalogError> {
+        self.step_catalog_with_parameters(resolved, None)
+    }
+
+    /// [`step_catalog`](Self::step_catalog), with the resolved tools'
+    /// parameters (one list per resolved tool) for a ranking that reads them.
+    pub fn step_catalog_with_parameters(
+        &self,
+        resolved: &[ToolEntry<'_>],
+        parameters: Option<&ParamTable>,
+    ) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
             return Ok(StepCatalog::new(self.static_catalog.clone(), None, None));
         }
@@ -231,10 +253,24 @@ impl ToolSearch {
         });
 
         let mut builder = Catalog::builder();
+        builder.ranking(self.options.ranking);
+        let reads_parameters = self.options.ranking.reads_parameters();
         let mut sources = Vec::with_capacity(order.len());
         for i in order {
             let (key, &(source, id, description)) = merged.get_index(i).unwrap();
-            builder.push(key, id, description);
+            if reads_parameters {
+                // A static tool's parameters are in the static catalog; a
+                // resolved one's in `parameters`, by its index among the
+                // resolved tools (see `ToolRef`).
+                let source_index = source as usize;
+                let params: Vec<(&[u16], &[u16])> = match source_index.checked_sub(static_count) {
+                    None => self.static_catalog.parameters(source_index).collect(),
+                    Some(resolved) => parameters.into_iter().flat_map(|p| p.entry(resolved)).collect(),
+                };
+                builder.push_with_parameters(key, id, description, params);
+            } else {
+                builder.push(key, id, description);
+            }
             sources.push(source);
         }
         Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible)))

@@ -10,6 +10,7 @@
 //! without bound, and whatever it answers must be something the binding can
 //! apply; a broken invariant panics, which libFuzzer reports as a crash.
 
+pub mod fielded_search;
 pub mod gen;
 pub mod message_facts;
 pub mod message_list_tape;
