@@ -14,6 +14,14 @@ import type {
 
 export type { ToolSearchFilterArgs, ToolSearchFilterPhase }
 
+/**
+ * Which processors this import serves: `'native'`, this package's Rust addon;
+ * `'fallback'`, `@mastra/core`'s own `ToolSearchProcessor` and `ToolCallFilter`,
+ * because no build of the addon loaded on this platform (stderr said why,
+ * once, at import).
+ */
+export declare const implementation: 'native' | 'fallback'
+
 // ─── ToolCallFilter ─────────────────────────────────────────────────────────
 
 /** `exclude`, `filterAfterToolSteps` and `preserveModelOutput`, as the installed release declares them. */
@@ -26,8 +34,20 @@ export declare const ToolCallFilter: typeof HostToolCallFilter
 // ─── ToolSearchProcessor ────────────────────────────────────────────────────
 
 /**
+ * How `search_tools` ranks tools. `'reference'` ranks exactly as @mastra/core
+ * does (BM25 over `"<id> <description>"`, plus name boosts). `'fielded'` also
+ * reads each tool's input schema (top-level parameter names and descriptions)
+ * and splits identifiers, stems words and matches CJK text: better results for
+ * whole questions, different scores. Every supported release honours it;
+ * where the addon does not load (`implementation === 'fallback'`),
+ * @mastra/core's own processor ignores it and ranks as `'reference'`.
+ */
+export type ToolSearchRanking = 'reference' | 'fielded'
+
+/**
  * The installed release's options, plus every option of the newest supported
- * release, so one project compiles whichever supported release it has.
+ * release, so one project compiles whichever supported release it has, plus
+ * this package's own `search.ranking`.
  */
 export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
   /**
@@ -37,6 +57,10 @@ export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
    * releases ignore it, and so does this package next to them. @default false
    */
   injectCatalog?: boolean
+  search?: {
+    /** How `search_tools` ranks tools (this package only). @default 'reference' */
+    ranking?: ToolSearchRanking
+  }
 }
 
 /** Lets an agent search a large tool library and load tools on demand. */

@@ -1,58 +1,91 @@
-// The published tarball: it carries the built addon, installs without a Rust
-// toolchain (its install script only checks the binary is there), and loads
-// from both CommonJS and ESM.
-import { test } from 'node:test'
+// The packages as npm publishes them: the main package (the JavaScript and the
+// loader napi-rs generates, and the optionalDependencies the release gives it; no
+// binary, no install script) and the platform package for this machine
+// (npm/<platform>/ with the binary built here). Installed from
+// their tarballs into a fresh Mastra project with `--ignore-scripts` and no Rust
+// toolchain on PATH, an Agent runs through both processors natively; installed
+// alone, the main package serves @mastra/core's own processors to the same Agent
+// and says so in one line on stderr.
+
+import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync, symlinkSync, existsSync } from 'node:fs'
+import { spawnSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { join, relative } from 'node:path'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
+import { EXPECTED_RUN, env, freshProject, runAgent } from './packaging/project.mjs'
+import { ROOT, pack, packageForThisMachine, stageMainPackage, stagePlatformPackage } from '../scripts/platform-packages.mjs'
 
-test('npm pack gives a package that installs and loads without building', () => {
-  const work = mkdtempSync(join(tmpdir(), 'mnp-pack-'))
-  try {
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: root, encoding: 'utf8' }),
-    )
-    const files = packed[0].files.map((file) => file.path).sort()
-    for (const wanted of ['binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'lib/host.js', 'lib/native.js', 'lib/processors.js', 'lib/tool-call-filter/common.js', 'lib/tool-call-filter/message-list.js', 'lib/tool-call-filter/prompt.js', 'lib/tool-search.js', 'scripts/install.mjs']) {
-      assert.ok(files.includes(wanted), `${wanted} is in the tarball`)
-    }
-    assert.ok(files.some((file) => /^mastra-native-processors\..+\.node$/.test(file)), 'the addon is in the tarball')
-    assert.ok(!files.some((file) => file.startsWith('src/') || file === 'Cargo.toml'), 'no Rust sources are shipped')
+const platform = packageForThisMachine()
+const work = mkdtempSync(join(tmpdir(), 'mnp-package-'))
+let main
+let platformPackage
 
-    execFileSync('tar', ['-xzf', join(work, packed[0].filename), '-C', work])
-    const installed = join(work, 'package')
-    // The peer dependencies (@mastra/core, zod) come from this checkout.
-    symlinkSync(join(root, 'node_modules'), join(installed, 'node_modules'))
-    assert.equal(existsSync(join(installed, 'Cargo.toml')), false)
+before(() => {
+  assert.ok(platform, `npm/ has a platform package for ${process.platform}-${process.arch}`)
+  main = pack(stageMainPackage(join(work, 'main')), work)
+  platformPackage = pack(stagePlatformPackage(platform, join(work, 'platform')), work)
+})
+after(() => rmSync(work, { recursive: true, force: true }))
 
-    // What `npm install <tarball>` runs: with the binary present it builds nothing.
-    const env = { ...process.env, PATH: process.env.PATH.split(':').filter((dir) => !dir.includes('cargo')).join(':') }
-    execFileSync(process.execPath, ['scripts/install.mjs'], { cwd: installed, env, stdio: 'pipe' })
-    assert.deepEqual(readdirSync(installed).filter((name) => name === 'target'), [])
+const filesUnder = (dir) =>
+  readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(ROOT, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'))
 
-    const check = `
-      const { ToolCallFilter, ToolSearchProcessor } = MODULE
-      const filter = new ToolCallFilter()
-      const search = new ToolSearchProcessor({ tools: {} })
-      console.log(JSON.stringify([filter.id, search.id, search.getStateStats()]))
-    `
-    const cjs = execFileSync(process.execPath, ['-e', check.replace('MODULE', `require(${JSON.stringify(installed)})`)], {
-      encoding: 'utf8',
+describe('the tarballs', () => {
+  test('the main package carries the JavaScript, the types and the generated loader: no binary, no install script, no Rust', () => {
+    const expected = ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json', ...filesUnder('lib')].sort()
+    assert.deepEqual(main.files, expected)
+  })
+
+  test(`the platform package carries its binary, ${platform?.manifest.main}, and its manifest`, () => {
+    assert.deepEqual(platformPackage.files, ['README.md', platform.manifest.main, 'package.json'].sort())
+  })
+})
+
+// ─── A fresh Mastra project ────────────────────────────────────────────────
+
+describe('installed into a fresh Mastra project, with --ignore-scripts and no Rust toolchain on PATH', () => {
+  test('there is no cargo to build with', () => {
+    const cargo = spawnSync('cargo', ['--version'], { env, encoding: 'utf8' })
+    assert.equal(cargo.error?.code, 'ENOENT')
+  })
+
+  test('the main and the platform package: an Agent runs through both processors, native', () => {
+    const dir = freshProject(join(work, 'both'), [main.tarball, platformPackage.tarball])
+    assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')), [
+      'mastra-native-processors',
+      platform.manifest.name,
+    ])
+    const result = runAgent(dir)
+    assert.equal(result.status, 0, result.stderr)
+    assert.equal(result.stderr, '')
+    assert.deepEqual(JSON.parse(result.stdout), {
+      implementation: 'native',
+      ours: join('node_modules', 'mastra-native-processors', 'index.js'),
+      binaries: [join('node_modules', platform.manifest.name, platform.manifest.main)],
+      ...EXPECTED_RUN,
     })
-    const esm = execFileSync(
-      process.execPath,
-      ['--input-type=module', '-e', check.replace('MODULE', `await import(${JSON.stringify(join(installed, 'index.mjs'))})`)],
-      { encoding: 'utf8' },
+  })
+
+  test("the main package alone: the same Agent runs through @mastra/core's own processors, after one line on stderr", () => {
+    const dir = freshProject(join(work, 'alone'), [main.tarball])
+    assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')), [
+      'mastra-native-processors',
+    ])
+    const result = runAgent(dir)
+    assert.equal(result.status, 0, result.stderr)
+    assert.equal(
+      result.stderr,
+      `mastra-native-processors: ${platform.manifest.name} is not installed; using @mastra/core's own ToolSearchProcessor and ToolCallFilter instead.\n`,
     )
-    const expected = JSON.stringify(['tool-call-filter', 'tool-search', { threadCount: 0, oldestAccessTime: null }])
-    assert.equal(cjs.trim(), expected)
-    assert.equal(esm.trim(), expected)
-  } finally {
-    rmSync(work, { recursive: true, force: true })
-  }
+    assert.deepEqual(JSON.parse(result.stdout), {
+      implementation: 'fallback',
+      ours: join('node_modules', 'mastra-native-processors', 'index.js'),
+      binaries: [],
+      ...EXPECTED_RUN,
+    })
+  })
 })

@@ -246,9 +246,11 @@ test('the defaults the core applies are the documented ones', () => {
     ttl: 3_600_000,
     includeResolvedTools: false,
     injectCatalog: false,
+    ranking: 'reference',
     thread: 'default',
   });
   assert.deepEqual(toolSearchCodes().storages, ['in-memory', 'context']);
+  assert.deepEqual(toolSearchCodes().rankings, ['reference', 'fielded']);
   assert.deepEqual(toolSearchCodes().phases, ['search', 'load', 'active']);
 });
 

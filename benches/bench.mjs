@@ -390,9 +390,16 @@ function promptFilterWorkload(name, options) {
   }
 }
 
-function searchWorkload(name, withFilter) {
+/**
+ * search_tools of ours against the reference's own search over the same tools.
+ * With another `ranking` of ours the answers differ, so instead of equal
+ * outputs the check is that both answer every query with the same number of
+ * results (we would otherwise be timing different work).
+ */
+function searchWorkload(name, { withFilter = false, ranking, sizes } = {}) {
   return {
     name,
+    sizes,
     async run(size) {
       const tools = catalogTools(size)
       const options = withFilter ? { tools, filter: ({ toolName }) => !toolName.endsWith('7') } : { tools }
@@ -401,13 +408,13 @@ function searchWorkload(name, withFilter) {
       const getSearch = async processor =>
         (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
       const refSearch = await getSearch(new RefToolSearchProcessor(options))
-      const oursSearch = await getSearch(new OursToolSearchProcessor(options))
+      const oursSearch = await getSearch(
+        new OursToolSearchProcessor(ranking === undefined ? options : { ...options, search: { ranking } }),
+      )
       for (const query of QUERIES) {
-        assertSame(
-          `${name} ${size} "${query}"`,
-          await refSearch.execute({ query }, ctx),
-          await oursSearch.execute({ query }, ctx),
-        )
+        const [refAnswer, oursAnswer] = [await refSearch.execute({ query }, ctx), await oursSearch.execute({ query }, ctx)]
+        if (ranking === undefined) assertSame(`${name} ${size} "${query}"`, refAnswer, oursAnswer)
+        else assertSame(`${name} ${size} "${query}" (result count)`, refAnswer.results.length, oursAnswer.results.length)
       }
       return measure(
         name,
@@ -480,22 +487,28 @@ async function stepAndSearch(processor, requestContext, query) {
  * build overlaps a later sample. With `thenSearch` a step and a search are
  * timed too, index included.
  */
-function constructWorkload(name, { thenSearch }) {
+function constructWorkload(name, { thenSearch, ranking, sizes }) {
   return {
     name,
+    sizes,
     async run(size) {
       const tools = catalogTools(size)
+      const oursOptions = ranking === undefined ? { tools } : { tools, search: { ranking } }
       const requestContext = makeRequestContext()
-      const fresh = Processor => stepAndSearch(new Processor({ tools }), requestContext, QUERIES[3])
-      // Same work check: a fresh processor of each kind answers the same query identically.
-      assertSame(`${name} ${size}`, await fresh(RefToolSearchProcessor), await fresh(OursToolSearchProcessor))
-      if (thenSearch) return measure(name, size, () => fresh(RefToolSearchProcessor), () => fresh(OursToolSearchProcessor))
+      const freshRef = () => stepAndSearch(new RefToolSearchProcessor({ tools }), requestContext, QUERIES[3])
+      const freshOurs = () => stepAndSearch(new OursToolSearchProcessor(oursOptions), requestContext, QUERIES[3])
+      // Same work check: a fresh processor of each kind answers the same query
+      // identically (with the same number of results, for another ranking).
+      const [refAnswer, oursAnswer] = [await freshRef(), await freshOurs()]
+      if (ranking === undefined) assertSame(`${name} ${size}`, refAnswer, oursAnswer)
+      else assertSame(`${name} ${size} (result count)`, refAnswer.results.length, oursAnswer.results.length)
+      if (thenSearch) return measure(name, size, freshRef, freshOurs)
       const built = []
       return measure(
         name,
         size,
         () => new RefToolSearchProcessor({ tools }),
-        () => built.push(new OursToolSearchProcessor({ tools })),
+        () => built.push(new OursToolSearchProcessor(oursOptions)),
         {
           resetOurs: async () => {
             for (const processor of built.splice(0)) await stepAndSearch(processor, requestContext, QUERIES[0])
@@ -515,8 +528,15 @@ const WORKLOADS = [
   promptFilterWorkload('ToolCallFilter prompt preserveModelOutput', { preserveModelOutput: true }),
   constructWorkload('ToolSearch construct', { thenSearch: false }),
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
-  searchWorkload('search_tools', false),
-  searchWorkload('search_tools + filter hook', true),
+  constructWorkload("ToolSearch construct, ranking 'fielded'", { thenSearch: false, ranking: 'fielded', sizes: [1_000, 10_000] }),
+  constructWorkload("ToolSearch construct + first search, ranking 'fielded'", {
+    thenSearch: true,
+    ranking: 'fielded',
+    sizes: [1_000, 10_000],
+  }),
+  searchWorkload('search_tools'),
+  searchWorkload('search_tools + filter hook', { withFilter: true }),
+  searchWorkload("search_tools, ranking 'fielded'", { ranking: 'fielded', sizes: [1_000, 10_000] }),
   stepWorkload('processInputStep static catalog', {
     options: size => ({ tools: catalogTools(size) }),
     stepTools: () => ({}),
@@ -600,7 +620,7 @@ console.log(row(COLUMNS.map(c => '-'.repeat(c[1]))))
 const results = []
 const benchStart = performance.now()
 for (const workload of WORKLOADS) {
-  for (const size of SIZES) {
+  for (const size of workload.sizes ?? SIZES) {
     if (FILTER && !`${workload.name} ${size}`.toLowerCase().includes(FILTER)) continue
     const r = await workload.run(size)
     results.push(r)

@@ -6,9 +6,11 @@
 // by index), the filter hook and the request context it receives, and the
 // `createTool`/zod plumbing the Agent expects. Options, threads, search,
 // load, loaded state and every message a model reads are decided in Rust;
-// the codes and names both halves use come from Rust too.
+// the codes and names both halves use come from Rust too. Tools' parameters
+// are read from their input schemas only when the ranking reads them.
 
-const { NativeToolSearch, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { parameterTable } = require('./tool-parameters.js')
 
 const CODES = toolSearchCodes()
 const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, messageFacts: FACTS } = CODES
@@ -132,6 +134,8 @@ function defineToolSearchProcessor(host) {
     #tools
     #ids
     #filter
+    /** Whether the ranking reads tools' parameters, so a step catalog's (the record's and the step's tools') are sent too. */
+    #readsParameters
     /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
     #staticCatalog
     #lastStepCatalog
@@ -152,12 +156,13 @@ function defineToolSearchProcessor(host) {
       const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
       this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
-      this.#native = new NativeToolSearch(
+      const applied = new NativeToolSearchOptions(
         {
           search,
           topK: search?.topK,
           minScore: search?.minScore,
           autoLoad: search?.autoLoad,
+          ranking: search?.ranking,
           storage: options.storage,
           ttl: options.ttl,
           filter,
@@ -165,9 +170,10 @@ function defineToolSearchProcessor(host) {
           injectCatalog: options.injectCatalog,
         },
         host.version,
-        table.text,
-        table.spans,
       )
+      this.#readsParameters = applied.readsParameters
+      const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
+      this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
@@ -339,12 +345,13 @@ function defineToolSearchProcessor(host) {
     /**
      * The catalog of the step's own tools merged with the constructor's
      * record as it is now (`{ ...tools, ...resolved }`), as a record
-     * `{ native, live, message, record, keys, tools, ids, descriptions }` with
-     * what the cache compares. An agent hands every step of a run (and often
-     * every run) the very same tool objects, so the last catalog is kept while
-     * the record's and the step's keys, tool objects, ids and descriptions are
-     * all unchanged; any difference, such as another caller's tool instances,
-     * builds a new one.
+     * `{ native, live, message, record, keys, tools, ids, descriptions,
+     * schemas }` with what the cache compares. An agent hands every step of a
+     * run (and often every run) the very same tool objects, so the last
+     * catalog is kept while the record's and the step's keys, tool objects,
+     * ids, descriptions (and input schemas, for a ranking that reads
+     * parameters) are all unchanged; any difference, such as another caller's
+     * tool instances, builds a new one.
      */
     #stepCatalog(keys, tools) {
       const record = this.#record
@@ -353,22 +360,33 @@ function defineToolSearchProcessor(host) {
       const last = this.#lastStepCatalog
       const sameRecord = last !== undefined && sameTools(last.record, recordKeys, recordTools)
       if (sameRecord && sameTools(last, keys, tools)) return last
-      const recordTable = sameRecord
-        ? last.record
-        : { keys: recordKeys, tools: recordTools, ...toolTable(recordKeys, recordTools, 'options.tools', { ids: true, descriptions: true }) }
-      const table = toolTable(keys, tools, 'the step tools', { stepTools: true, ids: true, descriptions: true })
-      const native = this.#native.stepCatalog(recordTable.text, recordTable.spans, table.text, table.spans)
-      this.#lastStepCatalog = {
-        keys,
-        tools,
-        ids: table.ids,
-        descriptions: table.descriptions,
-        record: recordTable,
-        native,
-        live: native.live,
-        message: undefined,
-      }
+      const recordTable = sameRecord ? last.record : this.#stepTable(recordKeys, recordTools, 'options.tools', false)
+      const table = this.#stepTable(keys, tools, 'the step tools', true)
+      const native = this.#native.stepCatalog(
+        recordTable.text,
+        recordTable.spans,
+        table.text,
+        table.spans,
+        recordTable.parameters?.text,
+        recordTable.parameters?.table,
+        table.parameters?.text,
+        table.parameters?.table,
+      )
+      const { ids, descriptions, schemas } = table
+      this.#lastStepCatalog = { keys, tools, ids, descriptions, schemas, record: recordTable, native, live: native.live, message: undefined }
       return this.#lastStepCatalog
+    }
+
+    /**
+     * A tool table for `#stepCatalog`, with what its cache compares: keys,
+     * tools, ids and descriptions, and the input schemas with the parameter
+     * table when the ranking reads parameters (else `null` and `undefined`).
+     */
+    #stepTable(keys, tools, what, stepTools) {
+      const table = toolTable(keys, tools, what, { stepTools, ids: true, descriptions: true })
+      const parameters = this.#readsParameters ? parameterTable(tools) : undefined
+      const schemas = parameters === undefined ? null : tools.map((tool) => tool?.inputSchema)
+      return { keys, tools, ...table, schemas, parameters }
     }
 
     /**
@@ -752,7 +770,8 @@ function sameTools(last, keys, tools) {
       last.keys[i] !== keys[i] ||
       last.tools[i] !== tool ||
       last.ids[i] !== tool?.id ||
-      last.descriptions[i] !== tool?.description
+      last.descriptions[i] !== tool?.description ||
+      (last.schemas !== null && last.schemas[i] !== tool?.inputSchema)
     ) {
       return false
     }

@@ -1,14 +1,16 @@
 // Sets up one project per tested @mastra/core release (the list is in
 // __test__/fixtures/releases.mjs) for the real-agent tests, as a user would
 // have it: `npm ci` from the committed template (package.json + package-lock.json
-// pinning the release, ai and zod), then this package from `npm pack` unpacked
-// into its node_modules (a real copy, not a symlink: our require('@mastra/core/...')
-// must find the fixture's release), and the scenario runner copied beside.
+// pinning the release, ai and zod), then this package and the platform package
+// for this machine (npm/<platform>/ with the binary built here), each from
+// `npm pack` unpacked into its node_modules (real copies, not symlinks: our
+// require('@mastra/core/...') must find the fixture's release), and the scenario
+// runner copied beside.
 //
 //   node scripts/agent-fixtures.mjs      (npm run test:fixtures; npm test runs it)
 //
 // `npm ci` is skipped while node_modules holds the stamp of the same template;
-// the package and the runner are refreshed on every run. Needs the addon built.
+// the packages and the runner are refreshed on every run. Needs the addon built.
 
 import { spawnSync } from 'node:child_process'
 import { createHash } from 'node:crypto'
@@ -16,6 +18,7 @@ import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, write
 import { join, relative } from 'node:path'
 
 import { AGENT_RELEASES, FIXTURES_DIR, ROOT, RUNNER_DIR, TEMPLATES_DIR, fixtureDir, templateDir } from '../__test__/fixtures/releases.mjs'
+import { pack, packageForThisMachine, stagePlatformPackage, withoutNpmRunEnv } from './platform-packages.mjs'
 
 const TEMPLATE_FILES = ['package.json', 'package-lock.json']
 const CI_ARGS = ['ci', '--ignore-scripts', '--no-audit', '--no-fund']
@@ -24,11 +27,12 @@ const PACKAGE = 'mastra-native-processors'
 
 // The child npm must find the fixture as its project, not the package whose
 // script started us (npm run exports its own prefix to the environment).
-const env = { ...process.env }
-for (const key of Object.keys(env)) if (/^npm_(config_local_prefix|package_|lifecycle_)/i.test(key)) delete env[key]
+const env = withoutNpmRunEnv(process.env)
 
 function run(command, args, cwd) {
-  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] })
+  // npm is npm.cmd on Windows, which only a shell starts.
+  const shell = process.platform === 'win32' && command === 'npm'
+  const result = spawnSync(command, args, { cwd, env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], shell })
   if (result.status !== 0) {
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd} (${result.error ?? `exit ${result.status}`}):\n${result.stdout}${result.stderr}`)
   }
@@ -48,10 +52,17 @@ for (const name of readdirSync(FIXTURES_DIR)) {
   if (name.startsWith('mastra-') && !listed.includes(name)) rmSync(join(FIXTURES_DIR, name), { recursive: true, force: true })
 }
 
-// This package, exactly as it would be published.
-const [packed] = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', FIXTURES_DIR], ROOT))
-if (!packed.files.some((file) => file.path.endsWith('.node'))) throw new Error('npm pack carries no addon: run npm run build first')
-const tarball = join(FIXTURES_DIR, packed.filename)
+// This package and the platform package for this machine, exactly as they would be published.
+const platform = packageForThisMachine()
+if (!platform) throw new Error(`no platform package in npm/ is for ${process.platform}-${process.arch}`)
+const staging = join(FIXTURES_DIR, '.platform-package')
+rmSync(staging, { recursive: true, force: true })
+const { tarball } = pack(ROOT, FIXTURES_DIR)
+const { tarball: platformTarball } = pack(stagePlatformPackage(platform, staging), FIXTURES_DIR)
+const packages = [
+  [PACKAGE, tarball],
+  [platform.manifest.name, platformTarball],
+]
 
 try {
   for (const version of AGENT_RELEASES) {
@@ -72,11 +83,13 @@ try {
       writeFileSync(stamp, digest)
     }
 
-    const installed = join(dir, 'node_modules', PACKAGE)
-    rmSync(installed, { recursive: true, force: true })
-    mkdirSync(installed, { recursive: true })
-    run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'], dir)
-    run(process.execPath, ['scripts/install.mjs'], installed) // what npm runs on install
+    // Nothing to run after unpacking: neither package has an install script.
+    for (const [name, file] of packages) {
+      const installed = join(dir, 'node_modules', name)
+      rmSync(installed, { recursive: true, force: true })
+      mkdirSync(installed, { recursive: true })
+      run('tar', ['-xzf', file, '-C', installed, '--strip-components=1'], dir)
+    }
 
     rmSync(join(dir, 'runner'), { recursive: true, force: true })
     cpSync(RUNNER_DIR, join(dir, 'runner'), { recursive: true })
@@ -85,5 +98,6 @@ try {
     console.log(`agent fixture @mastra/core ${version}: ${upToDate ? 'up to date' : 'installed'} (${seconds} s) ${relative(ROOT, dir)}`)
   }
 } finally {
-  rmSync(tarball, { force: true })
+  for (const [, file] of packages) rmSync(file, { force: true })
+  rmSync(staging, { recursive: true, force: true })
 }

@@ -40,7 +40,7 @@ use std::sync::Arc;
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::search::{Catalog, CatalogError, EntrySpans, SearchHit, SearchWalk};
+use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
@@ -322,11 +322,23 @@ impl ToolSearch {
 
     /// [`new`](Self::new) from the table the binding receives, without copying the text.
     pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
+        ToolSearch::from_table_with_parameters(options, text, entries, None)
+    }
+
+    /// [`from_table`](Self::from_table), with the tools' parameters (one list
+    /// per entry) for a ranking that reads them; other rankings ignore them.
+    pub fn from_table_with_parameters(
+        options: Options,
+        text: Vec<u16>,
+        entries: Vec<EntrySpans>,
+        parameters: Option<ParamTable>,
+    ) -> Result<ToolSearch, CatalogError> {
         let store = match options.storage {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new(options.ttl_ms)),
         };
-        let static_catalog = Arc::new(Catalog::new(text, entries)?);
+        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
+        let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
         Ok(ToolSearch {
             options,
             static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None, true)),
@@ -360,6 +372,20 @@ impl ToolSearch {
         record: &[ToolEntry<'_>],
         resolved: &[ToolEntry<'_>],
     ) -> Result<StepCatalog, CatalogError> {
+        self.step_catalog_with_parameters(record, resolved, None, None)
+    }
+
+    /// [`step_catalog`](Self::step_catalog), with the parameters of the
+    /// record's tools and of the resolved tools (one list per tool of each)
+    /// for a ranking that reads them: read now, as the record's descriptions
+    /// are.
+    pub fn step_catalog_with_parameters(
+        &self,
+        record: &[ToolEntry<'_>],
+        resolved: &[ToolEntry<'_>],
+        record_parameters: Option<&ParamTable>,
+        parameters: Option<&ParamTable>,
+    ) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
             return Ok(StepCatalog::new(self.static_catalog.clone(), None, None, true));
         }
@@ -390,10 +416,24 @@ impl ToolSearch {
         });
 
         let mut builder = Catalog::builder();
+        builder.ranking(self.options.ranking);
+        let reads_parameters = self.options.ranking.reads_parameters();
         let mut sources = Vec::with_capacity(order.len());
         for i in order {
             let (key, &(source, id, description)) = merged.get_index(i).unwrap();
-            builder.push(key, id, description);
+            if reads_parameters {
+                // A record tool's parameters are in `record_parameters`, a
+                // resolved one's in `parameters`, by its index among the
+                // resolved tools (see `ToolRef`).
+                let source_index = source as usize;
+                let params: Vec<(&[u16], &[u16])> = match source_index.checked_sub(record.len()) {
+                    None => record_parameters.into_iter().flat_map(|p| p.entry(source_index)).collect(),
+                    Some(resolved) => parameters.into_iter().flat_map(|p| p.entry(resolved)).collect(),
+                };
+                builder.push_with_parameters(key, id, description, params);
+            } else {
+                builder.push(key, id, description);
+            }
             sources.push(source);
         }
         Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible), false))

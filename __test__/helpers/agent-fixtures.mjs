@@ -14,6 +14,7 @@ import { join, relative } from 'node:path'
 import { deserialize } from 'node:v8'
 
 import { AGENT_RELEASES, ROOT, RUNNER_DIR, fixtureDir } from '../fixtures/releases.mjs'
+import { binaryOf, packageForThisMachine } from '../../scripts/platform-packages.mjs'
 
 export { AGENT_RELEASES, releaseTraits } from '../fixtures/releases.mjs'
 export const MODES = ['generate', 'stream']
@@ -21,7 +22,7 @@ export const MODES = ['generate', 'stream']
 const files = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath ?? e.path, e.name))).sort()
 const same = (a, b) => existsSync(b) && readFileSync(a).equals(readFileSync(b))
 
-/** Fails unless the fixture holds this worktree's package and runner, byte for byte. */
+/** Fails unless the fixture holds this worktree's package, its platform package's binary and the runner, byte for byte. */
 function checkFixture(version) {
   const dir = fixtureDir(version)
   const hint = `agent fixture ${relative(ROOT, dir)} is missing or stale: run npm run test:fixtures`
@@ -31,6 +32,9 @@ function checkFixture(version) {
   assert.deepEqual(files(join(dir, 'runner')), runner, hint)
   for (const file of runner) assert.ok(same(join(RUNNER_DIR, file), join(dir, 'runner', file)), `${hint} (runner/${file})`)
   for (const file of files(installed)) assert.ok(same(join(installed, file), join(ROOT, file)), `${hint} (${file} changed)`)
+  const platform = packageForThisMachine()
+  const binary = binaryOf(platform, join(dir, 'node_modules', platform.manifest.name))
+  assert.ok(same(binaryOf(platform), binary), `${hint} (${platform.manifest.main} changed)`)
 }
 
 const RUNNERS_AT_ONCE = 2

@@ -10,9 +10,12 @@
 //! without bound, and whatever it answers must be something the binding can
 //! apply; a broken invariant panics, which libFuzzer reports as a crash.
 
+pub mod fielded_search;
 pub mod gen;
+pub mod message_facts;
 pub mod message_list_tape;
 pub mod model_output;
 pub mod prompt_tape;
 pub mod releases;
+pub mod search_table;
 pub mod tool_catalog;

@@ -209,7 +209,11 @@ impl Round<'_> {
     fn ask(&self, outputs: Option<&[i32]>) -> Result<Decision, FilterError> {
         let decision = filter(self.options, self.exclude, self.tape, self.history, outputs);
         if let Ok(decision) = &decision {
-            let record = self.options.filter_after_tool_steps.is_none() && self.history.is_none();
+            // The run's history is recorded on its first call, unless an empty
+            // exclude list returns before the state is read.
+            let record = self.exclude != Exclude::Nothing
+                && self.options.filter_after_tool_steps.is_none()
+                && self.history.is_none();
             assert_eq!(decision.record_history, record, "record_history");
         }
         decision
@@ -272,6 +276,14 @@ pub fn run(data: &[u8]) {
 
 /// The first answer fails exactly where the tape gives a reason.
 fn check_first_error(round: &Round<'_>, prompt: &Prompt, first: &Result<Decision, FilterError>) {
+    if round.exclude == Exclude::Nothing {
+        // The reference returns before it reads the prompt or the state.
+        assert!(
+            matches!(first, Ok(Decision { record_history: false, answer: Answer::Unchanged })),
+            "an empty exclude list gave {first:?}"
+        );
+        return;
+    }
     let history_misfits = round.options.filter_after_tool_steps.is_none()
         && round.history.is_some_and(|history| history.len() != prompt.id_count);
     let string_content = round

@@ -15,7 +15,8 @@ use std::collections::HashSet;
 
 use mastra_native_processors::js::{contains_units, js_slice_bounds, round_score, to_lower_utf16};
 use mastra_native_processors::search::{
-    is_separator, tokenize, truncate_description, Catalog, EntrySpans, SearchOptions, SearchWalk, Span, MIN_TOKEN_LEN,
+    is_separator, tokenize, truncate_description, Catalog, EntrySpans, Ranking, SearchOptions, SearchWalk, Span,
+    MIN_TOKEN_LEN,
 };
 use mastra_native_processors::tool_search::{Options, Storage, ToolSearch};
 
@@ -53,7 +54,7 @@ const UNITS: &[u16] = &[
     0x30, 0x00, 0xD800, 0xDBFF, 0xDC00, 0xDFFF, 0xFFFF,
 ];
 
-fn units(u: &mut U<'_>, max_pieces: usize) -> Vec<u16> {
+pub fn units(u: &mut U<'_>, max_pieces: usize) -> Vec<u16> {
     let mut out = Vec::new();
     for _ in 0..size(u, 0, max_pieces) {
         match int(u, 0, 5) {
@@ -195,6 +196,9 @@ pub fn run(data: &[u8]) {
         storage: if flag(&mut u) { Storage::InMemory } else { Storage::Context },
         ttl_ms: js_number(&mut u),
         inject_catalog: flag(&mut u),
+        // The `'fielded'` ranking has a target of its own (`fielded_search`);
+        // the oracles here are the reference's.
+        ranking: Ranking::Reference,
     };
     match ToolSearch::from_table(options, text.clone(), entries.clone()) {
         Ok(tool_search) => {
@@ -312,7 +316,7 @@ fn check_rank(catalog: &Catalog, text: &[u16], entries: &[EntrySpans], query: &[
     assert!(limited.iter().all(|c| all.contains(&c.doc)));
 }
 
-fn check_candidates(catalog: &Catalog, candidates: &[mastra_native_processors::search::Candidate]) {
+pub fn check_candidates(catalog: &Catalog, candidates: &[mastra_native_processors::search::Candidate]) {
     let mut seen = HashSet::new();
     for candidate in candidates {
         assert!(seen.insert(candidate.doc), "document {} ranked twice", candidate.doc);
@@ -324,7 +328,7 @@ fn check_candidates(catalog: &Catalog, candidates: &[mastra_native_processors::s
 }
 
 /// The hook's walk with arbitrary verdicts, and `search` with none.
-fn check_walk(u: &mut U<'_>, catalog: &Catalog, query: &[u16], options: &SearchOptions) {
+pub fn check_walk(u: &mut U<'_>, catalog: &Catalog, query: &[u16], options: &SearchOptions) {
     let mut walk = SearchWalk::new(catalog, query, options);
     let candidates = walk.candidates().to_vec();
     assert_eq!(candidates, catalog.rank(query, options.bm25_limit(catalog)), "the walk's candidates");

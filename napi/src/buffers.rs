@@ -23,27 +23,6 @@ impl<'a> Int32In<'a> {
     }
 }
 
-impl TypeName for Int32In<'_> {
-    fn type_name() -> &'static str {
-        "Int32Array"
-    }
-
-    fn value_type() -> ValueType {
-        ValueType::Object
-    }
-}
-
-impl ValidateNapiValue for Int32In<'_> {}
-
-impl FromNapiValue for Int32In<'_> {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        // SAFETY: `value` is the argument napi-rs is converting, in its `env`.
-        unsafe { refuse_shared(env, value)? };
-        // SAFETY: as above; the slice borrows the view for the call only.
-        Ok(Int32In(unsafe { Int32ArraySlice::from_napi_value(env, value)? }))
-    }
-}
-
 /// The buffer an answer is written into.
 pub struct Int32Out<'a>(Int32ArraySlice<'a>);
 
@@ -75,26 +54,34 @@ impl Int32Out<'_> {
     }
 }
 
-impl TypeName for Int32Out<'_> {
-    fn type_name() -> &'static str {
-        "Int32Array"
-    }
+/// Both views convert alike: the `Int32Array` argument, refused when shared.
+macro_rules! exclusive_view {
+    ($view:ident) => {
+        impl TypeName for $view<'_> {
+            fn type_name() -> &'static str {
+                "Int32Array"
+            }
 
-    fn value_type() -> ValueType {
-        ValueType::Object
-    }
+            fn value_type() -> ValueType {
+                ValueType::Object
+            }
+        }
+
+        impl ValidateNapiValue for $view<'_> {}
+
+        impl FromNapiValue for $view<'_> {
+            unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
+                // SAFETY: `value` is the argument napi-rs is converting, in its `env`.
+                unsafe { refuse_shared(env, value)? };
+                // SAFETY: as above; the slice borrows the view for the call only.
+                Ok($view(unsafe { Int32ArraySlice::from_napi_value(env, value)? }))
+            }
+        }
+    };
 }
 
-impl ValidateNapiValue for Int32Out<'_> {}
-
-impl FromNapiValue for Int32Out<'_> {
-    unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
-        // SAFETY: `value` is the argument napi-rs is converting, in its `env`.
-        unsafe { refuse_shared(env, value)? };
-        // SAFETY: as above; the slice borrows the view for the call only.
-        Ok(Int32Out(unsafe { Int32ArraySlice::from_napi_value(env, value)? }))
-    }
-}
+exclusive_view!(Int32In);
+exclusive_view!(Int32Out);
 
 /// Fails unless `value` is a typed array over a plain `ArrayBuffer`
 /// (`napi_is_arraybuffer` is false for a `SharedArrayBuffer`).

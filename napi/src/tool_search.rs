@@ -2,7 +2,8 @@
 //! `ToolSearchProcessor`.
 //!
 //! Translation only. Tool records cross once, as one UTF-16 string and a
-//! tool table (the core's `search::table`); the context store's reading of the
+//! tool table (the core's `search::table`), with a parameter table beside it
+//! for a ranking that reads parameters; the context store's reading of the
 //! messages crosses as facts (the core's `stores::facts`); options and
 //! request-context entries cross as they are and are classified as
 //! [`Given`] values for the core to judge. Queries and names cross as UTF-16
@@ -22,8 +23,8 @@ use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
-use mastra_native_processors::search::table::read_table;
-use mastra_native_processors::search::EntrySpans;
+use mastra_native_processors::search::table::{read_parameters, read_table};
+use mastra_native_processors::search::{EntrySpans, ParamTable};
 use mastra_native_processors::stores::facts::read_facts;
 use mastra_native_processors::tool_search::given::Given;
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
@@ -58,13 +59,14 @@ fn internal_error(error: impl Display) -> Error {
 /// Classifies a JavaScript value for the core (`None` is `undefined`).
 fn given(value: Option<Unknown<'_>>) -> Result<Given> {
     let Some(value) = value else { return Ok(Given::Undefined) };
-    // SAFETY (every `cast` below): the value's type was just checked to be
-    // the one it is read as.
     Ok(match value.get_type()? {
         ValueType::Undefined => Given::Undefined,
         ValueType::Null => Given::Null,
+        // SAFETY: the value was just found to be a boolean.
         ValueType::Boolean => Given::Boolean(unsafe { value.cast::<bool>() }?),
+        // SAFETY: the value was just found to be a number.
         ValueType::Number => Given::Number(unsafe { value.cast::<f64>() }?),
+        // SAFETY: the value was just found to be a string.
         ValueType::String => Given::String(JsString::from(unsafe { value.cast::<Utf16Text>() }?.0)),
         ValueType::Object | ValueType::External => Given::Object { is_array: value.is_array()? },
         ValueType::Function => Given::Function,
@@ -100,6 +102,7 @@ pub struct ToolSearchOptionValues<'a> {
     pub filter: Option<Unknown<'a>>,
     pub include_resolved_tools: Option<Unknown<'a>>,
     pub inject_catalog: Option<Unknown<'a>>,
+    pub ranking: Option<Unknown<'a>>,
 }
 
 impl ToolSearchOptionValues<'_> {
@@ -114,6 +117,7 @@ impl ToolSearchOptionValues<'_> {
             filter: given(self.filter)?,
             include_resolved_tools: given(self.include_resolved_tools)?,
             inject_catalog: given(self.inject_catalog)?,
+            ranking: given(self.ranking)?,
         })
     }
 }
@@ -156,6 +160,40 @@ fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>>
         .collect()
 }
 
+/// The parameter table beside a tool table of `tools` tools, when one was
+/// sent (see the core's `search::table::read_parameters`).
+fn parameter_table(text: Option<Utf16Text>, table: Option<Int32Array>, tools: usize) -> Result<Option<ParamTable>> {
+    match (text, table) {
+        (Some(Utf16Text(text)), Some(table)) => read_parameters(text, &table, tools).map(Some).map_err(internal_error),
+        _ => Ok(None),
+    }
+}
+
+/// The constructor options, applied for the host release. They are read
+/// before the tools, so the wrapper knows whether to read the tools'
+/// parameters too.
+#[napi]
+pub struct NativeToolSearchOptions {
+    options: Options,
+}
+
+#[napi]
+impl NativeToolSearchOptions {
+    #[napi(constructor, catch_unwind)]
+    pub fn new(env: Env, values: ToolSearchOptionValues, host_release: String) -> Result<Self> {
+        let host = releases::behaviours(&host_release).map_err(internal_error)?;
+        let options = Options::from_given(&values.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
+        Ok(Self { options })
+    }
+
+    /// Whether the ranking reads the tools' parameters, which the wrapper
+    /// then sends beside every tool table.
+    #[napi(getter, catch_unwind)]
+    pub fn reads_parameters(&self) -> bool {
+        self.options.ranking.reads_parameters()
+    }
+}
+
 #[napi]
 pub struct NativeToolSearch {
     inner: Arc<ToolSearch>,
@@ -163,21 +201,22 @@ pub struct NativeToolSearch {
 
 #[napi]
 impl NativeToolSearch {
-    /// A processor over the constructor's tools (a tool table, see the
-    /// core's `search::table`) for the host release with this version.
+    /// A processor with these options over the constructor's tools (a tool
+    /// table, see the core's `search::table`, and their parameter table when
+    /// the ranking reads parameters).
     #[napi(constructor, catch_unwind)]
     pub fn new(
-        env: Env,
-        options: ToolSearchOptionValues,
-        host_release: String,
+        options: &NativeToolSearchOptions,
         text: Utf16Text,
         table: Int32Array,
+        parameters_text: Option<Utf16Text>,
+        parameters: Option<Int32Array>,
     ) -> Result<Self> {
-        let host = releases::behaviours(&host_release).map_err(internal_error)?;
-        let options = Options::from_given(&options.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
         let Utf16Text(text) = text;
         let entries = read_table(text.len(), &table).map_err(internal_error)?;
-        let inner = ToolSearch::from_table(options, text, entries).map_err(internal_error)?;
+        let parameters = parameter_table(parameters_text, parameters, entries.len())?;
+        let inner = ToolSearch::from_table_with_parameters(options.options, text, entries, parameters)
+            .map_err(internal_error)?;
         Ok(Self { inner: Arc::new(inner) })
     }
 
@@ -206,8 +245,10 @@ impl NativeToolSearch {
 
     /// The catalog of a step whose agent resolved these tools, with the
     /// constructor's tools record as it is now (two tool tables like the
-    /// constructor's). The wrapper keeps it while both stay the very same
+    /// constructor's, each with its parameter table when the ranking reads
+    /// parameters). The wrapper keeps it while both stay the very same
     /// objects.
+    #[allow(clippy::too_many_arguments)]
     #[napi(catch_unwind)]
     pub fn step_catalog(
         &self,
@@ -215,13 +256,24 @@ impl NativeToolSearch {
         record_table: Int32Array,
         text: Utf16Text,
         table: Int32Array,
+        record_parameters_text: Option<Utf16Text>,
+        record_parameters: Option<Int32Array>,
+        parameters_text: Option<Utf16Text>,
+        parameters: Option<Int32Array>,
     ) -> Result<NativeStepCatalog> {
         let (Utf16Text(record_text), Utf16Text(text)) = (record_text, text);
         let record_spans = read_table(record_text.len(), &record_table).map_err(internal_error)?;
         let spans = read_table(text.len(), &table).map_err(internal_error)?;
+        let record_parameters = parameter_table(record_parameters_text, record_parameters, record_spans.len())?;
+        let parameters = parameter_table(parameters_text, parameters, spans.len())?;
         let catalog = self
             .inner
-            .step_catalog(&tool_entries(&record_text, &record_spans), &tool_entries(&text, &spans))
+            .step_catalog_with_parameters(
+                &tool_entries(&record_text, &record_spans),
+                &tool_entries(&text, &spans),
+                record_parameters.as_ref(),
+                parameters.as_ref(),
+            )
             .map_err(internal_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
     }

@@ -10,6 +10,10 @@
 //! `"<name> <description>"`. Two entries with the same name are one document:
 //! the later one replaces the earlier, exactly as the reference's repeated
 //! `index.add(name, ...)` and `descriptions.set(name, ...)` do.
+//!
+//! With [`Ranking::Fielded`] the catalog builds a [`FieldedIndex`] over the
+//! same documents instead (name, description and the entries' parameters as
+//! separate fields); lookups and duplicate names work the same way.
 
 use std::fmt;
 use std::sync::{Arc, OnceLock};
@@ -22,6 +26,47 @@ use hashbrown::HashTable;
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
+use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
+use super::params::ParamTable;
+
+/// How a catalog ranks `search_tools` results.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub enum Ranking {
+    /// The reference's: BM25 over `"<name> <description>"`, plus name boosts.
+    #[default]
+    Reference,
+    /// BM25F over name, description and parameters, with identifier
+    /// splitting and stemming (see [`super::fielded`]).
+    Fielded(FieldedConfig),
+}
+
+impl Ranking {
+    /// The `'fielded'` ranking as shipped.
+    pub const FIELDED: Ranking = Ranking::Fielded(FieldedConfig::DEFAULT);
+
+    /// The rankings `search.ranking` names, the default first.
+    pub const ALL: [Ranking; 2] = [Ranking::Reference, Ranking::FIELDED];
+
+    /// The `search.ranking` value that selects it (any [`FieldedConfig`] is
+    /// `'fielded'`: only the shipped one can be selected).
+    pub fn name(self) -> &'static str {
+        match self {
+            Ranking::Reference => "reference",
+            Ranking::Fielded(_) => "fielded",
+        }
+    }
+
+    /// The ranking a `search.ranking` value names, if any.
+    pub fn from_name(name: &[u16]) -> Option<Ranking> {
+        Ranking::ALL.into_iter().find(|ranking| name.iter().copied().eq(ranking.name().encode_utf16()))
+    }
+
+    /// Whether this ranking reads tools' parameters (so JavaScript should
+    /// read them from the tools' input schemas and send them).
+    pub fn reads_parameters(self) -> bool {
+        matches!(self, Ranking::Fielded(_))
+    }
+}
 
 /// A `[start, end)` range of UTF-16 units in a catalog's text buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +111,8 @@ pub enum CatalogError {
     BadSpan { entry: usize, span: Span, text_len: usize },
     /// More entries or text than 32-bit indices address.
     TooLarge,
+    /// A parameter table whose entry count is not the catalog's.
+    ParameterCount { entries: usize, parameter_entries: usize },
 }
 
 impl fmt::Display for CatalogError {
@@ -77,6 +124,9 @@ impl fmt::Display for CatalogError {
                 span.start, span.end
             ),
             CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
+            CatalogError::ParameterCount { entries, parameter_entries } => {
+                write!(f, "{parameter_entries} parameter lists for {entries} catalog entries")
+            }
         }
     }
 }
@@ -92,6 +142,9 @@ impl std::error::Error for CatalogError {}
 pub struct Catalog {
     text: Arc<Vec<u16>>,
     entries: Arc<Vec<EntrySpans>>,
+    /// The entries' parameters, for a ranking that reads them.
+    params: Option<Arc<ParamTable>>,
+    ranking: Ranking,
     built: BuildCell,
     /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
     /// be searched after all.
@@ -118,7 +171,10 @@ struct Lookups {
 
 /// The BM25 index and the lowercased names for boosting. Document `i` is entry `i`.
 struct Searchable {
+    /// The reference's index (empty for another ranking).
     index: Bm25Index,
+    /// The `'fielded'` ranking's index, when that is the ranking.
+    fielded: Option<FieldedIndex>,
     lower_names: Vec<u16>,
     /// Per document, its lowercased name as a range of `lower_names`.
     lower_name_ends: Vec<u32>,
@@ -138,22 +194,41 @@ impl Catalog {
     pub fn new(text: impl Into<Vec<u16>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
         // Kept as vectors behind `Arc`s: turning megabytes into `Arc<[u16]>`
         // would copy them.
+        Catalog::with_ranking(text, entries, Ranking::Reference, None)
+    }
+
+    /// [`Catalog::new`] with another ranking, and the entries' parameters for
+    /// a ranking that reads them (one list per entry, in the same order).
+    pub fn with_ranking(
+        text: impl Into<Vec<u16>>,
+        entries: Vec<EntrySpans>,
+        ranking: Ranking,
+        params: Option<ParamTable>,
+    ) -> Result<Catalog, CatalogError> {
         let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
-        Ok(Catalog::index_entries(Arc::new(text), Arc::new(entries)))
+        if let Some(params) = &params {
+            if params.len() != entries.len() {
+                return Err(CatalogError::ParameterCount { entries: entries.len(), parameter_entries: params.len() });
+            }
+        }
+        Ok(Catalog::index_entries(Arc::new(text), Arc::new(entries), ranking, params.map(Arc::new)))
     }
 
     /// A catalog for lookups alone (a record as it is now, looked up for
-    /// one step): its lookups are built at once and its BM25 index only if
-    /// it is ever searched.
+    /// one step): its lookups are built at once and its index (the
+    /// reference's) only if it is ever searched.
     pub fn unindexed(text: impl Into<Vec<u16>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
         let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
-        let source = Source { text: Arc::new(text), entries: Arc::new(entries) };
+        let source =
+            Source { text: Arc::new(text), entries: Arc::new(entries), ranking: Ranking::Reference, params: None };
         let built = Built { lookups: source.lookups(), searchable: None };
         let catalog = Catalog {
             text: source.text,
             entries: source.entries,
+            params: None,
+            ranking: source.ranking,
             built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
             late_index: OnceLock::new(),
         };
@@ -184,13 +259,18 @@ impl Catalog {
 
     /// Builds the lookups and the index: at once for a small catalog, on a
     /// thread for a large one.
-    fn index_entries(text: Arc<Vec<u16>>, entries: Arc<Vec<EntrySpans>>) -> Catalog {
+    fn index_entries(
+        text: Arc<Vec<u16>>,
+        entries: Arc<Vec<EntrySpans>>,
+        ranking: Ranking,
+        params: Option<Arc<ParamTable>>,
+    ) -> Catalog {
         let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
-        let source = Source { text: text.clone(), entries: entries.clone() };
+        let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone() };
         let background = (entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES)
             .then(|| std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()).ok())
             .flatten();
-        let catalog = Catalog { text, entries, built, late_index: OnceLock::new() };
+        let catalog = Catalog { text, entries, params, ranking, built, late_index: OnceLock::new() };
         match background {
             Some(handle) => *catalog.built.building.lock() = Some(handle),
             // Small, or no thread to be had: build here.
@@ -234,6 +314,17 @@ impl Catalog {
     /// The description of an entry (`''` when it had none).
     pub fn description(&self, entry: usize) -> &[u16] {
         &self.text[self.entries[entry].description.range()]
+    }
+
+    /// How this catalog ranks.
+    pub fn ranking(&self) -> Ranking {
+        self.ranking
+    }
+
+    /// The parameters of an entry, `(name, description)`, when the catalog
+    /// was given them.
+    pub fn parameters(&self, entry: usize) -> impl Iterator<Item = (&[u16], &[u16])> + '_ {
+        self.params.iter().flat_map(move |params| params.entry(entry))
     }
 
     /// The first entry, in record order, whose real `id` is `name`
@@ -303,14 +394,7 @@ impl Catalog {
     fn searchable(&self) -> &Searchable {
         match &self.built().searchable {
             Some(searchable) => searchable,
-            None => self.late_index.get_or_init(|| {
-                IndexSource {
-                    text: self.text.clone(),
-                    entries: self.entries.clone(),
-                    retired: self.lookups().retired.clone(),
-                }
-                .build()
-            }),
+            None => self.late_index.get_or_init(|| self.index_source().build()),
         }
     }
 
@@ -335,12 +419,27 @@ impl Catalog {
     }
 
     fn source(&self) -> Source {
-        Source { text: self.text.clone(), entries: self.entries.clone() }
+        Source {
+            text: self.text.clone(),
+            entries: self.entries.clone(),
+            ranking: self.ranking,
+            params: self.params.clone(),
+        }
     }
 
-    #[cfg(test)]
+    /// The `'fielded'` index, when that is this catalog's ranking.
+    pub(crate) fn fielded_index(&self) -> Option<&FieldedIndex> {
+        self.searchable().fielded.as_ref()
+    }
+
     fn index_source(&self) -> IndexSource {
-        IndexSource { text: self.text.clone(), entries: self.entries.clone(), retired: self.lookups().retired.clone() }
+        IndexSource {
+            text: self.text.clone(),
+            entries: self.entries.clone(),
+            retired: self.lookups().retired.clone(),
+            ranking: self.ranking,
+            params: self.params.clone(),
+        }
     }
 }
 
@@ -348,13 +447,21 @@ impl Catalog {
 struct Source {
     text: Arc<Vec<u16>>,
     entries: Arc<Vec<EntrySpans>>,
+    ranking: Ranking,
+    params: Option<Arc<ParamTable>>,
 }
 
 impl Source {
     fn build(self) -> Built {
         let lookups = self.lookups();
-        let searchable =
-            IndexSource { text: self.text, entries: self.entries, retired: lookups.retired.clone() }.build();
+        let searchable = IndexSource {
+            text: self.text,
+            entries: self.entries,
+            retired: lookups.retired.clone(),
+            ranking: self.ranking,
+            params: self.params,
+        }
+        .build();
         Built { lookups, searchable: Some(searchable) }
     }
 
@@ -422,6 +529,8 @@ struct IndexSource {
     entries: Arc<Vec<EntrySpans>>,
     /// Documents whose name a later entry took over.
     retired: Vec<bool>,
+    ranking: Ranking,
+    params: Option<Arc<ParamTable>>,
 }
 
 impl IndexSource {
@@ -430,7 +539,64 @@ impl IndexSource {
     const SPLIT_FROM_ENTRIES: usize = 4096;
 
     fn build(&self) -> Searchable {
-        self.build_split(self.entries.len() >= Self::SPLIT_FROM_ENTRIES)
+        match self.ranking {
+            Ranking::Reference => self.build_split(self.entries.len() >= Self::SPLIT_FROM_ENTRIES),
+            Ranking::Fielded(config) => self.build_fielded(config, self.entries.len() >= Self::SPLIT_FROM_ENTRIES),
+        }
+    }
+
+    /// The `'fielded'` index (in two halves at once for a large catalog, as
+    /// for the reference), and the lowercased names as for the reference.
+    fn build_fielded(&self, config: FieldedConfig, split: bool) -> Searchable {
+        let count = self.entries.len();
+        let mut lower_names = Vec::new();
+        let mut lower_name_ends = Vec::with_capacity(count);
+        for spans in self.entries.iter() {
+            to_lower_utf16_into(&self.text[spans.name().range()], &mut lower_names);
+            lower_name_ends.push(lower_names.len() as u32);
+        }
+        let (mut first, second) = if split {
+            let middle = count / 2;
+            std::thread::scope(|scope| {
+                let second =
+                    std::thread::Builder::new().spawn_scoped(scope, || self.build_fielded_range(config, middle..count));
+                let first = self.build_fielded_range(config, 0..middle);
+                match second.map(|handle| handle.join()) {
+                    Ok(Ok(second)) => (first, Some(second)),
+                    _ => (first, None),
+                }
+            })
+        } else {
+            (self.build_fielded_range(config, 0..count), None)
+        };
+        match second {
+            Some(second) => first.append(second),
+            None if first.len() < count => {
+                let rest = self.build_fielded_range(config, first.len()..count);
+                first.append(rest);
+            }
+            None => {}
+        }
+        Searchable { index: Bm25Index::default(), fielded: Some(first.finish()), lower_names, lower_name_ends }
+    }
+
+    fn build_fielded_range(&self, config: FieldedConfig, entries: std::ops::Range<usize>) -> FieldedBuilder {
+        let mut builder = FieldedBuilder::new(config);
+        let mut parameters: Vec<(&[u16], &[u16])> = Vec::new();
+        for entry in entries {
+            let spans = &self.entries[entry];
+            parameters.clear();
+            if let Some(params) = &self.params {
+                parameters.extend(params.entry(entry));
+            }
+            let fields = FieldTexts {
+                name: &self.text[spans.name().range()],
+                description: &self.text[spans.description.range()],
+                parameters: &parameters,
+            };
+            builder.add(&fields, !self.retired[entry]);
+        }
+        builder
     }
 
     /// Indexes every entry as `"<name> <description>"`, lowercased, then
@@ -466,7 +632,7 @@ impl IndexSource {
                 index.remove(doc as DocId);
             }
         }
-        Searchable { index: index.finish(), lower_names, lower_name_ends }
+        Searchable { index: index.finish(), fielded: None, lower_names, lower_name_ends }
     }
 
     fn build_range(&self, entries: std::ops::Range<usize>) -> Partial {
@@ -509,6 +675,9 @@ impl Partial {
 pub struct CatalogBuilder {
     pub(super) text: Vec<u16>,
     pub(super) entries: Vec<EntrySpans>,
+    /// The entries' parameters, from the first entry pushed with some.
+    params: Option<ParamTable>,
+    ranking: Ranking,
 }
 
 impl CatalogBuilder {
@@ -519,6 +688,40 @@ impl CatalogBuilder {
         let id = id.map(|id| self.append(id));
         let description = self.append(description);
         self.entries.push(EntrySpans { key, id, description });
+        if let Some(params) = &mut self.params {
+            params.push([]);
+        }
+        self
+    }
+
+    /// [`push`](Self::push), with the tool's parameters as `(name, description)`.
+    pub fn push_with_parameters<'p>(
+        &mut self,
+        key: &[u16],
+        id: Option<&[u16]>,
+        description: &[u16],
+        parameters: impl IntoIterator<Item = (&'p [u16], &'p [u16])>,
+    ) -> &mut Self {
+        let key = self.append(key);
+        let id = id.map(|id| self.append(id));
+        let description = self.append(description);
+        self.entries.push(EntrySpans { key, id, description });
+        let earlier = self.entries.len() - 1;
+        self.params
+            .get_or_insert_with(|| {
+                let mut params = ParamTable::new();
+                for _ in 0..earlier {
+                    params.push([]);
+                }
+                params
+            })
+            .push(parameters);
+        self
+    }
+
+    /// The ranking the catalog will use (the reference's unless set).
+    pub fn ranking(&mut self, ranking: Ranking) -> &mut Self {
+        self.ranking = ranking;
         self
     }
 
@@ -535,7 +738,8 @@ impl CatalogBuilder {
     }
 
     pub fn build(self) -> Result<Catalog, CatalogError> {
-        Catalog::new(self.text, self.entries)
+        let params = self.params.filter(|_| self.ranking.reads_parameters());
+        Catalog::with_ranking(self.text, self.entries, self.ranking, params)
     }
 
     /// The text and spans, for [`Catalog::new`] elsewhere.
@@ -633,6 +837,45 @@ mod tests {
         assert!(matches!(Catalog::new(text.clone(), vec![bad]), Err(CatalogError::BadSpan { entry: 0, .. })));
         let reversed = EntrySpans { key: Span::new(2, 1), id: None, description: Span::new(0, 0) };
         assert!(Catalog::new(text, vec![reversed]).is_err());
+    }
+
+    #[test]
+    fn a_fielded_index_built_in_halves_ranks_like_one_built_in_one_pass() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let words =
+            ["weather", "Email", "getForecast", "send_message", "db", "query", "İstanbul", "ツール", "x", "reports"];
+        let mut builder = Catalog::builder();
+        builder.ranking(Ranking::FIELDED);
+        for i in 0..5000 {
+            let mut text = |n: u64| {
+                let mut s = String::new();
+                for _ in 0..(rng.next() % n) {
+                    s.push_str(words[(rng.next() % 10) as usize]);
+                    s.push(' ');
+                }
+                s
+            };
+            let (description, param) = (u(&text(12)), u(&text(4)));
+            let id = format!("tool_{}", rng.next() % 4000);
+            builder.push_with_parameters(
+                &u(&format!("key{i}")),
+                Some(&u(&id)),
+                &description,
+                [(&u("p")[..], &param[..])],
+            );
+        }
+        let catalog = builder.build().unwrap();
+        let source = catalog.index_source();
+        let Ranking::Fielded(config) = catalog.ranking() else { unreachable!() };
+        let (halves, whole) = (source.build_fielded(config, true), source.build_fielded(config, false));
+        let (halves, whole) = (halves.fielded.unwrap(), whole.fielded.unwrap());
+        assert_eq!(halves.len(), whole.len());
+        for query in ["weather email", "forecast messages", "tool_17 db db", "ツール report x", "i̇stanbul send query"]
+        {
+            let (a, b) = (halves.search(&u(query), 1e9), whole.search(&u(query), 1e9));
+            assert!(!a.is_empty(), "{query}");
+            assert_eq!(a, b, "{query}");
+        }
     }
 
     #[test]

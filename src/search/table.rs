@@ -5,10 +5,14 @@
 //! `Object.keys` order. The id length may instead be a [`marker`]: the tool
 //! has no string id, or its id equals its key (then it is not repeated in the
 //! text; most tools are keyed by their id).
+//!
+//! A ranking that reads tools' parameters gets them in a second table of the
+//! same kind (see [`read_parameters`]).
 
 use std::fmt;
 
 use super::catalog::{EntrySpans, Span};
+use super::params::ParamTable;
 
 /// Numbers per tool.
 pub const COLUMNS: usize = 3;
@@ -43,32 +47,70 @@ pub fn read_table(text_len: usize, table: &[i32]) -> Result<Vec<EntrySpans>, Tab
     if !table.len().is_multiple_of(COLUMNS) {
         return Err(TableError { row: table.len() / COLUMNS });
     }
-    let mut at = 0u32;
+    let mut text = Cursor::default();
     let mut entries = Vec::with_capacity(table.len() / COLUMNS);
     for (row, lengths) in table.chunks_exact(COLUMNS).enumerate() {
         let bad = || TableError { row };
-        let mut take = |len: i32| -> Result<Span, TableError> {
-            let len = u32::try_from(len).map_err(|_| bad())?;
-            let span = Span::new(at, at.checked_add(len).ok_or_else(bad)?);
-            at = span.end;
-            Ok(span)
-        };
-        let key = take(lengths[0])?;
+        let key = text.take(lengths[0]).ok_or_else(bad)?;
         let id = match lengths[1] {
             marker::NO_ID => None,
             marker::ID_IS_KEY => Some(key),
-            len => Some(take(len)?),
+            len => Some(text.take(len).ok_or_else(bad)?),
         };
-        let description = take(lengths[2])?;
-        if at as usize > text_len {
+        let description = text.take(lengths[2]).ok_or_else(bad)?;
+        if text.at as usize > text_len {
             return Err(bad());
         }
         entries.push(EntrySpans { key, id, description });
     }
-    if at as usize != text_len {
+    if text.at as usize != text_len {
         return Err(TableError { row: entries.len() });
     }
     Ok(entries)
+}
+
+/// The parameters of a table's `tools` tools, for a ranking that reads them:
+/// per tool, in the tool table's order, `[count, nameLength,
+/// descriptionLength, ...]` (a length pair per parameter), every name and
+/// description end to end in `text`. Anything else is an error, never a panic.
+pub fn read_parameters(text: Vec<u16>, table: &[i32], tools: usize) -> Result<ParamTable, TableError> {
+    let mut numbers = table.iter().copied();
+    let mut cursor = Cursor::default();
+    let mut params = Vec::new();
+    let mut ends = Vec::with_capacity(tools.min(table.len()));
+    for row in 0..tools {
+        let bad = || TableError { row };
+        let count = numbers.next().and_then(|count| usize::try_from(count).ok()).ok_or_else(bad)?;
+        let mut take = || numbers.next().and_then(|len| cursor.take(len)).ok_or_else(bad);
+        for _ in 0..count {
+            params.push((take()?, take()?));
+        }
+        if cursor.at as usize > text.len() {
+            return Err(bad());
+        }
+        ends.push(u32::try_from(params.len()).map_err(|_| bad())?);
+    }
+    if numbers.next().is_some() || cursor.at as usize != text.len() {
+        return Err(TableError { row: tools });
+    }
+    Ok(ParamTable::from_parts(text, params, ends))
+}
+
+/// How far into the text a table has read: each length takes the next span.
+#[derive(Default)]
+struct Cursor {
+    at: u32,
+}
+
+impl Cursor {
+    /// The span of the next `len` units; `None` for a negative length or past
+    /// 32-bit offsets.
+    fn take(&mut self, len: i32) -> Option<Span> {
+        let end = self.at.checked_add(u32::try_from(len).ok()?)?;
+        let span = Span::new(self.at, end);
+        self.at = end;
+        Some(span)
+    }
 }
 
 #[cfg(test)]
@@ -103,6 +145,40 @@ mod tests {
             (3, &[i32::MAX, i32::MAX, i32::MAX]),
         ] {
             assert!(read_table(text_len, table).is_err(), "{table:?}");
+        }
+    }
+
+    #[test]
+    fn reads_each_tools_parameters() {
+        // Tool 0: "city" "The city", "unit" ""; tool 1: none; tool 2: "q" "Query".
+        let text: Vec<u16> = "cityThe cityunitqQuery".encode_utf16().collect();
+        let table = [2, 4, 8, 4, 0, 0, 1, 1, 5];
+        let params = read_parameters(text, &table, 3).unwrap();
+        let entry = |i| params.entry(i).map(|(n, d)| (String::from_utf16_lossy(n), String::from_utf16_lossy(d)));
+        let owned =
+            |pairs: &[(&str, &str)]| pairs.iter().map(|&(n, d)| (n.to_owned(), d.to_owned())).collect::<Vec<_>>();
+        assert_eq!(params.len(), 3);
+        assert_eq!(entry(0).collect::<Vec<_>>(), owned(&[("city", "The city"), ("unit", "")]));
+        assert_eq!(entry(1).count(), 0);
+        assert_eq!(entry(2).collect::<Vec<_>>(), owned(&[("q", "Query")]));
+        assert_eq!(read_parameters(Vec::new(), &[], 0).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn malformed_parameter_tables_are_errors() {
+        let text = || "abc".encode_utf16().collect::<Vec<u16>>();
+        for (tools, table, row) in [
+            (1, &[1, 1, 1][..], 1), // text left over
+            (1, &[1, 1, 3], 0),     // past the text
+            (1, &[1, 3], 0),        // a description length missing
+            (2, &[1, 1, 2], 1),     // a tool missing
+            (1, &[1, 1, 2, 0], 1),  // a stray number
+            (1, &[-1], 0),          // a negative count
+            (1, &[1, -1, 4], 0),    // a negative length
+            (1, &[i32::MAX, 1, 2], 0),
+            (1, &[2, i32::MAX, i32::MAX, i32::MAX, i32::MAX], 0),
+        ] {
+            assert_eq!(read_parameters(text(), table, tools).unwrap_err(), TableError { row }, "{table:?}");
         }
     }
 
@@ -144,5 +220,52 @@ mod tests {
             }
         }
         assert!(valid > 1000, "{valid}");
+    }
+
+    #[test]
+    fn arbitrary_parameter_tables_never_panic_and_valid_ones_stay_within_the_text() {
+        let mut rng = crate::test_rng::Rng::new(0x9a7a);
+        let mut valid = 0;
+        let value = |rng: &mut crate::test_rng::Rng, below: u64| match rng.next() % 16 {
+            0 => i32::MIN,
+            1 => i32::MAX,
+            2 => -1,
+            _ => (rng.next() % below) as i32,
+        };
+        for _ in 0..50_000 {
+            let tools = (rng.next() % 4) as usize;
+            let mut table = Vec::new();
+            let mut text_len = 0usize;
+            for _ in 0..tools {
+                let count = value(&mut rng, 3);
+                table.push(count);
+                for _ in 0..count.clamp(0, 3) * 2 {
+                    let len = value(&mut rng, 4);
+                    text_len = text_len.saturating_add(len.max(0) as usize);
+                    table.push(len);
+                }
+            }
+            // Sometimes a tool too many or too few, the wrong text length or a stray number.
+            let tools = match rng.next() % 8 {
+                0 => tools + 1,
+                1 => tools.saturating_sub(1),
+                _ => tools,
+            };
+            match rng.next() % 8 {
+                0 => text_len += 1,
+                1 => table.push((rng.next() % 3) as i32),
+                _ => {}
+            }
+            if text_len > 64 {
+                continue;
+            }
+            if let Ok(params) = read_parameters(vec![0; text_len], &table, tools) {
+                valid += 1;
+                assert_eq!(params.len(), tools);
+                let units: usize = (0..tools).flat_map(|t| params.entry(t)).map(|(n, d)| n.len() + d.len()).sum();
+                assert_eq!(units, text_len);
+            }
+        }
+        assert!(valid > 10_000, "{valid}");
     }
 }

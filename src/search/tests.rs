@@ -256,3 +256,168 @@ fn arbitrary_text_and_queries_rank_without_panicking() {
         }
     }
 }
+
+// ---------------------------------------------------------------------------
+// The 'fielded' ranking through the catalog.
+
+/// A small catalog with the kinds of tools the reference ranking misses.
+/// (key, description, [(parameter, description)])
+type Tool = (&'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+const TOOLS: &[Tool] = &[
+    ("fahrenheit_to_celsius", "Converts a temperature in fahrenheit to celsius.", &[("value", "Degrees fahrenheit")]),
+    (
+        "get_current_weather",
+        "Get the current weather in a given location.",
+        &[
+            ("location", "The city and state, e.g. San Francisco, CA"),
+            ("unit", "The unit of temperature: celsius or fahrenheit"),
+        ],
+    ),
+    (
+        "ChaFod",
+        "Changes the selection of food based on the customer's request.",
+        &[("foodItem", "The name of the food item to order")],
+    ),
+    (
+        "requests.get",
+        "Sends a GET request to the specified URL.",
+        &[("url", "The URL to send the request to"), ("headers", "HTTP headers")],
+    ),
+    ("sendEmail", "Send an email message to a recipient.", &[("to", "Recipient address"), ("subject", "")]),
+    ("query_weather_cn", "查询指定城市的天气预报", &[("city", "城市名称")]),
+];
+
+fn tools_catalog(ranking: Ranking) -> Catalog {
+    let mut builder = Catalog::builder();
+    builder.ranking(ranking);
+    for &(key, description, params) in TOOLS {
+        let params: Vec<(Vec<u16>, Vec<u16>)> = params.iter().map(|&(n, d)| (js(n), js(d))).collect();
+        builder.push_with_parameters(
+            &js(key),
+            Some(&js(key)),
+            &js(description),
+            params.iter().map(|(n, d)| (&n[..], &d[..])),
+        );
+    }
+    builder.build().unwrap()
+}
+
+fn names(c: &Catalog, query: &str) -> Vec<String> {
+    c.search(&js(query), &SearchOptions::default()).into_iter().map(|h| h.name.to_string_lossy()).collect()
+}
+
+#[test]
+fn fielded_ranking_finds_what_the_reference_misses() {
+    let reference = tools_catalog(Ranking::Reference);
+    let fielded = tools_catalog(Ranking::FIELDED);
+    let check = |query: &str, want_reference: &[&str], want_fielded: &[&str]| {
+        assert_eq!(names(&reference, query), want_reference, "reference: {query}");
+        assert_eq!(names(&fielded, query), want_fielded, "fielded: {query}");
+    };
+    check(
+        "What's the weather like in Boston in fahrenheit?",
+        &["get_current_weather", "fahrenheit_to_celsius", "query_weather_cn", "ChaFod", "requests.get"],
+        &["get_current_weather", "fahrenheit_to_celsius", "query_weather_cn"],
+    );
+    // "change" and "changes" share a stem; the food item is a parameter.
+    check("change the food item on my order", &["ChaFod", "get_current_weather", "requests.get"], &["ChaFod"]);
+    // An identifier written another way is still that identifier.
+    check("getCurrentWeather for Paris", &[], &["get_current_weather", "query_weather_cn", "requests.get"]);
+    check(
+        "call requests.get on https://example.com",
+        &["requests.get", "get_current_weather", "ChaFod"],
+        &["requests.get", "get_current_weather", "ChaFod"],
+    );
+    // Chinese text has no spaces: n-grams match inside it.
+    check("查询北京的天气", &[], &["query_weather_cn"]);
+    // A Portuguese word shares its first five letters with the English one.
+    check("Qual é a temperatura em São Paulo?", &[], &["fahrenheit_to_celsius", "get_current_weather"]);
+    check("mail my boss", &[], &[]);
+}
+
+#[test]
+fn fielded_ranking_reads_parameters_only_when_given_them() {
+    let mut builder = Catalog::builder();
+    builder.ranking(Ranking::FIELDED);
+    builder.push_with_parameters(
+        &js("a"),
+        Some(&js("lookup")),
+        &js("Looks something up"),
+        [(&js("zipCode")[..], &js("A postal code")[..])],
+    );
+    builder.push(&js("b"), Some(&js("other")), &js("Something else"));
+    let c = builder.build().unwrap();
+    assert_eq!(c.parameters(0).count(), 1);
+    assert_eq!(c.parameters(1).count(), 0);
+    assert_eq!(names(&c, "what is the zip code"), ["lookup"]);
+    assert_eq!(names(&c, "postal"), ["lookup"]);
+    // The reference's catalog keeps no parameters and never matches them.
+    let mut builder = Catalog::builder();
+    builder.push_with_parameters(
+        &js("a"),
+        Some(&js("lookup")),
+        &js("Looks something up"),
+        [(&js("zipCode")[..], &js("A postal code")[..])],
+    );
+    let c = builder.build().unwrap();
+    assert_eq!(c.parameters(0).count(), 0);
+    assert_eq!(names(&c, "postal"), Vec::<String>::new());
+}
+
+#[test]
+fn fielded_catalog_keeps_the_lookups_and_the_walk() {
+    // Same names as the reference: duplicates are one document with the last
+    // description, id-less tools are never returned, topK and minScore apply.
+    let mut builder = Catalog::builder();
+    builder.ranking(Ranking::FIELDED);
+    builder.push_str("k1", Some("dup"), "weather first");
+    builder.push_str("plain", None, "weather without an id");
+    builder.push_str("k2", Some("dup"), "weather second");
+    builder.push_str("k3", Some("forecast"), "weather forecast");
+    let c = builder.build().unwrap();
+    assert_eq!(c.len(), 3);
+    assert_eq!(c.ranking(), Ranking::FIELDED);
+    assert_eq!(names(&c, "first"), Vec::<String>::new());
+    let hits = c.search(&js("weather second"), &SearchOptions::default());
+    assert_eq!(hits.iter().map(|h| h.name.to_string_lossy()).collect::<Vec<_>>(), ["dup", "forecast"]);
+    assert_eq!(hits[0].description, JsString::from("weather second"));
+    // Scores are rounded to cents, as the reference's are.
+    assert_eq!(hits[0].score, (hits[0].score * 100.0).round() / 100.0);
+    let one = c.search(&js("weather"), &SearchOptions { top_k: 1.0, ..SearchOptions::default() });
+    assert_eq!(one.len(), 1);
+    let above =
+        c.search(&js("weather second"), &SearchOptions { min_score: hits[1].score, ..SearchOptions::default() });
+    assert_eq!(above.len(), 1);
+    // The hook is asked about the first entry with the name, in rank order.
+    let mut walk =
+        SearchWalk::new(&c, &js("weather second"), &SearchOptions { has_filter: true, ..SearchOptions::default() });
+    let first = walk.next_pending(&c).unwrap();
+    assert_eq!(first.entry, 0);
+    walk.resolve(false);
+    assert_eq!(walk.next_pending(&c).unwrap().entry, 3);
+}
+
+#[test]
+fn ranking_names_round_trip() {
+    for ranking in Ranking::ALL {
+        assert_eq!(Ranking::from_name(&js(ranking.name())), Some(ranking));
+    }
+    assert_eq!(Ranking::ALL.map(Ranking::name), ["reference", "fielded"]);
+    assert_eq!(Ranking::from_name(&js("Fielded")), None);
+    assert_eq!(Ranking::from_name(&js("")), None);
+    assert!(!Ranking::Reference.reads_parameters());
+    assert!(Ranking::FIELDED.reads_parameters());
+}
+
+#[test]
+fn parameter_lists_must_match_the_entries() {
+    let mut builder = Catalog::builder();
+    builder.push_str("a", None, "x");
+    let (text, entries) = builder.into_parts();
+    let mut params = ParamTable::new();
+    params.push([]);
+    params.push([]);
+    let error = Catalog::with_ranking(text, entries, Ranking::FIELDED, Some(params));
+    assert!(matches!(error, Err(CatalogError::ParameterCount { entries: 1, parameter_entries: 2 })));
+}

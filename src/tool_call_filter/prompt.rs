@@ -111,7 +111,10 @@ impl Prompt {
     fn read(tape: &[i32]) -> Result<Prompt, TapeError> {
         let mut reader = Reader::new(tape);
         let count = reader.count()?;
-        let mut prompt = Prompt { messages: Vec::with_capacity(count), parts: Vec::new(), id_count: 0 };
+        // A part takes at least one number of the tape: room for them all
+        // up front spares the growth of a vector pushed to hundreds of times.
+        let parts = Vec::with_capacity(tape.len().saturating_sub(count + 1));
+        let mut prompt = Prompt { messages: Vec::with_capacity(count), parts, id_count: 0 };
         for _ in 0..count {
             let message = match reader.read()? {
                 code::PASS => Message { assistant: false, content: Content::Pass },
@@ -383,7 +386,7 @@ impl Filter<'_> {
         outputs: Option<&[i32]>,
     ) -> Result<Result<TextsById, Answer>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
-        let mut wanted = Vec::new();
+        let mut wanted = Vec::with_capacity(self.prompt.parts.len());
         for (m, message) in self.prompt.messages.iter().enumerate() {
             for (p, part) in self.prompt.parts(message).iter().enumerate() {
                 let removed = part.kind == PartKind::Result && part.call_id.is_some_and(|id| excluded[id as usize]);

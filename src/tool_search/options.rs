@@ -2,14 +2,14 @@
 //! accepts, and how the host release applies them.
 
 use crate::releases::Behaviours;
-use crate::search::SearchOptions;
+use crate::search::{Ranking, SearchOptions};
 
 use super::given::{Given, Refused};
 
 /// The documented defaults, applied where an option is `undefined` or `null`
 /// (the reference reads every option with `??`).
 pub mod defaults {
-    use super::Storage;
+    use super::{Ranking, Storage};
 
     pub const TOP_K: f64 = 5.0;
     pub const MIN_SCORE: f64 = 0.0;
@@ -19,6 +19,8 @@ pub mod defaults {
     pub const TTL_MS: f64 = crate::stores::DEFAULT_TTL_MS;
     pub const INCLUDE_RESOLVED_TOOLS: bool = false;
     pub const INJECT_CATALOG: bool = false;
+    /// The reference's ranking, so results are @mastra/core's unless asked otherwise.
+    pub const RANKING: Ranking = Ranking::Reference;
 }
 
 /// Where loaded-tool state lives.
@@ -59,6 +61,9 @@ pub struct Options {
     /// Whether each step lists the catalog in a system message
     /// (`injectCatalog`), as the host honours it: see [`Options::for_host`].
     pub inject_catalog: bool,
+    /// `search.ranking`: how the catalogs rank `search_tools` results. This
+    /// package's own option; every release honours it.
+    pub ranking: Ranking,
 }
 
 /// The options as JavaScript read them from the options object:
@@ -74,6 +79,7 @@ pub struct GivenOptions {
     pub filter: Given,
     pub include_resolved_tools: Given,
     pub inject_catalog: Given,
+    pub ranking: Given,
 }
 
 impl Default for GivenOptions {
@@ -89,6 +95,7 @@ impl Default for GivenOptions {
             filter: Given::Undefined,
             include_resolved_tools: Given::Undefined,
             inject_catalog: Given::Undefined,
+            ranking: Given::Undefined,
         }
     }
 }
@@ -123,6 +130,12 @@ impl Options {
             }
             other => return Err(refuse("options.storage", STORAGE_NAMES, other)),
         };
+        let ranking = match &given.ranking {
+            value if value.is_nullish() => defaults::RANKING,
+            Given::String(name) => Ranking::from_name(name)
+                .ok_or_else(|| refuse("options.search.ranking", RANKING_NAMES, &given.ranking))?,
+            other => return Err(refuse("options.search.ranking", RANKING_NAMES, other)),
+        };
         let has_filter = match &given.filter {
             value if !value.is_truthy() => false,
             Given::Function => true,
@@ -148,6 +161,7 @@ impl Options {
             storage,
             ttl_ms,
             inject_catalog: boolean("options.injectCatalog", &given.inject_catalog, defaults::INJECT_CATALOG)?,
+            ranking,
         };
         Ok(options.for_host(host))
     }
@@ -172,6 +186,8 @@ impl Options {
 }
 
 const STORAGE_NAMES: &str = "'in-memory' or 'context'";
+/// [`Ranking::ALL`]'s names, as a refusal lists them (a test keeps them in step).
+const RANKING_NAMES: &str = "'reference' or 'fielded'";
 
 #[cfg(test)]
 mod tests {
@@ -199,6 +215,7 @@ mod tests {
             assert!(!options.auto_load && !options.include_resolved_tools && !options.inject_catalog);
             assert_eq!(options.storage, Storage::InMemory);
             assert_eq!(options.ttl_ms, 3_600_000.0);
+            assert_eq!(options.ranking, Ranking::Reference);
         }
     }
 
@@ -214,8 +231,10 @@ mod tests {
             filter: Given::Function,
             include_resolved_tools: Given::Boolean(true),
             inject_catalog: Given::Boolean(true),
+            ranking: Given::String(JsString::from("fielded")),
         };
         let options = Options::from_given(&given, &host()).unwrap();
+        assert_eq!(options.ranking, Ranking::FIELDED);
         assert_eq!(options.search.top_k, 2.5);
         assert!(options.search.min_score.is_nan());
         assert!(options.search.has_filter && options.auto_load && options.include_resolved_tools);
@@ -260,6 +279,14 @@ mod tests {
             refused(GivenOptions { auto_load: Given::Number(1.0), ..GivenOptions::default() }),
             "options.search.autoLoad must be a boolean, got the number 1"
         );
+        assert_eq!(
+            refused(GivenOptions { ranking: text("bm25"), ..GivenOptions::default() }),
+            "options.search.ranking must be 'reference' or 'fielded', got the string \"bm25\""
+        );
+        assert_eq!(
+            refused(GivenOptions { ranking: Given::Boolean(true), ..GivenOptions::default() }),
+            "options.search.ranking must be 'reference' or 'fielded', got the boolean true"
+        );
     }
 
     #[test]
@@ -269,5 +296,12 @@ mod tests {
             assert_eq!(Storage::from_name(&name), Some(storage));
         }
         assert_eq!(Storage::from_name(&"In-Memory".encode_utf16().collect::<Vec<_>>()), None);
+    }
+
+    #[test]
+    fn refusals_list_every_value_an_option_accepts() {
+        let list = |names: &[&str]| names.iter().map(|name| format!("'{name}'")).collect::<Vec<_>>().join(" or ");
+        assert_eq!(STORAGE_NAMES, list(&Storage::ALL.map(Storage::name)));
+        assert_eq!(RANKING_NAMES, list(&Ranking::ALL.map(Ranking::name)));
     }
 }

@@ -4,7 +4,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use super::*;
-use crate::search::SearchOptions;
+use crate::search::{Ranking, SearchOptions};
 
 /// Runs a future that never waits (every hook here answers at once).
 fn ready<T>(future: impl Future<Output = T>) -> T {
@@ -114,10 +114,14 @@ fn options(has_filter: bool) -> Options {
         storage: Storage::InMemory,
         ttl_ms: 3_600_000.0,
         inject_catalog: false,
+        ranking: Ranking::Reference,
     }
 }
 
-struct Tools(Vec<(Vec<u16>, Option<Vec<u16>>, Vec<u16>)>);
+/// A tool's key, id and description as UTF-16.
+type OwnedEntry = (Vec<u16>, Option<Vec<u16>>, Vec<u16>);
+
+struct Tools(Vec<OwnedEntry>);
 
 impl Tools {
     fn new(tools: &[(&str, Option<&str>, &str)]) -> Tools {
@@ -295,6 +299,75 @@ fn resolved_tools_merge_like_an_object_spread() {
     let catalog = search.step_catalog(&tools.entries(), &meta_only.entries()).unwrap();
     assert!(catalog.sources.is_none() && catalog.live);
     assert_eq!(catalog.visible, Some(vec![0]));
+}
+
+/// [`weather_tools`] as the binding hands them over.
+fn weather_table() -> (Vec<u16>, Vec<EntrySpans>) {
+    let mut builder = Catalog::builder();
+    for entry in weather_tools().entries() {
+        builder.push(entry.key, entry.id, entry.description);
+    }
+    builder.into_parts()
+}
+
+#[test]
+fn fielded_ranking_searches_static_and_resolved_parameters() {
+    let (text, entries) = weather_table();
+    let weather_params = || {
+        let mut params = ParamTable::new();
+        params.push([(&units("city")[..], &units("The city, e.g. Lisbon")[..])]);
+        params.push([(&units("recipient")[..], &units("Who receives it")[..])]);
+        params.push([]);
+        params
+    };
+    let options = Options { include_resolved_tools: true, ranking: Ranking::FIELDED, ..options(false) };
+    let search = ToolSearch::from_table_with_parameters(options, text, entries, Some(weather_params())).unwrap();
+    // Static: a parameter's description is searched.
+    let outcome = ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0));
+    assert_eq!(names(&outcome), ["getWeather"]);
+
+    // Resolved tools bring their own parameters, and the record's tools
+    // theirs as they are now, except where a resolved tool replaces one.
+    let resolved = Tools::new(&[("email", Some("mail"), "Resolved mail tool"), ("memory", None, "Remember")]);
+    let mut resolved_params = ParamTable::new();
+    resolved_params.push([(&units("attachment")[..], &units("A file")[..])]);
+    resolved_params.push([(&units("fact")[..], &units("What to remember about Lisbon")[..])]);
+    let record = weather_tools();
+    let record_params = weather_params();
+    let catalog = search
+        .step_catalog_with_parameters(
+            &record.entries(),
+            &resolved.entries(),
+            Some(&record_params),
+            Some(&resolved_params),
+        )
+        .unwrap();
+    // Resolved tool `i` is tool `3 + i`: `email` replaced static tool 1 in place.
+    assert_eq!(catalog.sources, Some(vec![0, 3, 2, 4]));
+    let step = Step::new(Arc::new(catalog), None, NameSet::new());
+    let outcome = ready(search.search(&step, &units("Lisbon"), &NoFilter, 1000.0));
+    // `memory` has no id, so it is indexed but never returned.
+    assert_eq!(names(&outcome), ["getWeather"]);
+    assert_eq!(names(&ready(search.search(&step, &units("attachment"), &NoFilter, 1000.0))), ["mail"]);
+    assert!(ready(search.search(&step, &units("recipient"), &NoFilter, 1000.0)).results.is_empty());
+    // Without parameters for the resolved tools, they are searched by name and description.
+    let catalog = search
+        .step_catalog_with_parameters(&record.entries(), &resolved.entries(), Some(&record_params), None)
+        .unwrap();
+    let step = Step::new(Arc::new(catalog), None, NameSet::new());
+    assert!(ready(search.search(&step, &units("attachment"), &NoFilter, 1000.0)).results.is_empty());
+    assert_eq!(names(&ready(search.search(&step, &units("city"), &NoFilter, 1000.0))), ["getWeather"]);
+}
+
+#[test]
+fn the_reference_ranking_ignores_parameters() {
+    let (text, entries) = weather_table();
+    let mut params = ParamTable::new();
+    for _ in 0..3 {
+        params.push([(&units("lisbon")[..], &units("Lisbon")[..])]);
+    }
+    let search = ToolSearch::from_table_with_parameters(options(false), text, entries, Some(params)).unwrap();
+    assert!(ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0)).results.is_empty());
 }
 
 #[test]

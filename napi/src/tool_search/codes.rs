@@ -2,7 +2,7 @@
 //! handed over from the core that defines them, so neither side repeats a
 //! bare number or name.
 
-use mastra_native_processors::search::table;
+use mastra_native_processors::search::{table, Ranking};
 use mastra_native_processors::stores::{self, facts};
 use mastra_native_processors::tool_search::operation::code as operation;
 use mastra_native_processors::tool_search::options::{defaults, Storage};
@@ -110,6 +110,8 @@ pub struct ToolSearchDefaults {
     pub ttl: f64,
     pub include_resolved_tools: bool,
     pub inject_catalog: bool,
+    /// `search.ranking`.
+    pub ranking: String,
     /// The thread of requests without one, and what `clearState()` clears.
     pub thread: String,
 }
@@ -147,6 +149,8 @@ pub struct ToolSearchCodes {
     pub flat: FlatLayout,
     /// The `storage` option's values.
     pub storages: Vec<String>,
+    /// The `search.ranking` option's values.
+    pub rankings: Vec<String>,
     /// The `phase` values the hook receives.
     pub phases: Vec<String>,
 }
@@ -205,6 +209,7 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             ttl: defaults::TTL_MS,
             include_resolved_tools: defaults::INCLUDE_RESOLVED_TOOLS,
             inject_catalog: defaults::INJECT_CATALOG,
+            ranking: defaults::RANKING.name().into(),
             thread: stores::DEFAULT_THREAD.into(),
         },
         flat: FlatLayout {
@@ -218,6 +223,7 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             score: flat::SCORE as u32,
         },
         storages: Storage::ALL.iter().map(|s| s.name().into()).collect(),
+        rankings: Ranking::ALL.iter().map(|r| r.name().into()).collect(),
         phases: Phase::ALL.iter().map(|p| p.name().into()).collect(),
     }
 }
