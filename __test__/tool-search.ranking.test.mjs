@@ -226,6 +226,26 @@ for (const version of ['1.59.0', '1.71.0']) {
       assert.deepEqual((await second('postcode')).results, [])
       assert.deepEqual((await second('isbn')).results.map((r) => r.name), ['lookup'])
     })
+
+    test("with includeResolvedTools the record's tools are read as they are now, parameters too", async () => {
+      const { sendEmail, ...rest } = catalog()
+      const record = { ...rest }
+      const processor = new ToolSearchProcessor({ tools: record, includeResolvedTools: true, search: { ranking: 'fielded' } })
+      const lookup = createTool({
+        id: 'lookup',
+        description: 'Looks something up.',
+        inputSchema: z.object({ postcode: z.string() }),
+        execute,
+      })
+      // Put in the record after construction, as the reference reads it.
+      record.lookup = lookup
+      const first = await searchTool(processor, { sendEmail })
+      assert.deepEqual((await first('postcode')).results.map((r) => r.name), ['lookup'])
+      lookup.inputSchema = z.object({ isbn: z.string() })
+      const second = await searchTool(processor, { sendEmail })
+      assert.deepEqual((await second('postcode')).results, [])
+      assert.deepEqual((await second('isbn')).results.map((r) => r.name), ['lookup'])
+    })
   })
 
   describe(`${version}: input schemas are read only for a ranking that reads parameters`, () => {
