@@ -76,6 +76,9 @@ function searchAnswer(output, { words, f64 }) {
   return { results, message }
 }
 
+/** No keys, no tools. */
+const NONE = Object.freeze([])
+
 /** The meta-tools whose results the context store reads, and their kinds in the facts. */
 const FACT_KINDS = new Map([
   [SEARCH_TOOLS, FACTS.searchTools],
@@ -152,7 +155,7 @@ function defineToolSearchProcessor(host) {
       this.#record = tools
       this.#keys = keys
       // Faster than Object.values on large (dictionary-mode) records, measured.
-      this.#tools = keys.map((key) => tools[key])
+      this.#tools = valuesOf(tools, keys)
       const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
       this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
@@ -314,9 +317,11 @@ function defineToolSearchProcessor(host) {
       const memory = requestContext?.get(MEMORY_KEY)
       const memoryThread = memory?.thread
       const record = stepTools ?? {}
-      const resolvedKeys = this.#settings.searchesStepTools ? Object.keys(record) : []
-      const resolved = resolvedKeys.map((key) => record[key])
-      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : this.#staticCatalog
+      const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
+      const catalog = keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog
+      // The step's tools as its catalog read them: those in `record` now.
+      const resolvedKeys = catalog.keys ?? NONE
+      const resolved = catalog.tools ?? NONE
       const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
       const native = this.#native.beginStep(
         contextThread,
@@ -353,14 +358,14 @@ function defineToolSearchProcessor(host) {
      * parameters) are all unchanged; any difference, such as another caller's
      * tool instances, builds a new one.
      */
-    #stepCatalog(keys, tools) {
+    #stepCatalog(stepRecord, keys) {
       const record = this.#record
       const recordKeys = Object.keys(record)
-      const recordTools = recordKeys.map((key) => record[key])
       const last = this.#lastStepCatalog
-      const sameRecord = last !== undefined && sameTools(last.record, recordKeys, recordTools)
-      if (sameRecord && sameTools(last, keys, tools)) return last
-      const recordTable = sameRecord ? last.record : this.#stepTable(recordKeys, recordTools, 'options.tools', false)
+      const sameRecord = last !== undefined && sameTools(last.record, record, recordKeys)
+      if (sameRecord && sameTools(last, stepRecord, keys)) return last
+      const recordTable = sameRecord ? last.record : this.#stepTable(recordKeys, valuesOf(record, recordKeys), 'options.tools', false)
+      const tools = valuesOf(stepRecord, keys)
       const table = this.#stepTable(keys, tools, 'the step tools', true)
       const native = this.#native.stepCatalog(
         recordTable.text,
@@ -606,7 +611,7 @@ function toolById(record, id) {
 /** The caller's record as it is now: its keys and tools, and a tool table of keys and ids. */
 function readRecord(record) {
   const keys = Object.keys(record)
-  const tools = keys.map((key) => record[key])
+  const tools = valuesOf(record, keys)
   return { keys, tools, ...toolTable(keys, tools, 'options.tools', { descriptions: 'omit' }) }
 }
 
@@ -762,21 +767,33 @@ function pushNames(facts, names, list) {
   }
 }
 
-function sameTools(last, keys, tools) {
-  if (last.keys.length !== keys.length) return false
+/**
+ * Whether `record`, whose keys are `keys`, still holds what `table` was made
+ * from: the same keys, tool objects, ids and descriptions (and input schemas,
+ * where they were read). It reads the record itself rather than a copy of its
+ * values: a step that finds its catalog unchanged copies nothing.
+ */
+function sameTools(table, record, keys) {
+  if (table.keys.length !== keys.length) return false
   for (let i = 0; i < keys.length; i++) {
-    const tool = tools[i]
+    const key = keys[i]
+    const tool = record[key]
     if (
-      last.keys[i] !== keys[i] ||
-      last.tools[i] !== tool ||
-      last.ids[i] !== tool?.id ||
-      last.descriptions[i] !== tool?.description ||
-      (last.schemas !== null && last.schemas[i] !== tool?.inputSchema)
+      table.keys[i] !== key ||
+      table.tools[i] !== tool ||
+      table.ids[i] !== tool?.id ||
+      table.descriptions[i] !== tool?.description ||
+      (table.schemas !== null && table.schemas[i] !== tool?.inputSchema)
     ) {
       return false
     }
   }
   return true
+}
+
+/** `record`'s values under `keys`, in order. */
+function valuesOf(record, keys) {
+  return keys.map((key) => record[key])
 }
 
 function isString(value) {
