@@ -139,7 +139,7 @@ function defineToolSearchProcessor(host) {
     #filter
     /** Whether the ranking reads tools' parameters, so a step catalog's (the record's and the step's tools') are sent too. */
     #readsParameters
-    /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
+    /** The catalog of the constructor's tools: `{ native, live, visible, message }` (see `#stepCatalog`). */
     #staticCatalog
     #lastStepCatalog
 
@@ -180,7 +180,7 @@ function defineToolSearchProcessor(host) {
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
-      this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, message: undefined }
+      this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
@@ -264,7 +264,7 @@ function defineToolSearchProcessor(host) {
         : undefined
 
       const loadedTools = await this.#activeTools(step, requestContext)
-      const visible = step.native.visible
+      const visible = step.catalog.visible
       return {
         tools: {
           [SEARCH_TOOLS]: searchTool,
@@ -350,8 +350,8 @@ function defineToolSearchProcessor(host) {
     /**
      * The catalog of the step's own tools merged with the constructor's
      * record as it is now (`{ ...tools, ...resolved }`), as a record
-     * `{ native, live, message, record, keys, tools, ids, descriptions,
-     * schemas }` with what the cache compares. An agent hands every step of a
+     * `{ native, live, visible, message, record, keys, tools, ids,
+     * descriptions, schemas }` with what the cache compares. An agent hands every step of a
      * run (and often every run) the very same tool objects, so the last
      * catalog is kept while the record's and the step's keys, tool objects,
      * ids, descriptions (and input schemas, for a ranking that reads
@@ -378,7 +378,18 @@ function defineToolSearchProcessor(host) {
         table.parameters?.table,
       )
       const { ids, descriptions, schemas } = table
-      this.#lastStepCatalog = { keys, tools, ids, descriptions, schemas, record: recordTable, native, live: native.live, message: undefined }
+      this.#lastStepCatalog = {
+        keys,
+        tools,
+        ids,
+        descriptions,
+        schemas,
+        record: recordTable,
+        native,
+        live: native.live,
+        visible: native.visible,
+        message: undefined,
+      }
       return this.#lastStepCatalog
     }
 
@@ -516,6 +527,8 @@ function defineToolSearchProcessor(host) {
       let active
       if (this.#filter === undefined) {
         active = step.native.active()
+        // `null`: nothing is loaded.
+        if (active === null) return {}
         if (!this.#holds(active.words, active.names.length, active.missing)) active = undefined
       }
       active ??= (await drive(step.native.activeOperation(), this.#answerer(step, requestContext))).activeOutput()

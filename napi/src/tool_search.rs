@@ -382,6 +382,14 @@ impl NativeStepCatalog {
     pub fn live(&self) -> bool {
         self.inner.live
     }
+
+    /// The step's own tools that stay in the prompt (indexes into them), or
+    /// `null` when all do. A property of the catalog, so the wrapper reads
+    /// it once, with the catalog, rather than for every step.
+    #[napi(getter, catch_unwind)]
+    pub fn visible(&self) -> Option<Int32Array> {
+        self.inner.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
+    }
 }
 
 /// A record read by the wrapper (see `NativeToolSearch.catalogMessage`).
@@ -623,13 +631,6 @@ pub struct NativeStep {
 
 #[napi]
 impl NativeStep {
-    /// The step's own tools that stay in the prompt (indexes into them), or
-    /// `null` when all do.
-    #[napi(getter, catch_unwind)]
-    pub fn visible(&self) -> Option<Int32Array> {
-        self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
-    }
-
     /// `search_tools` without a filter hook, trusting the catalog's tables:
     /// the resolutions made go to `out` as checks (see [`flat`]), for the
     /// wrapper to check against the caller's record, which may have changed
@@ -693,13 +694,20 @@ impl NativeStep {
 
     /// The loaded tools as of this step's start, without a filter hook,
     /// trusting the catalog's tables, with the checks (see
-    /// [`search`](Self::search)).
+    /// [`search`](Self::search)); `null` when nothing is loaded, which most
+    /// steps find, for far less than an empty answer costs to make.
     #[napi(catch_unwind)]
-    pub fn active(&self) -> Result<ActiveTools> {
-        let names = self.step.loaded.lock().clone();
+    pub fn active(&self) -> Result<Option<ActiveTools>> {
+        let names = {
+            let loaded = self.step.loaded.lock();
+            if loaded.is_empty() {
+                return Ok(None);
+            }
+            loaded.clone()
+        };
         let trusted = VerifyAfter::default();
         let tools = run_now(self.search.active_tools(&self.step.catalog, &names, &trusted))?;
-        Ok(active_tools(tools, Checks::of(trusted)?))
+        Ok(Some(active_tools(tools, Checks::of(trusted)?)))
     }
 
     /// The loaded tools as an operation, asking the host about each
