@@ -124,6 +124,18 @@ class CallIds {
     }
     return index
   }
+
+  /**
+   * The index of an id interned before, or else `values.length`: one index
+   * shared by every id that is not, and that no earlier tape or set used.
+   * Where ids are only compared against a set of interned ones (the ids a
+   * step keeps), those others all answer "not in it" alike, and skipping
+   * their interning spares a map that grows with the history.
+   */
+  lookup(id) {
+    const index = this.#indexes.get(id)
+    return index === undefined ? this.values.length : index
+  }
 }
 
 /** Writes the shape of a model output onto `tape`; see `node` in src/tool_call_filter/tape.rs. */
