@@ -372,6 +372,83 @@ function messageListFilterWorkload(name, options) {
 }
 
 /**
+ * 1.59's filter in the agent loop: `processInputStep` with `filterAfterToolSteps`
+ * on a stored history of `size` messages, as the first step of a request (a
+ * fresh state; the response so far is the history's last few messages).
+ */
+function messageListStepWorkload(name, options) {
+  return {
+    name,
+    async run(size) {
+      const messages = historyMessages(size)
+      const response = messages.slice(-3)
+      const messageList = { get: { all: { db: () => messages }, response: { db: () => response } } }
+      const args = () => ({ messages, messageList, state: {}, stepNumber: 0, steps: [], abort() {} })
+      const ref = new RefMessageListToolCallFilter(options)
+      const ours = new OursMessageListToolCallFilter(options)
+      assertSame(`${name} ${size}`, await ref.processInputStep(args()), await ours.processInputStep(args()))
+      return measure(name, size, () => ref.processInputStep(args()), () => ours.processInputStep(args()))
+    },
+  }
+}
+
+const RUN_STEPS = 20
+const RUN_STEP_MESSAGES = 3
+
+/**
+ * The messages a run adds, RUN_STEP_MESSAGES a step: like the history's, with
+ * tool-call ids of their own.
+ */
+const runMessages = memo(n => {
+  const messages = buildMessages(n, 3)
+  for (const message of messages) {
+    message.id = `run_${message.id}`
+    for (const part of message.content.parts ?? []) {
+      if (part.type === 'tool-invocation') part.toolInvocation.toolCallId = `run_${part.toolInvocation.toolCallId}`
+    }
+    for (const invocation of message.content.toolInvocations ?? []) invocation.toolCallId = `run_${invocation.toolCallId}`
+  }
+  return messages
+})
+
+/**
+ * 1.59's filter over a whole agent run: RUN_STEPS `processInputStep` calls on
+ * a history of `size` messages, each step's list the previous one (the same
+ * message objects, as `messageList.get.all.db()` hands them out) plus
+ * RUN_STEP_MESSAGES new ones. Reported per step. The lists are built before
+ * timing: Mastra builds its own array for each step whichever filter runs.
+ */
+function messageListRunWorkload(name, options) {
+  return {
+    name,
+    sizes: [10_000],
+    async run(size) {
+      const history = historyMessages(size)
+      const added = runMessages(RUN_STEPS * RUN_STEP_MESSAGES)
+      const steps = Array.from({ length: RUN_STEPS }, (_, step) => {
+        const response = added.slice(0, (step + 1) * RUN_STEP_MESSAGES)
+        const all = history.concat(response)
+        return { all, response, messageList: { get: { all: { db: () => all }, response: { db: () => response } } } }
+      })
+      const runOnce = async (filter) => {
+        const state = {}
+        const outputs = []
+        for (let stepNumber = 0; stepNumber < RUN_STEPS; stepNumber++) {
+          const { all, messageList } = steps[stepNumber]
+          outputs.push(await filter.processInputStep({ messages: all, messageList, state, stepNumber, steps: [], abort() {} }))
+        }
+        return outputs
+      }
+      const ref = new RefMessageListToolCallFilter(options)
+      const ours = new OursMessageListToolCallFilter(options)
+      assertSame(`${name} ${size}`, await runOnce(ref), await runOnce(ours))
+      const r = await measure(name, size, () => runOnce(ref), () => runOnce(ours))
+      return { ...r, refMs: r.refMs / RUN_STEPS, oursMs: r.oursMs / RUN_STEPS }
+    },
+  }
+}
+
+/**
  * 1.60+'s filter: `processLLMRequest` on the provider prompt of a history of
  * `size` messages, as the first model call of a request (a fresh state, so the
  * history is recorded too).
@@ -523,9 +600,12 @@ const WORKLOADS = [
   messageListFilterWorkload('ToolCallFilter 1.59 exclude all', undefined),
   messageListFilterWorkload('ToolCallFilter 1.59 exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
   messageListFilterWorkload('ToolCallFilter 1.59 preserveModelOutput', { preserveModelOutput: true }),
+  messageListStepWorkload('ToolCallFilter 1.59 filterAfterToolSteps', { filterAfterToolSteps: 2 }),
+  messageListRunWorkload(`ToolCallFilter 1.59 ${RUN_STEPS}-step run, per step`, { filterAfterToolSteps: 2 }),
   promptFilterWorkload('ToolCallFilter prompt exclude all', undefined),
   promptFilterWorkload('ToolCallFilter prompt exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
   promptFilterWorkload('ToolCallFilter prompt preserveModelOutput', { preserveModelOutput: true }),
+  promptFilterWorkload('ToolCallFilter prompt filterAfterToolSteps', { filterAfterToolSteps: 2 }),
   constructWorkload('ToolSearch construct', { thenSearch: false }),
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
   constructWorkload("ToolSearch construct, ranking 'fielded'", { thenSearch: false, ranking: 'fielded', sizes: [1_000, 10_000] }),

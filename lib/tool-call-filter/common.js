@@ -13,9 +13,13 @@ const NODE = codes.modelOutput
 
 /**
  * Buffers larger than this many entries are not kept for the next call: one
- * huge history must not pin its buffers for the life of the process.
+ * huge history must not pin its buffers for the life of the process. At 1 MiB
+ * a buffer it still holds the tapes of a 10,000-message history (about
+ * 130,000 entries): regrowing them on every such call, and the full garbage
+ * collections that large fresh `ArrayBuffer`s provoke, cost about a quarter
+ * of the call.
  */
-const KEPT_BUFFER_LIMIT = 1 << 16
+const KEPT_BUFFER_LIMIT = 1 << 18
 
 /** The buffers a tape and its answer cross the boundary in. */
 class Scratch {
@@ -119,6 +123,18 @@ class CallIds {
       this.values.push(id)
     }
     return index
+  }
+
+  /**
+   * The index of an id interned before, or else `values.length`: one index
+   * shared by every id that is not, and that no earlier tape or set used.
+   * Where ids are only compared against a set of interned ones (the ids a
+   * step keeps), those others all answer "not in it" alike, and skipping
+   * their interning spares a map that grows with the history.
+   */
+  lookup(id) {
+    const index = this.#indexes.get(id)
+    return index === undefined ? this.values.length : index
   }
 }
 

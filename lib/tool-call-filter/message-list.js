@@ -75,7 +75,7 @@ class ToolCallFilter {
     }
     const responseMessages = args.messageList.get.response.db()
     const answer = withScratch((scratch) => {
-      writeHistory(scratch, responseMessages, null, ids, false)
+      writeHistory(scratch, responseMessages, null, ids, false, true)
       return callNative(() => this.#native.advanceSteps(seen, steps.finish(), scratch.tape.finish()))
     })
     let at = 0
@@ -100,7 +100,9 @@ class ToolCallFilter {
     if (ids === null && mode === ExcludeMode.Listed) ids = new CallIds()
     const withOutputs = this.#withOutputs
     return withScratch((scratch) => {
-      writeHistory(scratch, messages, names, ids, withOutputs)
+      // Excluding every tool, ids decide only whether a step keeps a call:
+      // those are all interned already, so the others need no index of their own.
+      writeHistory(scratch, messages, names, ids, withOutputs, mode === ExcludeMode.Listed)
       const written = scratch.tape.finish()
       if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
       const plan = scratch.plan
@@ -119,12 +121,13 @@ class ToolCallFilter {
 /**
  * Writes one history. `ids` is null where ids decide nothing (every tool call
  * goes and none is kept by step; ids are then not read at all); model outputs
- * are written only `withOutputs`.
+ * are written only `withOutputs`. Unless `internNew`, ids not interned yet
+ * are written as the one index `CallIds#lookup` gives them all.
  *
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
-function writeHistory(scratch, messages, excluded, ids, withOutputs) {
+function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) {
   const tape = scratch.tape
   if (!Array.isArray(messages)) {
     throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
@@ -189,7 +192,7 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs) {
         data[n++] = 0
       } else {
         const id = invocation.toolCallId ?? invocation.toolCall?.id
-        data[n++] = id ? ids.intern(id) : TAPE.noCallId
+        data[n++] = id ? (internNew ? ids.intern(id) : ids.lookup(id)) : TAPE.noCallId
       }
       const mastra = withOutputs ? part.providerMetadata?.mastra : undefined
       if (mastra && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null) {
@@ -229,7 +232,7 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs) {
       }
       const id = invocation.toolCallId ?? invocation.toolCall?.id
       // Legacy entries are looked up without a truthiness check, so every value is interned.
-      data[n++] = ids === null ? 0 : ids.intern(id)
+      data[n++] = ids === null ? 0 : internNew ? ids.intern(id) : ids.lookup(id)
       data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
     }
   }
