@@ -210,21 +210,37 @@ for (const version of ['1.59.0', '1.71.0']) {
       assert.deepEqual(await search('the URL headers'), found([['requests.get', 2.32]]))
     })
 
-    test("a step tool's new input schema is read on the next step", async () => {
-      const processor = new ToolSearchProcessor({ tools: {}, includeResolvedTools: true, search: { ranking: 'fielded' } })
-      const lookup = createTool({
-        id: 'lookup',
-        description: 'Looks something up.',
-        inputSchema: z.object({ postcode: z.string() }),
-        execute,
-      })
-      const first = await searchTool(processor, { lookup })
+    /** A tool whose one parameter is a postcode. */
+    const postcodeLookup = () =>
+      createTool({ id: 'lookup', description: 'Looks something up.', inputSchema: z.object({ postcode: z.string() }), execute })
+
+    /**
+     * Finds `lookup` by its parameter in a step of `processor`, gives it an
+     * `isbn` one instead, and finds it by that alone in the next step.
+     */
+    async function findsByNewSchema(processor, lookup, stepTools) {
+      const first = await searchTool(processor, stepTools)
       assert.deepEqual((await first('postcode')).results.map((r) => r.name), ['lookup'])
-      // The very same tool object, with another schema: not the cached catalog.
       lookup.inputSchema = z.object({ isbn: z.string() })
-      const second = await searchTool(processor, { lookup })
+      const second = await searchTool(processor, stepTools)
       assert.deepEqual((await second('postcode')).results, [])
       assert.deepEqual((await second('isbn')).results.map((r) => r.name), ['lookup'])
+    }
+
+    test("a step tool's new input schema is read on the next step", async () => {
+      const processor = new ToolSearchProcessor({ tools: {}, includeResolvedTools: true, search: { ranking: 'fielded' } })
+      const lookup = postcodeLookup()
+      // The very same tool object, with another schema: not the cached catalog.
+      await findsByNewSchema(processor, lookup, { lookup })
+    })
+
+    test("with includeResolvedTools the record's tools are read as they are now, parameters too", async () => {
+      const { sendEmail, ...rest } = catalog()
+      const record = { ...rest }
+      const processor = new ToolSearchProcessor({ tools: record, includeResolvedTools: true, search: { ranking: 'fielded' } })
+      // Put in the record after construction, as the reference reads it.
+      record.lookup = postcodeLookup()
+      await findsByNewSchema(processor, record.lookup, { sendEmail })
     })
   })
 

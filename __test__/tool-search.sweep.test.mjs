@@ -49,11 +49,50 @@ test('ttl: 0 schedules no sweep', () => {
   }
   try {
     new ToolSearchProcessor({ tools: {}, ttl: 0 })
-    new ToolSearchProcessor({ tools: {}, storage: 'context' })
+    new ToolSearchProcessor({ tools: {}, storage: 'context', ttl: 0 })
     assert.equal(scheduled, 0)
     new ToolSearchProcessor({ tools: {} })
     assert.equal(scheduled, 1)
+    // The context store's supplemental state is swept by the ttl too.
+    new ToolSearchProcessor({ tools: {}, storage: 'context' })
+    assert.equal(scheduled, 2)
   } finally {
     globalThis.setInterval = realSetInterval
   }
+})
+
+// Node clamps a timer period over 2^31 - 1 ms (or Infinity) to 1 ms, with a
+// TimeoutOverflowWarning: `ttl: Infinity` would sweep every millisecond.
+test('an infinite ttl schedules no sweep; a huge one sweeps at the longest period a timer allows', () => {
+  const { setInterval: realSetInterval } = globalThis
+  const periods = []
+  globalThis.setInterval = (callback, ms) => {
+    periods.push(ms)
+    return { unref() {} }
+  }
+  try {
+    new ToolSearchProcessor({ tools: {}, ttl: Infinity })
+    assert.deepEqual(periods, [])
+    for (const ttl of [2 ** 32, Number.MAX_VALUE, 2 ** 31 * 2 - 2]) new ToolSearchProcessor({ tools: {}, ttl })
+    assert.deepEqual(periods, [2 ** 31 - 1, 2 ** 31 - 1, 2 ** 31 - 1])
+    // Up to there the period is max(ttl / 2, 60 s), as in the reference.
+    new ToolSearchProcessor({ tools: {}, ttl: 2 ** 32 - 4 })
+    assert.deepEqual(periods.at(-1), 2 ** 31 - 2)
+  } finally {
+    globalThis.setInterval = realSetInterval
+  }
+})
+
+test('no ttl value makes Node warn about a timer overflow', async () => {
+  const { spawnSync } = await import('node:child_process')
+  const { fileURLToPath } = await import('node:url')
+  const index = fileURLToPath(new URL('../index.js', import.meta.url))
+  const script = `
+    const { ToolSearchProcessor } = require(${JSON.stringify(index)});
+    for (const ttl of [Infinity, 2 ** 31, 2 ** 40, 1e308]) new ToolSearchProcessor({ tools: {}, ttl });
+    setTimeout(() => {}, 20);
+  `
+  const run = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', timeout: 60_000 })
+  assert.equal(run.status, 0, run.stderr)
+  assert.doesNotMatch(run.stderr, /TimeoutOverflowWarning/)
 })

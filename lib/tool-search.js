@@ -14,9 +14,71 @@ const { parameterTable } = require('./tool-parameters.js')
 
 const CODES = toolSearchCodes()
 const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, messageFacts: FACTS } = CODES
+const ASK = OPERATION.ask
+const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
 const STRINGS = toolSearchStrings()
+
+/** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
+const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
+const lookupOf = (kind) => Math.floor((kind - ASK.resolve) / ASK.founds)
+
+const FLAT = CODES.flat
+/** `Int32Array` words per `Float64Array` element: where a score may start. */
+const F64_WORDS = Float64Array.BYTES_PER_ELEMENT / Int32Array.BYTES_PER_ELEMENT
+
+/**
+ * The buffer an operation without questions writes its checks and
+ * `search_tools`' answer into (laid out as the binding's `flat` says), reused:
+ * making one per call would cost more than a search of a small catalog. A
+ * call made while it is in use (from a getter of the caller's record, say)
+ * gets one of its own. Its size bounds only what goes this way: an answer
+ * that does not fit comes as an object, checks that do not fit are asked as
+ * the operation goes.
+ */
+const WORDS_LENGTH = 4096
+class Words {
+  constructor() {
+    this.words = new Int32Array(WORDS_LENGTH)
+    this.f64 = new Float64Array(this.words.buffer)
+    this.busy = false
+  }
+}
+const sharedWords = new Words()
+
+function takeWords() {
+  if (sharedWords.busy) return new Words()
+  sharedWords.busy = true
+  return sharedWords
+}
+
+function giveBackWords(words) {
+  words.busy = false
+}
+
+/** `search_tools`' answer: `output` as the binding returned it, with `words` read when it is the text. */
+function searchAnswer(output, { words, f64 }) {
+  if (typeof output !== 'string') return output
+  // The header: the number of results, then the message's length.
+  const header = FLAT.checks + words[FLAT.count]
+  const count = words[header]
+  let start = words[header + 1]
+  const message = output.slice(0, start)
+  let at = Math.ceil((header + FLAT.header) / F64_WORDS) * F64_WORDS
+  const results = new Array(count)
+  for (let i = 0; i < count; i++, at += FLAT.resultWords) {
+    const nameEnd = start + words[at + FLAT.nameLength]
+    const end = nameEnd + words[at + FLAT.descriptionLength]
+    results[i] = { name: output.slice(start, nameEnd), description: output.slice(nameEnd, end), score: f64[(at + FLAT.score) / F64_WORDS] }
+    start = end
+  }
+  return { results, message }
+}
+
+/** No keys, no tools. */
+const NONE = Object.freeze([])
+
 /** The meta-tools whose results the context store reads, and their kinds in the facts. */
 const FACT_KINDS = new Map([
   [SEARCH_TOOLS, FACTS.searchTools],
@@ -63,14 +125,21 @@ function defineToolSearchProcessor(host) {
     /** What Rust decided about the options (see `NativeToolSearch.settings`). */
     #settings
     /**
-     * The constructor's tools, in record order: Rust's tool `i` is `#tools[i]`,
-     * and tool `#tools.length + i` is the step's resolved tool `i`.
+     * The caller's tools record, kept as the reference keeps it: names are
+     * looked up in it as it is when they are (see `#liveTool`).
      */
+    #record
+    /**
+     * The record as it was at construction, in key order: Rust's tool `i` is
+     * `#tools[i]`, under the key `#keys[i]`, with the id `#ids[i]` then.
+     */
+    #keys
     #tools
+    #ids
     #filter
-    /** Whether the ranking reads tools' parameters, so step tools' are sent too. */
+    /** Whether the ranking reads tools' parameters, so a step catalog's (the record's and the step's tools') are sent too. */
     #readsParameters
-    /** The catalog of the constructor's tools: `{ native, message }` (see `#catalogMessage`). */
+    /** The catalog of the constructor's tools: `{ native, live, visible, message }` (see `#stepCatalog`). */
     #staticCatalog
     #lastStepCatalog
 
@@ -83,9 +152,12 @@ function defineToolSearchProcessor(host) {
         throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
       }
       const keys = Object.keys(tools)
+      this.#record = tools
+      this.#keys = keys
       // Faster than Object.values on large (dictionary-mode) records, measured.
-      this.#tools = keys.map((key) => tools[key])
-      const table = toolTable(keys, this.#tools, 'options.tools')
+      this.#tools = valuesOf(tools, keys)
+      const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
+      this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
       const applied = new NativeToolSearchOptions(
         {
@@ -107,7 +179,8 @@ function defineToolSearchProcessor(host) {
       this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
-      this.#staticCatalog = { native: this.#native.staticCatalog(), message: undefined }
+      const staticCatalog = this.#native.staticCatalog()
+      this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
@@ -127,11 +200,12 @@ function defineToolSearchProcessor(host) {
       const { tools, messageList } = args
       const settings = this.#settings
       const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
-      const hook = this.#hook(step, args.requestContext)
+      const hooked = this.#filter !== undefined
+      const { requestContext } = args
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, hook)
+        let catalogMessage = this.#catalogMessage(step, requestContext)
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -144,9 +218,26 @@ function defineToolSearchProcessor(host) {
         outputSchema: searchOutput,
         execute: async ({ query }) => {
           expect(typeof query === 'string', 'search_tools needs a string query', query)
-          if (!hook) return step.native.search(query, Date.now())
-          const operation = await drive(step.native.searchWithHook(query, Date.now()), hook)
-          return operation.searchOutput()
+          const now = Date.now()
+          // Without a hook the tables are trusted, and what they gave is
+          // checked against the record; a search that changes state over a
+          // live catalog cannot be run again, so it asks as it goes.
+          if (!hooked && !(step.live && settings.searchChangesState)) {
+            const words = takeWords()
+            try {
+              const output = step.native.search(query, now, words.words)
+              if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
+            } finally {
+              giveBackWords(words)
+            }
+          }
+          const operation = await drive(step.native.searchOperation(query, now), this.#answerer(step, requestContext))
+          const words = takeWords()
+          try {
+            return searchAnswer(operation.searchOutput(words.words), words)
+          } finally {
+            giveBackWords(words)
+          }
         },
       })
       const loadTool = settings.offersLoadTool
@@ -163,16 +254,17 @@ function defineToolSearchProcessor(host) {
                 'load_tool needs toolNames to be an array of strings',
                 toolNames,
               )
-              const answer = hook
-                ? (await drive(step.native.loadWithHook(name, toolNames, Date.now()), hook)).loadOutput()
-                : step.native.load(name, toolNames, Date.now())
-              return loadToolResult(answer)
+              const output =
+                hooked || step.live
+                  ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), this.#answerer(step, requestContext))).loadOutput()
+                  : step.native.load(name, toolNames, Date.now())
+              return loadToolResult(output)
             },
           })
         : undefined
 
-      const loadedTools = await this.#activeTools(step, hook)
-      const visible = step.native.visible
+      const loadedTools = await this.#activeTools(step, requestContext)
+      const visible = step.catalog.visible
       return {
         tools: {
           [SEARCH_TOOLS]: searchTool,
@@ -188,10 +280,11 @@ function defineToolSearchProcessor(host) {
       const stepArgs = args?.stepArgs
       if (stepArgs) {
         const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#settings.readsMessages ? stepArgs : undefined)
-        return this.#activeTools(step, this.#hook(step, args.requestContext ?? stepArgs.requestContext))
+        const requestContext = args.requestContext ?? stepArgs.requestContext
+        return this.#activeTools(step, requestContext)
       }
       const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
-      return this.#activeTools(step, this.#hook(step, args?.requestContext))
+      return this.#activeTools(step, args?.requestContext)
     }
 
     // `undefined` clears the default thread, which Rust names; the default
@@ -224,9 +317,11 @@ function defineToolSearchProcessor(host) {
       const memory = requestContext?.get(MEMORY_KEY)
       const memoryThread = memory?.thread
       const record = stepTools ?? {}
-      const resolvedKeys = this.#settings.searchesStepTools ? Object.keys(record) : []
-      const resolved = resolvedKeys.map((key) => record[key])
-      const catalog = resolvedKeys.length > 0 ? this.#stepCatalog(resolvedKeys, resolved) : this.#staticCatalog
+      const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
+      const catalog = keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog
+      // The step's tools as its catalog read them: those in `record` now.
+      const resolvedKeys = catalog.keys ?? NONE
+      const resolved = catalog.tools ?? NONE
       const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
       const native = this.#native.beginStep(
         contextThread,
@@ -239,36 +334,75 @@ function defineToolSearchProcessor(host) {
         facts?.facts,
         Date.now(),
       )
-      const tools = this.#tools
-      return {
-        native,
-        catalog,
-        toolFor: (ref) => (ref < tools.length ? tools[ref] : resolved[ref - tools.length]),
-        visibleTools: (visible) => {
-          const kept = {}
-          for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
-          return kept
-        },
+      const visibleTools = (visible) => {
+        const kept = {}
+        for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
+        return kept
       }
+      return catalog.live ? this.#liveStep(native, catalog, visibleTools) : snapshotStep(native, catalog, resolved, visibleTools)
+    }
+
+    /** A step over the caller's record, the constructor's, read live (see `LiveStep`). */
+    #liveStep(native, catalog, visibleTools) {
+      return new LiveStep(native, catalog, visibleTools, this.#tools, this.#record)
     }
 
     /**
-     * The catalog of the step's own tools, as a record `{ native, message }`
-     * with what the cache compares. An agent hands every step of a run
-     * (and often every run) the very same tool objects, so the last catalog is
-     * kept while keys, tool objects, ids, descriptions (and input schemas, for
-     * a ranking that reads parameters) are all unchanged; any difference, such
-     * as another caller's tool instances, builds a new one.
+     * The catalog of the step's own tools merged with the constructor's
+     * record as it is now (`{ ...tools, ...resolved }`), as a record
+     * `{ native, live, visible, message, record, keys, tools, ids,
+     * descriptions, schemas }` with what the cache compares. An agent hands every step of a
+     * run (and often every run) the very same tool objects, so the last
+     * catalog is kept while the record's and the step's keys, tool objects,
+     * ids, descriptions (and input schemas, for a ranking that reads
+     * parameters) are all unchanged; any difference, such as another caller's
+     * tool instances, builds a new one.
      */
-    #stepCatalog(keys, tools) {
+    #stepCatalog(stepRecord, keys) {
+      const record = this.#record
+      const recordKeys = Object.keys(record)
       const last = this.#lastStepCatalog
-      if (last !== undefined && sameTools(last, keys, tools)) return last
-      const table = toolTable(keys, tools, 'the step tools', true)
-      const parameters = this.#readsParameters ? parameterTable(tools) : undefined
-      const native = this.#native.stepCatalog(table.text, table.spans, parameters?.text, parameters?.table)
-      const schemas = parameters === undefined ? null : tools.map((tool) => tool?.inputSchema)
-      this.#lastStepCatalog = { keys, tools, ids: table.ids, descriptions: table.descriptions, schemas, native, message: undefined }
+      const sameRecord = last !== undefined && sameTools(last.record, record, recordKeys)
+      if (sameRecord && sameTools(last, stepRecord, keys)) return last
+      const recordTable = sameRecord ? last.record : this.#stepTable(recordKeys, valuesOf(record, recordKeys), 'options.tools', false)
+      const tools = valuesOf(stepRecord, keys)
+      const table = this.#stepTable(keys, tools, 'the step tools', true)
+      const native = this.#native.stepCatalog(
+        recordTable.text,
+        recordTable.spans,
+        table.text,
+        table.spans,
+        recordTable.parameters?.text,
+        recordTable.parameters?.table,
+        table.parameters?.text,
+        table.parameters?.table,
+      )
+      const { ids, descriptions, schemas } = table
+      this.#lastStepCatalog = {
+        keys,
+        tools,
+        ids,
+        descriptions,
+        schemas,
+        record: recordTable,
+        native,
+        live: native.live,
+        visible: native.visible,
+        message: undefined,
+      }
       return this.#lastStepCatalog
+    }
+
+    /**
+     * A tool table for `#stepCatalog`, with what its cache compares: keys,
+     * tools, ids and descriptions, and the input schemas with the parameter
+     * table when the ranking reads parameters (else `null` and `undefined`).
+     */
+    #stepTable(keys, tools, what, stepTools) {
+      const table = toolTable(keys, tools, what, { stepTools, ids: true, descriptions: true })
+      const parameters = this.#readsParameters ? parameterTable(tools) : undefined
+      const schemas = parameters === undefined ? null : tools.map((tool) => tool?.inputSchema)
+      return { keys, tools, ...table, schemas, parameters }
     }
 
     /**
@@ -276,51 +410,249 @@ function defineToolSearchProcessor(host) {
      * null. With a hook it is made for each step, as the hook decides what it
      * lists, and may come as a promise. Without one it depends on the catalog
      * alone, so it is kept with the catalog: a large catalog's message costs
-     * far more to make into a JavaScript string than to keep.
+     * far more to make into a JavaScript string than to keep. Over the
+     * caller's record, its keys as they are now are listed: the record is
+     * read, and handed over when it is no longer what it was at construction.
      */
-    #catalogMessage(step, hook) {
-      if (hook) {
-        const operation = drive(step.native.catalogWithHook(), hook)
+    #catalogMessage(step, requestContext) {
+      const record = step.live && !this.#recordUnchanged() ? step.readRecord() : undefined
+      if (this.#filter !== undefined) {
+        const operation = drive(
+          step.native.catalogOperation(record?.text, record?.spans, record?.base),
+          this.#answerer(step, requestContext),
+        )
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
+      if (record !== undefined) return this.#native.catalogMessage(step.catalog.native, record.text, record.spans, record.base)
       const catalog = step.catalog
       if (catalog.message === undefined) catalog.message = this.#native.catalogMessage(catalog.native)
       return catalog.message
     }
 
-    /** The filter hook for one request, as an operation asks it: a tool and a phase in, a verdict code out. */
-    #hook(step, requestContext) {
-      const filter = this.#filter
-      if (filter === undefined) return undefined
-      return (ref, phase) => askFilter(filter, step.toolFor(ref), requestContext, phase)
+    /** Whether the caller's record still has the constructor's keys, tools and ids. */
+    #recordUnchanged() {
+      const record = this.#record
+      const keys = Object.keys(record)
+      const [known, tools, ids] = [this.#keys, this.#tools, this.#ids]
+      if (keys.length !== known.length) return false
+      for (let i = 0; i < keys.length; i++) {
+        if (keys[i] !== known[i] || record[keys[i]] !== tools[i] || tools[i].id !== ids[i]) return false
+      }
+      return true
     }
 
-    async #activeTools(step, hook) {
-      const { names, tools } = hook ? (await drive(step.native.activeWithHook(), hook)).activeOutput() : step.native.active()
+    /**
+     * Answers an operation's questions (the core's `operation::code`): asks
+     * the hook about a tool, hands over the record, or says which tool the
+     * caller's record gives for a name now, and whether the hook allows it.
+     */
+    #answerer(step, requestContext) {
+      const filter = this.#filter
+      return (question, phase, operation) => {
+        if (question === OPERATION.needRecord) {
+          const record = step.readRecord()
+          operation.useRecord(record.text, record.spans, record.base)
+          return OPERATION.noVerdict
+        }
+        const kind = question & KIND_MASK
+        const ref = question >> ASK.kindBits
+        if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
+        const found = foundOf(kind)
+        const name = found === ASK.missing ? operation.questionName : undefined
+        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
+        if (tool === undefined) return OPERATION.denied
+        const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
+        if (found !== ASK.missing && tool === this.#tools[ref]) return verdict
+        const liveRef = step.adopt(tool)
+        const as = (code) => (code === OPERATION.allowed ? OPERATION.allowedAs + liveRef : code)
+        return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
+      }
+    }
+
+    /**
+     * The tool the caller's record gives now for a name the reference looks
+     * up with `lookup` (the core's `Lookup`), where Rust's tables (the record
+     * at construction) found the tool `ref` by key or by id, or nothing
+     * (`name` then given): what the reference's `findToolForDynamicName` or
+     * `findToolById` would find, read in O(1) where the record still holds
+     * what was found, by a scan where it does not. Where the tables found a
+     * tool by id and it still stands under its key with that id, it is taken
+     * without a scan, although a tool put since under an earlier key with the
+     * same id would come first in the reference; and with a hook, a name the
+     * tables found only as a key is taken as the key's tool without a scan,
+     * although a tool given that id since would come first in the reference.
+     */
+    #liveTool(lookup, found, ref, name) {
+      const record = this.#record
+      const tools = this.#tools
+      if (found === ASK.byKey) name = this.#keys[ref]
+      else if (found === ASK.byId) name = this.#ids[ref]
+      // The tool found by id still stands under its key, with that id.
+      const standing = found === ASK.byId && record[this.#keys[ref]] === tools[ref] && tools[ref].id === name
+      switch (lookup) {
+        case ASK.keyFirst:
+          return ownTool(record, name) ?? (standing ? tools[ref] : toolById(record, name))
+        case ASK.idFirst:
+          if (found === ASK.byKey) return ownTool(record, name) ?? toolById(record, name)
+          return (standing ? tools[ref] : toolById(record, name)) ?? ownTool(record, name)
+        default:
+          return standing ? tools[ref] : toolById(record, name)
+      }
+    }
+
+    /**
+     * Whether the resolutions an operation without questions trusted the
+     * tables with (the checks in `words` from `at`, none when it ends there,
+     * and the names of those that found nothing, in order) still hold in the
+     * caller's record.
+     */
+    #holds(words, at, missing) {
+      if (at === words.length) return true
+      const count = words[at + FLAT.count]
+      if (count === FLAT.unchecked) return false
+      let next = 0
+      for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
+        const code = words[i]
+        const kind = code & KIND_MASK
+        const ref = code >> ASK.kindBits
+        const found = foundOf(kind)
+        const name = found === ASK.missing ? missing[next++] : undefined
+        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
+        if (tool !== (found === ASK.missing ? undefined : this.#tools[ref])) return false
+      }
+      return true
+    }
+
+    async #activeTools(step, requestContext) {
+      let active
+      if (this.#filter === undefined) {
+        active = step.native.active()
+        // `null`: nothing is loaded.
+        if (active === null) return {}
+        if (!this.#holds(active.words, active.names.length, active.missing)) active = undefined
+      }
+      active ??= (await drive(step.native.activeOperation(), this.#answerer(step, requestContext))).activeOutput()
+      // The tools, one per name, come first in `words`.
+      const { names, words } = active
       const loaded = {}
-      for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(tools[i])
+      for (let i = 0; i < names.length; i++) loaded[names[i]] = step.toolFor(words[i])
       return loaded
     }
   }
 }
 
 /**
- * Runs a native operation to its end, answering each of its questions (a
- * tool) with the hook: synchronously while the hook answers synchronously,
- * awaiting only a promise (where the reference awaits too). Gives the
- * operation back, or a promise of it. The protocol is described with the
- * core's resumable operation (src/tool_search/operation.rs).
+ * A step over the caller's record (the constructor's, read live): Rust's tool
+ * `i` is the constructor's tool `i`, and the tools met since (in the record
+ * now, or a whole record read for a catalog or suggestions) come after them,
+ * for this step.
  */
-function drive(operation, hook, verdict = OPERATION.noVerdict) {
+class LiveStep {
+  constructor(native, catalog, visibleTools, tools, record) {
+    this.native = native
+    this.catalog = catalog
+    this.visibleTools = visibleTools
+    this.tools = tools
+    this.record = record
+    this.met = undefined
+  }
+
+  get live() {
+    return true
+  }
+
+  toolFor(ref) {
+    const { tools } = this
+    return ref < tools.length ? tools[ref] : this.met[ref - tools.length]
+  }
+
+  /** A tool the record gives now, as the step's tool number. */
+  adopt(tool) {
+    this.met ??= []
+    return this.tools.length + this.met.push(tool) - 1
+  }
+
+  /** The record as it is now, its tools added to the step's from `base` on. */
+  readRecord() {
+    const record = readRecord(this.record)
+    this.met ??= []
+    record.base = this.tools.length + this.met.length
+    for (const tool of record.tools) this.met.push(tool)
+    return record
+  }
+}
+
+/**
+ * A step over a record of its own (the constructor's record merged with the
+ * step's tools, copied at the step's start): Rust's tool `i` is the record's
+ * tool `i`, then the step's resolved tools.
+ */
+function snapshotStep(native, catalog, resolved, visibleTools) {
+  const record = catalog.record.tools
+  return {
+    native,
+    catalog,
+    live: false,
+    toolFor: (ref) => (ref < record.length ? record[ref] : resolved[ref - record.length]),
+    visibleTools,
+  }
+}
+
+/** `tools[name]`, own keys only (a deliberate difference); `undefined` for no tool. */
+function ownTool(record, name) {
+  if (!Object.hasOwn(record, name)) return undefined
+  const tool = record[name]
+  if (tool === undefined || tool === null) return undefined
+  if (typeof tool !== 'object' && typeof tool !== 'function') {
+    throw new TypeError(`ToolSearchProcessor: options.tools.${name} must be a tool, got ${describe(tool)}`)
+  }
+  return tool
+}
+
+/** `Object.values(tools).find((tool) => tool.id === id)`, refusing what is no tool. */
+function toolById(record, id) {
+  for (const key of Object.keys(record)) {
+    const tool = record[key]
+    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
+      throw new TypeError(`ToolSearchProcessor: options.tools.${key} must be a tool, got ${describe(tool)}`)
+    }
+    if (tool.id === id) return tool
+  }
+  return undefined
+}
+
+/** The caller's record as it is now: its keys and tools, and a tool table of keys and ids. */
+function readRecord(record) {
+  const keys = Object.keys(record)
+  const tools = valuesOf(record, keys)
+  return { keys, tools, ...toolTable(keys, tools, 'options.tools', { descriptions: 'omit' }) }
+}
+
+/**
+ * Runs a native operation to its end, answering each of its questions with
+ * `answer`: synchronously while it answers synchronously, awaiting only a
+ * promise (where the reference awaits too). Gives the operation back, or a
+ * promise of it. The protocol is described with the core's resumable
+ * operation (src/tool_search/operation.rs).
+ */
+function drive(operation, answer, given = OPERATION.noVerdict) {
   const phase = operation.phase
-  for (let tool = operation.resume(verdict); tool !== OPERATION.done; tool = operation.resume(verdict)) {
-    verdict = hook(tool, phase)
-    if (typeof verdict !== 'number') return verdict.then((answer) => drive(operation, hook, answer))
+  for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
+    given = answer(question, phase, operation)
+    if (typeof given !== 'number') return given.then((code) => drive(operation, answer, code))
   }
   return operation
 }
 
-/** Calls the user's hook; a verdict code, or a promise of one (Rust decides what each means). */
+/**
+ * Calls the user's hook; a verdict code, or a promise of one (Rust decides
+ * what each means). A primitive answer is judged at once. An object (a
+ * promise, a thenable, anything else) is settled as the reference settles it,
+ * whose `isToolAllowed` is `try { return await filter(...) } catch { return
+ * false }`, itself awaited: `await` reads `then` (or a promise's
+ * `constructor`) and may throw, which is "not allowed", and the value is
+ * resolved once more on return, reading `then` again outside the `catch`.
+ */
 function askFilter(filter, tool, requestContext, phase) {
   let answer
   try {
@@ -328,30 +660,38 @@ function askFilter(filter, tool, requestContext, phase) {
   } catch {
     return OPERATION.failed
   }
-  if (answer !== null && (typeof answer === 'object' || typeof answer === 'function') && typeof answer.then === 'function') {
-    return Promise.resolve(answer).then(
-      (value) => (value ? OPERATION.allowed : OPERATION.denied),
-      () => OPERATION.failed,
-    )
+  if (answer !== null && (typeof answer === 'object' || typeof answer === 'function')) {
+    return settleAsReference(answer).then((value) => (value ? OPERATION.allowed : OPERATION.denied))
   }
   return answer ? OPERATION.allowed : OPERATION.denied
+}
+
+/** The reference's `isToolAllowed` around an answer already in hand. */
+async function settleAsReference(answer) {
+  try {
+    return await answer
+  } catch {
+    return false
+  }
 }
 
 /**
  * A tool record as Rust reads it (the core's `search::table`): keys, ids and
  * descriptions end to end in one string, and `[keyLength, idLength,
  * descriptionLength]` per tool, with the id length replaced by a marker for
- * a tool without a string id or whose id equals its key.
+ * a tool without a string id or whose id equals its key. Options: `stepTools`
+ * (the step's tools: meta-tools that are no tools are passed over), `ids` and
+ * `descriptions` (also give what was read, as arrays), `descriptions: 'omit'`
+ * (send none: lookups only).
  */
-function toolTable(keys, tools, what, stepTools = false) {
+function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false, descriptions: withDescriptions = false } = {}) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
   const spans = new Int32Array(keys.length * TABLE.columns)
-  // For step tools, what was read, for the step-catalog cache to compare
-  // against next time; the constructor's table needs no such record.
-  const ids = stepTools ? new Array(keys.length) : null
-  const descriptions = stepTools ? new Array(keys.length) : null
+  const ids = withIds ? new Array(keys.length) : null
+  const descriptions = withDescriptions === true ? new Array(keys.length) : null
+  const sendDescriptions = withDescriptions !== 'omit'
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
@@ -365,11 +705,7 @@ function toolTable(keys, tools, what, stepTools = false) {
       throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
     }
     const id = tool.id
-    const description = tool.description
-    if (stepTools) {
-      ids[i] = id
-      descriptions[i] = description
-    }
+    if (ids !== null) ids[i] = id
     if (id === key) {
       // Most tools are keyed by their id: say so instead of sending it twice.
       spans[row + 1] = TABLE.idIsKey
@@ -379,6 +715,9 @@ function toolTable(keys, tools, what, stepTools = false) {
     } else if (id !== undefined && id !== null) {
       throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
     }
+    if (!sendDescriptions) continue
+    const description = tool.description
+    if (descriptions !== null) descriptions[i] = description
     if (typeof description === 'string') {
       text += description
       spans[row + 2] = description.length
@@ -441,21 +780,33 @@ function pushNames(facts, names, list) {
   }
 }
 
-function sameTools(last, keys, tools) {
-  if (last.keys.length !== keys.length) return false
+/**
+ * Whether `record`, whose keys are `keys`, still holds what `table` was made
+ * from: the same keys, tool objects, ids and descriptions (and input schemas,
+ * where they were read). It reads the record itself rather than a copy of its
+ * values: a step that finds its catalog unchanged copies nothing.
+ */
+function sameTools(table, record, keys) {
+  if (table.keys.length !== keys.length) return false
   for (let i = 0; i < keys.length; i++) {
-    const tool = tools[i]
+    const key = keys[i]
+    const tool = record[key]
     if (
-      last.keys[i] !== keys[i] ||
-      last.tools[i] !== tool ||
-      last.ids[i] !== tool?.id ||
-      last.descriptions[i] !== tool?.description ||
-      (last.schemas !== null && last.schemas[i] !== tool?.inputSchema)
+      table.keys[i] !== key ||
+      table.tools[i] !== tool ||
+      table.ids[i] !== tool?.id ||
+      table.descriptions[i] !== tool?.description ||
+      (table.schemas !== null && table.schemas[i] !== tool?.inputSchema)
     ) {
       return false
     }
   }
   return true
+}
+
+/** `record`'s values under `keys`, in order. */
+function valuesOf(record, keys) {
+  return keys.map((key) => record[key])
 }
 
 function isString(value) {

@@ -9,6 +9,13 @@
 //!   ([`facts`]), plus a per-thread supplemental set for names activated in
 //!   this step that the messages cannot show yet.
 //!
+//! Both keep their per-thread state in [`Threads`], which expires a thread
+//! after `ttl` of inactivity. The reference sweeps only the in-memory store
+//! and keeps the context store's supplemental sets for as long as the process
+//! lives; here they are swept by the same `ttl` (a deliberate difference: a
+//! thread idle for longer forgets the names its messages never showed), so
+//! neither store grows without bound unless `ttl <= 0` asks for that.
+//!
 //! Sets keep insertion order because the processor returns loaded tools in
 //! set order. Time is passed in as `now_ms` (the binding's `Date.now()`), so
 //! JS fake timers drive the TTL exactly as they drive the reference.
@@ -28,6 +35,9 @@ pub type NameSet = IndexSet<JsString>;
 pub const DEFAULT_TTL_MS: f64 = 3_600_000.0;
 /// The shortest sweep period, whatever the TTL.
 pub const MIN_SWEEP_INTERVAL_MS: f64 = 60_000.0;
+/// The longest period a Node.js timer keeps (2^31 - 1 ms, about 24.8 days);
+/// a longer one, or an infinite one, is clamped to 1 ms with a warning.
+pub const MAX_SWEEP_INTERVAL_MS: f64 = 2_147_483_647.0;
 
 /// The thread of requests without one, and the one `clearState()` clears.
 pub const DEFAULT_THREAD: &str = "default";
@@ -54,39 +64,111 @@ pub struct StoreStats {
     pub oldest_access_ms: Option<f64>,
 }
 
+/// Per-thread name sets that expire after `ttl_ms` of inactivity: what
+/// both stores keep.
+struct Threads {
+    ttl_ms: f64,
+    map: IndexMap<JsString, ThreadState>,
+}
+
+impl Threads {
+    fn new(ttl_ms: f64) -> Threads {
+        Threads { ttl_ms, map: IndexMap::new() }
+    }
+
+    /// `max(ttl / 2, 60000)` when `ttl > 0`, as the reference, but never more
+    /// than [`MAX_SWEEP_INTERVAL_MS`], and never for an infinite TTL, under
+    /// which nothing ever expires. (The reference hands Node's `setInterval`
+    /// the longer period, which Node turns into a sweep every millisecond.)
+    /// A capped period sweeps more often than `ttl / 2`, so threads still go
+    /// within `ttl / 2` of expiring; what expires is decided by
+    /// [`cleanup_stale`](Self::cleanup_stale) alone.
+    fn sweep_interval_ms(&self) -> Option<f64> {
+        // JS `Math.max` would give NaN for a NaN ttl, but `NaN > 0` is false.
+        (self.ttl_ms > 0.0 && self.ttl_ms.is_finite())
+            .then(|| (self.ttl_ms / 2.0).clamp(MIN_SWEEP_INTERVAL_MS, MAX_SWEEP_INTERVAL_MS))
+    }
+
+    /// Fetches (creating if needed) a thread's state and marks it accessed.
+    fn touch(&mut self, key: &[u16], now_ms: f64) -> &mut ThreadState {
+        let state = match self.map.get_index_of(key) {
+            Some(index) => &mut self.map[index],
+            None => self
+                .map
+                .entry(JsString::from(key))
+                .or_insert(ThreadState { tools: NameSet::new(), last_accessed_ms: now_ms }),
+        };
+        state.last_accessed_ms = now_ms;
+        state
+    }
+
+    fn remove(&mut self, key: &[u16]) {
+        self.map.shift_remove(key);
+    }
+
+    fn clear(&mut self) {
+        self.map.clear();
+    }
+
+    /// Drops threads idle for more than the TTL; returns how many. Does
+    /// nothing when `ttl <= 0`.
+    fn cleanup_stale(&mut self, now_ms: f64) -> usize {
+        if self.ttl_ms <= 0.0 {
+            return 0;
+        }
+        let ttl = self.ttl_ms;
+        let before = self.map.len();
+        // Literally `now - lastAccessed > ttl`: with a NaN on either side
+        // nothing is stale, which `<=` would get backwards.
+        let is_stale = |state: &ThreadState| now_ms - state.last_accessed_ms > ttl;
+        self.map.retain(|_, state| !is_stale(state));
+        before - self.map.len()
+    }
+
+    /// Thread count and the oldest access time (never later than `now_ms`,
+    /// where the reference starts its minimum).
+    fn stats(&self, now_ms: f64) -> StoreStats {
+        if self.map.is_empty() {
+            return StoreStats { thread_count: 0, oldest_access_ms: None };
+        }
+        let mut oldest = now_ms;
+        for state in self.map.values() {
+            if state.last_accessed_ms < oldest {
+                oldest = state.last_accessed_ms;
+            }
+        }
+        StoreStats { thread_count: self.map.len(), oldest_access_ms: Some(oldest) }
+    }
+}
+
 /// The in-memory store: thread id -> loaded names, expiring after `ttl_ms`
 /// of inactivity.
 pub struct InMemoryStore {
-    ttl_ms: f64,
-    threads: IndexMap<JsString, ThreadState>,
+    threads: Threads,
 }
 
 impl InMemoryStore {
     /// `ttl_ms` is the option as given (`options.ttl ?? 3600000`); NaN and
     /// infinities are kept and compared exactly as JS would.
     pub fn new(ttl_ms: f64) -> InMemoryStore {
-        InMemoryStore { ttl_ms, threads: IndexMap::new() }
+        InMemoryStore { threads: Threads::new(ttl_ms) }
     }
 
     pub fn ttl_ms(&self) -> f64 {
-        self.ttl_ms
+        self.threads.ttl_ms
     }
 
-    /// How often to call [`cleanup_stale`](Self::cleanup_stale):
-    /// `max(ttl / 2, 60000)` when `ttl > 0`, else never. An infinite TTL gives
-    /// an infinite period; Node's `setInterval` would turn that into 1 ms.
+    /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all
+    /// (see [`Threads::sweep_interval_ms`]).
     pub fn sweep_interval_ms(&self) -> Option<f64> {
-        // JS `Math.max` would give NaN for a NaN ttl, but `NaN > 0` is false.
-        (self.ttl_ms > 0.0).then(|| (self.ttl_ms / 2.0).max(MIN_SWEEP_INTERVAL_MS))
+        self.threads.sweep_interval_ms()
     }
 
-    /// Fetches (creating if needed) a thread's state and marks it accessed.
     fn touch(&mut self, thread: Option<&[u16]>, now_ms: f64) -> &mut ThreadState {
-        let key = real_thread(thread).map_or_else(default_thread, JsString::from);
-        let state =
-            self.threads.entry(key).or_insert_with(|| ThreadState { tools: NameSet::new(), last_accessed_ms: now_ms });
-        state.last_accessed_ms = now_ms;
-        state
+        match real_thread(thread) {
+            Some(thread) => self.threads.touch(thread, now_ms),
+            None => self.threads.touch(&default_thread(), now_ms),
+        }
     }
 
     /// The loaded names of a thread (`None` or `''` means `'default'`), as a
@@ -115,9 +197,9 @@ impl InMemoryStore {
     /// included, is taken literally, as `clearState(threadId = 'default')`.
     pub fn clear_state(&mut self, thread: Option<&[u16]>) {
         match thread {
-            Some(id) => self.threads.shift_remove(id),
-            None => self.threads.shift_remove(&default_thread()),
-        };
+            Some(id) => self.threads.remove(id),
+            None => self.threads.remove(&default_thread()),
+        }
     }
 
     /// Forgets every thread.
@@ -128,36 +210,18 @@ impl InMemoryStore {
     /// Drops threads idle for more than the TTL; returns how many. Does
     /// nothing when `ttl <= 0`.
     pub fn cleanup_stale(&mut self, now_ms: f64) -> usize {
-        if self.ttl_ms <= 0.0 {
-            return 0;
-        }
-        let ttl = self.ttl_ms;
-        let before = self.threads.len();
-        // Literally `now - lastAccessed > ttl`: with a NaN on either side
-        // nothing is stale, which `<=` would get backwards.
-        let is_stale = |state: &ThreadState| now_ms - state.last_accessed_ms > ttl;
-        self.threads.retain(|_, state| !is_stale(state));
-        before - self.threads.len()
+        self.threads.cleanup_stale(now_ms)
     }
 
     /// Thread count and the oldest access time (never later than `now_ms`,
     /// where the reference starts its minimum).
     pub fn stats(&self, now_ms: f64) -> StoreStats {
-        if self.threads.is_empty() {
-            return StoreStats { thread_count: 0, oldest_access_ms: None };
-        }
-        let mut oldest = now_ms;
-        for state in self.threads.values() {
-            if state.last_accessed_ms < oldest {
-                oldest = state.last_accessed_ms;
-            }
-        }
-        StoreStats { thread_count: self.threads.len(), oldest_access_ms: Some(oldest) }
+        self.threads.stats(now_ms)
     }
 
     /// Number of threads with state.
     pub fn thread_count(&self) -> usize {
-        self.threads.len()
+        self.threads.map.len()
     }
 }
 
@@ -168,15 +232,27 @@ impl Default for InMemoryStore {
 }
 
 /// The context store's same-process memory: names activated on a real thread
-/// that the messages may not show yet.
-#[derive(Default)]
+/// that the messages may not show yet. Threads expire after `ttl_ms` of
+/// inactivity, as in the in-memory store (the reference keeps them forever).
 pub struct ContextStore {
-    supplemental: IndexMap<JsString, NameSet>,
+    supplemental: Threads,
+}
+
+impl Default for ContextStore {
+    fn default() -> ContextStore {
+        ContextStore::new(DEFAULT_TTL_MS)
+    }
 }
 
 impl ContextStore {
-    pub fn new() -> ContextStore {
-        ContextStore::default()
+    /// `ttl_ms` as for [`InMemoryStore::new`].
+    pub fn new(ttl_ms: f64) -> ContextStore {
+        ContextStore { supplemental: Threads::new(ttl_ms) }
+    }
+
+    /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all.
+    pub fn sweep_interval_ms(&self) -> Option<f64> {
+        self.supplemental.sweep_interval_ms()
     }
 
     /// The loaded names for a step.
@@ -187,28 +263,27 @@ impl ContextStore {
     /// supplemental names the messages now show are handed over to the
     /// messages (pruned, so they de-load with them), empty entries are
     /// dropped, and the answer is the messages' names followed by the
-    /// remaining supplemental ones.
-    pub fn loaded_names(&mut self, thread: Option<&[u16]>, from_messages: Option<NameSet>) -> NameSet {
+    /// remaining supplemental ones. Reading a thread that has names counts as
+    /// access; reading never creates an entry.
+    pub fn loaded_names(&mut self, thread: Option<&[u16]>, from_messages: Option<NameSet>, now_ms: f64) -> NameSet {
         let messages_available = from_messages.is_some();
         let mut loaded = from_messages.unwrap_or_default();
         let Some(thread) = real_thread(thread) else {
             return loaded;
         };
-        let Some(supplemental) = self.supplemental.get_mut(thread) else {
+        let Some(index) = self.supplemental.map.get_index_of(thread) else {
             return loaded;
         };
-        if supplemental.is_empty() {
-            self.supplemental.swap_remove(thread);
+        let state = &mut self.supplemental.map[index];
+        state.last_accessed_ms = now_ms;
+        if messages_available {
+            state.tools.retain(|name| !loaded.contains(name));
+        }
+        if state.tools.is_empty() {
+            self.supplemental.map.shift_remove_index(index);
             return loaded;
         }
-        if messages_available {
-            supplemental.retain(|name| !loaded.contains(name));
-            if supplemental.is_empty() {
-                self.supplemental.swap_remove(thread);
-                return loaded;
-            }
-        }
-        for name in supplemental.iter() {
+        for name in state.tools.iter() {
             if !loaded.contains(name) {
                 loaded.insert(name.clone());
             }
@@ -218,7 +293,7 @@ impl ContextStore {
 
     /// Remembers names activated on a real thread. Without names or without a
     /// thread (anonymous requests must not share state) this does nothing.
-    pub fn add_loaded<'n>(&mut self, names: impl IntoIterator<Item = &'n [u16]>, thread: Option<&[u16]>) {
+    pub fn add_loaded<'n>(&mut self, names: impl IntoIterator<Item = &'n [u16]>, thread: Option<&[u16]>, now_ms: f64) {
         let mut names = names.into_iter().peekable();
         let Some(thread) = real_thread(thread) else {
             return;
@@ -226,7 +301,7 @@ impl ContextStore {
         if names.peek().is_none() {
             return;
         }
-        let set = self.supplemental.entry(JsString::from(thread)).or_default();
+        let set = &mut self.supplemental.touch(thread, now_ms).tools;
         for name in names {
             if !set.contains(name) {
                 set.insert(JsString::from(name));
@@ -234,9 +309,33 @@ impl ContextStore {
         }
     }
 
+    /// Forgets one thread's supplemental names (`None` means `'default'`,
+    /// as for the in-memory store).
+    pub fn clear_state(&mut self, thread: Option<&[u16]>) {
+        match thread {
+            Some(id) => self.supplemental.remove(id),
+            None => self.supplemental.remove(&default_thread()),
+        }
+    }
+
+    /// Forgets every thread's supplemental names.
+    pub fn clear_all(&mut self) {
+        self.supplemental.clear();
+    }
+
+    /// Drops threads idle for more than the TTL; returns how many.
+    pub fn cleanup_stale(&mut self, now_ms: f64) -> usize {
+        self.supplemental.cleanup_stale(now_ms)
+    }
+
+    /// The threads holding supplemental names, and their oldest access.
+    pub fn stats(&self, now_ms: f64) -> StoreStats {
+        self.supplemental.stats(now_ms)
+    }
+
     /// Number of threads with supplemental names.
     pub fn thread_count(&self) -> usize {
-        self.supplemental.len()
+        self.supplemental.map.len()
     }
 }
 
@@ -331,11 +430,21 @@ mod tests {
         add(&mut store, &["a"], None, 0.0);
         assert_eq!(store.cleanup_stale(1e12), 0);
         assert_eq!(store.sweep_interval_ms(), None);
-        // Infinity: never stale; period max(Infinity / 2, 60000).
+        // Infinity: never stale, so never swept.
         let mut store = InMemoryStore::new(f64::INFINITY);
         add(&mut store, &["a"], None, 0.0);
         assert_eq!(store.cleanup_stale(1e300), 0);
-        assert_eq!(store.sweep_interval_ms(), Some(f64::INFINITY));
+        assert_eq!(store.sweep_interval_ms(), None);
+        // Periods a timer cannot hold are capped at the longest it can.
+        for ttl in [2f64.powi(32), 1e300, f64::MAX] {
+            assert_eq!(InMemoryStore::new(ttl).sweep_interval_ms(), Some(MAX_SWEEP_INTERVAL_MS), "{ttl}");
+        }
+        assert_eq!(InMemoryStore::new(2f64.powi(32) - 4.0).sweep_interval_ms(), Some(2f64.powi(31) - 2.0));
+        // A huge finite ttl still expires exactly as given.
+        let mut store = InMemoryStore::new(2f64.powi(32));
+        add(&mut store, &["a"], None, 0.0);
+        assert_eq!(store.cleanup_stale(2f64.powi(32)), 0);
+        assert_eq!(store.cleanup_stale(2f64.powi(32) + 1.0), 1);
         // Periods: max(ttl / 2, 60000).
         assert_eq!(InMemoryStore::new(DEFAULT_TTL_MS).sweep_interval_ms(), Some(1_800_000.0));
         assert_eq!(InMemoryStore::new(1000.0).sweep_interval_ms(), Some(60_000.0));
@@ -356,31 +465,63 @@ mod tests {
 
     #[test]
     fn context_store_without_thread_is_messages_only() {
-        let mut store = ContextStore::new();
-        store.add_loaded([&u("x")[..]], None);
-        store.add_loaded([&u("x")[..]], Some(&u("")));
+        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        store.add_loaded([&u("x")[..]], None, 0.0);
+        store.add_loaded([&u("x")[..]], Some(&u("")), 0.0);
         assert_eq!(store.thread_count(), 0);
-        assert_eq!(names(&store.loaded_names(None, Some(set(&["m"])))), ["m"]);
-        assert!(store.loaded_names(None, None).is_empty());
+        assert_eq!(names(&store.loaded_names(None, Some(set(&["m"])), 0.0)), ["m"]);
+        assert!(store.loaded_names(None, None, 0.0).is_empty());
     }
 
     #[test]
     fn context_store_merges_and_prunes() {
         let t = u("t1");
-        let mut store = ContextStore::new();
-        store.add_loaded([&u("b")[..], &u("a")[..], &u("c")[..]], Some(&t));
+        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        store.add_loaded([&u("b")[..], &u("a")[..], &u("c")[..]], Some(&t), 0.0);
         // Resume path (no messages): supplemental only, nothing pruned.
-        assert_eq!(names(&store.loaded_names(Some(&t), None)), ["b", "a", "c"]);
+        assert_eq!(names(&store.loaded_names(Some(&t), None, 0.0)), ["b", "a", "c"]);
         // Messages now show 'a': it becomes message-owned and leaves the set.
-        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["m", "a"])))), ["m", "a", "b", "c"]);
+        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["m", "a"])), 0.0)), ["m", "a", "b", "c"]);
         // Once 'a' leaves the messages it is no longer loaded.
-        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["m"])))), ["m", "b", "c"]);
+        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["m"])), 0.0)), ["m", "b", "c"]);
         // Everything message-owned: the entry is dropped.
-        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["c", "b"])))), ["c", "b"]);
+        assert_eq!(names(&store.loaded_names(Some(&t), Some(set(&["c", "b"])), 0.0)), ["c", "b"]);
         assert_eq!(store.thread_count(), 0);
-        assert!(store.loaded_names(Some(&t), Some(NameSet::new())).is_empty());
+        assert!(store.loaded_names(Some(&t), Some(NameSet::new()), 0.0).is_empty());
         // Adding nothing creates nothing.
-        store.add_loaded(std::iter::empty(), Some(&t));
+        store.add_loaded(std::iter::empty(), Some(&t), 0.0);
         assert_eq!(store.thread_count(), 0);
+    }
+
+    #[test]
+    fn context_store_expires_idle_threads_and_can_be_cleared() {
+        let (a, b, c) = (u("a"), u("b"), u("c"));
+        let mut store = ContextStore::new(1000.0);
+        assert_eq!(store.sweep_interval_ms(), Some(MIN_SWEEP_INTERVAL_MS));
+        assert_eq!(store.stats(0.0), StoreStats { thread_count: 0, oldest_access_ms: None });
+        store.add_loaded([&u("x")[..]], Some(&a), 0.0);
+        store.add_loaded([&u("y")[..]], Some(&b), 500.0);
+        store.add_loaded([&u("z")[..]], Some(&c), 600.0);
+        assert_eq!(store.stats(700.0), StoreStats { thread_count: 3, oldest_access_ms: Some(0.0) });
+        // Reading a thread with names is access; reading none creates nothing.
+        assert_eq!(names(&store.loaded_names(Some(&a), None, 900.0)), ["x"]);
+        assert!(store.loaded_names(Some(&u("nobody")), None, 900.0).is_empty());
+        assert_eq!(store.thread_count(), 3);
+        // now - last > ttl, literally: b (500) goes at 1501, c (600) stays.
+        assert_eq!(store.cleanup_stale(1500.0), 0);
+        assert_eq!(store.cleanup_stale(1501.0), 1);
+        assert!(store.loaded_names(Some(&b), None, 1501.0).is_empty());
+        store.clear_state(Some(&c));
+        assert_eq!(store.stats(1501.0), StoreStats { thread_count: 1, oldest_access_ms: Some(900.0) });
+        store.clear_all();
+        assert_eq!(store.thread_count(), 0);
+        // `None` clears the thread literally named 'default'.
+        store.add_loaded([&u("x")[..]], Some(&u("default")), 0.0);
+        store.clear_state(None);
+        assert_eq!(store.thread_count(), 0);
+        // ttl <= 0 keeps everything and schedules nothing.
+        let mut kept = ContextStore::new(0.0);
+        kept.add_loaded([&u("x")[..]], Some(&a), 0.0);
+        assert_eq!((kept.cleanup_stale(1e15), kept.thread_count(), kept.sweep_interval_ms()), (0, 1, None));
     }
 }

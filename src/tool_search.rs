@@ -10,6 +10,19 @@
 //! JavaScript thread, suspended at each question (the mechanism is described
 //! in [`operation`]).
 //!
+//! The tools record is the caller's object, which the reference keeps and
+//! reads at every use: a tool added to it, swapped in or deleted after
+//! construction is found (or not) as it is now, while the BM25 index and the
+//! descriptions stay as they were at construction, in the reference too. The
+//! catalog's tables say what the record held then; over such a *live*
+//! catalog (see [`StepCatalog::live`]) each resolution is put to the host as
+//! an [`Ask::Resolve`]: it answers with the tool the record gives now (the
+//! one found, when it still stands), and whether the hook allows it. A host
+//! without a hook may instead trust the tables ([`VerifyAfter`]) and have
+//! the binding check the record afterwards, running the operation again with
+//! questions should anything differ. Listing the record's keys (the injected
+//! catalog, suggestions) reads a [`LiveRecord`]: the record as it is now.
+//!
 //! What JavaScript hands over is read here too: the options
 //! ([`options::Options::from_given`]), the request's thread
 //! ([`request::request_thread`]) and the codes and names both sides share.
@@ -20,13 +33,14 @@ pub mod operation;
 pub mod options;
 pub mod request;
 
+use std::cell::RefCell;
 use std::future::Future;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
-use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk, Span};
+use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
@@ -69,23 +83,153 @@ impl Verdict {
     }
 }
 
-/// A tool as the host knows it: `i` for the constructor's tool `i`, and
-/// `n + i` for the step's resolved tool `i` when the constructor had `n`
-/// tools. Never negative.
+/// A tool as the host knows it: `i` for the entry `i` of the catalog's
+/// record (the constructor's tools, or a step's merged record of them and
+/// its resolved tools), and beyond those whatever tools the host adds, such
+/// as the tools of a [`LiveRecord`] or a tool the caller put in the record
+/// since. Never negative.
 pub type ToolRef = i32;
 
-/// The request-aware filter hook.
-pub trait ToolFilter {
-    /// Whether the tool behind `tool` may be used in `phase`.
-    fn check(&self, tool: ToolRef, phase: Phase) -> impl Future<Output = Verdict>;
+/// How a name is looked up in a tools record, as the reference looks it up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// `findToolForDynamicName` without a hook: `tools[name] ?? findToolById(name)`.
+    KeyFirst,
+    /// `findToolForDynamicName` with a hook: `findToolById(name) ?? tools[name]`.
+    IdFirst,
+    /// `findToolById(name)`: the first tool, in key order, whose `id` is `name`.
+    IdOnly,
 }
 
-/// No hook: everything is allowed, immediately.
+impl Lookup {
+    pub const ALL: [Lookup; 3] = [Lookup::KeyFirst, Lookup::IdFirst, Lookup::IdOnly];
+}
+
+/// What a catalog's tables say a name resolves to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// The tool under the record key that is the name.
+    ByKey(ToolRef),
+    /// The first tool whose `id` is the name.
+    ById(ToolRef),
+    /// Nothing: the name, for a host that looks again.
+    Missing(JsString),
+}
+
+impl Found {
+    pub fn tool(&self) -> Option<ToolRef> {
+        match *self {
+            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
+            Found::Missing(_) => None,
+        }
+    }
+}
+
+/// A question for the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Whether the hook allows this tool. Asked only when there is a hook.
+    Tool(ToolRef),
+    /// Which tool the caller's record gives for a name now, where the
+    /// catalog's tables say `found`, and whether the hook (if any) allows it.
+    /// A record that gives no tool does not allow: the reference skips a
+    /// tool it does not find exactly as one the hook denies.
+    Resolve { lookup: Lookup, found: Found },
+}
+
+/// The host's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub verdict: Verdict,
+    /// For [`Ask::Resolve`], the tool the record gives when it is not the one
+    /// the tables found (or they found none).
+    pub tool: Option<ToolRef>,
+}
+
+impl Answer {
+    pub const ALLOWED: Answer = Answer { verdict: Verdict::Allowed, tool: None };
+    pub const DENIED: Answer = Answer { verdict: Verdict::Denied, tool: None };
+
+    pub fn verdict(verdict: Verdict) -> Answer {
+        Answer { verdict, tool: None }
+    }
+}
+
+/// The host: the request-aware filter hook, and the caller's tools record.
+pub trait ToolFilter {
+    /// Answers `ask`, in `phase`.
+    fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer>;
+
+    /// The caller's tools record as it is now, for what lists its keys;
+    /// `None` to go by the catalog's tables.
+    fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
+        std::future::ready(None)
+    }
+}
+
+/// No hook, and the catalog's tables are the record: everything they find
+/// is allowed, immediately.
 pub struct NoFilter;
 
 impl ToolFilter for NoFilter {
-    fn check(&self, _tool: ToolRef, _phase: Phase) -> impl Future<Output = Verdict> {
-        std::future::ready(Verdict::Allowed)
+    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
+        std::future::ready(trusted(&ask))
+    }
+}
+
+/// What trusting the tables answers.
+fn trusted(ask: &Ask) -> Answer {
+    match ask {
+        Ask::Tool(_) => Answer::ALLOWED,
+        Ask::Resolve { found, .. } if found.tool().is_some() => Answer::ALLOWED,
+        Ask::Resolve { .. } => Answer::DENIED,
+    }
+}
+
+/// No hook: the catalog's tables are trusted as by [`NoFilter`], and each
+/// resolution is written down for the binding to check against the caller's
+/// record afterwards (it runs the operation again with questions if any
+/// resolution no longer holds, which is safe as long as the operation
+/// changed nothing: see [`ToolSearch::search_changes_state`]).
+#[derive(Default)]
+pub struct VerifyAfter {
+    resolutions: RefCell<Vec<(Lookup, Found)>>,
+}
+
+impl VerifyAfter {
+    /// The resolutions made, in order.
+    pub fn into_resolutions(self) -> Vec<(Lookup, Found)> {
+        self.resolutions.into_inner()
+    }
+}
+
+impl ToolFilter for VerifyAfter {
+    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
+        let answer = trusted(&ask);
+        if let Ask::Resolve { lookup, found } = ask {
+            self.resolutions.borrow_mut().push((lookup, found));
+        }
+        std::future::ready(answer)
+    }
+}
+
+/// The caller's tools record as read at one moment: its keys and ids (no
+/// descriptions: those of the catalog's index stand, as in the reference),
+/// its entry `i` being the host's tool `base + i`.
+pub struct LiveRecord {
+    pub catalog: Catalog,
+    pub base: ToolRef,
+}
+
+impl LiveRecord {
+    pub fn new(text: Vec<u16>, entries: Vec<EntrySpans>, base: ToolRef) -> Result<LiveRecord, CatalogError> {
+        ToolRef::try_from(entries.len()).ok().and_then(|len| base.checked_add(len)).ok_or(CatalogError::TooLarge)?;
+        Ok(LiveRecord { catalog: Catalog::unindexed(text, entries)?, base })
+    }
+
+    fn tool(&self, entry: usize) -> ToolRef {
+        // `new` checked that every entry's tool fits.
+        self.base + entry as ToolRef
     }
 }
 
@@ -123,11 +267,16 @@ pub struct StepCatalog {
     /// The step's own tools that stay in the prompt, as indexes into the
     /// resolved tools; `None` means all of them.
     pub visible: Option<Vec<u32>>,
+    /// Whether names resolve in the caller's record as it is when they are
+    /// looked up (the constructor's record, which the reference keeps), so
+    /// that the tables are only what it held at construction. A step's merged
+    /// record is a copy made for the step, which its tables describe exactly.
+    pub live: bool,
 }
 
 impl StepCatalog {
-    fn new(catalog: Arc<Catalog>, sources: Option<Vec<ToolRef>>, visible: Option<Vec<u32>>) -> StepCatalog {
-        StepCatalog { catalog, sources, visible }
+    fn new(catalog: Arc<Catalog>, sources: Option<Vec<ToolRef>>, visible: Option<Vec<u32>>, live: bool) -> StepCatalog {
+        StepCatalog { catalog, sources, visible, live }
     }
 
     pub fn source(&self, entry: usize) -> ToolRef {
@@ -135,6 +284,19 @@ impl StepCatalog {
             Some(sources) => sources[entry],
             None => entry as ToolRef,
         }
+    }
+
+    /// What the tables say `name` resolves to.
+    pub fn find(&self, name: &[u16], lookup: Lookup) -> Found {
+        let catalog = &self.catalog;
+        let by_key = || catalog.find_by_key(name).map(|entry| Found::ByKey(self.source(entry)));
+        let by_id = || catalog.find_by_id(name).map(|entry| Found::ById(self.source(entry)));
+        let found = match lookup {
+            Lookup::KeyFirst => by_key().or_else(by_id),
+            Lookup::IdFirst => by_id().or_else(by_key),
+            Lookup::IdOnly => by_id(),
+        };
+        found.unwrap_or_else(|| Found::Missing(JsString::from(name)))
     }
 }
 
@@ -145,8 +307,6 @@ pub struct ToolSearch {
     /// The static catalog as a step searches it, shared by every step that
     /// has no tools of its own to search.
     static_step: Arc<StepCatalog>,
-    /// The static tools' keys, ids and descriptions, to merge with resolved tools.
-    static_entries: Vec<(JsString, Option<JsString>, JsString)>,
     store: Mutex<Store>,
 }
 
@@ -173,24 +333,16 @@ impl ToolSearch {
         entries: Vec<EntrySpans>,
         parameters: Option<ParamTable>,
     ) -> Result<ToolSearch, CatalogError> {
-        let static_entries = if options.include_resolved_tools {
-            let piece =
-                |span: Span| JsString::from(text.get(span.start as usize..span.end as usize).unwrap_or_default());
-            entries.iter().map(|e| (piece(e.key), e.id.map(piece), piece(e.description))).collect()
-        } else {
-            Vec::new()
-        };
         let store = match options.storage {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
-            Storage::Context => Store::Context(ContextStore::new()),
+            Storage::Context => Store::Context(ContextStore::new(options.ttl_ms)),
         };
         let parameters = parameters.filter(|_| options.ranking.reads_parameters());
         let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
         Ok(ToolSearch {
             options,
-            static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None)),
+            static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None, true)),
             static_catalog,
-            static_entries,
             store: Mutex::new(store),
         })
     }
@@ -204,46 +356,57 @@ impl ToolSearch {
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         match &*self.store.lock() {
             Store::InMemory(store) => store.sweep_interval_ms(),
-            Store::Context(_) => None,
+            Store::Context(store) => store.sweep_interval_ms(),
         }
     }
 
     /// The catalog for a step whose agent resolved `resolved` tools (in
-    /// `Object.entries` order). Resolved tools are indexed afresh for each
-    /// request: two requests may carry tools of the same name bound to
-    /// different credentials, and one must never get the other's.
-    pub fn step_catalog(&self, resolved: &[ToolEntry<'_>]) -> Result<StepCatalog, CatalogError> {
-        self.step_catalog_with_parameters(resolved, None)
+    /// `Object.entries` order), with `record` the constructor's tools record
+    /// as it is now. Resolved tools are indexed afresh for each request: two
+    /// requests may carry tools of the same name bound to different
+    /// credentials, and one must never get the other's. The record's tools
+    /// are the step's tools `0..record.len()`, and resolved tool `i` is tool
+    /// `record.len() + i`.
+    pub fn step_catalog(
+        &self,
+        record: &[ToolEntry<'_>],
+        resolved: &[ToolEntry<'_>],
+    ) -> Result<StepCatalog, CatalogError> {
+        self.step_catalog_with_parameters(record, resolved, None, None)
     }
 
-    /// [`step_catalog`](Self::step_catalog), with the resolved tools'
-    /// parameters (one list per resolved tool) for a ranking that reads them.
+    /// [`step_catalog`](Self::step_catalog), with the parameters of the
+    /// record's tools and of the resolved tools (one list per tool of each)
+    /// for a ranking that reads them: read now, as the record's descriptions
+    /// are.
     pub fn step_catalog_with_parameters(
         &self,
+        record: &[ToolEntry<'_>],
         resolved: &[ToolEntry<'_>],
+        record_parameters: Option<&ParamTable>,
         parameters: Option<&ParamTable>,
     ) -> Result<StepCatalog, CatalogError> {
         if !self.options.include_resolved_tools {
-            return Ok(StepCatalog::new(self.static_catalog.clone(), None, None));
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, None, true));
         }
         let visible = resolved.iter().enumerate().filter(|(_, t)| is_meta_tool(t.key)).map(|(i, _)| i as u32).collect();
         if resolved.iter().all(|t| is_meta_tool(t.key)) {
-            return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible)));
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible), true));
         }
 
-        // `{ ...staticTools, ...resolved }`: a resolved key replaces a static
-        // one in place, new keys are appended, and array-index keys come
-        // first in ascending order, as in any JavaScript object.
+        // `{ ...staticTools, ...resolved }`, `staticTools` being the record
+        // as it is now: a resolved key replaces a record key in place, new
+        // keys are appended, and array-index keys come first in ascending
+        // order, as in any JavaScript object.
         let mut merged: indexmap::IndexMap<&[u16], MergedTool<'_>> =
-            indexmap::IndexMap::with_capacity(self.static_entries.len() + resolved.len());
+            indexmap::IndexMap::with_capacity(record.len() + resolved.len());
         let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
-        let static_count = self.static_entries.len();
-        for (i, (key, id, description)) in self.static_entries.iter().enumerate() {
-            merged.insert(key.units(), (tool_ref(i)?, id.as_ref().map(JsString::units), description.units()));
+        for (i, tool) in record.iter().enumerate() {
+            merged.insert(tool.key, (tool_ref(i)?, tool.id, tool.description));
         }
         for (i, tool) in resolved.iter().enumerate() {
             if !is_meta_tool(tool.key) {
-                merged.insert(tool.key, (tool_ref(static_count + i)?, tool.id, tool.description));
+                merged.insert(tool.key, (tool_ref(record.len() + i)?, tool.id, tool.description));
             }
         }
         let mut order: Vec<usize> = (0..merged.len()).collect();
@@ -259,12 +422,12 @@ impl ToolSearch {
         for i in order {
             let (key, &(source, id, description)) = merged.get_index(i).unwrap();
             if reads_parameters {
-                // A static tool's parameters are in the static catalog; a
+                // A record tool's parameters are in `record_parameters`, a
                 // resolved one's in `parameters`, by its index among the
                 // resolved tools (see `ToolRef`).
                 let source_index = source as usize;
-                let params: Vec<(&[u16], &[u16])> = match source_index.checked_sub(static_count) {
-                    None => self.static_catalog.parameters(source_index).collect(),
+                let params: Vec<(&[u16], &[u16])> = match source_index.checked_sub(record.len()) {
+                    None => record_parameters.into_iter().flat_map(|p| p.entry(source_index)).collect(),
                     Some(resolved) => parameters.into_iter().flat_map(|p| p.entry(resolved)).collect(),
                 };
                 builder.push_with_parameters(key, id, description, params);
@@ -273,7 +436,7 @@ impl ToolSearch {
             }
             sources.push(source);
         }
-        Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible)))
+        Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible), false))
     }
 
     /// The catalog of a step that has no tools of its own to search.
@@ -286,40 +449,49 @@ impl ToolSearch {
     pub fn loaded_names(&self, thread: Option<&[u16]>, messages: Option<&[ToolResultFacts]>, now_ms: f64) -> NameSet {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.loaded_names(thread, now_ms),
-            Store::Context(store) => store.loaded_names(thread, messages.map(activated_names_from_messages)),
+            Store::Context(store) => store.loaded_names(thread, messages.map(activated_names_from_messages), now_ms),
         }
     }
 
     fn add_loaded(&self, names: &[JsString], thread: Option<&[u16]>, now_ms: f64) {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.add_loaded(names.iter().map(JsString::units), thread, now_ms),
-            Store::Context(store) => store.add_loaded(names.iter().map(JsString::units), thread),
+            Store::Context(store) => store.add_loaded(names.iter().map(JsString::units), thread, now_ms),
         }
     }
 
+    // The state methods act on whichever store there is. The reference's
+    // make no-ops of them (and zeros of the stats) for the context store,
+    // whose supplemental state it neither expires nor shows; here that state
+    // is bounded by the ttl like the in-memory store's, and these see and
+    // clear it. It is empty whenever every activation has reached the
+    // messages, so the stats then read as the reference's.
+
     pub fn clear_state(&self, thread: Option<&[u16]>) {
-        if let Store::InMemory(store) = &mut *self.store.lock() {
-            store.clear_state(thread);
+        match &mut *self.store.lock() {
+            Store::InMemory(store) => store.clear_state(thread),
+            Store::Context(store) => store.clear_state(thread),
         }
     }
 
     pub fn clear_all_state(&self) {
-        if let Store::InMemory(store) = &mut *self.store.lock() {
-            store.clear_all();
+        match &mut *self.store.lock() {
+            Store::InMemory(store) => store.clear_all(),
+            Store::Context(store) => store.clear_all(),
         }
     }
 
     pub fn state_stats(&self, now_ms: f64) -> StoreStats {
         match &*self.store.lock() {
             Store::InMemory(store) => store.stats(now_ms),
-            Store::Context(_) => StoreStats { thread_count: 0, oldest_access_ms: None },
+            Store::Context(store) => store.stats(now_ms),
         }
     }
 
     pub fn cleanup_now(&self, now_ms: f64) -> usize {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.cleanup_stale(now_ms),
-            Store::Context(_) => 0,
+            Store::Context(store) => store.cleanup_stale(now_ms),
         }
     }
 
@@ -328,8 +500,9 @@ impl ToolSearch {
         let catalog = &step.catalog.catalog;
         let mut walk = SearchWalk::new(catalog, query, &self.options.search);
         while let Some(pending) = walk.next_pending(catalog) {
-            let verdict = self.check(filter, &step.catalog, pending.entry, Phase::Search).await;
-            walk.resolve(verdict);
+            let found = Found::ById(step.catalog.source(pending.entry));
+            let allowed = self.admit(filter, &step.catalog, found, Lookup::IdOnly, Phase::Search).await;
+            walk.resolve(allowed.is_some());
         }
         let results = walk.finish(catalog);
         if results.is_empty() {
@@ -374,16 +547,13 @@ impl ToolSearch {
             (_, None) => return LoadOutcome::Invalid { message: messages::NOTHING_TO_LOAD.into() },
         };
 
-        let catalog = &step.catalog.catalog;
+        let lookup = self.dynamic_lookup();
         let mut not_found = Vec::new();
         let mut already_loaded = Vec::new();
         let mut loaded: Vec<JsString> = Vec::new();
         for name in &to_load {
-            let Some(entry) = catalog.find_for_dynamic_name(name.units(), self.has_filter()) else {
-                not_found.push(name.clone());
-                continue;
-            };
-            if !self.check(filter, &step.catalog, entry, Phase::Load).await {
+            let found = step.catalog.find(name.units(), lookup);
+            if self.admit(filter, &step.catalog, found, lookup, Phase::Load).await.is_none() {
                 not_found.push(name.clone());
                 continue;
             }
@@ -438,42 +608,57 @@ impl ToolSearch {
     /// `load_tool` resolves a name (key first; id first with a filter hook),
     /// which the hook may hide (phase `'search'`). A line shows the tool's
     /// `id || key` and the description indexed under that name, truncated as
-    /// in search results. Without a hook the message depends on the catalog
-    /// alone, so a caller may keep it for as long as it keeps the catalog.
-    pub async fn catalog_message(&self, catalog: &StepCatalog, filter: &impl ToolFilter) -> Option<JsString> {
+    /// in search results. The record is `live`, the caller's record as it is
+    /// now, when it is no longer the one the catalog was made from (its
+    /// descriptions still come from the catalog's index, as the reference's
+    /// do); else the catalog's own. Without a hook, and without `live`, the
+    /// message depends on the catalog alone, so a caller may keep it for as
+    /// long as it keeps the catalog.
+    pub async fn catalog_message(
+        &self,
+        catalog: &StepCatalog,
+        live: Option<&LiveRecord>,
+        filter: &impl ToolFilter,
+    ) -> Option<JsString> {
         if !self.options.inject_catalog {
             return None;
         }
-        let tools = &catalog.catalog;
+        let index = &catalog.catalog;
+        let record = live.map_or(&**index, |live| &live.catalog);
         let mut lines = Vec::new();
-        for entry in 0..tools.entry_count() {
-            let key = tools.key(entry);
-            let Some(tool) = tools.find_for_dynamic_name(key, self.has_filter()) else { continue };
-            if !self.check(filter, catalog, tool, Phase::Search).await {
+        for entry in 0..record.entry_count() {
+            let key = record.key(entry);
+            let Some(tool) = record.find_for_dynamic_name(key, self.has_filter()) else { continue };
+            let tool_ref = live.map_or_else(|| catalog.source(tool), |live| live.tool(tool));
+            if self.has_filter() && !filter.check(Ask::Tool(tool_ref), Phase::Search).await.verdict.allows() {
                 continue;
             }
             // `tool.id || key`; the description is the one indexed under that
             // name, which a later tool of the same name may have replaced.
-            let name = tools.id(tool).filter(|id| !id.is_empty()).unwrap_or(key);
-            let description = tools.find_doc(name).map_or(&[][..], |doc| tools.description(tools.doc_entry(doc)));
+            let name = record.id(tool).filter(|id| !id.is_empty()).unwrap_or(key);
+            let description = index.find_doc(name).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
             messages::push_catalog_line(&mut lines, name, description);
         }
         (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, &lines))
     }
 
-    /// Keys that look like a name that was not found. Without a hook, every
-    /// match (the message shows three); with one, the first three allowed.
+    /// Keys that look like a name that was not found (of the caller's record
+    /// as it is now, when the catalog is live and the host gives it). Without
+    /// a hook, every match (the message shows three); with one, the first
+    /// three allowed.
     async fn suggestions(&self, step: &Step, tool_name: &[u16], filter: &impl ToolFilter) -> Vec<JsString> {
-        let catalog = &step.catalog.catalog;
-        let candidates = catalog.suggestion_candidates(tool_name);
+        let live = if step.catalog.live { filter.live_record().await } else { None };
+        let record = live.as_deref().map_or(&*step.catalog.catalog, |live| &live.catalog);
+        let candidates = record.suggestion_candidates(tool_name);
         if !self.has_filter() {
-            return candidates.into_iter().map(|entry| JsString::from(catalog.key(entry))).collect();
+            return candidates.into_iter().map(|entry| JsString::from(record.key(entry))).collect();
         }
         let mut allowed = Vec::new();
         for entry in candidates {
-            let key = catalog.key(entry);
-            let Some(tool) = catalog.find_for_dynamic_name(key, true) else { continue };
-            if self.check(filter, &step.catalog, tool, Phase::Load).await {
+            let key = record.key(entry);
+            let Some(tool) = record.find_for_dynamic_name(key, true) else { continue };
+            let tool_ref = live.as_deref().map_or_else(|| step.catalog.source(tool), |live| live.tool(tool));
+            if filter.check(Ask::Tool(tool_ref), Phase::Load).await.verdict.allows() {
                 allowed.push(JsString::from(key));
                 if allowed.len() >= 3 {
                     break;
@@ -492,13 +677,12 @@ impl ToolSearch {
         names: &NameSet,
         filter: &impl ToolFilter,
     ) -> Vec<(JsString, ToolRef)> {
+        let lookup = self.dynamic_lookup();
         let mut active = Vec::with_capacity(names.len());
         for name in names {
-            let Some(entry) = catalog.catalog.find_for_dynamic_name(name.units(), self.has_filter()) else {
-                continue;
-            };
-            if self.check(filter, catalog, entry, Phase::Active).await {
-                active.push((name.clone(), catalog.source(entry)));
+            let found = catalog.find(name.units(), lookup);
+            if let Some(tool) = self.admit(filter, catalog, found, lookup, Phase::Active).await {
+                active.push((name.clone(), tool));
             }
         }
         active
@@ -508,12 +692,44 @@ impl ToolSearch {
         self.options.search.has_filter
     }
 
-    /// Asks the hook, if there is one, about the tool behind `entry`.
-    async fn check(&self, filter: &impl ToolFilter, catalog: &StepCatalog, entry: usize, phase: Phase) -> bool {
-        if !self.has_filter() {
-            return true;
+    /// How a name the model typed (or a loaded name) is looked up: key first
+    /// without a hook, id first with one, as `findToolForDynamicName`.
+    fn dynamic_lookup(&self) -> Lookup {
+        if self.has_filter() {
+            Lookup::IdFirst
+        } else {
+            Lookup::KeyFirst
         }
-        filter.check(catalog.source(entry), phase).await.allows()
+    }
+
+    /// Whether `search_tools` changes loaded state (`autoLoad`), so that it
+    /// cannot simply be run again.
+    pub fn search_changes_state(&self) -> bool {
+        self.options.auto_load
+    }
+
+    /// The tool `found` stands for, if there is one the hook (if any) allows
+    /// in `phase`. Over a live catalog the host resolves it in the record as
+    /// it is now; over a step's own copy the tables are the record, and the
+    /// hook alone is asked.
+    async fn admit(
+        &self,
+        filter: &impl ToolFilter,
+        catalog: &StepCatalog,
+        found: Found,
+        lookup: Lookup,
+        phase: Phase,
+    ) -> Option<ToolRef> {
+        if catalog.live {
+            let tables = found.tool();
+            let answer = filter.check(Ask::Resolve { lookup, found }, phase).await;
+            return if answer.verdict.allows() { answer.tool.or(tables) } else { None };
+        }
+        let tool = found.tool()?;
+        if !self.has_filter() {
+            return Some(tool);
+        }
+        filter.check(Ask::Tool(tool), phase).await.verdict.allows().then_some(tool)
     }
 }
 

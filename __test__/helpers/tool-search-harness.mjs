@@ -107,7 +107,9 @@ function oursThreadId(requestContext) {
  * oracle; relies on the reference's private members at runtime):
  *  (a) the 'context' store also counts { success: true, toolName } load_tool results;
  *  (b) the thread id falls back to requestContext.get('MastraMemory')?.thread?.id;
- *  (c) only own keys of the tools record are tools.
+ *  (c) only own keys of the tools record are tools;
+ *  (d) the 'context' store's supplemental state is bounded and visible
+ *      (modelBoundedContextState).
  */
 export function withOurFixes(Base) {
   return class FixedReferenceToolSearchProcessor extends Base {
@@ -115,6 +117,7 @@ export function withOurFixes(Base) {
       super(options);
       const store = this.store;
       if (options?.storage === 'context') {
+        modelBoundedContextState(this, options.ttl);
         const orig = store.getLoadedNames.bind(store);
         store.getLoadedNames = ctx =>
           orig(ctx.args ? { ...ctx, args: { ...ctx.args, messages: adjustMessagesForReference(ctx.args.messages) } } : ctx);
@@ -138,6 +141,61 @@ export function withOurFixes(Base) {
 }
 
 export const FixedReferenceToolSearchProcessor = withOurFixes(RefToolSearchProcessor);
+
+/**
+ * Executable model of our deliberate difference for the 'context' store, put
+ * on a reference processor (test-only; relies on its private `store`): the
+ * supplemental sets keep a last-access time (set when names are added, and
+ * when a thread that has a set is read), expire after `ttl` idle exactly as
+ * the in-memory store's threads do, and getStateStats, cleanupNow, clearState
+ * and clearAllState act on them. Nothing else changes.
+ */
+export function modelBoundedContextState(processor, ttlOption) {
+  const store = processor.store;
+  const sets = store.supplemental;
+  const ttl = ttlOption ?? 3_600_000;
+  const lastAccessed = new Map();
+  const getLoadedNames = store.getLoadedNames.bind(store);
+  const addLoaded = store.addLoaded.bind(store);
+  store.getLoadedNames = ctx => {
+    if (ctx.threadId && sets.has(ctx.threadId)) lastAccessed.set(ctx.threadId, Date.now());
+    const names = getLoadedNames(ctx);
+    if (ctx.threadId && !sets.has(ctx.threadId)) lastAccessed.delete(ctx.threadId);
+    return names;
+  };
+  store.addLoaded = (names, ctx) => {
+    addLoaded(names, ctx);
+    if (names.length > 0 && ctx.threadId) lastAccessed.set(ctx.threadId, Date.now());
+  };
+  const forget = threadId => {
+    sets.delete(threadId);
+    lastAccessed.delete(threadId);
+  };
+  processor.clearState = (threadId = 'default') => forget(threadId);
+  processor.clearAllState = () => {
+    sets.clear();
+    lastAccessed.clear();
+  };
+  processor.cleanupNow = () => {
+    if (ttl <= 0) return 0;
+    const now = Date.now();
+    let cleaned = 0;
+    for (const threadId of [...sets.keys()]) {
+      if (now - lastAccessed.get(threadId) > ttl) {
+        forget(threadId);
+        cleaned++;
+      }
+    }
+    return cleaned;
+  };
+  processor.getStateStats = () => {
+    if (sets.size === 0) return { threadCount: 0, oldestAccessTime: null };
+    let oldest = Date.now();
+    for (const threadId of sets.keys()) oldest = Math.min(oldest, lastAccessed.get(threadId));
+    return { threadCount: sets.size, oldestAccessTime: oldest };
+  };
+  return processor;
+}
 
 // ---------------------------------------------------------------------------
 // Seeded PRNG (sfc32, seeded through splitmix32), self-contained on purpose.
@@ -1067,7 +1125,47 @@ export function genScenario(seed, { maxTools = 60, maxSteps = 4 } = {}) {
       actions,
     });
   }
-  return { seed, labels, tools, opts, filterSpec, steps, junkSeed: rng.int(0, 2 ** 31) };
+  const junkSeed = rng.int(0, 2 ** 31);
+  return { seed, labels, tools, opts, filterSpec, steps, junkSeed, mutations: genMutations(seed, tools, labels, steps) };
+}
+
+/**
+ * Changes to the tools record after construction, which both run the same way
+ * on copies of it (the processor reads the caller's record live): a tool
+ * added under a new key, a tool swapped in under a key (same id or a new
+ * one), a key deleted, each at a step's start (`action: -1`) or before one of
+ * its actions, optionally followed by a `load_tool` call naming it. New ids
+ * are fresh, so that no change gives a name another tool had (where ours
+ * differs by design: see `#liveTool` in lib/tool-search.js). Drawn from a
+ * stream of their own, so the rest of a seed's scenario stays as it was.
+ */
+function genMutations(seed, tools, labels, steps) {
+  const rng = makeRng((seed ^ 0x6d757461) >>> 0);
+  if (!rng.bool(0.4)) return [];
+  const keys = Object.keys(tools).filter(k => !isInheritedName(k));
+  const mutations = [];
+  for (let i = 0, n = rng.int(1, 4); i < n; i++) {
+    const step = rng.int(0, steps.length - 1);
+    const action = rng.int(-1, steps[step].actions.length - 1);
+    const kind = keys.length === 0 ? 'add' : rng.weighted([[3, 'add'], [3, 'swap'], [2, 'delete']]);
+    const fresh = `mutant_${seed}_${i}`;
+    const key = kind === 'add' ? `${fresh}_key` : rng.pick(keys);
+    let tool;
+    let id;
+    if (kind !== 'delete') {
+      id = kind === 'swap' && rng.bool(0.5) ? tools[key].id : rng.bool(0.5) && kind === 'add' ? key : fresh;
+      tool = makeTool(rng, { id, description: randomDescription(rng), kind: rng.bool(0.8) ? 'mastra' : 'plain', tag: `mutant:${i}` });
+      labels.set(tool, `mutant:${i}:${kind}:${key}`);
+    }
+    const named = [key, ...(typeof id === 'string' ? [id] : []), rng.pick(keys) ?? key];
+    const probe = rng.bool(0.7)
+      ? rng.bool(0.5)
+        ? { toolName: rng.pick(named) }
+        : { toolNames: named.filter(() => rng.bool(0.7)) }
+      : undefined;
+    mutations.push({ step, action, kind, key, tool, probe });
+  }
+  return mutations;
 }
 
 /** Junk/odd messages for the context store (never ambiguous w.r.t. fix (a)). */
@@ -1109,7 +1207,9 @@ function junkMessages(rng, names) {
 export async function runScenario(Impl, scenario, { role = 'ours', clock } = {}) {
   const { labels, tools, opts, filterSpec, steps } = scenario;
   const filterLog = [];
-  const options = { ...opts, tools };
+  // Each run's own copy of the record, which the mutations change.
+  const record = { ...tools };
+  const options = { ...opts, tools: record };
   if (opts.search) options.search = { ...opts.search };
   if (filterSpec) options.filter = makeFilter(filterSpec, filterLog, labels);
   const isContext = opts.storage === 'context';
@@ -1118,16 +1218,31 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
 
   const trace = { steps: [] };
   const processor = new Impl(options);
+  // Our bounded context-store state, a deliberate difference, modelled on the reference.
+  if (role === 'ref' && isContext) modelBoundedContextState(processor, opts.ttl);
   trace.identity = { id: processor.id, name: processor.name, description: processor.description };
   const jrng = makeRng(scenario.junkSeed);
   const names = catalogNames(tools).filter(n => !isInheritedName(n));
   let history = [userMessage('start', { id: 'u0' })];
   const prevMeta = []; // per step: { search_tools, load_tool, requestContext }
+  /** Applies the record changes due at (step, action), each probed with a load_tool call. */
+  const mutate = async (si, action, log) => {
+    for (const m of scenario.mutations ?? []) {
+      if (m.step !== si || m.action !== action) continue;
+      if (m.kind === 'delete') delete record[m.key];
+      else record[m.key] = m.tool;
+      const entry = { mutation: m.kind, key: m.key };
+      const last = prevMeta.at(-1);
+      if (m.probe && last?.load) entry.probe = await execTool(last.load, m.probe, { requestContext: last.rc });
+      log.push(entry);
+    }
+  };
 
   for (let si = 0; si < steps.length; si++) {
     const step = steps[si];
     if (clock) clock.advance(step.advance);
-    const st = { };
+    const st = { mutations: [] };
+    await mutate(si, -1, st.mutations);
     // message shaping (context store reads them; in-memory ignores them)
     if (step.trim && history.length > 1) history = history.slice(Math.min(step.trim, history.length - 1));
     if (step.junk) history = [...history, ...junkMessages(jrng, names)];
@@ -1175,7 +1290,8 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
     st.actions = [];
     const newParts = [];
     let callN = 0;
-    for (const act of step.actions) {
+    for (const [ai, act] of step.actions.entries()) {
+      await mutate(si, ai, st.mutations);
       if (clock && act.advance) clock.advance(act.advance);
       const fl = filterLog.length;
       const rec = { kind: act.kind };

@@ -122,7 +122,8 @@ pub fn run(data: &[u8]) {
         check_walk(&mut u, &catalog, &query, &search);
     }
 
-    // A step's own tools, merged with the constructor's, keep their own parameters.
+    // A step's own tools, merged with the constructor's record (as it was
+    // then), keep their own parameters, and the record's tools theirs.
     let options = Options {
         search,
         auto_load: false,
@@ -133,8 +134,18 @@ pub fn run(data: &[u8]) {
         ranking: Ranking::FIELDED,
     };
     let static_count = entries.len();
+    let (record_text, record_spans) = (text.clone(), entries.clone());
     let tool_search = ToolSearch::from_table_with_parameters(options, text, entries, Some(params.clone()))
         .expect("a table that fits");
+    let record_piece = |span: Span| &record_text[span.start as usize..span.end as usize];
+    let record: Vec<ToolEntry<'_>> = record_spans
+        .iter()
+        .map(|e| ToolEntry {
+            key: record_piece(e.key),
+            id: e.id.map(record_piece),
+            description: record_piece(e.description),
+        })
+        .collect();
     let (resolved_text, resolved_rows) = gen_rows(&mut u);
     let resolved_spans = spans_of_rows(resolved_text.len(), &resolved_rows).expect("the rows the binding writes");
     let piece = |span: Span| &resolved_text[span.start as usize..span.end as usize];
@@ -144,7 +155,9 @@ pub fn run(data: &[u8]) {
         .collect();
     let (text, table, _) = gen_parameters(&mut u, resolved.len());
     let resolved_params = read_parameters(text, &table, resolved.len()).expect("the table the binding writes");
-    let step = tool_search.step_catalog_with_parameters(&resolved, Some(&resolved_params)).expect("a merged catalog");
+    let step = tool_search
+        .step_catalog_with_parameters(&record, &resolved, Some(&params), Some(&resolved_params))
+        .expect("a merged catalog");
     for entry in 0..step.catalog.entry_count() {
         let source = usize::try_from(step.source(entry)).expect("a tool ref is never negative");
         let want = match source.checked_sub(static_count) {

@@ -206,7 +206,7 @@ pub fn run(data: &[u8]) {
             let _ = tool_search.sweep_interval_ms();
             // Wait for a large catalog's index thread: one still running
             // after the input is done reads as a leak to LeakSanitizer.
-            let step = tool_search.step_catalog(&[]).expect("the static catalog");
+            let step = tool_search.step_catalog(&[], &[]).expect("the static catalog");
             assert_eq!(step.catalog.entry_count(), entries.len());
             let _ = step.catalog.len();
         }

@@ -16,6 +16,7 @@
 //! protocol between the two halves, which no input can cause, as an `Error`.
 
 mod codes;
+mod flat;
 
 use std::fmt::Display;
 use std::sync::Arc;
@@ -30,13 +31,16 @@ use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
 use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    messages, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch,
+    messages, LiveRecord, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef,
+    ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
+use crate::buffers::Int32Out;
 use crate::utf16::Utf16Text;
+use flat::Checks;
 
 /// Throws a refusal of bad input as a `TypeError` (napi-rs would throw a
 /// returned `Error` as a plain `Error`).
@@ -130,6 +134,9 @@ pub struct ToolSearchSettings {
     /// Whether the step's own tools are searchable (`includeResolvedTools`),
     /// so the wrapper hands them over.
     pub searches_step_tools: bool,
+    /// Whether `search_tools` changes loaded state, so that it cannot simply
+    /// be run again after a check of its resolutions failed.
+    pub search_changes_state: bool,
     /// Whether the store reads the messages (the wrapper then reports them).
     pub reads_messages: bool,
     /// Whether there is a filter hook to ask.
@@ -221,6 +228,7 @@ impl NativeToolSearch {
             search_description: messages::search_description(options.auto_load).into(),
             offers_load_tool: options.offers_load_tool(),
             searches_step_tools: options.include_resolved_tools,
+            search_changes_state: self.inner.search_changes_state(),
             reads_messages: options.reads_messages(),
             has_filter: options.search.has_filter,
             injects_catalog: options.inject_catalog,
@@ -235,34 +243,57 @@ impl NativeToolSearch {
         NativeStepCatalog { inner: self.inner.static_step_catalog() }
     }
 
-    /// The catalog of a step whose agent resolved these tools (a tool table
-    /// like the constructor's, with their parameter table when the ranking
-    /// reads parameters). The wrapper keeps it while the step tools stay the
-    /// very same objects.
+    /// The catalog of a step whose agent resolved these tools, with the
+    /// constructor's tools record as it is now (two tool tables like the
+    /// constructor's, each with its parameter table when the ranking reads
+    /// parameters). The wrapper keeps it while both stay the very same
+    /// objects.
+    #[allow(clippy::too_many_arguments)]
     #[napi(catch_unwind)]
     pub fn step_catalog(
         &self,
+        record_text: Utf16Text,
+        record_table: Int32Array,
         text: Utf16Text,
         table: Int32Array,
+        record_parameters_text: Option<Utf16Text>,
+        record_parameters: Option<Int32Array>,
         parameters_text: Option<Utf16Text>,
         parameters: Option<Int32Array>,
     ) -> Result<NativeStepCatalog> {
-        let Utf16Text(text) = text;
+        let (Utf16Text(record_text), Utf16Text(text)) = (record_text, text);
+        let record_spans = read_table(record_text.len(), &record_table).map_err(internal_error)?;
         let spans = read_table(text.len(), &table).map_err(internal_error)?;
+        let record_parameters = parameter_table(record_parameters_text, record_parameters, record_spans.len())?;
         let parameters = parameter_table(parameters_text, parameters, spans.len())?;
         let catalog = self
             .inner
-            .step_catalog_with_parameters(&tool_entries(&text, &spans), parameters.as_ref())
+            .step_catalog_with_parameters(
+                &tool_entries(&record_text, &record_spans),
+                &tool_entries(&text, &spans),
+                record_parameters.as_ref(),
+                parameters.as_ref(),
+            )
             .map_err(internal_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
     }
 
     /// The system message listing a catalog (`injectCatalog`) for a
-    /// processor without a filter hook, or `null` when there is none. It
-    /// depends on the catalog alone, so the wrapper keeps it with the catalog.
+    /// processor without a filter hook, or `null` when there is none. With
+    /// no record given it depends on the catalog alone, so the wrapper keeps
+    /// it with the catalog; a record (a tool table of keys and ids, its tools
+    /// being the wrapper's tools `base..`) is the caller's record as it is
+    /// now, when it no longer is the catalog's.
     #[napi(catch_unwind)]
-    pub fn catalog_message(&self, catalog: &NativeStepCatalog) -> Result<Option<Utf16String>> {
-        Ok(run_now(self.inner.catalog_message(&catalog.inner, &NoFilter))?.map(utf16))
+    pub fn catalog_message(
+        &self,
+        catalog: &NativeStepCatalog,
+        record_text: Option<Utf16Text>,
+        record_table: Option<Int32Array>,
+        base: Option<i32>,
+    ) -> Result<Option<Utf16String>> {
+        let record = live_record(record_text, record_table, base)?;
+        Ok(run_now(self.inner.catalog_message(&catalog.inner, record.as_deref(), &NoFilter))?.map(utf16))
     }
 
     /// Starts a step (or a resume-path lookup) over a catalog from
@@ -342,6 +373,36 @@ pub struct NativeStepCatalog {
     inner: Arc<StepCatalog>,
 }
 
+#[napi]
+impl NativeStepCatalog {
+    /// Whether names resolve in the caller's record as it is now (the
+    /// constructor's), which the wrapper then reads: see the core's
+    /// `StepCatalog::live`.
+    #[napi(getter, catch_unwind)]
+    pub fn live(&self) -> bool {
+        self.inner.live
+    }
+
+    /// The step's own tools that stay in the prompt (indexes into them), or
+    /// `null` when all do. A property of the catalog, so the wrapper reads
+    /// it once, with the catalog, rather than for every step.
+    #[napi(getter, catch_unwind)]
+    pub fn visible(&self) -> Option<Int32Array> {
+        self.inner.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
+    }
+}
+
+/// A record read by the wrapper (see `NativeToolSearch.catalogMessage`).
+fn live_record(
+    text: Option<Utf16Text>,
+    table: Option<Int32Array>,
+    base: Option<i32>,
+) -> Result<Option<Arc<LiveRecord>>> {
+    let (Some(Utf16Text(text)), Some(table), Some(base)) = (text, table, base) else { return Ok(None) };
+    let spans = read_table(text.len(), &table).map_err(internal_error)?;
+    Ok(Some(Arc::new(LiveRecord::new(text, spans, base).map_err(internal_error)?)))
+}
+
 #[napi(object)]
 pub struct StateStats {
     pub thread_count: u32,
@@ -392,6 +453,23 @@ impl NativeOperation {
         self.inner.resume(verdict).map_err(internal_error)
     }
 
+    /// The name the pending question is about, when the tables found no
+    /// tool for it (else `null`).
+    #[napi(getter, catch_unwind)]
+    pub fn question_name(&self) -> Option<Utf16String> {
+        self.inner.question_name().map(utf16)
+    }
+
+    /// The caller's record as it is now (a tool table of keys and ids, its
+    /// tools being the wrapper's tools `base..`), as the `needRecord`
+    /// question asks; the next `resume` hands it over.
+    #[napi(catch_unwind)]
+    pub fn use_record(&mut self, text: Utf16Text, table: Int32Array, base: i32) -> Result<()> {
+        let record = live_record(Some(text), Some(table), Some(base))?.ok_or_else(|| internal_error("no record"))?;
+        self.inner.provide_record(record);
+        Ok(())
+    }
+
     #[napi(catch_unwind)]
     pub fn catalog_output(&mut self) -> Result<Option<Utf16String>> {
         match self.outcome()? {
@@ -400,10 +478,12 @@ impl NativeOperation {
         }
     }
 
+    /// `search_tools`' answer, laid out in `out` after no checks (see
+    /// [`flat`]) and its text returned, or as an object when it does not fit.
     #[napi(catch_unwind)]
-    pub fn search_output(&mut self) -> Result<SearchToolsOutput> {
+    pub fn search_output(&mut self, mut out: Int32Out) -> Result<Either<Utf16String, SearchToolsOutput>> {
         match self.outcome()? {
-            Outcome::Search(outcome) => Ok(outcome.into()),
+            Outcome::Search(outcome) => flat::search_answer(outcome, Checks::none(), &mut out),
             _ => Err(internal_error("not a search operation")),
         }
     }
@@ -419,7 +499,7 @@ impl NativeOperation {
     #[napi(catch_unwind)]
     pub fn active_output(&mut self) -> Result<ActiveTools> {
         match self.outcome()? {
-            Outcome::Active(tools) => Ok(active_tools(tools)),
+            Outcome::Active(tools) => Ok(active_tools(tools, Checks::none())),
             _ => Err(internal_error("not an active-tools operation")),
         }
     }
@@ -508,20 +588,39 @@ impl From<LoadOutcome> for LoadToolOutput {
     }
 }
 
-/// The loaded tools a request may use: names, and the tools they resolve to.
+/// The loaded tools a request may use: their names, and in `words` the
+/// tools they resolve to, one per name, followed by the checks of the
+/// operation's resolutions when it made any (see [`flat`]; never from an
+/// operation with questions), with the names of those that found nothing, in
+/// order (absent when none did). The checks ride in the array made for the
+/// tools anyway, and only when there are some: one more argument or array,
+/// or an empty array no longer empty, costs a step with nothing loaded more
+/// than the rest of its answer (measured).
 #[napi(object)]
 pub struct ActiveTools {
     pub names: Vec<Utf16String>,
-    pub tools: Int32Array,
+    pub words: Int32Array,
+    pub missing: Option<Vec<Utf16String>>,
 }
 
 fn utf16(s: JsString) -> Utf16String {
     Utf16String::from(s.into_units().into_vec())
 }
 
-fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>) -> ActiveTools {
-    let (names, tools): (Vec<_>, Vec<_>) = names_and_tools.into_iter().map(|(name, tool)| (utf16(name), tool)).unzip();
-    ActiveTools { names, tools: Int32Array::new(tools) }
+fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>, checks: Checks) -> ActiveTools {
+    let mut words = Vec::with_capacity(names_and_tools.len() + checks.words.len());
+    let names = names_and_tools
+        .into_iter()
+        .map(|(name, tool)| {
+            words.push(tool);
+            utf16(name)
+        })
+        .collect();
+    if checks.words[flat::COUNT] != 0 {
+        words.extend_from_slice(&checks.words);
+    }
+    let missing = (!checks.missing.is_empty()).then(|| checks.missing.into_iter().map(utf16).collect());
+    ActiveTools { names, words: Int32Array::new(words), missing }
 }
 
 #[napi]
@@ -532,29 +631,37 @@ pub struct NativeStep {
 
 #[napi]
 impl NativeStep {
-    /// The step's own tools that stay in the prompt (indexes into them), or
-    /// `null` when all do.
-    #[napi(getter, catch_unwind)]
-    pub fn visible(&self) -> Option<Int32Array> {
-        self.step.catalog.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
+    /// `search_tools` without a filter hook, trusting the catalog's tables:
+    /// the resolutions made go to `out` as checks (see [`flat`]), for the
+    /// wrapper to check against the caller's record, which may have changed
+    /// since (it runs [`search_operation`](Self::search_operation) instead
+    /// should any not hold, and when searching changes state, always over a
+    /// live catalog); then the answer, laid out after them and its text
+    /// returned, or as an object when it does not fit.
+    #[napi(catch_unwind)]
+    pub fn search(
+        &self,
+        query: Utf16String,
+        now: f64,
+        mut out: Int32Out,
+    ) -> Result<Either<Utf16String, SearchToolsOutput>> {
+        let trusted = VerifyAfter::default();
+        let outcome = run_now(self.search.search(&self.step, &query, &trusted, now))?;
+        flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)
     }
 
-    /// `search_tools`, for a processor without a filter hook.
+    /// `search_tools` as an operation, asking the host about each candidate
+    /// in rank order.
     #[napi(catch_unwind)]
-    pub fn search(&self, query: Utf16String, now: f64) -> Result<SearchToolsOutput> {
-        Ok(run_now(self.search.search(&self.step, &query, &NoFilter, now))?.into())
-    }
-
-    /// `search_tools`, asking the hook about each candidate in rank order.
-    #[napi(catch_unwind)]
-    pub fn search_with_hook(&self, query: Utf16String, now: f64) -> NativeOperation {
+    pub fn search_operation(&self, query: Utf16String, now: f64) -> NativeOperation {
         let (search, step) = (self.search.clone(), self.step.clone());
         NativeOperation::start(Phase::Search, move |hook| async move {
             Outcome::Search(search.search(&step, &query, &hook, now).await)
         })
     }
 
-    /// `load_tool`, for a processor without a filter hook.
+    /// `load_tool` at once, for a processor without a filter hook whose
+    /// step catalog is not live.
     #[napi(catch_unwind)]
     pub fn load(
         &self,
@@ -568,9 +675,10 @@ impl NativeStep {
         Ok(outcome.into())
     }
 
-    /// `load_tool`, asking the hook before loading and before suggesting.
+    /// `load_tool` as an operation, asking the host about each name and
+    /// suggestion.
     #[napi(catch_unwind)]
-    pub fn load_with_hook(
+    pub fn load_operation(
         &self,
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
@@ -584,16 +692,28 @@ impl NativeStep {
         })
     }
 
-    /// The loaded tools as of this step's start.
+    /// The loaded tools as of this step's start, without a filter hook,
+    /// trusting the catalog's tables, with the checks (see
+    /// [`search`](Self::search)); `null` when nothing is loaded, which most
+    /// steps find, for far less than an empty answer costs to make.
     #[napi(catch_unwind)]
-    pub fn active(&self) -> Result<ActiveTools> {
-        let names = self.step.loaded.lock().clone();
-        Ok(active_tools(run_now(self.search.active_tools(&self.step.catalog, &names, &NoFilter))?))
+    pub fn active(&self) -> Result<Option<ActiveTools>> {
+        let names = {
+            let loaded = self.step.loaded.lock();
+            if loaded.is_empty() {
+                return Ok(None);
+            }
+            loaded.clone()
+        };
+        let trusted = VerifyAfter::default();
+        let tools = run_now(self.search.active_tools(&self.step.catalog, &names, &trusted))?;
+        Ok(Some(active_tools(tools, Checks::of(trusted)?)))
     }
 
-    /// The loaded tools the hook still allows (phase `'active'`).
+    /// The loaded tools as an operation, asking the host about each
+    /// (phase `'active'`).
     #[napi(catch_unwind)]
-    pub fn active_with_hook(&self) -> NativeOperation {
+    pub fn active_operation(&self) -> NativeOperation {
         let (search, step) = (self.search.clone(), self.step.clone());
         NativeOperation::start(Phase::Active, move |hook| async move {
             let names = step.loaded.lock().clone();
@@ -601,14 +721,21 @@ impl NativeStep {
         })
     }
 
-    /// The system message listing the step's catalog (`injectCatalog`),
-    /// asking the hook about each tool (phase `'search'`).
+    /// The system message listing the step's catalog (`injectCatalog`) as
+    /// an operation, asking the hook about each tool (phase `'search'`);
+    /// with a record as for `NativeToolSearch.catalogMessage`.
     #[napi(catch_unwind)]
-    pub fn catalog_with_hook(&self) -> NativeOperation {
+    pub fn catalog_operation(
+        &self,
+        record_text: Option<Utf16Text>,
+        record_table: Option<Int32Array>,
+        base: Option<i32>,
+    ) -> Result<NativeOperation> {
+        let record = live_record(record_text, record_table, base)?;
         let (search, step) = (self.search.clone(), self.step.clone());
-        NativeOperation::start(Phase::Search, move |hook| async move {
-            Outcome::Catalog(search.catalog_message(&step.catalog, &hook).await)
-        })
+        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
+            Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
+        }))
     }
 }
 

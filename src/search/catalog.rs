@@ -146,12 +146,16 @@ pub struct Catalog {
     params: Option<Arc<ParamTable>>,
     ranking: Ranking,
     built: BuildCell,
+    /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
+    /// be searched after all.
+    late_index: OnceLock<Searchable>,
 }
 
-/// Everything built from the entries.
+/// Everything built from the entries (`searchable` is `None` for an
+/// [`unindexed`](Catalog::unindexed) catalog).
 struct Built {
     lookups: Lookups,
-    searchable: Searchable,
+    searchable: Option<Searchable>,
 }
 
 struct Lookups {
@@ -211,6 +215,27 @@ impl Catalog {
         Ok(Catalog::index_entries(Arc::new(text), Arc::new(entries), ranking, params.map(Arc::new)))
     }
 
+    /// A catalog for lookups alone (a record as it is now, looked up for
+    /// one step): its lookups are built at once and its index (the
+    /// reference's) only if it is ever searched.
+    pub fn unindexed(text: impl Into<Vec<u16>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
+        let text: Vec<u16> = text.into();
+        Catalog::check_table(text.len(), &entries)?;
+        let source =
+            Source { text: Arc::new(text), entries: Arc::new(entries), ranking: Ranking::Reference, params: None };
+        let built = Built { lookups: source.lookups(), searchable: None };
+        let catalog = Catalog {
+            text: source.text,
+            entries: source.entries,
+            params: None,
+            ranking: source.ranking,
+            built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
+            late_index: OnceLock::new(),
+        };
+        let _ = catalog.built.ready.set(built);
+        Ok(catalog)
+    }
+
     /// Checks what [`Catalog::new`] refuses: spans outside the text, and
     /// catalogs too large for 32-bit indices.
     pub fn check_table(text_len: usize, entries: &[EntrySpans]) -> Result<(), CatalogError> {
@@ -245,7 +270,7 @@ impl Catalog {
         let background = (entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES)
             .then(|| std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()).ok())
             .flatten();
-        let catalog = Catalog { text, entries, params, ranking, built };
+        let catalog = Catalog { text, entries, params, ranking, built, late_index: OnceLock::new() };
         match background {
             Some(handle) => *catalog.built.building.lock() = Some(handle),
             // Small, or no thread to be had: build here.
@@ -367,7 +392,10 @@ impl Catalog {
     }
 
     fn searchable(&self) -> &Searchable {
-        &self.built().searchable
+        match &self.built().searchable {
+            Some(searchable) => searchable,
+            None => self.late_index.get_or_init(|| self.index_source().build()),
+        }
     }
 
     fn lookups(&self) -> &Lookups {
@@ -404,7 +432,6 @@ impl Catalog {
         self.searchable().fielded.as_ref()
     }
 
-    #[cfg(test)]
     fn index_source(&self) -> IndexSource {
         IndexSource {
             text: self.text.clone(),
@@ -435,7 +462,7 @@ impl Source {
             params: self.params,
         }
         .build();
-        Built { lookups, searchable }
+        Built { lookups, searchable: Some(searchable) }
     }
 
     fn lookups(&self) -> Lookups {
@@ -883,5 +910,28 @@ mod tests {
             }
             assert!(!a.is_empty(), "{query}");
         }
+    }
+
+    #[test]
+    fn an_unindexed_catalog_looks_up_like_an_indexed_one_and_indexes_if_searched() {
+        let entries =
+            [("weatherKey", Some("get-weather"), "Weather"), ("noId", None, "No id"), ("x", Some("get-weather"), "")];
+        let indexed = catalog(&entries);
+        let mut builder = Catalog::builder();
+        for &(key, id, description) in &entries {
+            builder.push_str(key, id, description);
+        }
+        let (text, spans) = builder.into_parts();
+        let unindexed = Catalog::unindexed(text, spans).unwrap();
+        for name in ["get-weather", "noId", "weatherKey", "x", "nope"] {
+            let name = u(name);
+            assert_eq!(unindexed.find_by_id(&name), indexed.find_by_id(&name));
+            assert_eq!(unindexed.find_by_key(&name), indexed.find_by_key(&name));
+            assert_eq!(unindexed.find_doc(&name), indexed.find_doc(&name));
+        }
+        assert_eq!(unindexed.len(), indexed.len());
+        let query = u("weather");
+        let options = crate::search::SearchOptions::default();
+        assert_eq!(unindexed.search(&query, &options), indexed.search(&query, &options));
     }
 }

@@ -1,20 +1,22 @@
-//! The resumable operation: how an operation that consults the `filter` hook
-//! runs on the JavaScript thread.
+//! The resumable operation: how an operation that consults the host (the
+//! `filter` hook, and the caller's tools record) runs on the JavaScript
+//! thread.
 //!
-//! The hook is the user's JavaScript function and may answer with a promise.
-//! An operation that asks it (`search_tools`, `load_tool`, the active tools,
-//! the injected catalog) is a Rust future whose [`ToolFilter`] is a
-//! [`Relay`]: asking the relay parks the question (which tool) and suspends
-//! the future. The binding hands the operation to JavaScript, which drives it:
+//! The hook is the user's JavaScript function and may answer with a promise,
+//! and the record is a JavaScript object. An operation that asks about them
+//! (`search_tools`, `load_tool`, the active tools, the injected catalog) is
+//! a Rust future whose [`ToolFilter`] is a [`Relay`]: asking the relay parks
+//! the question and suspends the future. The binding hands the operation to
+//! JavaScript, which drives it:
 //!
 //! ```text
-//! verdict = NO_VERDICT
-//! for (tool = operation.resume(verdict); tool !== DONE; tool = operation.resume(verdict))
-//!   verdict = ask the hook about tool, in operation.phase   // awaited only if it returns a promise
+//! answer = NO_VERDICT
+//! for (question = operation.resume(answer); question !== DONE; question = operation.resume(answer))
+//!   answer = answer the question, in operation.phase   // awaited only if the hook returns a promise
 //! operation.<kind>Output()
 //! ```
 //!
-//! Each [`resume`](Operation::resume) hands over the verdict on the last
+//! Each [`resume`](Operation::resume) hands over the answer to the last
 //! question and polls the future until it asks again or ends. So a
 //! synchronous hook sees exactly the reference's calls, in the same order,
 //! with one native call per question; no Rust lock is held while the hook
@@ -27,7 +29,8 @@
 //! Every question of one operation is in the same [`Phase`], declared when it
 //! starts (`search_tools` and the catalog ask in `'search'`, `load_tool` in
 //! `'load'`, the active tools in `'active'`), so the driver reads the phase
-//! once rather than with every question.
+//! once rather than with every question. The questions and answers are
+//! numbers ([`code`]).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -37,39 +40,128 @@ use std::task::{Context, Poll, Waker};
 
 use parking_lot::Mutex;
 
-use super::{Phase, ToolFilter, ToolRef, Verdict};
+use crate::js::JsString;
+
+use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
 
 /// The numbers [`Operation::resume`] takes and gives.
+///
+/// A question is [`DONE`], [`NEED_RECORD`] (the driver hands the caller's
+/// record over with [`Operation::provide_record`] before resuming), or an
+/// [`Ask`] as `(tool << ask::KIND_BITS) | kind`: kind [`ask::TOOL`] asks the
+/// hook about `tool`; any other kind is `1 + 3 * lookup + found` (see
+/// [`ask`]) and asks which tool the record gives for a name, `tool` being the
+/// one the tables found (`0` when they found none, the name then being
+/// [`Operation::question_name`]).
+///
+/// An answer is [`ALLOWED`], [`DENIED`] or [`FAILED`] (anything else fails
+/// too), or `ALLOWED_AS + tool`: allowed, and the record gives `tool`, not
+/// the one the tables found.
 pub mod code {
-    /// What `resume` returns once the operation has ended (tool refs are `>= 0`).
+    /// What `resume` returns once the operation has ended.
     pub const DONE: i32 = -1;
-    /// The verdict `resume` is given before the first question.
+    /// What `resume` returns when the operation needs the caller's record.
+    pub const NEED_RECORD: i32 = -2;
+    /// The answer `resume` is given before the first question.
     pub const NO_VERDICT: i32 = -2;
     /// The hook allowed the tool.
     pub const ALLOWED: i32 = 1;
-    /// The hook denied the tool.
+    /// The hook denied the tool, or the record gives none.
     pub const DENIED: i32 = 0;
     /// The hook threw or its promise rejected.
     pub const FAILED: i32 = -1;
+    /// Allowed, and the record gives the tool `code - ALLOWED_AS`.
+    pub const ALLOWED_AS: i32 = 2;
+
+    /// The kinds of an [`Ask`](super::Ask) question.
+    pub mod ask {
+        /// How many low bits hold the kind.
+        pub const KIND_BITS: u32 = 4;
+        /// Ask the hook about the tool.
+        pub const TOOL: i32 = 0;
+        /// A resolution's kind is `RESOLVE + FOUNDS * lookup + found`.
+        pub const RESOLVE: i32 = 1;
+        pub const FOUNDS: i32 = 3;
+        /// `lookup` in `1 + 3 * lookup + found`: key first, id first, id only.
+        pub const KEY_FIRST: i32 = 0;
+        pub const ID_FIRST: i32 = 1;
+        pub const ID_ONLY: i32 = 2;
+        /// `found` in `1 + 3 * lookup + found`: by key, by id, nothing.
+        pub const BY_KEY: i32 = 0;
+        pub const BY_ID: i32 = 1;
+        pub const MISSING: i32 = 2;
+    }
 }
 
 impl Verdict {
     /// The verdict a code of [`code`] stands for; anything unknown fails.
     pub fn from_code(verdict: i32) -> Verdict {
-        match verdict {
-            code::ALLOWED => Verdict::Allowed,
-            code::DENIED => Verdict::Denied,
-            _ => Verdict::Failed,
+        Answer::from_code(verdict).verdict
+    }
+}
+
+impl Answer {
+    /// The answer a code of [`code`] stands for; anything unknown fails.
+    pub fn from_code(answer: i32) -> Answer {
+        match answer {
+            code::ALLOWED => Answer::ALLOWED,
+            code::DENIED => Answer::DENIED,
+            tool if tool >= code::ALLOWED_AS => {
+                Answer { verdict: Verdict::Allowed, tool: Some(tool - code::ALLOWED_AS) }
+            }
+            _ => Answer::verdict(Verdict::Failed),
         }
     }
 }
 
-/// The hook's side of an operation: the question it waits on, and the
+impl Ask {
+    /// The question's code (see [`code`]); `None` when its tool is too large
+    /// to encode, which no record JavaScript can hold reaches.
+    pub fn code(&self) -> Option<i32> {
+        let (tool, kind) = match self {
+            Ask::Tool(tool) => (*tool, code::ask::TOOL),
+            Ask::Resolve { lookup, found } => {
+                let lookup = match lookup {
+                    Lookup::KeyFirst => code::ask::KEY_FIRST,
+                    Lookup::IdFirst => code::ask::ID_FIRST,
+                    Lookup::IdOnly => code::ask::ID_ONLY,
+                };
+                let (tool, found) = match found {
+                    Found::ByKey(tool) => (*tool, code::ask::BY_KEY),
+                    Found::ById(tool) => (*tool, code::ask::BY_ID),
+                    Found::Missing(_) => (0, code::ask::MISSING),
+                };
+                (tool, code::ask::RESOLVE + code::ask::FOUNDS * lookup + found)
+            }
+        };
+        if tool < 0 {
+            return None;
+        }
+        tool.checked_mul(1 << code::ask::KIND_BITS).map(|shifted| shifted | kind)
+    }
+
+    /// The name a question is about, when the tables found nothing.
+    pub fn missing_name(&self) -> Option<&JsString> {
+        match self {
+            Ask::Resolve { found: Found::Missing(name), .. } => Some(name),
+            _ => None,
+        }
+    }
+}
+
+/// What an operation waits on.
+enum Question {
+    Ask(Ask),
+    Record,
+}
+
+/// The host's side of an operation: the question it waits on, and the
 /// answer once JavaScript has given it.
 #[derive(Default)]
 struct Exchange {
-    question: Option<ToolRef>,
-    answer: Option<Verdict>,
+    question: Option<Question>,
+    answer: Option<Answer>,
+    record: Option<Arc<LiveRecord>>,
 }
 
 /// The [`ToolFilter`] of an operation: asking parks the question and
@@ -80,30 +172,43 @@ pub struct Relay {
     phase: Phase,
 }
 
+impl Relay {
+    /// Parks `question` and waits for the answer (`answer` takes it).
+    fn ask<T>(&self, question: Question, answer: impl Fn(&mut Exchange) -> T) -> impl Future<Output = T> {
+        let exchange = self.exchange.clone();
+        let mut question = Some(question);
+        std::future::poll_fn(move |_| {
+            let mut exchange = exchange.lock();
+            match question.take() {
+                Some(question) => {
+                    exchange.question = Some(question);
+                    Poll::Pending
+                }
+                None if exchange.question.is_none() => Poll::Ready(answer(&mut exchange)),
+                None => Poll::Pending,
+            }
+        })
+    }
+}
+
 impl ToolFilter for Relay {
-    fn check(&self, tool: ToolRef, phase: Phase) -> impl Future<Output = Verdict> {
+    fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer> {
         // An operation only asks in its own phase (see the module docs); a
         // question in another would reach the hook with the wrong phase, so
-        // it is denied without asking.
+        // it is refused without asking.
         debug_assert_eq!(phase, self.phase, "an operation asked outside its phase");
         let in_phase = phase == self.phase;
-        let exchange = self.exchange.clone();
-        let mut asked = false;
-        std::future::poll_fn(move |_| {
-            if !in_phase {
-                return Poll::Ready(Verdict::Failed);
+        let asked = in_phase.then(|| self.ask(Question::Ask(ask), |exchange| exchange.answer.take()));
+        async move {
+            match asked {
+                Some(asked) => asked.await.unwrap_or(Answer::verdict(Verdict::Failed)),
+                None => Answer::verdict(Verdict::Failed),
             }
-            let mut exchange = exchange.lock();
-            if asked {
-                if let Some(verdict) = exchange.answer.take() {
-                    return Poll::Ready(verdict);
-                }
-            } else {
-                exchange.question = Some(tool);
-                asked = true;
-            }
-            Poll::Pending
-        })
+        }
+    }
+
+    fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
+        self.ask(Question::Record, |exchange| exchange.record.take())
     }
 }
 
@@ -154,42 +259,70 @@ impl<T> Operation<T> {
         self.relay.phase
     }
 
-    /// Hands over the verdict on the last question (a [`code`]; ignored
-    /// when no question is pending) and runs on. Returns the tool of the
-    /// next question, or [`code::DONE`] once the outcome is ready. A panic
-    /// inside the operation is caught: the operation is dropped and the error
-    /// returned, and every later call returns `DONE`.
-    pub fn resume(&mut self, verdict: i32) -> Result<i32, OperationError> {
+    /// Hands over the answer to the last question (a [`code`]; ignored
+    /// when no question is pending) and runs on. Returns the next question,
+    /// or [`code::DONE`] once the outcome is ready. A panic inside the
+    /// operation is caught: the operation is dropped and the error returned,
+    /// and every later call returns `DONE`.
+    pub fn resume(&mut self, answer: i32) -> Result<i32, OperationError> {
         {
             let mut exchange = self.relay.exchange.lock();
-            if exchange.question.take().is_some() {
-                exchange.answer = Some(Verdict::from_code(verdict));
+            match exchange.question.take() {
+                Some(Question::Ask(_)) => exchange.answer = Some(Answer::from_code(answer)),
+                Some(Question::Record) | None => {}
             }
         }
         let Some(running) = self.running.as_mut() else { return Ok(code::DONE) };
         let mut context = Context::from_waker(Waker::noop());
-        let polled = catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(&mut context)));
-        match polled {
-            Ok(Poll::Ready(outcome)) => {
-                self.running = None;
-                self.outcome = Some(outcome);
-                Ok(code::DONE)
-            }
-            Ok(Poll::Pending) => match self.relay.exchange.lock().question {
-                Some(tool) => Ok(tool),
-                None => {
+        loop {
+            let polled = catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(&mut context)));
+            let question = match polled {
+                Ok(Poll::Ready(outcome)) => {
                     self.running = None;
-                    Err(OperationError::Stalled)
+                    self.outcome = Some(outcome);
+                    return Ok(code::DONE);
                 }
-            },
-            Err(_) => {
-                // Dropping a future that panicked may panic again; that too
-                // must not unwind into the host.
-                let running = self.running.take();
-                let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
-                Err(OperationError::Panicked)
+                Ok(Poll::Pending) => match &self.relay.exchange.lock().question {
+                    Some(Question::Ask(ask)) => ask.code(),
+                    Some(Question::Record) => Some(code::NEED_RECORD),
+                    None => {
+                        self.running = None;
+                        return Err(OperationError::Stalled);
+                    }
+                },
+                Err(_) => {
+                    // Dropping a future that panicked may panic again; that too
+                    // must not unwind into the host.
+                    let running = self.running.take();
+                    let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
+                    return Err(OperationError::Panicked);
+                }
+            };
+            match question {
+                Some(question) => return Ok(question),
+                // A question no code can carry: answered as failed, here.
+                None => {
+                    let mut exchange = self.relay.exchange.lock();
+                    exchange.question = None;
+                    exchange.answer = Some(Answer::verdict(Verdict::Failed));
+                }
             }
         }
+    }
+
+    /// The name the pending question is about, when the tables found no
+    /// tool for it.
+    pub fn question_name(&self) -> Option<JsString> {
+        match &self.relay.exchange.lock().question {
+            Some(Question::Ask(ask)) => ask.missing_name().cloned(),
+            _ => None,
+        }
+    }
+
+    /// Hands over the caller's record, as [`code::NEED_RECORD`] asks; the
+    /// next [`resume`](Self::resume) gives it to the operation.
+    pub fn provide_record(&mut self, record: Arc<LiveRecord>) {
+        self.relay.exchange.lock().record = Some(record);
     }
 
     /// The outcome, once [`resume`](Self::resume) has returned `DONE`
@@ -212,26 +345,31 @@ pub fn complete_now<T>(future: impl Future<Output = T>) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tool_search::ToolRef;
 
     /// Asks about tools 3, 5 and 8 and returns the allowed ones.
     async fn ask_three(relay: Relay) -> Vec<ToolRef> {
         let mut allowed = Vec::new();
         for tool in [3, 5, 8] {
-            if relay.check(tool, Phase::Load).await.allows() {
+            if relay.check(Ask::Tool(tool), Phase::Load).await.verdict.allows() {
                 allowed.push(tool);
             }
         }
         allowed
     }
 
+    fn tool(tool: i32) -> i32 {
+        tool << code::ask::KIND_BITS
+    }
+
     #[test]
     fn resume_asks_one_question_at_a_time_and_ends_with_the_outcome() {
         let mut operation = Operation::start(Phase::Load, ask_three);
         assert_eq!(operation.phase(), Phase::Load);
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(3));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(3)));
         assert_eq!(operation.take_outcome(), None);
-        assert_eq!(operation.resume(code::ALLOWED), Ok(5));
-        assert_eq!(operation.resume(code::FAILED), Ok(8));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(5)));
+        assert_eq!(operation.resume(code::FAILED), Ok(tool(8)));
         assert_eq!(operation.resume(code::ALLOWED), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(vec![3, 8]));
         assert_eq!(operation.take_outcome(), None);
@@ -239,25 +377,87 @@ mod tests {
     }
 
     #[test]
-    fn unknown_verdicts_fail_and_the_first_verdict_is_ignored() {
+    fn unknown_answers_fail_and_the_first_answer_is_ignored() {
         let mut operation = Operation::start(Phase::Load, ask_three);
-        assert_eq!(operation.resume(code::ALLOWED), Ok(3), "no question pending yet: nothing to answer");
-        assert_eq!(operation.resume(7), Ok(5));
-        assert_eq!(operation.resume(code::DENIED), Ok(8));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(3)), "no question pending yet: nothing to answer");
+        assert_eq!(operation.resume(-7), Ok(tool(5)));
+        assert_eq!(operation.resume(code::DENIED), Ok(tool(8)));
         assert_eq!(operation.resume(code::ALLOWED), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(vec![8]));
     }
 
     #[test]
+    fn resolve_questions_carry_the_lookup_what_was_found_and_the_answer_may_name_another_tool() {
+        let mut operation = Operation::start(Phase::Active, |relay: Relay| async move {
+            let mut answers = Vec::new();
+            for (lookup, found) in [
+                (Lookup::KeyFirst, Found::ByKey(7)),
+                (Lookup::IdFirst, Found::ById(2)),
+                (Lookup::IdOnly, Found::ById(0)),
+                (Lookup::KeyFirst, Found::Missing(JsString::from("gone"))),
+            ] {
+                answers.push(relay.check(Ask::Resolve { lookup, found }, Phase::Active).await);
+            }
+            answers
+        });
+        let kind = |lookup: i32, found: i32| 1 + 3 * lookup + found;
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(code::ask::KEY_FIRST, code::ask::BY_KEY)));
+        assert_eq!(operation.question_name(), None);
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(code::ask::ID_FIRST, code::ask::BY_ID)));
+        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(code::ask::ID_ONLY, code::ask::BY_ID)));
+        assert_eq!(operation.resume(code::DENIED), Ok(kind(code::ask::KEY_FIRST, code::ask::MISSING)));
+        assert_eq!(operation.question_name(), Some(JsString::from("gone")));
+        assert_eq!(operation.resume(code::ALLOWED_AS), Ok(code::DONE));
+        assert_eq!(
+            operation.take_outcome(),
+            Some(vec![
+                Answer::ALLOWED,
+                Answer { verdict: Verdict::Allowed, tool: Some(40) },
+                Answer::DENIED,
+                Answer { verdict: Verdict::Allowed, tool: Some(0) },
+            ])
+        );
+    }
+
+    #[test]
+    fn a_record_is_asked_for_and_handed_over() {
+        let mut operation = Operation::start(Phase::Load, |relay: Relay| async move {
+            relay.live_record().await.map(|record| (record.base, record.catalog.entry_count()))
+        });
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
+        let mut builder = crate::search::Catalog::builder();
+        builder.push_str("a", None, "");
+        let (text, entries) = builder.into_parts();
+        operation.provide_record(Arc::new(LiveRecord::new(text, entries, 12).unwrap()));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(Some((12, 1))));
+        // Without a record the operation goes on without one.
+        let mut operation =
+            Operation::start(Phase::Load, |relay: Relay| async move { relay.live_record().await.is_none() });
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(true));
+    }
+
+    #[test]
+    fn a_question_too_large_to_encode_is_answered_as_failed_without_asking() {
+        let mut operation = Operation::start(Phase::Search, |relay: Relay| async move {
+            relay.check(Ask::Tool(i32::MAX), Phase::Search).await
+        });
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(Answer::verdict(Verdict::Failed)));
+    }
+
+    #[test]
     fn a_panic_inside_the_operation_is_caught_and_ends_it() {
         let mut operation = Operation::start(Phase::Search, |relay: Relay| async move {
-            let verdict = relay.check(1, Phase::Search).await;
-            if verdict == Verdict::Denied {
+            let answer = relay.check(Ask::Tool(1), Phase::Search).await;
+            if answer.verdict == Verdict::Denied {
                 panic!("deliberate");
             }
-            verdict
+            answer
         });
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(1));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(1)));
         assert_eq!(operation.resume(code::DENIED), Err(OperationError::Panicked));
         assert_eq!(operation.resume(code::ALLOWED), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), None);

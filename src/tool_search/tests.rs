@@ -36,15 +36,73 @@ impl Recorder {
 }
 
 impl ToolFilter for Recorder {
-    fn check(&self, tool: ToolRef, phase: Phase) -> impl Future<Output = Verdict> {
+    /// A hook over a record that is still what the tables say: a tool they
+    /// do not find is not there, and the hook is not asked about it.
+    fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer> {
+        let tool = match ask {
+            Ask::Tool(tool) => Some(tool),
+            Ask::Resolve { found, .. } => found.tool(),
+        };
+        let Some(tool) = tool else { return std::future::ready(Answer::DENIED) };
         self.calls.borrow_mut().push((tool, phase));
-        std::future::ready(if self.failing.contains(&tool) {
+        std::future::ready(Answer::verdict(if self.failing.contains(&tool) {
             Verdict::Failed
         } else if self.denied.contains(&tool) {
             Verdict::Denied
         } else {
             Verdict::Allowed
-        })
+        }))
+    }
+}
+
+/// A host over a record that changed since construction: it records every
+/// question; the tools the tables found are still there unless `gone`, names
+/// they miss resolve through `record` (name -> tool), and the hook allows
+/// every tool but those in `denied`.
+struct ChangedRecord {
+    record: Vec<(&'static str, ToolRef)>,
+    gone: Vec<ToolRef>,
+    denied: Vec<ToolRef>,
+    asked: RefCell<Vec<(Ask, Phase)>>,
+    live: Option<Arc<LiveRecord>>,
+}
+
+impl ChangedRecord {
+    fn new(record: &[(&'static str, ToolRef)]) -> ChangedRecord {
+        ChangedRecord {
+            record: record.to_vec(),
+            gone: Vec::new(),
+            denied: Vec::new(),
+            asked: RefCell::default(),
+            live: None,
+        }
+    }
+}
+
+impl ToolFilter for ChangedRecord {
+    fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer> {
+        self.asked.borrow_mut().push((ask.clone(), phase));
+        let answer = match ask {
+            Ask::Tool(tool) if self.denied.contains(&tool) => Answer::DENIED,
+            Ask::Tool(_) => Answer::ALLOWED,
+            Ask::Resolve { found: Found::Missing(name), .. } => {
+                match self.record.iter().find(|(n, _)| *n == name.to_string_lossy()) {
+                    Some(&(_, tool)) if !self.denied.contains(&tool) => {
+                        Answer { verdict: Verdict::Allowed, tool: Some(tool) }
+                    }
+                    _ => Answer::DENIED,
+                }
+            }
+            Ask::Resolve { found, .. } => match found.tool() {
+                Some(tool) if !self.gone.contains(&tool) && !self.denied.contains(&tool) => Answer::ALLOWED,
+                _ => Answer::DENIED,
+            },
+        };
+        std::future::ready(answer)
+    }
+
+    fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
+        std::future::ready(self.live.clone())
     }
 }
 
@@ -84,7 +142,7 @@ fn weather_tools() -> Tools {
 }
 
 fn step(search: &ToolSearch, thread: Option<&str>) -> Step {
-    let catalog = Arc::new(search.step_catalog(&[]).unwrap());
+    let catalog = Arc::new(search.step_catalog(&[], &[]).unwrap());
     let loaded = search.loaded_names(thread.map(units).as_deref(), None, 1000.0);
     Step::new(catalog, thread.map(js), loaded)
 }
@@ -227,7 +285,8 @@ fn resolved_tools_merge_like_an_object_spread() {
         ("7", None, "array index key"),
         ("memory", None, "Remember things"),
     ]);
-    let catalog = search.step_catalog(&resolved.entries()).unwrap();
+    let catalog = search.step_catalog(&tools.entries(), &resolved.entries()).unwrap();
+    assert!(!catalog.live, "a step's merged record is its own copy");
     assert_eq!(catalog.visible, Some(vec![0]));
     // Resolved tool `i` is `3 + i`: the constructor had three tools.
     assert_eq!(catalog.sources, Some(vec![5, 0, 4, 2, 6]));
@@ -237,8 +296,8 @@ fn resolved_tools_merge_like_an_object_spread() {
 
     // Only meta-tools resolved: the static catalog serves.
     let meta_only = Tools::new(&[("load_tool", Some("load_tool"), "meta")]);
-    let catalog = search.step_catalog(&meta_only.entries()).unwrap();
-    assert!(catalog.sources.is_none());
+    let catalog = search.step_catalog(&tools.entries(), &meta_only.entries()).unwrap();
+    assert!(catalog.sources.is_none() && catalog.live);
     assert_eq!(catalog.visible, Some(vec![0]));
 }
 
@@ -254,23 +313,35 @@ fn weather_table() -> (Vec<u16>, Vec<EntrySpans>) {
 #[test]
 fn fielded_ranking_searches_static_and_resolved_parameters() {
     let (text, entries) = weather_table();
-    let mut params = ParamTable::new();
-    params.push([(&units("city")[..], &units("The city, e.g. Lisbon")[..])]);
-    params.push([(&units("recipient")[..], &units("Who receives it")[..])]);
-    params.push([]);
+    let weather_params = || {
+        let mut params = ParamTable::new();
+        params.push([(&units("city")[..], &units("The city, e.g. Lisbon")[..])]);
+        params.push([(&units("recipient")[..], &units("Who receives it")[..])]);
+        params.push([]);
+        params
+    };
     let options = Options { include_resolved_tools: true, ranking: Ranking::FIELDED, ..options(false) };
-    let search = ToolSearch::from_table_with_parameters(options, text, entries, Some(params)).unwrap();
+    let search = ToolSearch::from_table_with_parameters(options, text, entries, Some(weather_params())).unwrap();
     // Static: a parameter's description is searched.
     let outcome = ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0));
     assert_eq!(names(&outcome), ["getWeather"]);
 
-    // Resolved tools bring their own parameters; static ones keep theirs,
-    // except where a resolved tool replaces one.
+    // Resolved tools bring their own parameters, and the record's tools
+    // theirs as they are now, except where a resolved tool replaces one.
     let resolved = Tools::new(&[("email", Some("mail"), "Resolved mail tool"), ("memory", None, "Remember")]);
     let mut resolved_params = ParamTable::new();
     resolved_params.push([(&units("attachment")[..], &units("A file")[..])]);
     resolved_params.push([(&units("fact")[..], &units("What to remember about Lisbon")[..])]);
-    let catalog = search.step_catalog_with_parameters(&resolved.entries(), Some(&resolved_params)).unwrap();
+    let record = weather_tools();
+    let record_params = weather_params();
+    let catalog = search
+        .step_catalog_with_parameters(
+            &record.entries(),
+            &resolved.entries(),
+            Some(&record_params),
+            Some(&resolved_params),
+        )
+        .unwrap();
     // Resolved tool `i` is tool `3 + i`: `email` replaced static tool 1 in place.
     assert_eq!(catalog.sources, Some(vec![0, 3, 2, 4]));
     let step = Step::new(Arc::new(catalog), None, NameSet::new());
@@ -280,7 +351,9 @@ fn fielded_ranking_searches_static_and_resolved_parameters() {
     assert_eq!(names(&ready(search.search(&step, &units("attachment"), &NoFilter, 1000.0))), ["mail"]);
     assert!(ready(search.search(&step, &units("recipient"), &NoFilter, 1000.0)).results.is_empty());
     // Without parameters for the resolved tools, they are searched by name and description.
-    let catalog = search.step_catalog(&resolved.entries()).unwrap();
+    let catalog = search
+        .step_catalog_with_parameters(&record.entries(), &resolved.entries(), Some(&record_params), None)
+        .unwrap();
     let step = Step::new(Arc::new(catalog), None, NameSet::new());
     assert!(ready(search.search(&step, &units("attachment"), &NoFilter, 1000.0)).results.is_empty());
     assert_eq!(names(&ready(search.search(&step, &units("city"), &NoFilter, 1000.0))), ["getWeather"]);
@@ -324,7 +397,7 @@ fn the_injected_catalog_lists_each_key_with_its_name_and_indexed_description() {
     let inject = Options { inject_catalog: true, ..options(false) };
     let search = ToolSearch::new(inject, &tools.entries()).unwrap();
     let step = step(&search, None);
-    let message = ready(search.catalog_message(&step.catalog, &NoFilter)).unwrap();
+    let message = ready(search.catalog_message(&step.catalog, None, &NoFilter)).unwrap();
     let expected = format!(
         "{}\n\nAvailable tools:\n- `getWeather`: Replaced\n- `bare`\n- `longOne`: {}...\n- `getWeather`: Replaced",
         messages::CATALOG_HEADER,
@@ -335,7 +408,7 @@ fn the_injected_catalog_lists_each_key_with_its_name_and_indexed_description() {
     // The hook is asked about every tool, in key order, and may hide some.
     let filtered = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
     let hook = Recorder::denying(&[0, 2]);
-    let message = ready(filtered.catalog_message(&step.catalog, &hook)).unwrap();
+    let message = ready(filtered.catalog_message(&step.catalog, None, &hook)).unwrap();
     assert_eq!(
         message.to_string_lossy(),
         format!("{}\n\nAvailable tools:\n- `bare`\n- `getWeather`: Replaced", messages::CATALOG_HEADER)
@@ -349,11 +422,11 @@ fn a_catalog_key_resolves_like_a_loaded_name() {
     // key wins, with one the id does (and the hook is asked about that tool).
     let tools = Tools::new(&[("weather", Some("getWeather"), "Weather"), ("getWeather", Some("other"), "Other")]);
     let plain = ToolSearch::new(Options { inject_catalog: true, ..options(false) }, &tools.entries()).unwrap();
-    let message = ready(plain.catalog_message(&step(&plain, None).catalog, &NoFilter)).unwrap();
+    let message = ready(plain.catalog_message(&step(&plain, None).catalog, None, &NoFilter)).unwrap();
     assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `other`: Other"), "{message}");
     let hooked = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
     let hook = Recorder::denying(&[]);
-    let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, &hook)).unwrap();
+    let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, None, &hook)).unwrap();
     assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `getWeather`: Weather"), "{message}");
     assert_eq!(*hook.calls.borrow(), [(0, Phase::Search), (0, Phase::Search)]);
 }
@@ -362,14 +435,140 @@ fn a_catalog_key_resolves_like_a_loaded_name() {
 fn the_catalog_is_not_injected_when_off_empty_or_before_the_host_has_the_option() {
     let tools = weather_tools();
     let off = ToolSearch::new(options(false), &tools.entries()).unwrap();
-    assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, &NoFilter)), None);
+    assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, None, &NoFilter)), None);
     let empty = ToolSearch::new(Options { inject_catalog: true, ..options(false) }, &[]).unwrap();
-    assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, &NoFilter)), None);
+    assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, None, &NoFilter)), None);
     let requested = Options { inject_catalog: true, ..options(false) };
     let old_host = crate::releases::behaviours("1.66.0").unwrap();
     assert!(!requested.for_host(&old_host).inject_catalog);
     assert!(requested.for_host(&crate::releases::behaviours("1.67.0").unwrap()).inject_catalog);
     let auto = ToolSearch::new(Options { auto_load: true, ..requested }, &tools.entries()).unwrap();
-    let message = ready(auto.catalog_message(&step(&auto, None).catalog, &NoFilter)).unwrap();
+    let message = ready(auto.catalog_message(&step(&auto, None).catalog, None, &NoFilter)).unwrap();
     assert!(message.to_string_lossy().starts_with(messages::CATALOG_HEADER_AUTO_LOAD));
+}
+
+/// The resolutions put to the host, as (lookup, what the tables found).
+fn resolutions(asked: &RefCell<Vec<(Ask, Phase)>>) -> Vec<(Lookup, Found, Phase)> {
+    asked
+        .borrow()
+        .iter()
+        .filter_map(|(ask, phase)| match ask {
+            Ask::Resolve { lookup, found } => Some((*lookup, found.clone(), *phase)),
+            Ask::Tool(_) => None,
+        })
+        .collect()
+}
+
+#[test]
+fn over_the_constructor_record_every_resolution_is_put_to_the_host() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, Some("t"));
+    // A tool the caller added since (tool 3, beyond the tables) loads by its
+    // key and by its id; what the tables found is confirmed as found.
+    let host = ChangedRecord::new(&[("translator", 3), ("translate_text", 3)]);
+    let names = [js("translator"), js("weather"), js("translate_text"), js("nope")];
+    let outcome = ready(search.load(&step, None, Some(&names), &host, 1000.0));
+    let LoadOutcome::Multi { loaded, not_found, .. } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(not_found, Some(vec![js("nope")]));
+    assert_eq!(loaded, Some(vec![js("translator"), js("weather"), js("translate_text")]));
+    assert_eq!(
+        resolutions(&host.asked),
+        [
+            (Lookup::KeyFirst, Found::Missing(js("translator")), Phase::Load),
+            (Lookup::KeyFirst, Found::ByKey(0), Phase::Load),
+            (Lookup::KeyFirst, Found::Missing(js("translate_text")), Phase::Load),
+            (Lookup::KeyFirst, Found::Missing(js("nope")), Phase::Load),
+        ]
+    );
+    // The active tools are the tools the record gives now.
+    let next = super::tests::step(&search, Some("t"));
+    let active = ready(search.active_tools(&next.catalog, &next.loaded.lock(), &host));
+    assert_eq!(active, [(js("translator"), 3), (js("weather"), 0), (js("translate_text"), 3)]);
+    // Search resolves by id only, and only what the (stale) index finds.
+    let mut host = ChangedRecord::new(&[]);
+    host.gone = vec![1];
+    let found = ready(search.search(&next, &units("email"), &host, 1000.0));
+    assert!(found.results.is_empty(), "the record no longer holds sendEmail");
+    assert_eq!(resolutions(&host.asked), [(Lookup::IdOnly, Found::ById(1), Phase::Search)]);
+}
+
+#[test]
+fn with_a_hook_names_resolve_id_first_and_the_hook_is_asked_by_the_host() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
+    let step = step(&search, Some("t"));
+    let host = ChangedRecord::new(&[]);
+    ready(search.load(&step, None, Some(&[js("getWeather"), js("email")]), &host, 1000.0));
+    assert_eq!(
+        resolutions(&host.asked),
+        [(Lookup::IdFirst, Found::ById(0), Phase::Load), (Lookup::IdFirst, Found::ByKey(1), Phase::Load)]
+    );
+    assert!(host.asked.borrow().iter().all(|(ask, _)| matches!(ask, Ask::Resolve { .. })));
+}
+
+#[test]
+fn trusting_the_tables_records_each_resolution_for_a_later_check() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, Some("t"));
+    let host = VerifyAfter::default();
+    let outcome = ready(search.search(&step, &units("weather email"), &host, 1000.0));
+    assert_eq!(names(&outcome), ["sendEmail", "getWeather"]);
+    assert_eq!(host.into_resolutions(), [(Lookup::IdOnly, Found::ById(1)), (Lookup::IdOnly, Found::ById(0))]);
+    let loaded: NameSet = [js("weather"), js("gone")].into_iter().collect();
+    let host = VerifyAfter::default();
+    let active = ready(search.active_tools(&step.catalog, &loaded, &host));
+    assert_eq!(active, [(js("weather"), 0)]);
+    assert_eq!(
+        host.into_resolutions(),
+        [(Lookup::KeyFirst, Found::ByKey(0)), (Lookup::KeyFirst, Found::Missing(js("gone")))]
+    );
+}
+
+#[test]
+fn a_merged_step_record_is_its_own_tables_and_asks_the_hook_alone() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(true) }, &tools.entries()).unwrap();
+    let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
+    let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
+    let step = Step::new(catalog, Some(js("t")), NameSet::new());
+    let host = ChangedRecord::new(&[]);
+    ready(search.load(&step, None, Some(&[js("remember"), js("nope")]), &host, 1000.0));
+    assert_eq!(*host.asked.borrow(), [(Ask::Tool(3), Phase::Load)]);
+}
+
+#[test]
+fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+    let step = step(&search, Some("t"));
+    // The record now: `weather` swapped for a tool with another id, `email`
+    // deleted, `translate` added; its tools are the host's tools 10, 11, 12.
+    let mut builder = Catalog::builder();
+    builder.push_str("weather", Some("weather_now"), "");
+    builder.push_str("issue", Some("createIssue"), "");
+    builder.push_str("translate", Some("sendEmail"), "");
+    let (text, entries) = builder.into_parts();
+    let live = Arc::new(LiveRecord::new(text, entries, 10).unwrap());
+    let mut host = ChangedRecord::new(&[]);
+    host.denied = vec![11];
+    host.live = Some(live.clone());
+    let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
+    // Names are the record's; descriptions those indexed under the name at construction.
+    assert_eq!(
+        message.to_string_lossy(),
+        format!(
+            "{}\n\nAvailable tools:\n- `weather_now`\n- `sendEmail`: Send an email to a recipient",
+            messages::CATALOG_HEADER
+        )
+    );
+    assert_eq!(
+        *host.asked.borrow(),
+        [(Ask::Tool(10), Phase::Search), (Ask::Tool(11), Phase::Search), (Ask::Tool(12), Phase::Search)]
+    );
+    // Suggestions list the record's keys as they are now.
+    let outcome = ready(search.load(&step, Some(&units("weathe")), None, &host, 1000.0));
+    let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(message.to_string_lossy(), "Tool \"weathe\" not found. Did you mean: weather?");
 }

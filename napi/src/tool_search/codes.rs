@@ -9,6 +9,8 @@ use mastra_native_processors::tool_search::options::{defaults, Storage};
 use mastra_native_processors::tool_search::{load_shape, request, Phase, LOAD_TOOL, SEARCH_TOOLS};
 use napi_derive::napi;
 
+use super::flat;
+
 /// The meta-tools' ids (and keys).
 #[napi(object)]
 pub struct MetaToolNames {
@@ -17,17 +19,41 @@ pub struct MetaToolNames {
 }
 
 /// What `NativeOperation.resume` takes and gives (the core's
-/// `tool_search::operation`).
+/// `tool_search::operation::code`).
 #[napi(object)]
 pub struct OperationCodes {
     /// `resume` is done: the outcome is ready.
     pub done: i32,
-    /// The verdict given to the first `resume`.
+    /// `resume` asks for the caller's record (`NativeOperation.useRecord`).
+    pub need_record: i32,
+    /// The answer given to the first `resume`.
     pub no_verdict: i32,
     pub allowed: i32,
+    /// Denied, or no tool in the record.
     pub denied: i32,
     /// The hook threw or rejected.
     pub failed: i32,
+    /// Allowed, and the record gives the tool `answer - allowedAs`.
+    pub allowed_as: i32,
+    /// How a question is made.
+    pub ask: AskCodes,
+}
+
+/// A question's kind (its low `kindBits` bits; the tool is the rest): `tool`
+/// asks the hook about the tool; any other is `resolve + founds * lookup +
+/// found`.
+#[napi(object)]
+pub struct AskCodes {
+    pub kind_bits: u32,
+    pub tool: i32,
+    pub resolve: i32,
+    pub founds: i32,
+    pub key_first: i32,
+    pub id_first: i32,
+    pub id_only: i32,
+    pub by_key: i32,
+    pub by_id: i32,
+    pub missing: i32,
 }
 
 /// `load_tool` result shapes (the core's `tool_search::load_shape`).
@@ -90,6 +116,26 @@ pub struct ToolSearchDefaults {
     pub thread: String,
 }
 
+/// Where an operation without questions puts its checks and `search_tools`'
+/// answer in the wrapper's buffer (indexes and sizes in words; the binding's
+/// `tool_search::flat` describes the layout).
+#[napi(object)]
+pub struct FlatLayout {
+    /// The number of checks.
+    pub count: u32,
+    /// The first check.
+    pub checks: u32,
+    /// In place of the number of checks: none could be handed over.
+    pub unchecked: i32,
+    /// The answer's header: the number of results, the message's length.
+    pub header: u32,
+    /// Words per result, and where in them its parts are.
+    pub result_words: u32,
+    pub name_length: u32,
+    pub description_length: u32,
+    pub score: u32,
+}
+
 /// Every code, name and default of `ToolSearchProcessor`'s two halves.
 #[napi(object)]
 pub struct ToolSearchCodes {
@@ -100,6 +146,7 @@ pub struct ToolSearchCodes {
     pub message_facts: MessageFactsCodes,
     pub request_context: RequestContextKeys,
     pub defaults: ToolSearchDefaults,
+    pub flat: FlatLayout,
     /// The `storage` option's values.
     pub storages: Vec<String>,
     /// The `search.ranking` option's values.
@@ -114,10 +161,24 @@ pub fn tool_search_codes() -> ToolSearchCodes {
         meta_tools: MetaToolNames { search_tools: SEARCH_TOOLS.into(), load_tool: LOAD_TOOL.into() },
         operation: OperationCodes {
             done: operation::DONE,
+            need_record: operation::NEED_RECORD,
             no_verdict: operation::NO_VERDICT,
             allowed: operation::ALLOWED,
             denied: operation::DENIED,
             failed: operation::FAILED,
+            allowed_as: operation::ALLOWED_AS,
+            ask: AskCodes {
+                kind_bits: operation::ask::KIND_BITS,
+                tool: operation::ask::TOOL,
+                resolve: operation::ask::RESOLVE,
+                founds: operation::ask::FOUNDS,
+                key_first: operation::ask::KEY_FIRST,
+                id_first: operation::ask::ID_FIRST,
+                id_only: operation::ask::ID_ONLY,
+                by_key: operation::ask::BY_KEY,
+                by_id: operation::ask::BY_ID,
+                missing: operation::ask::MISSING,
+            },
         },
         load_shape: LoadShapeCodes {
             invalid: load_shape::INVALID,
@@ -150,6 +211,16 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             inject_catalog: defaults::INJECT_CATALOG,
             ranking: defaults::RANKING.name().into(),
             thread: stores::DEFAULT_THREAD.into(),
+        },
+        flat: FlatLayout {
+            count: flat::COUNT as u32,
+            checks: flat::CHECKS as u32,
+            unchecked: flat::UNCHECKED,
+            header: flat::HEADER as u32,
+            result_words: flat::RESULT_WORDS as u32,
+            name_length: flat::NAME_LENGTH as u32,
+            description_length: flat::DESCRIPTION_LENGTH as u32,
+            score: flat::SCORE as u32,
         },
         storages: Storage::ALL.iter().map(|s| s.name().into()).collect(),
         rankings: Ranking::ALL.iter().map(|r| r.name().into()).collect(),
