@@ -510,9 +510,10 @@ function searchWorkload(name, { withFilter = false, ranking, sizes } = {}) {
  * first of QUERIES) on the step's tools, so an implementation that defers indexing
  * to the first search pays for it here.
  */
-function stepWorkload(name, { options, stepTools, thenSearch = false }) {
+function stepWorkload(name, { options, stepTools, thenSearch = false, sizes }) {
   return {
     name,
+    sizes,
     async run(size) {
       const opts = options(size)
       const tools = stepTools(size)
@@ -619,6 +620,18 @@ const WORKLOADS = [
   searchWorkload("search_tools, ranking 'fielded'", { ranking: 'fielded', sizes: [1_000, 10_000] }),
   stepWorkload('processInputStep static catalog', {
     options: size => ({ tools: catalogTools(size) }),
+    stepTools: () => ({}),
+  }),
+  // The catalog in the system prompt (1.67+): every step lists the tools, each
+  // asked of the filter hook in the 'search' phase when there is one.
+  stepWorkload('processInputStep injectCatalog', {
+    options: size => ({ tools: catalogTools(size), injectCatalog: true }),
+    stepTools: () => ({}),
+  }),
+  // (The reference takes over 30 s a step at 10,000 tools: measured in the row above.)
+  stepWorkload('processInputStep injectCatalog + filter hook', {
+    sizes: [100, 1_000],
+    options: size => ({ tools: catalogTools(size), injectCatalog: true, filter: ({ toolName }) => !toolName.endsWith('7') }),
     stepTools: () => ({}),
   }),
   stepWorkload('processInputStep includeResolved', {
