@@ -56,6 +56,15 @@ struct ThreadState {
     last_accessed_ms: f64,
 }
 
+/// Adds the names `tools` lacks, keeping the order names were first added.
+fn add_names<'n>(tools: &mut NameSet, names: impl Iterator<Item = &'n [u16]>) {
+    for name in names {
+        if !tools.contains(name) {
+            tools.insert(JsString::from(name));
+        }
+    }
+}
+
 /// Counters for monitoring, as `getStateStats()` reports them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StoreStats {
@@ -102,8 +111,13 @@ impl Threads {
         state
     }
 
-    fn remove(&mut self, key: &[u16]) {
-        self.map.shift_remove(key);
+    /// Forgets one thread: `None` means `'default'`; any other id, `''`
+    /// included, is taken literally, as `clearState(threadId = 'default')`.
+    fn forget(&mut self, thread: Option<&[u16]>) {
+        match thread {
+            Some(id) => self.map.shift_remove(id),
+            None => self.map.shift_remove(&default_thread()),
+        };
     }
 
     fn clear(&mut self) {
@@ -185,21 +199,13 @@ impl InMemoryStore {
         if names.peek().is_none() {
             return;
         }
-        let state = self.touch(thread, now_ms);
-        for name in names {
-            if !state.tools.contains(name) {
-                state.tools.insert(JsString::from(name));
-            }
-        }
+        add_names(&mut self.touch(thread, now_ms).tools, names);
     }
 
     /// Forgets one thread. `None` means `'default'`; any other id, `''`
     /// included, is taken literally, as `clearState(threadId = 'default')`.
     pub fn clear_state(&mut self, thread: Option<&[u16]>) {
-        match thread {
-            Some(id) => self.threads.remove(id),
-            None => self.threads.remove(&default_thread()),
-        }
+        self.threads.forget(thread);
     }
 
     /// Forgets every thread.
@@ -301,21 +307,13 @@ impl ContextStore {
         if names.peek().is_none() {
             return;
         }
-        let set = &mut self.supplemental.touch(thread, now_ms).tools;
-        for name in names {
-            if !set.contains(name) {
-                set.insert(JsString::from(name));
-            }
-        }
+        add_names(&mut self.supplemental.touch(thread, now_ms).tools, names);
     }
 
     /// Forgets one thread's supplemental names (`None` means `'default'`,
     /// as for the in-memory store).
     pub fn clear_state(&mut self, thread: Option<&[u16]>) {
-        match thread {
-            Some(id) => self.supplemental.remove(id),
-            None => self.supplemental.remove(&default_thread()),
-        }
+        self.supplemental.forget(thread);
     }
 
     /// Forgets every thread's supplemental names.
