@@ -6,6 +6,7 @@
 //   npm run bench -- --quick           fewer samples
 //   npm run bench -- --filter search   only rows whose "workload size" contains "search"
 //   npm run bench -- --json            also write benches/results.json
+//   npm run bench -- --chart           also write benches/speedup.svg (the README's chart)
 //
 // Both implementations run alternately (ref, ours, ours, ref, ...) so machine
 // noise lands on both. Each row reports the median time per operation. Before a
@@ -26,6 +27,7 @@ import { createTool } from '@mastra/core/tools'
 import { ToolCallFilter as RefMessageListToolCallFilter } from 'mastra-core-1.59.0/processors'
 import { z } from 'zod'
 
+import { speedupChart } from './chart.mjs'
 import { ToolCallFilter as OursPromptToolCallFilter, ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
 
 const require = createRequire(import.meta.url)
@@ -42,6 +44,7 @@ const { ToolCallFilter: OursMessageListToolCallFilter } = processorsFor(
 const argv = process.argv.slice(2)
 const QUICK = argv.includes('--quick')
 const JSON_OUT = argv.includes('--json')
+const CHART_OUT = argv.includes('--chart')
 const FILTER = argv.includes('--filter') ? (argv[argv.indexOf('--filter') + 1] ?? '').toLowerCase() : ''
 
 const SETTINGS = QUICK
@@ -738,5 +741,13 @@ if (JSON_OUT) {
     results,
   }
   writeFileSync(file, JSON.stringify(report, null, 2) + '\n')
+  console.log(`wrote ${file.pathname}`)
+}
+
+if (CHART_OUT) {
+  const file = new URL('./speedup.svg', import.meta.url)
+  const machine = `${cpus[0]?.model ?? 'unknown'} x${cpus.length}, Node ${process.version}`
+  const caption = `Speedup of mastra-native-processors over @mastra/core (reference / native, medians of one ${QUICK ? 'quick' : 'full'} run): ${machine}, ${new Date().toISOString().slice(0, 10)}`
+  writeFileSync(file, speedupChart(results, caption))
   console.log(`wrote ${file.pathname}`)
 }
