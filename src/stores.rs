@@ -21,6 +21,7 @@
 //! JS fake timers drive the TTL exactly as they drive the reference.
 
 pub mod facts;
+pub mod history;
 
 use indexmap::{IndexMap, IndexSet};
 
@@ -242,6 +243,7 @@ impl Default for InMemoryStore {
 /// inactivity, as in the in-memory store (the reference keeps them forever).
 pub struct ContextStore {
     supplemental: Threads,
+    lists: history::RememberedLists,
 }
 
 impl Default for ContextStore {
@@ -253,7 +255,7 @@ impl Default for ContextStore {
 impl ContextStore {
     /// `ttl_ms` as for [`InMemoryStore::new`].
     pub fn new(ttl_ms: f64) -> ContextStore {
-        ContextStore { supplemental: Threads::new(ttl_ms) }
+        ContextStore { supplemental: Threads::new(ttl_ms), lists: history::RememberedLists::default() }
     }
 
     /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all.
@@ -295,6 +297,21 @@ impl ContextStore {
             }
         }
         loaded
+    }
+
+    /// [`loaded_names`](Self::loaded_names) for a step whose messages
+    /// continue the remembered list in `slot`: its first `kept` meta-tool
+    /// parts still stand and `parts` follow them (see [`history`]).
+    pub fn loaded_names_continuing(
+        &mut self,
+        thread: Option<&[u16]>,
+        slot: usize,
+        kept: usize,
+        parts: &[ToolResultFacts],
+        now_ms: f64,
+    ) -> Result<NameSet, history::ContinueError> {
+        let from_messages = self.lists.continue_list(slot, kept, parts)?.clone();
+        Ok(self.loaded_names(thread, Some(from_messages), now_ms))
     }
 
     /// Remembers names activated on a real thread. Without names or without a
