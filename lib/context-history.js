@@ -9,28 +9,45 @@
 // new or have changed since a list it continues was read, and Rust (the
 // core's `stores::history`) keeps the names the rest activated.
 //
-// What is checked each step, per message of a remembered list, is that
-// `message.content?.parts` is the same array, of the same length, as when the
-// message was read: that notices a message replaced or removed, the list
-// reordered, `content` replaced, and parts pushed, inserted or removed (the
-// ways Mastra's MessageList changes a stored message: it appends parts to the
-// latest message, splices parts in or off). The few parts that are
-// `search_tools` / `load_tool` invocations are re-read every step, down to
-// their result's identity: that notices a part replaced at the same index,
-// its `type` changed, its `toolInvocation` swapped (as Mastra does when it
-// merges a tool's result into the call), and the invocation's `toolName`,
-// `state` or `result` changed in place. A message whose check fails is read
-// again, and so is every message after it.
+// What is checked each step against a remembered list (measured: on a
+// 10,000-message history each message object touched costs a cache miss or
+// more, so the check touches as few as it can):
+// - every message, by identity: the step's array and the remembered one side
+//   by side. That notices a message replaced, removed (from the front, the
+//   middle or the end) or moved, without reading any message.
+// - the messages that held a `search_tools` / `load_tool` invocation part
+//   when read, and the list's last `FACTS.recheckedLastMessages` (32): that
+//   `message.content?.parts` is still the same array, of the same length.
+//   That notices, there, `content` replaced and parts pushed, spliced in or
+//   cut off (what Mastra's MessageList does to the latest message of a run).
+// - every meta-tool invocation part, re-read down to its result's identity:
+//   the part at its index is the same object, still a `tool-invocation`,
+//   whose `toolInvocation` is the same object with the same `toolName`,
+//   `state` and `result`. That notices such a part replaced at its index (as
+//   Mastra's mergeToolResultIntoPart does), its `toolInvocation` swapped (as
+//   Mastra does when it merges a result into the call) and a result replaced.
+// The first message whose check fails is read again, with every message
+// after it; a list whose messages' parts are not arrays is never continued.
 //
-// Not noticed (the loaded tools then stay as the list was read, until the
-// message's parts array is replaced or changes length, or the list is read
-// afresh): a part that was not a meta-tool invocation when read becoming one
-// in place (its object changed, or another put at the same index in the same
-// array, without the array's length changing), and a meta-tool result object
-// changed inside (`result.loaded.push(...)`, `result.success = ...`). Mastra
-// does neither: a merged result keeps the call's `toolName`, and tool results
-// are not changed once stored. Such a change also hides a malformed part
-// (a `null` put in place of another) that the reference would throw on.
+// Not noticed (the loaded tools stay as the message was read until it is read
+// again: its list is cut before it, or read afresh):
+// - a message that held no meta-tool part and is no longer among the last
+//   32 getting one in place (parts pushed or spliced in, a part replaced,
+//   `content` replaced) while it stays the same object;
+// - among the messages checked within, a part that was not a meta-tool
+//   invocation becoming one in place without its array changing length (its
+//   object changed, or another put at its index);
+// - a meta-tool result object changed inside (`result.loaded.push(...)`,
+//   `result.success = ...`).
+// Mastra does none of these: it changes the latest message of a run, a merged
+// result keeps its call's `toolName`, and tool results are not changed once
+// stored. Such a change also hides a malformed part (a `null` put in place of
+// another) that the reference would throw on.
+//
+// Memory: at most `FACTS.rememberedLists` (8) lists, each holding the
+// caller's message objects of one list (and their parts arrays) until it is
+// forgotten: replaced by another list, cleared by `clearAllState()`, or after
+// `FACTS.rememberedListIdleMs` (60 s) unused, by an unreferenced timer.
 
 const { toolSearchCodes } = require('./native.js')
 
