@@ -509,6 +509,31 @@ mod tests {
     }
 
     #[test]
+    fn context_store_continuing_a_list_prunes_as_a_whole_reading_does() {
+        let t = u("t1");
+        let loaded = |names: &[&str]| ToolResultFacts {
+            tool_name: Some(js(crate::tool_search::LOAD_TOOL)),
+            is_result_state: true,
+            loaded: names.iter().map(|n| js(n)).collect(),
+            ..Default::default()
+        };
+        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        store.add_loaded([&u("b")[..], &u("s")[..]], Some(&t), 0.0);
+        let first = store.loaded_names_continuing(Some(&t), 0, 0, &[loaded(&["a"])], 0.0).unwrap();
+        assert_eq!(names(&first), ["a", "b", "s"]);
+        // The list grows by a result showing 'b': it becomes message-owned.
+        let grown = store.loaded_names_continuing(Some(&t), 0, 1, &[loaded(&["b"])], 0.0).unwrap();
+        assert_eq!(names(&grown), ["a", "b", "s"]);
+        // Cut back to its first part: 'b' de-loads with its result.
+        let cut = store.loaded_names_continuing(Some(&t), 0, 1, &[], 0.0).unwrap();
+        assert_eq!(names(&cut), ["a", "s"]);
+        // Another slot is another list; a slot past the limit is an error.
+        let other = store.loaded_names_continuing(None, 1, 0, &[loaded(&["z"])], 0.0).unwrap();
+        assert_eq!(names(&other), ["z"]);
+        assert!(store.loaded_names_continuing(None, history::REMEMBERED_LISTS, 0, &[], 0.0).is_err());
+    }
+
+    #[test]
     fn context_store_expires_idle_threads_and_can_be_cleared() {
         let (a, b, c) = (u("a"), u("b"), u("c"));
         let mut store = ContextStore::new(1000.0);
