@@ -554,6 +554,80 @@ function stepWorkload(name, { options, stepTools, thenSearch = false, sizes }) {
 
 const STATIC_20 = () => catalogTools(20)
 
+/** The catalog the 'context' store rows load from. */
+const CONTEXT_CATALOG = () => catalogTools(100)
+
+/**
+ * `messages` with one tool invocation in `every` made a search_tools or
+ * load_tool result naming tools of CONTEXT_CATALOG (the three shapes the
+ * store reads, in turn), on copies: the messages given are not changed.
+ */
+function withMetaResults(messages, every, seed) {
+  const rand = mulberry32(seed)
+  const ids = Object.keys(CONTEXT_CATALOG())
+  let n = 0
+  return messages.map(message => {
+    if (!message.content.parts.some(part => part.type === 'tool-invocation')) return message
+    const parts = message.content.parts.map(part => {
+      if (part.type !== 'tool-invocation' || n++ % every !== 0) return part
+      const name = () => pick(rand, ids)
+      const shape = n % 3
+      const toolName = shape === 0 ? 'search_tools' : 'load_tool'
+      const result =
+        shape === 0
+          ? { results: [{ name: name(), description: 'd', score: 1 }, { name: name(), description: 'd', score: 0.5 }], message: 'found' }
+          : shape === 1
+            ? { success: true, message: 'loaded', toolName: name() }
+            : { success: true, message: 'loaded', loadedCount: 2, loaded: [name(), name()] }
+      return { ...part, toolInvocation: { ...part.toolInvocation, toolName, args: {}, result } }
+    })
+    return { ...message, content: { ...message.content, parts } }
+  })
+}
+
+const contextHistory = memo(n => withMetaResults(historyMessages(n), 20, 5))
+const contextRunMessages = memo(n => withMetaResults(runMessages(n), 10, 6))
+
+/**
+ * The 'context' store over an agent run: RUN_STEPS `processInputStep` calls,
+ * each on a new array holding the previous step's messages (the same
+ * objects) plus RUN_STEP_MESSAGES new ones, after a history of `size`
+ * messages in which one tool invocation in 20 is a search_tools / load_tool
+ * result. Reported per step. Each run starts as a new request does, its
+ * history read afresh: ours is told to forget the lists it remembered
+ * (`clearAllState()`, a no-op for the reference's context store), so every
+ * run's first step reads the whole history.
+ */
+function contextRunWorkload(name) {
+  return {
+    name,
+    async run(size) {
+      const history = contextHistory(size)
+      const added = contextRunMessages(RUN_STEPS * RUN_STEP_MESSAGES)
+      const lists = Array.from({ length: RUN_STEPS }, (_, step) => history.concat(added.slice(0, (step + 1) * RUN_STEP_MESSAGES)))
+      const requestContext = makeRequestContext('thread_context_run')
+      const options = { tools: CONTEXT_CATALOG(), storage: 'context' }
+      const ref = new RefToolSearchProcessor(options)
+      const ours = new OursToolSearchProcessor(options)
+      const runOnce = async (processor, views) => {
+        processor.clearAllState()
+        for (const messages of lists) {
+          const args = { ...stepArgs({}, requestContext), messages }
+          const result = await processor.processInputStep(args)
+          views?.push(stepView(result, []))
+        }
+      }
+      const views = [[], []]
+      await runOnce(ref, views[0])
+      await runOnce(ours, views[1])
+      if (!views[0].some(view => view.tools.length > 2)) throw new Error(`${name} ${size}: no tool was loaded`)
+      assertSame(`${name} ${size}`, views[0], views[1])
+      const r = await measure(name, size, () => runOnce(ref), () => runOnce(ours))
+      return { ...r, refMs: r.refMs / RUN_STEPS, oursMs: r.oursMs / RUN_STEPS }
+    },
+  }
+}
+
 /** One step of `processor`, then one search; what a first request does. */
 async function stepAndSearch(processor, requestContext, query) {
   const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
@@ -637,6 +711,7 @@ const WORKLOADS = [
     options: size => ({ tools: catalogTools(size), injectCatalog: true, filter: ({ toolName }) => !toolName.endsWith('7') }),
     stepTools: () => ({}),
   }),
+  contextRunWorkload(`processInputStep 'context' store, growing history, per step`),
   stepWorkload('processInputStep includeResolved', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
     stepTools: size => resolvedTools(size),

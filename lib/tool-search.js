@@ -11,9 +11,10 @@
 
 const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
 const { parameterTable } = require('./tool-parameters.js')
+const { RememberedLists } = require('./context-history.js')
 
 const CODES = toolSearchCodes()
-const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, messageFacts: FACTS } = CODES
+const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE } = CODES
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
@@ -79,12 +80,6 @@ function searchAnswer(output, { words, f64 }) {
 /** No keys, no tools. */
 const NONE = Object.freeze([])
 
-/** The meta-tools whose results the context store reads, and their kinds in the facts. */
-const FACT_KINDS = new Map([
-  [SEARCH_TOOLS, FACTS.searchTools],
-  [LOAD_TOOL, FACTS.loadTool],
-])
-
 /** The meta-tools' schemas, made once with the host's own zod on first use. */
 let schemas
 function metaToolSchemas() {
@@ -142,6 +137,8 @@ function defineToolSearchProcessor(host) {
     /** The catalog of the constructor's tools: `{ native, live, visible, message }` (see `#stepCatalog`). */
     #staticCatalog
     #lastStepCatalog
+    /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
+    #lists = new RememberedLists()
 
     constructor(options) {
       if (options === null || typeof options !== 'object') {
@@ -295,6 +292,7 @@ function defineToolSearchProcessor(host) {
 
     clearAllState() {
       this.#native.clearAllState()
+      this.#lists.clear()
     }
 
     getStateStats() {
@@ -322,7 +320,7 @@ function defineToolSearchProcessor(host) {
       // The step's tools as its catalog read them: those in `record` now.
       const resolvedKeys = catalog.keys ?? NONE
       const resolved = catalog.tools ?? NONE
-      const facts = messagesFrom === undefined ? null : messageFacts(messagesFrom.messages)
+      const reading = messagesFrom === undefined ? null : this.#lists.read(messagesFrom.messages)
       const native = this.#native.beginStep(
         contextThread,
         memory,
@@ -330,10 +328,13 @@ function defineToolSearchProcessor(host) {
         memoryThread?.id,
         memory?.resourceId,
         catalog.native,
-        facts?.text,
-        facts?.facts,
+        reading?.text,
+        reading?.facts,
+        reading?.slot,
+        reading?.kept,
         Date.now(),
       )
+      if (reading !== null) this.#lists.commit(reading)
       const visibleTools = (visible) => {
         const kept = {}
         for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
@@ -729,58 +730,6 @@ function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false,
 }
 
 /**
- * What the context store reads from the messages (the core's
- * `stores::facts`): for each `search_tools` or `load_tool` invocation part,
- * whether it is a result, whether `result.success === true`, the string names
- * of `result.results[]`, the strings in `result.loaded[]` and a string
- * `result.toolName`, names end to end in `text`. Rust decides which count.
- */
-function messageFacts(messages) {
-  const names = []
-  const facts = []
-  if (Array.isArray(messages)) {
-    for (const message of messages) {
-      const parts = message.content?.parts
-      if (!parts) continue
-      for (const part of parts) {
-        if (part.type !== FACTS.toolInvocationPart) continue
-        const invocation = part.toolInvocation
-        if (!invocation) continue
-        const kind = FACT_KINDS.get(invocation.toolName)
-        if (kind === undefined) continue
-        const result = invocation.result
-        const isObject = result !== null && typeof result === 'object'
-        facts.push(kind, invocation.state === FACTS.resultState ? 1 : 0, isObject && result.success === true ? 1 : 0)
-        const found = []
-        if (isObject && Array.isArray(result.results)) {
-          for (const entry of result.results) {
-            const name = entry?.name
-            if (typeof name === 'string') found.push(name)
-          }
-        }
-        pushNames(facts, names, found)
-        pushNames(facts, names, isObject && Array.isArray(result.loaded) ? result.loaded.filter(isString) : [])
-        if (isObject && typeof result.toolName === 'string') {
-          facts.push(result.toolName.length)
-          names.push(result.toolName)
-        } else {
-          facts.push(FACTS.noName)
-        }
-      }
-    }
-  }
-  return { text: names.join(''), facts: Int32Array.from(facts) }
-}
-
-function pushNames(facts, names, list) {
-  facts.push(list.length)
-  for (const name of list) {
-    facts.push(name.length)
-    names.push(name)
-  }
-}
-
-/**
  * Whether `record`, whose keys are `keys`, still holds what `table` was made
  * from: the same keys, tool objects, ids and descriptions (and input schemas,
  * where they were read). It reads the record itself rather than a copy of its
@@ -807,10 +756,6 @@ function sameTools(table, record, keys) {
 /** `record`'s values under `keys`, in order. */
 function valuesOf(record, keys) {
   return keys.map((key) => record[key])
-}
-
-function isString(value) {
-  return typeof value === 'string'
 }
 
 function loadToolResult(answer) {

@@ -21,6 +21,7 @@
 //! JS fake timers drive the TTL exactly as they drive the reference.
 
 pub mod facts;
+pub mod history;
 
 use indexmap::{IndexMap, IndexSet};
 
@@ -242,6 +243,7 @@ impl Default for InMemoryStore {
 /// inactivity, as in the in-memory store (the reference keeps them forever).
 pub struct ContextStore {
     supplemental: Threads,
+    lists: history::RememberedLists,
 }
 
 impl Default for ContextStore {
@@ -253,7 +255,7 @@ impl Default for ContextStore {
 impl ContextStore {
     /// `ttl_ms` as for [`InMemoryStore::new`].
     pub fn new(ttl_ms: f64) -> ContextStore {
-        ContextStore { supplemental: Threads::new(ttl_ms) }
+        ContextStore { supplemental: Threads::new(ttl_ms), lists: history::RememberedLists::default() }
     }
 
     /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all.
@@ -295,6 +297,21 @@ impl ContextStore {
             }
         }
         loaded
+    }
+
+    /// [`loaded_names`](Self::loaded_names) for a step whose messages
+    /// continue the remembered list in `slot`: its first `kept` meta-tool
+    /// parts still stand and `parts` follow them (see [`history`]).
+    pub fn loaded_names_continuing(
+        &mut self,
+        thread: Option<&[u16]>,
+        slot: usize,
+        kept: usize,
+        parts: &[ToolResultFacts],
+        now_ms: f64,
+    ) -> Result<NameSet, history::ContinueError> {
+        let from_messages = self.lists.continue_list(slot, kept, parts)?.clone();
+        Ok(self.loaded_names(thread, Some(from_messages), now_ms))
     }
 
     /// Remembers names activated on a real thread. Without names or without a
@@ -489,6 +506,31 @@ mod tests {
         // Adding nothing creates nothing.
         store.add_loaded(std::iter::empty(), Some(&t), 0.0);
         assert_eq!(store.thread_count(), 0);
+    }
+
+    #[test]
+    fn context_store_continuing_a_list_prunes_as_a_whole_reading_does() {
+        let t = u("t1");
+        let loaded = |names: &[&str]| ToolResultFacts {
+            tool_name: Some(js(crate::tool_search::LOAD_TOOL)),
+            is_result_state: true,
+            loaded: names.iter().map(|n| js(n)).collect(),
+            ..Default::default()
+        };
+        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        store.add_loaded([&u("b")[..], &u("s")[..]], Some(&t), 0.0);
+        let first = store.loaded_names_continuing(Some(&t), 0, 0, &[loaded(&["a"])], 0.0).unwrap();
+        assert_eq!(names(&first), ["a", "b", "s"]);
+        // The list grows by a result showing 'b': it becomes message-owned.
+        let grown = store.loaded_names_continuing(Some(&t), 0, 1, &[loaded(&["b"])], 0.0).unwrap();
+        assert_eq!(names(&grown), ["a", "b", "s"]);
+        // Cut back to its first part: 'b' de-loads with its result.
+        let cut = store.loaded_names_continuing(Some(&t), 0, 1, &[], 0.0).unwrap();
+        assert_eq!(names(&cut), ["a", "s"]);
+        // Another slot is another list; a slot past the limit is an error.
+        let other = store.loaded_names_continuing(None, 1, 0, &[loaded(&["z"])], 0.0).unwrap();
+        assert_eq!(names(&other), ["z"]);
+        assert!(store.loaded_names_continuing(None, history::REMEMBERED_LISTS, 0, &[], 0.0).is_err());
     }
 
     #[test]

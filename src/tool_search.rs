@@ -41,6 +41,7 @@ use parking_lot::Mutex;
 
 use crate::js::{array_index, JsString};
 use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk};
+use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
@@ -242,7 +243,8 @@ enum Store {
 pub const SEARCH_TOOLS: &str = "search_tools";
 pub const LOAD_TOOL: &str = "load_tool";
 
-fn is_meta_tool(key: &[u16]) -> bool {
+/// Whether a key (or a tool invocation's `toolName`) names a meta-tool.
+pub fn is_meta_tool(key: &[u16]) -> bool {
     key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()) || key.iter().copied().eq(LOAD_TOOL.encode_utf16())
 }
 
@@ -450,6 +452,25 @@ impl ToolSearch {
         match &mut *self.store.lock() {
             Store::InMemory(store) => store.loaded_names(thread, now_ms),
             Store::Context(store) => store.loaded_names(thread, messages.map(activated_names_from_messages), now_ms),
+        }
+    }
+
+    /// [`loaded_names`](Self::loaded_names) for a step whose messages
+    /// continue a list the context store remembers (see
+    /// [`crate::stores::history`]): the first `kept` meta-tool parts of the
+    /// list in `slot` still stand, `parts` follow them. The in-memory store
+    /// reads no messages.
+    pub fn loaded_names_continuing(
+        &self,
+        thread: Option<&[u16]>,
+        slot: usize,
+        kept: usize,
+        parts: &[ToolResultFacts],
+        now_ms: f64,
+    ) -> Result<NameSet, ContinueError> {
+        match &mut *self.store.lock() {
+            Store::InMemory(store) => Ok(store.loaded_names(thread, now_ms)),
+            Store::Context(store) => store.loaded_names_continuing(thread, slot, kept, parts, now_ms),
         }
     }
 

@@ -6,10 +6,13 @@
 //! (`kind, isResult, success, n, len*n, m, len*m, toolNameLength | NO_NAME`
 //! over one UTF-16 text), and must read back exactly; raw tapes must give an
 //! answer or an error, never a panic. The activated names have no repeats
-//! and come only from completed meta-tool results.
+//! and come only from completed meta-tool results, and a remembered list
+//! (`stores::history`) continued over the same parts in random pieces, cut
+//! back at random, names exactly what one reading of its parts names.
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::stores::facts::{activated_names_from_messages, code, read_facts, ToolResultFacts};
+use mastra_native_processors::stores::history::{RememberedLists, REMEMBERED_LISTS};
 
 use crate::gen::{flag, one_in, raw_tape, size, U};
 
@@ -93,4 +96,23 @@ pub fn run(data: &[u8]) {
         allowed.iter().collect::<std::collections::HashSet<_>>().len(),
         "every completed name counts once"
     );
+
+    // The same parts through a remembered list: read in pieces, each time
+    // keeping a random number of the parts read so far.
+    let mut lists = RememberedLists::default();
+    let slot = size(&mut u, 0, REMEMBERED_LISTS - 1);
+    let mut list: Vec<ToolResultFacts> = Vec::new();
+    let mut next = 0;
+    while next < read.len() {
+        let kept = if one_in(&mut u, 3) { size(&mut u, 0, list.len()) } else { list.len() };
+        list.truncate(kept);
+        let end = size(&mut u, next + 1, read.len());
+        let piece = &read[next..end];
+        list.extend(piece.iter().cloned());
+        next = end;
+        let names = lists.continue_list(slot, kept, piece).expect("a continuation that fits");
+        let expected = activated_names_from_messages(&list);
+        assert!(names.iter().eq(expected.iter()), "a continued list names what one reading names");
+    }
+    assert!(lists.continue_list(slot, list.len() + 1, &[]).is_err(), "more parts kept than the list has");
 }

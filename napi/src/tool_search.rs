@@ -305,7 +305,9 @@ impl NativeToolSearch {
     /// `memory = requestContext?.get('MastraMemory')` with `memory?.thread`,
     /// `memory?.thread?.id` and `memory?.resourceId`. `facts` is the context
     /// store's reading of the messages (`null` on the resume path, and for
-    /// the in-memory store).
+    /// the in-memory store): all of them, or, with `historySlot`, those that
+    /// follow the first `historyKept` meta-tool parts of the list remembered
+    /// in that slot (the core's `stores::history`).
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn begin_step(
@@ -319,6 +321,8 @@ impl NativeToolSearch {
         catalog: &NativeStepCatalog,
         facts_text: Option<Utf16Text>,
         facts: Option<Int32Array>,
+        history_slot: Option<u32>,
+        history_kept: Option<u32>,
         now: f64,
     ) -> Result<NativeStep> {
         let memory = MemoryContext {
@@ -335,7 +339,14 @@ impl NativeToolSearch {
             }
             None => None,
         };
-        let loaded = self.inner.loaded_names(thread.as_ref().map(JsString::units), facts.as_deref(), now);
+        let thread_units = thread.as_ref().map(JsString::units);
+        let loaded = match (history_slot, facts) {
+            (Some(slot), Some(facts)) => self
+                .inner
+                .loaded_names_continuing(thread_units, slot as usize, history_kept.unwrap_or(0) as usize, &facts, now)
+                .map_err(internal_error)?,
+            (_, facts) => self.inner.loaded_names(thread_units, facts.as_deref(), now),
+        };
         let step = Step::new(catalog.inner.clone(), thread, loaded);
         Ok(NativeStep { search: self.inner.clone(), step: Arc::new(step) })
     }

@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::js::JsString;
-use crate::tool_search::{LOAD_TOOL, SEARCH_TOOLS};
+use crate::tool_search::{is_meta_tool, LOAD_TOOL, SEARCH_TOOLS};
 
 use super::NameSet;
 
@@ -55,22 +55,28 @@ pub struct ToolResultFacts {
 /// `loaded[]`. Like upstream, the `toolName` rule does not look at which
 /// meta-tool produced the result.
 pub fn activated_names_from_messages<'p>(parts: impl IntoIterator<Item = &'p ToolResultFacts>) -> NameSet {
-    let search = JsString::from(SEARCH_TOOLS);
-    let load = JsString::from(LOAD_TOOL);
     let mut names = NameSet::new();
     for part in parts {
-        let is_meta = part.tool_name.as_ref().is_some_and(|t| *t == search || *t == load);
-        if !is_meta || !part.is_result_state {
-            continue;
-        }
-        let single = part.result_tool_name.as_ref().filter(|_| part.success);
-        for name in single.into_iter().chain(&part.result_names).chain(&part.loaded) {
-            if !names.contains(name) {
-                names.insert(name.clone());
-            }
-        }
+        activate(&mut names, part);
     }
     names
+}
+
+/// Adds what one part activates to `names` (see
+/// [`activated_names_from_messages`]): the rule for one part, so that a list
+/// read part by part over several steps ([`super::history`]) gives the same
+/// names in the same order as one reading of the whole list.
+pub fn activate(names: &mut NameSet, part: &ToolResultFacts) {
+    let is_meta = part.tool_name.as_ref().is_some_and(|t| is_meta_tool(t.units()));
+    if !is_meta || !part.is_result_state {
+        return;
+    }
+    let single = part.result_tool_name.as_ref().filter(|_| part.success);
+    for name in single.into_iter().chain(&part.result_names).chain(&part.loaded) {
+        if !names.contains(name) {
+            names.insert(name.clone());
+        }
+    }
 }
 
 /// Facts that do not follow the layout.

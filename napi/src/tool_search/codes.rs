@@ -3,7 +3,7 @@
 //! bare number or name.
 
 use mastra_native_processors::search::{table, Ranking};
-use mastra_native_processors::stores::{self, facts};
+use mastra_native_processors::stores::{self, facts, history};
 use mastra_native_processors::tool_search::operation::code as operation;
 use mastra_native_processors::tool_search::options::{defaults, Storage};
 use mastra_native_processors::tool_search::{load_shape, request, Phase, LOAD_TOOL, SEARCH_TOOLS};
@@ -91,6 +91,13 @@ pub struct MessageFactsCodes {
     pub load_tool: i32,
     /// In place of a name's length: no string there.
     pub no_name: i32,
+    /// How many message lists are remembered at once, in slots
+    /// `0..rememberedLists` (the core's `stores::history`).
+    pub remembered_lists: u32,
+    /// A remembered list unused this long is forgotten.
+    pub remembered_list_idle_ms: f64,
+    /// How many of a remembered list's last messages are checked within.
+    pub rechecked_last_messages: u32,
 }
 
 /// The request-context keys the thread is read from.
@@ -196,6 +203,9 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             search_tools: facts::code::SEARCH_TOOLS,
             load_tool: facts::code::LOAD_TOOL,
             no_name: facts::code::NO_NAME,
+            remembered_lists: history::REMEMBERED_LISTS as u32,
+            remembered_list_idle_ms: history::REMEMBERED_LIST_IDLE_MS,
+            rechecked_last_messages: history::RECHECKED_LAST_MESSAGES as u32,
         },
         request_context: RequestContextKeys {
             thread_id: request::THREAD_ID_KEY.into(),

@@ -1,0 +1,341 @@
+'use strict'
+// What the 'context' store reads from a step's messages, remembered from one
+// step to the next. Every step of an agent run hands the processor a new
+// array holding the previous step's message objects plus a few new ones, and
+// the store's loaded tools are those the `search_tools` / `load_tool` results
+// among all of them activated. Reading every part of every message each step
+// (as the reference does) costs as much as the rest of the step many times
+// over on a long conversation; here a step reads only the messages that are
+// new or have changed since a list it continues was read, and Rust (the
+// core's `stores::history`) keeps the names the rest activated.
+//
+// What is checked each step against a remembered list (measured: on a
+// 10,000-message history each message object touched costs a cache miss or
+// more, so the check touches as few as it can):
+// - every message, by identity: the step's array and the remembered one side
+//   by side. That notices a message replaced, removed (from the front, the
+//   middle or the end) or moved, without reading any message.
+// - the messages that held a `search_tools` / `load_tool` invocation part
+//   when read, and the list's last `FACTS.recheckedLastMessages` (32): that
+//   `message.content?.parts` is still the same array, of the same length.
+//   That notices, there, `content` replaced and parts pushed, spliced in or
+//   cut off (what Mastra's MessageList does to the latest message of a run).
+// - every meta-tool invocation part, re-read down to its result's identity:
+//   the part at its index is the same object, still a `tool-invocation`,
+//   whose `toolInvocation` is the same object with the same `toolName`,
+//   `state` and `result`. That notices such a part replaced at its index (as
+//   Mastra's mergeToolResultIntoPart does), its `toolInvocation` swapped (as
+//   Mastra does when it merges a result into the call) and a result replaced.
+// The first message whose check fails is read again, with every message
+// after it; a list whose messages' parts are not arrays is never continued.
+//
+// Not noticed (the loaded tools stay as the message was read until it is read
+// again: its list is cut before it, or read afresh):
+// - a message that held no meta-tool part and is no longer among the last
+//   32 getting one in place (parts pushed or spliced in, a part replaced,
+//   `content` replaced) while it stays the same object;
+// - among the messages checked within, a part that was not a meta-tool
+//   invocation becoming one in place without its array changing length (its
+//   object changed, or another put at its index);
+// - a meta-tool result object changed inside (`result.loaded.push(...)`,
+//   `result.success = ...`).
+// Mastra does none of these: it changes the latest message of a run, a merged
+// result keeps its call's `toolName`, and tool results are not changed once
+// stored. Such a change also hides a malformed part (a `null` put in place of
+// another) that the reference would throw on.
+//
+// Memory: at most `FACTS.rememberedLists` (8) lists, each holding the
+// caller's message objects of one list (and their parts arrays) until it is
+// forgotten: replaced by another list, cleared by `clearAllState()`, or after
+// `FACTS.rememberedListIdleMs` (60 s) unused, by an unreferenced timer.
+
+const { toolSearchCodes } = require('./native.js')
+
+const CODES = toolSearchCodes()
+const { messageFacts: FACTS } = CODES
+const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
+const TOOL_INVOCATION = FACTS.toolInvocationPart
+
+const NO_FACTS = Object.freeze({ slot: undefined, kept: 0, text: '', facts: new Int32Array(0), list: undefined })
+
+/** A `search_tools` / `load_tool` invocation part as it was read: where it is and what was read from it. */
+class MetaPart {
+  constructor(message, index, part, invocation, toolName, state, result) {
+    this.message = message
+    this.index = index
+    this.part = part
+    this.invocation = invocation
+    this.toolName = toolName
+    this.state = state
+    this.result = result
+  }
+
+  /** Whether `parts` (its message's parts, checked unchanged) still hold it as it was read. */
+  holds(parts) {
+    const part = parts[this.index]
+    if (part !== this.part || part.type !== TOOL_INVOCATION) return false
+    const invocation = part.toolInvocation
+    return (
+      invocation === this.invocation &&
+      invocation.toolName === this.toolName &&
+      invocation.state === this.state &&
+      invocation.result === this.result
+    )
+  }
+}
+
+/** One remembered list: what was read from each of its messages, and its meta-tool parts in order. */
+class RememberedList {
+  constructor(slot) {
+    /** The Rust slot holding the names its meta-tool parts activated. */
+    this.slot = slot
+    /** Whether it may be continued: false until a step that read it is committed. */
+    this.valid = false
+    this.first = undefined
+    /** Per message: the message, its `content?.parts` when read, and that array's length (0 for none). */
+    this.messages = []
+    this.parts = []
+    this.lengths = []
+    /** The meta-tool parts, in message order. */
+    this.metas = []
+    this.usedAt = 0
+  }
+
+  forget() {
+    this.valid = false
+    this.first = undefined
+    this.messages = []
+    this.parts = []
+    this.lengths = []
+    this.metas = []
+  }
+
+  /**
+   * Where `messages` stop matching this list: the first message to read
+   * again (`from`), and how many meta-tool parts, all in messages before
+   * it, still stand (`kept`). Every message is compared by identity (two
+   * arrays side by side, no message object touched); the messages that held
+   * a meta-tool part, and the last `FACTS.recheckedLastMessages`, are
+   * checked within too (see `sameParts`), and their meta-tool parts re-read.
+   */
+  check(messages) {
+    const known = this.messages
+    const end = Math.min(messages.length, known.length)
+    let from = 0
+    while (from < end && messages[from] === known[from]) from++
+    const metas = this.metas
+    let checked = -1
+    for (let m = 0; m < metas.length; m++) {
+      const meta = metas[m]
+      if (meta.message >= from) break
+      if (meta.message !== checked) {
+        checked = meta.message
+        if (!this.sameParts(messages, checked)) {
+          from = checked
+          break
+        }
+      }
+      if (!meta.holds(this.parts[checked])) {
+        from = checked
+        break
+      }
+    }
+    for (let i = Math.max(0, known.length - FACTS.recheckedLastMessages); i < from; i++) {
+      if (!this.sameParts(messages, i)) from = i
+    }
+    let kept = metas.length
+    while (kept > 0 && metas[kept - 1].message >= from) kept--
+    return { from, kept }
+  }
+
+  /** Whether message `i` (the same object) still has the parts array it had, of the same length. */
+  sameParts(messages, i) {
+    const parts = messages[i].content?.parts
+    return parts === this.parts[i] && (!parts || parts.length === this.lengths[i])
+  }
+
+  /**
+   * Reads `messages` from `from` on into this list (cut to its first `from`
+   * messages and `kept` meta-tool parts), writing the facts of the meta-tool
+   * parts met into `out` (the core's `stores::facts` layout). Whether the
+   * list can be continued: not when a message's parts are not an array.
+   */
+  read(messages, from, kept, out) {
+    const known = this.parts
+    const lengths = this.lengths
+    const metas = this.metas
+    // A list read from its start copies the caller's array at once.
+    if (from === 0) this.messages = messages.slice()
+    else {
+      this.messages.length = from
+      for (let i = from; i < messages.length; i++) this.messages.push(messages[i])
+    }
+    known.length = from
+    lengths.length = from
+    metas.length = kept
+    let continuable = true
+    for (let i = from; i < messages.length; i++) {
+      const parts = messages[i].content?.parts
+      known.push(parts)
+      if (!parts) {
+        lengths.push(0)
+        continue
+      }
+      if (Array.isArray(parts)) {
+        const length = parts.length
+        lengths.push(length)
+        for (let at = 0; at < length; at++) this.readPart(i, at, parts[at], out)
+      } else {
+        // Read as the reference reads it (any iterable), never continued.
+        continuable = false
+        lengths.push(0)
+        let at = 0
+        for (const part of parts) this.readPart(i, at++, part, out)
+      }
+    }
+    return continuable
+  }
+
+  /** Reads part `at` of message `i`: a meta-tool invocation is remembered and its facts written. */
+  readPart(i, at, part, out) {
+    if (part.type !== TOOL_INVOCATION) return
+    const invocation = part.toolInvocation
+    if (!invocation) return
+    const toolName = invocation.toolName
+    const kind = toolName === SEARCH_TOOLS ? FACTS.searchTools : toolName === LOAD_TOOL ? FACTS.loadTool : undefined
+    if (kind === undefined) return
+    const { state, result } = invocation
+    this.metas.push(new MetaPart(i, at, part, invocation, toolName, state, result))
+    pushFacts(out, kind, state, result)
+  }
+}
+
+/**
+ * The facts of one meta-tool invocation: whether it is a result, whether
+ * `result.success === true`, the string names of `result.results[]`, the
+ * strings in `result.loaded[]` and a string `result.toolName` (Rust decides
+ * which count).
+ */
+function pushFacts({ facts, names }, kind, state, result) {
+  const isObject = result !== null && typeof result === 'object'
+  facts.push(kind, state === FACTS.resultState ? 1 : 0, isObject && result.success === true ? 1 : 0)
+  const found = []
+  if (isObject && Array.isArray(result.results)) {
+    for (const entry of result.results) {
+      const name = entry?.name
+      if (typeof name === 'string') found.push(name)
+    }
+  }
+  pushNames(facts, names, found)
+  pushNames(facts, names, isObject && Array.isArray(result.loaded) ? result.loaded.filter(isString) : [])
+  if (isObject && typeof result.toolName === 'string') {
+    facts.push(result.toolName.length)
+    names.push(result.toolName)
+  } else {
+    facts.push(FACTS.noName)
+  }
+}
+
+function pushNames(facts, names, list) {
+  facts.push(list.length)
+  for (const name of list) {
+    facts.push(name.length)
+    names.push(name)
+  }
+}
+
+function isString(value) {
+  return typeof value === 'string'
+}
+
+/**
+ * A processor's remembered lists: at most `FACTS.rememberedLists`, each
+ * forgotten after `FACTS.rememberedListIdleMs` unused (by an unreferenced
+ * timer, armed only while a list is remembered), so what they keep of the
+ * caller's messages is bounded in number and in time.
+ */
+class RememberedLists {
+  #lists = []
+  #timer = undefined
+
+  /**
+   * What a step hands Rust from `messages`: `{ slot, kept, text, facts }`
+   * (`slot` undefined: the facts are all there is, nothing is remembered),
+   * and the list to `commit` once Rust has taken them.
+   */
+  read(messages) {
+    if (!Array.isArray(messages) || messages.length === 0) return NO_FACTS
+    const first = messages[0]
+    const list = this.#listFor(first)
+    const continued = list.valid
+    // Until the step is committed: a reading that throws leaves nothing to continue.
+    list.valid = false
+    const { from, kept } = continued ? list.check(messages) : { from: 0, kept: 0 }
+    const out = { facts: [], names: [] }
+    const continuable = list.read(messages, from, kept, out)
+    return { slot: list.slot, kept, text: out.names.join(''), facts: Int32Array.from(out.facts), list, first, continuable }
+  }
+
+  /** Marks a reading's list as Rust now holds it: continuable from the next step. */
+  commit(reading) {
+    const { list } = reading
+    if (list === undefined) return
+    list.valid = reading.continuable
+    list.first = reading.first
+    list.usedAt = performance.now()
+    if (list.valid) this.#arm(FACTS.rememberedListIdleMs)
+    else list.forget()
+  }
+
+  /** Forgets every list. */
+  clear() {
+    for (const list of this.#lists) list.forget()
+  }
+
+  /** The most recently used list starting with `first`, else a fresh one in the least recently used slot. */
+  #listFor(first) {
+    const lists = this.#lists
+    let found
+    for (const list of lists) {
+      if (list.valid && list.first === first && (found === undefined || list.usedAt > found.usedAt)) found = list
+    }
+    if (found !== undefined) return found
+    if (lists.length < FACTS.rememberedLists) {
+      const list = new RememberedList(lists.length)
+      lists.push(list)
+      return list
+    }
+    let oldest = lists[0]
+    for (const list of lists) {
+      if (!list.valid) {
+        oldest = list
+        break
+      }
+      if (list.usedAt < oldest.usedAt) oldest = list
+    }
+    oldest.forget()
+    return oldest
+  }
+
+  #arm(delay) {
+    if (this.#timer !== undefined) return
+    this.#timer = setTimeout(() => this.#sweep(), delay)
+    this.#timer.unref?.()
+  }
+
+  /** Forgets the lists unused for the idle time, and waits for the next of the others. */
+  #sweep() {
+    this.#timer = undefined
+    const now = performance.now()
+    let next = Infinity
+    for (const list of this.#lists) {
+      if (!list.valid) continue
+      const idle = now - list.usedAt
+      if (idle >= FACTS.rememberedListIdleMs) list.forget()
+      else next = Math.min(next, FACTS.rememberedListIdleMs - idle)
+    }
+    if (next !== Infinity) this.#arm(next)
+  }
+}
+
+module.exports = { RememberedLists, NO_FACTS }
