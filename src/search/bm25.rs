@@ -5,7 +5,8 @@
 //! average length by walking every document on each add (quadratic). Here
 //! terms are interned to numbers, documents are numbered slots, the average
 //! comes from a running total, and the postings are laid out once, after the
-//! last add, as one array grouped by term. Building is linear.
+//! last add, grouped by term, each with its term-frequency weight (see
+//! [`tf_weight`]). Building is linear.
 //!
 //! What must match bit for bit, and why it does:
 //! - Scores: the same f64 operations in the same order (see [`term_score`]),
@@ -332,8 +333,9 @@ fn select_top(hits: impl Iterator<Item = Scored>, end: usize, top: &mut Vec<Scor
     top.reserve(end);
     for hit in hits {
         if top.len() == end {
-            // Full: only a strictly higher score displaces the last.
-            if !(hit.score > top[end - 1].score) {
+            // Full: only a strictly higher score displaces the last (no
+            // hit is NaN: those were dropped).
+            if hit.score <= top[end - 1].score {
                 continue;
             }
             top.pop();
