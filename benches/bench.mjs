@@ -674,6 +674,114 @@ function constructWorkload(name, { thenSearch, ranking, sizes }) {
   }
 }
 
+/** Times `fn` alone, as `measure` times each side (warmup, batches, medians); for rows whose reference is estimated. */
+async function measureOurs(fn, { reset } = {}) {
+  await reset?.()
+  const perCall = Math.max(await warmup(fn), 1e-4)
+  const batch = Math.max(1, Math.ceil(SETTINGS.sampleMs / perCall))
+  gc()
+  const times = []
+  let total = 0
+  const start = performance.now()
+  while (times.length < SETTINGS.maxSamples) {
+    await reset?.()
+    const t0 = performance.now()
+    for (let k = 0; k < batch; k++) await fn(k)
+    const elapsed = performance.now() - t0
+    times.push(elapsed / batch)
+    total += elapsed
+    if ((times.length >= SETTINGS.minSamples && total >= SETTINGS.minSideMs) || performance.now() - start > SETTINGS.capMs) break
+  }
+  await reset?.()
+  return { ms: median(times), samples: times.length }
+}
+
+/** One timing of `fn`, in ms. */
+async function once(fn) {
+  const t0 = performance.now()
+  await fn()
+  return performance.now() - t0
+}
+
+/**
+ * The reference at a large size, estimated: it builds its index in time that
+ * grows faster than the catalog (522 ms at 10,000 tools), so 100,000 tools
+ * would take minutes. It is timed once at 10,000 and 30,000 tools instead,
+ * and `t = a * n^p` through those two points gives the figure at `size`.
+ */
+const referenceAtScale = memo(async size => {
+  const fit = (t10, t30) => t30 * (size / 30_000) ** (Math.log(t30 / t10) / Math.log(3))
+  const requestContext = makeRequestContext()
+  const construct = []
+  const search = []
+  for (const n of [10_000, 30_000]) {
+    const tools = catalogTools(n)
+    gc()
+    let processor
+    construct.push(await once(() => (processor = new RefToolSearchProcessor({ tools }))))
+    const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
+    let total = 0
+    for (const query of QUERIES) total += await once(() => stepTools.search_tools.execute({ query }, { requestContext }))
+    search.push(total / QUERIES.length)
+    if (n === 30_000) {
+      // Same work: ours answers as the reference does at the largest size it is run at.
+      const ours = new OursToolSearchProcessor({ tools })
+      for (const query of QUERIES) {
+        assertSame(`reference at 30,000 "${query}"`, await stepAndSearch(processor, requestContext, query), await stepAndSearch(ours, requestContext, query))
+      }
+    }
+  }
+  return { constructMs: fit(...construct), searchMs: fit(...search) }
+})
+
+/**
+ * Rows at catalog sizes where the reference is estimated (see
+ * `referenceAtScale`): `construct` (the caller blocked; builds are waited for
+ * between samples), `ready` (construct, a step and a search) and `search`
+ * (search_tools, the queries in rotation). Also prints the memory a processor
+ * holds per tool once its index is built.
+ */
+function largeCatalogWorkload(name, { kind, sizes }) {
+  return {
+    name,
+    sizes,
+    async run(size) {
+      const tools = catalogTools(size)
+      const requestContext = makeRequestContext()
+      const reference = await referenceAtScale(size)
+      let ours
+      if (kind === 'construct') {
+        const built = []
+        ours = await measureOurs(() => built.push(new OursToolSearchProcessor({ tools })), {
+          reset: async () => {
+            for (const processor of built.splice(0)) await stepAndSearch(processor, requestContext, QUERIES[0])
+          },
+        })
+      } else if (kind === 'ready') {
+        ours = await measureOurs(() => stepAndSearch(new OursToolSearchProcessor({ tools }), requestContext, QUERIES[3]))
+      } else {
+        gc()
+        const before = process.memoryUsage()
+        const processor = new OursToolSearchProcessor({ tools })
+        const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
+        await stepTools.search_tools.execute({ query: QUERIES[0] }, { requestContext })
+        gc()
+        const after = process.memoryUsage()
+        const perTool = key => `${Math.round((after[key] - before[key]) / size)} B`
+        console.log(
+          `note: one processor over ${size.toLocaleString('en-US')} tools, index built, holds per tool ${perTool('rss')} of RSS ` +
+            `(native index and text included), ${perTool('heapUsed')} of JS heap`,
+        )
+        ours = await measureOurs(k => stepTools.search_tools.execute({ query: QUERIES[k % QUERIES.length] }, { requestContext }))
+      }
+      const refMs = kind === 'construct' ? reference.constructMs : kind === 'ready' ? reference.constructMs + reference.searchMs : reference.searchMs
+      return { workload: name, size, refMs, oursMs: ours.ms, speedup: refMs / ours.ms, samples: ours.samples }
+    },
+  }
+}
+
+const LARGE = [100_000]
+
 const WORKLOADS = [
   messageListFilterWorkload('ToolCallFilter 1.59 exclude all', undefined),
   messageListFilterWorkload('ToolCallFilter 1.59 exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
@@ -695,6 +803,10 @@ const WORKLOADS = [
   searchWorkload('search_tools'),
   searchWorkload('search_tools + filter hook', { withFilter: true }),
   searchWorkload("search_tools, ranking 'fielded'", { ranking: 'fielded', sizes: [1_000, 10_000] }),
+  // The reference takes minutes to index 100,000 tools: its figures in these rows are estimated.
+  largeCatalogWorkload('ToolSearch construct (reference estimated)', { kind: 'construct', sizes: LARGE }),
+  largeCatalogWorkload('ToolSearch construct + first search (reference estimated)', { kind: 'ready', sizes: LARGE }),
+  largeCatalogWorkload('search_tools (reference estimated)', { kind: 'search', sizes: LARGE }),
   stepWorkload('processInputStep static catalog', {
     options: size => ({ tools: catalogTools(size) }),
     stepTools: () => ({}),

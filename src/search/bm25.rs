@@ -5,7 +5,8 @@
 //! average length by walking every document on each add (quadratic). Here
 //! terms are interned to numbers, documents are numbered slots, the average
 //! comes from a running total, and the postings are laid out once, after the
-//! last add, as one array grouped by term. Building is linear.
+//! last add, grouped by term, each with its term-frequency weight (see
+//! [`tf_weight`]). Building is linear.
 //!
 //! What must match bit for bit, and why it does:
 //! - Scores: the same f64 operations in the same order (see [`term_score`]),
@@ -20,7 +21,7 @@
 use hashbrown::HashTable;
 use std::hash::{BuildHasher, Hasher};
 
-use crate::js::js_math_log;
+use crate::js::{js_math_log, js_slice_bounds};
 
 use super::tokenize::for_each_token;
 
@@ -159,38 +160,40 @@ impl Bm25Builder {
         for i in 0..term_count {
             offsets[i + 1] += offsets[i];
         }
+        let avg_len = average_len(self.total_len, self.live_docs);
+        let length_norms: Vec<f64> = self.doc_len.iter().map(|&len| length_norm(f64::from(len), avg_len)).collect();
         let mut next = offsets.clone();
-        let mut postings = vec![Posting { doc: 0, term_freq: 0 }; offsets[term_count] as usize];
+        let mut docs = vec![0; offsets[term_count] as usize];
+        let mut weights = vec![0.0; offsets[term_count] as usize];
         for (term, posting) in &self.pairs {
             if self.live[posting.doc as usize] {
                 let at = &mut next[*term as usize];
-                postings[*at as usize] = *posting;
+                docs[*at as usize] = posting.doc;
+                weights[*at as usize] = tf_weight(f64::from(posting.term_freq), length_norms[posting.doc as usize]);
                 *at += 1;
             }
         }
-        Bm25Index {
-            terms: self.terms,
-            offsets,
-            postings,
-            doc_len: self.doc_len,
-            live: self.live,
-            live_docs: self.live_docs,
-            total_len: self.total_len,
-        }
+        Bm25Index { terms: self.terms, offsets, docs, weights, live: self.live, live_docs: self.live_docs }
     }
+}
+
+/// The reference's average document length: an integer total over an
+/// integer count, so it is the reference's however that summed.
+fn average_len(total_len: u64, live_docs: u32) -> f64 {
+    total_len as f64 / f64::from(live_docs)
 }
 
 /// The BM25 index over lowercased text. Immutable once built.
 pub struct Bm25Index {
     terms: TermTable,
-    /// Term `t`'s postings are `postings[offsets[t]..offsets[t + 1]]`: the
-    /// live documents containing it, in insertion order.
+    /// Term `t`'s postings are `offsets[t]..offsets[t + 1]` of `docs` and
+    /// `weights`: the live documents containing it, in insertion order, and
+    /// what the term weighs in each before its IDF (see [`tf_weight`]).
     offsets: Vec<u32>,
-    postings: Vec<Posting>,
-    doc_len: Vec<u32>,
+    docs: Vec<DocId>,
+    weights: Vec<f64>,
     live: Vec<bool>,
     live_docs: u32,
-    total_len: u64,
 }
 
 impl Default for Bm25Index {
@@ -215,7 +218,7 @@ impl Bm25Index {
 
     /// Total number of slots ever handed out, live or retired.
     pub fn slot_count(&self) -> usize {
-        self.doc_len.len()
+        self.live.len()
     }
 
     /// Whether a slot holds a live document.
@@ -227,46 +230,203 @@ impl Bm25Index {
     /// kept: a repeated term counts again). Returns hits with `score >= 0` in
     /// first-touch order, unsorted.
     pub fn score<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>) -> Vec<Scored> {
-        let mut hits: Vec<Scored> = Vec::new();
+        let mut hits = Vec::new();
+        self.with_scores(query_terms, |scored| hits.extend(scored.iter()));
+        hits
+    }
+
+    /// The hits of [`score`](Self::score) stably sorted by score, highest
+    /// first, and cut with `hits.slice(0, limit)` (any JS number): the
+    /// reference's `search(query, limit)`. Only the kept hits are ordered,
+    /// so a small limit costs one pass over the hits, not a sort of them.
+    pub fn top<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>, limit: f64) -> Vec<Scored> {
+        let mut top = Vec::new();
+        self.with_scores(query_terms, |scored| {
+            let (_, end) = js_slice_bounds(scored.len(), 0.0, Some(limit));
+            if end <= SELECT_UP_TO {
+                select_top(scored.iter(), end, &mut top);
+            } else {
+                top.extend(scored.iter());
+                // JS `hits.sort((a, b) => b.score - a.score)`: stable, and no
+                // score is NaN (those were dropped).
+                top.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal));
+                top.truncate(end);
+            }
+        });
+        top
+    }
+
+    /// Accumulates the query's scores and hands `done` the hits with
+    /// `score >= 0` in first-touch order (the order of the reference's score
+    /// `Map`).
+    ///
+    /// Scores add up in a dense array indexed by slot, reused from search to
+    /// search on this thread (see [`ScoreScratch`]), in exactly the
+    /// reference's order of additions: query terms in order, each term's
+    /// postings in insertion order.
+    fn with_scores<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>, done: impl FnOnce(Hits<'_>)) {
         if self.live_docs == 0 {
-            return hits;
+            return done(Hits { touched: &[], scores: &[], len: 0 });
         }
         let doc_count = f64::from(self.live_docs);
-        // Integer total and count, so this is the reference's average however
-        // it summed.
-        let avg_len = self.total_len as f64 / doc_count;
-        let mut hit_of_doc: Vec<u32> = Vec::new();
-        for query_term in query_terms {
-            let Some(term) = self.terms.get(query_term) else {
-                continue;
-            };
-            let postings =
-                &self.postings[self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize];
-            if postings.is_empty() {
-                // Every document with this term was replaced: the reference
-                // deleted the term's set.
-                continue;
-            }
-            if hit_of_doc.is_empty() {
-                hit_of_doc = vec![u32::MAX; self.doc_len.len()];
-            }
-            let idf = idf(doc_count, postings.len() as f64);
-            for posting in postings {
-                let doc_len = f64::from(self.doc_len[posting.doc as usize]);
-                let s = term_score(f64::from(posting.term_freq), doc_len, avg_len, idf);
-                let slot = &mut hit_of_doc[posting.doc as usize];
-                if *slot == u32::MAX {
-                    *slot = hits.len() as u32;
-                    // The reference adds to `scores.get(id) || 0`.
-                    hits.push(Scored { doc: posting.doc, score: 0.0 + s });
-                } else {
-                    hits[*slot as usize].score += s;
+        SCORE_SCRATCH.with(|cell| {
+            let mut taken;
+            // A nested search (none is made today) would get its own scratch.
+            let mut borrowed = cell.try_borrow_mut();
+            let scratch: &mut ScoreScratch = match &mut borrowed {
+                Ok(scratch) => scratch,
+                Err(_) => {
+                    taken = ScoreScratch::default();
+                    &mut taken
                 }
+            };
+            let mut scratch = scratch.start(self.live.len());
+            for query_term in query_terms {
+                let Some(term) = self.terms.get(query_term) else {
+                    continue;
+                };
+                let range = self.offsets[term as usize] as usize..self.offsets[term as usize + 1] as usize;
+                if range.is_empty() {
+                    // Every document with this term was replaced: the
+                    // reference deleted the term's set.
+                    continue;
+                }
+                let idf = idf(doc_count, range.len() as f64);
+                scratch.add_postings(&self.docs[range.clone()], &self.weights[range], idf);
+            }
+            scratch.finish(done);
+        });
+    }
+}
+
+/// The hits of a search in first-touch order: the touched slots with their
+/// scores, NaN scores left out (the reference keeps `score >= 0`).
+#[derive(Clone, Copy)]
+struct Hits<'s> {
+    touched: &'s [DocId],
+    scores: &'s [f64],
+    /// How many hits there are.
+    len: usize,
+}
+
+impl<'s> Hits<'s> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn iter(self) -> impl Iterator<Item = Scored> + 's {
+        let scores = self.scores;
+        self.touched.iter().map(move |&doc| Scored { doc, score: scores[doc as usize] }).filter(|hit| hit.score >= 0.0)
+    }
+}
+
+/// Up to this many hits are kept by one selecting pass; more are sorted.
+const SELECT_UP_TO: usize = 64;
+
+/// The first `end` hits of a stable sort by score, highest first, without
+/// sorting: each hit goes after every kept hit scoring at least as much, so
+/// ties stay in first-touch order.
+fn select_top(hits: impl Iterator<Item = Scored>, end: usize, top: &mut Vec<Scored>) {
+    if end == 0 {
+        return;
+    }
+    top.reserve(end);
+    for hit in hits {
+        if top.len() == end {
+            // Full: only a strictly higher score displaces the last (no
+            // hit is NaN: those were dropped).
+            if hit.score <= top[end - 1].score {
+                continue;
+            }
+            top.pop();
+        }
+        let mut at = top.len();
+        while at > 0 && top[at - 1].score < hit.score {
+            at -= 1;
+        }
+        top.insert(at, hit);
+    }
+}
+
+/// The scores of one search, in a dense array reused across searches.
+#[derive(Default)]
+struct ScoreScratch {
+    /// Per slot, its accumulated score, or [`UNTOUCHED`]. Every entry is
+    /// [`UNTOUCHED`] between searches.
+    scores: Vec<f64>,
+    /// The slots touched, in first-touch order.
+    touched: Vec<DocId>,
+}
+
+thread_local! {
+    /// One scratch per thread: scoring runs to its end without yielding, so
+    /// one is enough. It keeps the size of the largest index searched (8
+    /// bytes a slot).
+    static SCORE_SCRATCH: std::cell::RefCell<ScoreScratch> = std::cell::RefCell::default();
+}
+
+/// A slot not touched yet. A NaN no arithmetic produces (and nothing is ever
+/// added to it), so a touched slot whose score became NaN is not mistaken for it.
+const UNTOUCHED: u64 = 0xFFF4_0000_0000_0001;
+
+/// A search in progress over a [`ScoreScratch`]; leaves it clean when
+/// dropped, finished or not.
+struct ScoreRun<'s> {
+    scratch: &'s mut ScoreScratch,
+}
+
+impl ScoreScratch {
+    fn start(&mut self, slots: usize) -> ScoreRun<'_> {
+        if self.scores.len() < slots {
+            self.scores.resize(slots, f64::from_bits(UNTOUCHED));
+        }
+        ScoreRun { scratch: self }
+    }
+}
+
+impl ScoreRun<'_> {
+    /// Adds one query term's postings, `idf * weight` each.
+    fn add_postings(&mut self, docs: &[DocId], weights: &[f64], idf: f64) {
+        let ScoreScratch { scores, touched } = &mut *self.scratch;
+        if touched.is_empty() {
+            // The first term: every document is touched now, in order.
+            touched.extend_from_slice(docs);
+            for (&doc, &weight) in docs.iter().zip(weights) {
+                // The reference adds to `scores.get(id) || 0`.
+                scores[doc as usize] = 0.0 + idf * weight;
+            }
+            return;
+        }
+        for (&doc, &weight) in docs.iter().zip(weights) {
+            let s = idf * weight;
+            let score = &mut scores[doc as usize];
+            if score.to_bits() == UNTOUCHED {
+                touched.push(doc);
+                *score = 0.0 + s;
+            } else {
+                *score += s;
             }
         }
-        // The reference keeps `score >= minScore` with minScore 0 (drops NaN).
-        hits.retain(|h| h.score >= 0.0);
-        hits
+    }
+
+    fn finish(self, done: impl FnOnce(Hits<'_>)) {
+        let ScoreScratch { scores, touched } = &*self.scratch;
+        let len = if touched.iter().all(|&doc| scores[doc as usize] >= 0.0) {
+            touched.len()
+        } else {
+            touched.iter().filter(|&&doc| scores[doc as usize] >= 0.0).count()
+        };
+        done(Hits { touched, scores, len });
+    }
+}
+
+impl Drop for ScoreRun<'_> {
+    fn drop(&mut self) {
+        let scratch = &mut *self.scratch;
+        for &doc in &scratch.touched {
+            scratch.scores[doc as usize] = f64::from_bits(UNTOUCHED);
+        }
+        scratch.touched.clear();
     }
 }
 
@@ -278,9 +438,23 @@ pub fn idf(doc_count: f64, doc_freq: f64) -> f64 {
 /// One term's contribution, with the reference's operation order:
 /// `idf * ((tf * (k1 + 1)) / (tf + k1 * (1 - b + b * (len / avgLen))))`.
 pub fn term_score(term_freq: f64, doc_len: f64, avg_len: f64, idf: f64) -> f64 {
+    idf * tf_weight(term_freq, length_norm(doc_len, avg_len))
+}
+
+/// `k1 * (1 - b + b * (len / avgLen))`: the document's part of
+/// [`term_score`]'s denominator.
+fn length_norm(doc_len: f64, avg_len: f64) -> f64 {
+    K1 * (1.0 - B + B * (doc_len / avg_len))
+}
+
+/// `(tf * (k1 + 1)) / (tf + lengthNorm)`: what [`term_score`] multiplies
+/// the IDF by. It depends on the term's count and the document alone, so the
+/// index computes it once per posting: the same operations in the same order
+/// as the reference's each search, so no bit of a score changes.
+fn tf_weight(term_freq: f64, length_norm: f64) -> f64 {
     let numerator = term_freq * (K1 + 1.0);
-    let denominator = term_freq + K1 * (1.0 - B + B * (doc_len / avg_len));
-    idf * (numerator / denominator)
+    let denominator = term_freq + length_norm;
+    numerator / denominator
 }
 
 /// Interned terms: each distinct token is stored once and known by number.
@@ -449,6 +623,55 @@ mod tests {
         assert_eq!(index.len(), 2);
         // N = 2, df = 1, avgLen = 1, len = 2, tf = 2.
         assert_eq!(score(&index, "tool"), vec![(1, term_score(2.0, 2.0, 1.0, idf(2.0, 1.0)))]);
+    }
+
+    #[test]
+    fn top_is_a_stable_sort_cut_to_the_limit() {
+        // Many equal scores (same lengths, same counts), so ties decide.
+        let mut rng = crate::test_rng::Rng::new(3);
+        let words = ["alpha", "beta", "gamma", "delta", "x"];
+        let mut builder = Bm25Index::builder();
+        for i in 0..400 {
+            let mut text = String::new();
+            for _ in 0..1 + rng.next() % 4 {
+                text.push_str(words[(rng.next() % 5) as usize]);
+                text.push(' ');
+            }
+            let doc = add(&mut builder, &text);
+            if i % 7 == 3 {
+                builder.remove(doc);
+            }
+        }
+        let index = builder.finish();
+        for query in ["alpha", "alpha beta", "gamma gamma delta", "beta x alpha", "nothing", ""] {
+            let q = u(query);
+            let terms: Vec<&[u16]> = q.split(|&c| c == u16::from(b' ')).collect();
+            let mut sorted = index.score(terms.iter().copied());
+            sorted.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap());
+            for limit in [0.0, 1.0, 2.5, 10.0, 64.0, 65.0, 300.0, 1e9, f64::INFINITY, -1.0, -5.0, f64::NAN] {
+                let (_, end) = js_slice_bounds(sorted.len(), 0.0, Some(limit));
+                let want: Vec<(DocId, u64)> = sorted[..end].iter().map(|h| (h.doc, h.score.to_bits())).collect();
+                let got: Vec<(DocId, u64)> =
+                    index.top(terms.iter().copied(), limit).iter().map(|h| (h.doc, h.score.to_bits())).collect();
+                assert_eq!(got, want, "{query:?} limit {limit}");
+            }
+        }
+    }
+
+    #[test]
+    fn scores_do_not_leak_between_searches_of_different_indexes() {
+        let big = {
+            let mut builder = Bm25Index::builder();
+            for _ in 0..50 {
+                add(&mut builder, "weather report");
+            }
+            builder.finish()
+        };
+        let small = two_docs();
+        let before = score(&small, "weather");
+        assert_eq!(score(&big, "weather").len(), 50);
+        assert_eq!(score(&small, "weather"), before);
+        assert_eq!(score(&big, "weather weather"), score(&big, "weather weather"));
     }
 
     #[test]

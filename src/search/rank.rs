@@ -108,10 +108,7 @@ impl Catalog {
             return Vec::new();
         }
 
-        let mut hits = self.index().score(terms.iter().copied());
-        sort_by_score_desc(&mut hits, |h| h.score);
-        let (_, end) = js_slice_bounds(hits.len(), 0.0, Some(limit));
-        hits.truncate(end);
+        let hits = self.index().top(terms.iter().copied(), limit);
 
         let mut candidates: Vec<Candidate> = hits
             .iter()
