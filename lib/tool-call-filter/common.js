@@ -34,6 +34,15 @@ class Scratch {
   /** Arrays whose JSON slot was left for later, by tape position. */
   lazyJson = new Map()
   busy = false
+
+  /** Empties the buffers for the next tape of a call. */
+  clear() {
+    this.tape.reset()
+    this.outputs.reset()
+    if (this.strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
+    this.strings.length = 0
+    this.lazyJson.clear()
+  }
 }
 
 // One set is kept between calls, so a busy filter allocates nothing for them.
@@ -45,14 +54,11 @@ const shared = new Scratch()
 function withScratch(use) {
   const scratch = shared.busy ? new Scratch() : shared
   scratch.busy = true
-  scratch.tape.reset()
-  scratch.outputs.reset()
+  scratch.clear()
   try {
     return use(scratch)
   } finally {
-    if (scratch.strings.length > KEPT_BUFFER_LIMIT) scratch.stringsGrown = true
-    scratch.strings.length = 0
-    scratch.lazyJson.clear()
+    scratch.clear()
     scratch.busy = false
     if (scratch === shared) giveBackOutsized(scratch)
   }

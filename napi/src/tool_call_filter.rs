@@ -61,24 +61,34 @@ impl NativeMessageListFilter {
         self.options.filter_after_tool_steps.is_some()
     }
 
+    /// How many messages one history tape may hold for this `exclude` list
+    /// length; `undefined` for the whole history (see the core's
+    /// `message_list::run_length`).
+    #[napi(catch_unwind)]
+    pub fn run_length(&self, exclude_length: Option<u32>) -> Option<u32> {
+        message_list::run_length(Exclude::for_list(exclude_length)).map(|length| length as u32)
+    }
+
     /// Plans a history tape (see the core's `message_list`) into `out` and
-    /// returns the plan's length. A negative answer `-n` means `n` JSON slots
-    /// of the tape are needed: their positions are in `out`, to be filled
-    /// before asking again. Borrowing the caller's buffers keeps the call free
-    /// of allocations JavaScript would collect.
+    /// returns the plan's length. The tape's first message is message
+    /// `first_message` of the history, which errors name. A negative answer
+    /// `-n` means `n` JSON slots of the tape are needed: their positions are
+    /// in `out`, to be filled before asking again. Borrowing the caller's
+    /// buffers keeps the call free of allocations JavaScript would collect.
     #[napi(catch_unwind)]
     pub fn plan(
         &self,
         exclude_length: Option<u32>,
         tape: Int32In,
         preserve: Option<Int32In>,
+        first_message: u32,
         mut out: Int32Out,
     ) -> Result<i32> {
         let preserve_ids: HashSet<CallId> =
             preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
         let exclude = Exclude::for_list(exclude_length);
         let (answer, sign) = match message_list::plan_tape(&self.options, exclude, tape.as_slice(), &preserve_ids)
-            .map_err(type_error)?
+            .map_err(|error| type_error(error.from_message(first_message as usize)))?
         {
             TapePlan::Ready(plan) => (plan, 1),
             TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
