@@ -95,7 +95,7 @@ impl NativeMessageListFilter {
         };
         let mut inputs = vec![&tape];
         inputs.extend(preserve.as_ref());
-        out.write(&answer, &inputs)?;
+        out.write(&[&answer], &inputs)?;
         Ok(sign * answer.len() as i32)
     }
 
@@ -210,29 +210,28 @@ impl NativePromptFilter {
             outputs.as_ref().map(Int32In::as_slice),
         )
         .map_err(type_error)?;
-        let mut answer = vec![decision.record_history as i32];
-        match decision.answer {
-            Answer::Unchanged => answer.push(PromptAnswer::Unchanged as i32),
-            Answer::NeedsOutputs(parts) => {
-                answer.extend([PromptAnswer::NeedsOutputs as i32, parts.len() as i32]);
-                answer.extend(parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]));
-            }
-            Answer::NeedsJson(slots) => {
-                answer.extend([PromptAnswer::NeedsJson as i32, slots.len() as i32]);
-                answer.extend(slots.into_iter().map(|slot| slot as i32));
-            }
-            Answer::Changed(plan) => {
-                answer.push(PromptAnswer::Changed as i32);
-                answer.extend(plan);
-            }
-        }
-        if answer.len() > out.len() {
-            return Ok(-(answer.len() as i32));
+        let record = decision.record_history as i32;
+        // The plan, the long part of an answer, is written as the core made it.
+        let (head, body): (Vec<i32>, Vec<i32>) = match decision.answer {
+            Answer::Unchanged => (vec![record, PromptAnswer::Unchanged as i32], Vec::new()),
+            Answer::NeedsOutputs(parts) => (
+                vec![record, PromptAnswer::NeedsOutputs as i32, parts.len() as i32],
+                parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]).collect(),
+            ),
+            Answer::NeedsJson(slots) => (
+                vec![record, PromptAnswer::NeedsJson as i32, slots.len() as i32],
+                slots.into_iter().map(|slot| slot as i32).collect(),
+            ),
+            Answer::Changed(plan) => (vec![record, PromptAnswer::Changed as i32], plan),
+        };
+        let length = head.len() + body.len();
+        if length > out.len() {
+            return Ok(-(length as i32));
         }
         let mut inputs = vec![&tape];
         inputs.extend(history.as_ref());
         inputs.extend(outputs.as_ref());
-        out.write(&answer, &inputs)?;
-        Ok(answer.len() as i32)
+        out.write(&[&head, &body], &inputs)?;
+        Ok(length as i32)
     }
 }
