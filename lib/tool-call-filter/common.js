@@ -120,13 +120,29 @@ function excludeNow(exclude) {
 class CallIds {
   #indexes = new Map()
   values = []
+  /**
+   * The id after the last one found again. Ids mostly come back in the order
+   * they first came (a step's results follow its calls, and legacy entries
+   * their parts), so the next id is checked here before the map. `===`
+   * implies SameValueZero, so a match is the map's own answer; `NaN`, which
+   * `===` never matches, goes to the map.
+   */
+  #next = 0
 
   intern(id) {
+    const values = this.values
+    const next = this.#next
+    if (next < values.length && values[next] === id) {
+      this.#next = next + 1
+      return next
+    }
     let index = this.#indexes.get(id)
     if (index === undefined) {
-      index = this.values.length
+      index = values.length
       this.#indexes.set(id, index)
-      this.values.push(id)
+      values.push(id)
+    } else {
+      this.#next = index + 1
     }
     return index
   }

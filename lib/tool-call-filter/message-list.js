@@ -6,7 +6,7 @@
 // objects. Payloads (args, results, model outputs) never cross the boundary;
 // only their shape does.
 
-const { NativeMessageListFilter } = require('../native.js')
+const { NativeMessageListFilter, messageListRunLength } = require('../native.js')
 const { TapeWriter } = require('../tape-writer.js')
 const {
   codes,
@@ -25,6 +25,14 @@ const {
 const TAPE = codes.messageList
 const PLAN = codes.plan
 const { seen: SEEN_KEY, steps: STEPS_KEY } = codes.stateKeys
+
+/** Messages per tape by exclude mode, asked of the core once per mode: a native call costs about a microsecond. */
+const runLengths = new Map()
+
+function runLengthOf(mode) {
+  if (!runLengths.has(mode)) runLengths.set(mode, messageListRunLength(mode))
+  return runLengths.get(mode)
+}
 
 // `String.prototype.trim` removes exactly the characters `\s` matches.
 const NON_BLANK = /\S/
@@ -104,7 +112,7 @@ class ToolCallFilter {
     const excludeLength = exclude?.length
     // As `map` does, the reference reads the length once.
     const count = messages.length
-    const runLength = native.runLength(excludeLength) ?? count
+    const runLength = runLengthOf(mode) ?? count
     return withScratch((scratch) => {
       const filtered = []
       for (let from = 0; from < count; from += runLength) {

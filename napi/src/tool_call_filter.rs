@@ -40,6 +40,20 @@ pub fn exclude_mode(list_length: Option<u32>) -> ExcludeMode {
     }
 }
 
+/// How many messages one message-list history tape may hold in this mode;
+/// `undefined` for the whole history (see the core's
+/// `message_list::run_length`). It depends on the mode alone, so the wrapper
+/// asks once per mode.
+#[napi(catch_unwind)]
+pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
+    let exclude = match mode {
+        ExcludeMode::All => Exclude::All,
+        ExcludeMode::Listed => Exclude::Listed,
+        ExcludeMode::Nothing => Exclude::Nothing,
+    };
+    message_list::run_length(exclude).map(|length| length as u32)
+}
+
 #[napi]
 pub struct NativeMessageListFilter {
     options: message_list::Options,
@@ -59,14 +73,6 @@ impl NativeMessageListFilter {
     #[napi(getter, catch_unwind)]
     pub fn filters_steps(&self) -> bool {
         self.options.filter_after_tool_steps.is_some()
-    }
-
-    /// How many messages one history tape may hold for this `exclude` list
-    /// length; `undefined` for the whole history (see the core's
-    /// `message_list::run_length`).
-    #[napi(catch_unwind)]
-    pub fn run_length(&self, exclude_length: Option<u32>) -> Option<u32> {
-        message_list::run_length(Exclude::for_list(exclude_length)).map(|length| length as u32)
     }
 
     /// Plans a history tape (see the core's `message_list`) into `out` and
