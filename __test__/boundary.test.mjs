@@ -51,7 +51,7 @@ describe('buffers handed to the binding', () => {
 
   test('a plan is written into a separate buffer', () => {
     const out = new Int32Array(16)
-    assert.equal(filter.plan(undefined, Int32Array.from(history), undefined, out), 1)
+    assert.equal(filter.plan(undefined, Int32Array.from(history), undefined, 0, out), 1)
     const { plan } = native.toolCallFilterCodes()
     assert.equal(out[0], plan.drop)
   })
@@ -61,22 +61,22 @@ describe('buffers handed to the binding', () => {
     buffer.set(history)
     const tape = buffer.subarray(0, history.length)
     for (const out of [tape, buffer, buffer.subarray(5, 20)]) {
-      assert.throws(() => filter.plan(undefined, tape, undefined, out), /shares memory/)
+      assert.throws(() => filter.plan(undefined, tape, undefined, 0, out), /shares memory/)
     }
     // Views of one buffer that do not overlap are fine.
-    assert.equal(filter.plan(undefined, tape, undefined, buffer.subarray(history.length)), 1)
+    assert.equal(filter.plan(undefined, tape, undefined, 0, buffer.subarray(history.length)), 1)
   })
 
   test('an answer buffer that shares memory with the kept ids is refused', () => {
     const out = new Int32Array(16)
-    assert.throws(() => filter.plan(undefined, Int32Array.from(history), out.subarray(0, 1), out), /shares memory/)
+    assert.throws(() => filter.plan(undefined, Int32Array.from(history), out.subarray(0, 1), 0, out), /shares memory/)
   })
 
   test('views of a SharedArrayBuffer are refused, as tape and as answer buffer', () => {
     const shared = new Int32Array(new SharedArrayBuffer(64 * 4))
     shared.set(history)
-    assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, new Int32Array(16)), /SharedArrayBuffer/)
-    assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, shared), /SharedArrayBuffer/)
+    assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, 0, new Int32Array(16)), /SharedArrayBuffer/)
+    assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, 0, shared), /SharedArrayBuffer/)
     const prompt = new native.NativePromptFilter(false, undefined, 'every')
     assert.throws(() => prompt.filter(undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)), /SharedArrayBuffer/)
   })

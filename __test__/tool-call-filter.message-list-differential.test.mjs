@@ -16,7 +16,8 @@ const { RefFilter, OurFilter } = await filtersOf('1.59.0')
 const TOOL_NAMES = ['searchDatabase', 'sendEmail', 'getWeather', 'search_tools', 'load_tool', 'ツール検索', 'tool\ud800', 'tool\udc00', '', 'get weather']
 const EXTRA_EXCLUDE = ['nonexistent', 'SEARCHDATABASE', 'searchDatabase ', 'getweather', 'tool\ufffd', 'tool']
 const ID_POOL = ['call_1', 'call_2', 'call_3', 'call_4', 'call_5', 'call_6', 'CALL_1', 'call-ü', 'call 7', 'id\ud800', 'id\udc00', 'id\ufffd', '𝒾𝒹', 'toolu_01A09q90qw90lq917835lq9', '1', '__proto__', 'constructor']
-function genCase(seed) {
+/** `historyLength`, when given, replaces the drawn history length (every other draw stays as it was). */
+function genCase(seed, historyLength) {
   const r = createRng(seed)
   let idCounter = 0
 
@@ -223,7 +224,7 @@ function genCase(seed) {
 
   // --- history ------------------------------------------------------------------------
   const history = []
-  const nHist = r.int(0, 8)
+  const nHist = historyLength ?? r.int(0, 8)
   for (let i = 0; i < nHist; i++) history.push(genMessage(i))
   if (r.chance(0.01)) history.length += 1 // trailing hole
 
@@ -401,4 +402,41 @@ describe('ToolCallFilter: seeded differential vs @mastra/core 1.59.0', () => {
       }
     })
   }
+})
+
+// Without an exclude list, a long history crosses to the native side in runs
+// of a few hundred messages (core `message_list::run_length`). These histories
+// are long enough for several runs: the short cases' messages that the
+// reference filters without throwing, strung together.
+describe('ToolCallFilter: long histories vs @mastra/core 1.59.0', () => {
+  const CASES = 24
+  test(`${CASES} histories of 600 to 1,300 messages`, async () => {
+    let filtered = 0
+    for (let k = 0; k < CASES; k++) {
+      const c = genCase(deriveSeed(0x10a6, k), 0)
+      const history = []
+      const target = 600 + k * 30
+      for (let j = 0; history.length < target; j++) {
+        const { history: piece } = genCase(deriveSeed(0x10a7 + k, j))
+        const alone = await settle(() => new RefFilter(c.ctorArg).processInput({ messageList: fakeList(piece), abort }))
+        if (!alone.threw) history.push(...piece)
+      }
+      const ctx = `[long history ${k}, ${history.length} messages, options ${JSON.stringify(c.options)}]`
+      const run = async (Impl) => {
+        const filter = c.ctorArg === undefined ? new Impl() : new Impl(c.ctorArg)
+        const input = await settle(() => filter.processInput({ messages: history, messageList: fakeList(history), abort }))
+        const state = {}
+        const response = history.slice(-5)
+        const step = await settle(() => filter.processInputStep(stepArgs(history, response, state)))
+        return { input, step, state }
+      }
+      const ref = await run(RefFilter)
+      const ours = await run(OurFilter)
+      assertSameOutcome(ours.input, ref.input, `${ctx} processInput`)
+      assertSameOutcome(ours.step, ref.step, `${ctx} processInputStep`)
+      if (!ref.step.threw) assertSameValue(ours.state, ref.state, `${ctx} state`)
+      if (!ref.input.threw) filtered++
+    }
+    assert.ok(filtered > CASES / 2, `too few long histories filtered without throwing: ${filtered}`)
+  })
 })

@@ -157,6 +157,27 @@ impl std::fmt::Display for FilterError {
     }
 }
 
+impl FilterError {
+    /// The same error for a tape whose first message is message `first` of
+    /// the whole history (a history planned in runs, see
+    /// [`message_list::run_length`]).
+    pub fn from_message(self, first: usize) -> FilterError {
+        let shift = |message: usize| message + first;
+        match self {
+            FilterError::NullLegacyInvocation { message } => {
+                FilterError::NullLegacyInvocation { message: shift(message) }
+            }
+            FilterError::NonStringTopLevelContent { message } => {
+                FilterError::NonStringTopLevelContent { message: shift(message) }
+            }
+            FilterError::ModelOutputTooDeep { message } => FilterError::ModelOutputTooDeep { message: shift(message) },
+            FilterError::MissingMessage { message } => FilterError::MissingMessage { message: shift(message) },
+            FilterError::ContentNotAnArray { message } => FilterError::ContentNotAnArray { message: shift(message) },
+            FilterError::Tape(_) | FilterError::StepsOff => self,
+        }
+    }
+}
+
 impl std::error::Error for FilterError {}
 
 #[cfg(test)]

@@ -34,6 +34,15 @@ class Scratch {
   /** Arrays whose JSON slot was left for later, by tape position. */
   lazyJson = new Map()
   busy = false
+
+  /** Empties the buffers for the next tape of a call. */
+  clear() {
+    this.tape.reset()
+    this.outputs.reset()
+    if (this.strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
+    this.strings.length = 0
+    this.lazyJson.clear()
+  }
 }
 
 // One set is kept between calls, so a busy filter allocates nothing for them.
@@ -45,14 +54,11 @@ const shared = new Scratch()
 function withScratch(use) {
   const scratch = shared.busy ? new Scratch() : shared
   scratch.busy = true
-  scratch.tape.reset()
-  scratch.outputs.reset()
+  scratch.clear()
   try {
     return use(scratch)
   } finally {
-    if (scratch.strings.length > KEPT_BUFFER_LIMIT) scratch.stringsGrown = true
-    scratch.strings.length = 0
-    scratch.lazyJson.clear()
+    scratch.clear()
     scratch.busy = false
     if (scratch === shared) giveBackOutsized(scratch)
   }
@@ -114,13 +120,29 @@ function excludeNow(exclude) {
 class CallIds {
   #indexes = new Map()
   values = []
+  /**
+   * The id after the last one found again. Ids mostly come back in the order
+   * they first came (a step's results follow its calls, and legacy entries
+   * their parts), so the next id is checked here before the map. `===`
+   * implies SameValueZero, so a match is the map's own answer; `NaN`, which
+   * `===` never matches, goes to the map.
+   */
+  #next = 0
 
   intern(id) {
+    const values = this.values
+    const next = this.#next
+    if (next < values.length && values[next] === id) {
+      this.#next = next + 1
+      return next
+    }
     let index = this.#indexes.get(id)
     if (index === undefined) {
-      index = this.values.length
+      index = values.length
       this.#indexes.set(id, index)
-      this.values.push(id)
+      values.push(id)
+    } else {
+      this.#next = index + 1
     }
     return index
   }

@@ -6,7 +6,7 @@
 // objects. Payloads (args, results, model outputs) never cross the boundary;
 // only their shape does.
 
-const { NativeMessageListFilter } = require('../native.js')
+const { NativeMessageListFilter, messageListRunLength } = require('../native.js')
 const { TapeWriter } = require('../tape-writer.js')
 const {
   codes,
@@ -25,6 +25,14 @@ const {
 const TAPE = codes.messageList
 const PLAN = codes.plan
 const { seen: SEEN_KEY, steps: STEPS_KEY } = codes.stateKeys
+
+/** Messages per tape by exclude mode, asked of the core once per mode: a native call costs about a microsecond. */
+const runLengths = new Map()
+
+function runLengthOf(mode) {
+  if (!runLengths.has(mode)) runLengths.set(mode, messageListRunLength(mode))
+  return runLengths.get(mode)
+}
 
 // `String.prototype.trim` removes exactly the characters `\s` matches.
 const NON_BLANK = /\S/
@@ -74,8 +82,9 @@ class ToolCallFilter {
       for (const id of members) steps.push(ids.intern(id))
     }
     const responseMessages = args.messageList.get.response.db()
+    checkHistory(responseMessages)
     const answer = withScratch((scratch) => {
-      writeHistory(scratch, responseMessages, null, ids, false, true)
+      writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true)
       return callNative(() => this.#native.advanceSteps(seen, steps.finish(), scratch.tape.finish()))
     })
     let at = 0
@@ -97,46 +106,62 @@ class ToolCallFilter {
     const exclude = this.#exclude
     const { mode, names } = excludeNow(exclude)
     if (mode === ExcludeMode.Nothing) return messages
+    checkHistory(messages)
     if (ids === null && mode === ExcludeMode.Listed) ids = new CallIds()
     const withOutputs = this.#withOutputs
+    const excludeLength = exclude?.length
+    // As `map` does, the reference reads the length once.
+    const count = messages.length
+    const runLength = runLengthOf(mode) ?? count
     return withScratch((scratch) => {
-      // Excluding every tool, ids decide only whether a step keeps a call:
-      // those are all interned already, so the others need no index of their own.
-      writeHistory(scratch, messages, names, ids, withOutputs, mode === ExcludeMode.Listed)
-      const written = scratch.tape.finish()
-      if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
-      const plan = scratch.plan
-      const excludeLength = exclude?.length
-      let length = callNative(() => native.plan(excludeLength, written, preserve ?? undefined, plan))
-      if (length < 0) {
-        // Some JSON is its output's text after all: fill in those slots and plan again.
-        fillJson(scratch, written, plan.subarray(0, -length))
-        length = callNative(() => native.plan(excludeLength, written, preserve ?? undefined, plan))
+      const filtered = []
+      for (let from = 0; from < count; from += runLength) {
+        const to = Math.min(count, from + runLength)
+        scratch.clear()
+        // Excluding every tool, ids decide only whether a step keeps a call:
+        // those are all interned already, so the others need no index of their own.
+        writeHistory(scratch, messages, from, to, names, ids, withOutputs, mode === ExcludeMode.Listed)
+        const written = scratch.tape.finish()
+        if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
+        const plan = scratch.plan
+        let length = callNative(() => native.plan(excludeLength, written, preserve ?? undefined, from, plan))
+        if (length < 0) {
+          // Some JSON is its output's text after all: fill in those slots and plan again.
+          fillJson(scratch, written, plan.subarray(0, -length))
+          length = callNative(() => native.plan(excludeLength, written, preserve ?? undefined, from, plan))
+        }
+        applyPlan(messages, from, to, plan.subarray(0, length), scratch.strings, filtered)
       }
-      return applyPlan(messages, plan.subarray(0, length), scratch.strings)
+      return filtered
     })
   }
 }
 
+function checkHistory(messages) {
+  if (!Array.isArray(messages)) {
+    throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
+  }
+}
+
 /**
- * Writes one history. `ids` is null where ids decide nothing (every tool call
- * goes and none is kept by step; ids are then not read at all); model outputs
- * are written only `withOutputs`. Unless `internNew`, ids not interned yet
- * are written as the one index `CallIds#lookup` gives them all.
+ * Writes messages `from..to` of a history as one tape. `ids` is null where
+ * ids decide nothing (every tool call goes and none is kept by step; ids are
+ * then not read at all); model outputs are written only `withOutputs`.
+ * Unless `internNew`, ids not interned yet are written as the one index
+ * `CallIds#lookup` gives them all.
  *
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
-function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) {
+function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew) {
   const tape = scratch.tape
-  if (!Array.isArray(messages)) {
-    throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
-  }
-  tape.reserve(messages.length + 1)
+  // Without an exclude list, ids or model outputs, a tool part's state decides nothing either.
+  const readsInvocations = excluded !== null || ids !== null || withOutputs
+  tape.reserve(to - from + 1)
   let data = tape.data
   let n = tape.length
-  data[n++] = messages.length
-  for (let i = 0; i < messages.length; i++) {
+  data[n++] = to - from
+  for (let i = from; i < to; i++) {
     const message = messages[i]
     if (message === null || message === undefined) {
       // Array methods skip the holes of a sparse array, and so does the reference.
@@ -159,7 +184,7 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) 
     // A message without tool parts is never touched, so it is written as such
     // and its parts are rolled back off the tape.
     tape.length = n
-    tape.reserve(4 + parts.length * 5 + (messages.length - i))
+    tape.reserve(4 + parts.length * 5 + (to - i))
     data = tape.data
     const start = n
     data[n++] = TAPE.withParts
@@ -184,8 +209,17 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) 
         throw new TypeError(`ToolCallFilter: tool-invocation part ${j} of message ${i} has no toolInvocation`)
       }
       hasTool = true
-      const state = invocation.state
       data[n++] = TAPE.partTool
+      if (!readsInvocations) {
+        // Nothing about the invocation decides anything: its object is not
+        // even loaded, which in a long history is a cache miss spared.
+        data[n++] = TAPE.stateOther
+        data[n++] = 0
+        data[n++] = 0
+        data[n++] = TAPE.noOutput
+        continue
+      }
+      const state = invocation.state
       data[n++] = state === 'call' ? TAPE.stateCall : state === 'result' ? TAPE.stateResult : TAPE.stateOther
       data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
       if (ids === null) {
@@ -200,7 +234,7 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) 
         tape.length = n
         writeModelOutput(scratch, tape, mastra.modelOutput, [])
         n = tape.length
-        tape.reserve((parts.length - j) * 5 + (messages.length - i) + 4)
+        tape.reserve((parts.length - j) * 5 + (to - i) + 4)
         data = tape.data
       } else {
         data[n++] = TAPE.noOutput
@@ -219,7 +253,7 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) 
       continue
     }
     tape.length = n
-    tape.reserve(2 + legacy.length * 2 + (messages.length - i))
+    tape.reserve(2 + legacy.length * 2 + (to - i))
     data = tape.data
     data[n++] = TAPE.legacy
     data[n++] = legacy.length
@@ -230,9 +264,13 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) 
         data[n++] = 0
         continue
       }
-      const id = invocation.toolCallId ?? invocation.toolCall?.id
-      // Legacy entries are looked up without a truthiness check, so every value is interned.
-      data[n++] = ids === null ? 0 : internNew ? ids.intern(id) : ids.lookup(id)
+      if (ids === null) {
+        data[n++] = 0
+      } else {
+        const id = invocation.toolCallId ?? invocation.toolCall?.id
+        // Legacy entries are looked up without a truthiness check, so every value is interned.
+        data[n++] = internNew ? ids.intern(id) : ids.lookup(id)
+      }
       data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
     }
   }
@@ -240,14 +278,36 @@ function writeHistory(scratch, messages, excluded, ids, withOutputs, internNew) 
 }
 
 function topLevelText(text) {
-  if (typeof text === 'string') return NON_BLANK.test(text) ? TAPE.text : text.length > 0 ? TAPE.textBlank : TAPE.textAbsent
+  if (typeof text === 'string') {
+    // Text mostly starts with a printable ASCII character, which `\s` never matches.
+    const first = text.charCodeAt(0)
+    if (first > 0x20 && first < 0x7f) return TAPE.text
+    return NON_BLANK.test(text) ? TAPE.text : text.length > 0 ? TAPE.textBlank : TAPE.textAbsent
+  }
   return text ? TAPE.textNotAString : TAPE.textAbsent
 }
 
-function applyPlan(messages, plan, strings) {
-  const out = []
+/**
+ * `{ ...rest, parts }` where `const { toolInvocations, ...rest } = content`,
+ * as the reference builds it. The object the rest pattern builds is already a
+ * copy of its own: setting `parts` on it, where it holds `parts` already,
+ * gives the same keys in the same order without copying it again. That also
+ * spares the cost of a spread's result in V8, whose hidden class shares no
+ * transitions, so that adding `toolInvocations` to it builds a new class for
+ * every message. Where `parts` is not an own property, the reference's
+ * definition at the end is kept rather than risk an assignment.
+ */
+function withoutLegacy(content, parts) {
+  const { toolInvocations, ...rest } = content
+  if (!Object.hasOwn(rest, 'parts')) return { ...rest, parts }
+  rest.parts = parts
+  return rest
+}
+
+/** Applies the plan of messages `from..to` to them, appending what stays to `out`. */
+function applyPlan(messages, from, to, plan, strings, out) {
   let at = 0
-  for (let i = 0; i < messages.length; i++) {
+  for (let i = from; i < to; i++) {
     const message = messages[i]
     const action = plan[at++]
     if (action === PLAN.keep) {
@@ -269,17 +329,16 @@ function applyPlan(messages, plan, strings) {
         at += count
       }
     }
-    const { toolInvocations, ...rest } = content
-    const updated = { ...rest, parts: kept }
+    const updated = withoutLegacy(content, kept)
     const legacyCount = plan[at++]
     if (legacyCount > 0) {
+      const toolInvocations = content.toolInvocations
       const legacy = new Array(legacyCount)
       for (let k = 0; k < legacyCount; k++) legacy[k] = toolInvocations[plan[at++]]
       updated.toolInvocations = legacy
     }
     out.push({ ...message, content: updated })
   }
-  return out
 }
 
 module.exports = { ToolCallFilter }

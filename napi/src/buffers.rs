@@ -31,9 +31,10 @@ impl Int32Out<'_> {
         self.0.len()
     }
 
-    /// Copies `answer` to the start of the buffer, after checking that the
-    /// buffer is long enough and overlaps none of `inputs`.
-    pub fn write(&mut self, answer: &[i32], inputs: &[&Int32In<'_>]) -> Result<()> {
+    /// Copies the pieces of an answer, one after another, to the start of
+    /// the buffer, after checking that the buffer is long enough and overlaps
+    /// none of `inputs`.
+    pub fn write(&mut self, pieces: &[&[i32]], inputs: &[&Int32In<'_>]) -> Result<()> {
         let out = self.0.as_ptr_range();
         let out = out.start as usize..out.end as usize;
         if inputs.iter().any(|input| {
@@ -42,14 +43,18 @@ impl Int32Out<'_> {
         }) {
             return Err(Error::new(Status::InvalidArg, "the answer buffer shares memory with an input"));
         }
-        if answer.len() > self.0.len() {
+        if pieces.iter().map(|piece| piece.len()).sum::<usize>() > self.0.len() {
             return Err(Error::new(Status::InvalidArg, "the answer buffer is too small"));
         }
         // SAFETY: JavaScript is blocked in this call, the view is not shared
         // with another thread (refused on conversion), and no slice of the
         // inputs, the only other views borrowed here, overlaps it.
         let out = unsafe { self.0.as_mut() };
-        out[..answer.len()].copy_from_slice(answer);
+        let mut at = 0;
+        for piece in pieces {
+            out[at..at + piece.len()].copy_from_slice(piece);
+            at += piece.len();
+        }
         Ok(())
     }
 }

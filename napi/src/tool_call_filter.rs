@@ -40,6 +40,20 @@ pub fn exclude_mode(list_length: Option<u32>) -> ExcludeMode {
     }
 }
 
+/// How many messages one message-list history tape may hold in this mode;
+/// `undefined` for the whole history (see the core's
+/// `message_list::run_length`). It depends on the mode alone, so the wrapper
+/// asks once per mode.
+#[napi(catch_unwind)]
+pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
+    let exclude = match mode {
+        ExcludeMode::All => Exclude::All,
+        ExcludeMode::Listed => Exclude::Listed,
+        ExcludeMode::Nothing => Exclude::Nothing,
+    };
+    message_list::run_length(exclude).map(|length| length as u32)
+}
+
 #[napi]
 pub struct NativeMessageListFilter {
     options: message_list::Options,
@@ -62,30 +76,32 @@ impl NativeMessageListFilter {
     }
 
     /// Plans a history tape (see the core's `message_list`) into `out` and
-    /// returns the plan's length. A negative answer `-n` means `n` JSON slots
-    /// of the tape are needed: their positions are in `out`, to be filled
-    /// before asking again. Borrowing the caller's buffers keeps the call free
-    /// of allocations JavaScript would collect.
+    /// returns the plan's length. The tape's first message is message
+    /// `first_message` of the history, which errors name. A negative answer
+    /// `-n` means `n` JSON slots of the tape are needed: their positions are
+    /// in `out`, to be filled before asking again. Borrowing the caller's
+    /// buffers keeps the call free of allocations JavaScript would collect.
     #[napi(catch_unwind)]
     pub fn plan(
         &self,
         exclude_length: Option<u32>,
         tape: Int32In,
         preserve: Option<Int32In>,
+        first_message: u32,
         mut out: Int32Out,
     ) -> Result<i32> {
         let preserve_ids: HashSet<CallId> =
             preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
         let exclude = Exclude::for_list(exclude_length);
         let (answer, sign) = match message_list::plan_tape(&self.options, exclude, tape.as_slice(), &preserve_ids)
-            .map_err(type_error)?
+            .map_err(|error| type_error(error.from_message(first_message as usize)))?
         {
             TapePlan::Ready(plan) => (plan, 1),
             TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
         };
         let mut inputs = vec![&tape];
         inputs.extend(preserve.as_ref());
-        out.write(&answer, &inputs)?;
+        out.write(&[&answer], &inputs)?;
         Ok(sign * answer.len() as i32)
     }
 
@@ -200,29 +216,28 @@ impl NativePromptFilter {
             outputs.as_ref().map(Int32In::as_slice),
         )
         .map_err(type_error)?;
-        let mut answer = vec![decision.record_history as i32];
-        match decision.answer {
-            Answer::Unchanged => answer.push(PromptAnswer::Unchanged as i32),
-            Answer::NeedsOutputs(parts) => {
-                answer.extend([PromptAnswer::NeedsOutputs as i32, parts.len() as i32]);
-                answer.extend(parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]));
-            }
-            Answer::NeedsJson(slots) => {
-                answer.extend([PromptAnswer::NeedsJson as i32, slots.len() as i32]);
-                answer.extend(slots.into_iter().map(|slot| slot as i32));
-            }
-            Answer::Changed(plan) => {
-                answer.push(PromptAnswer::Changed as i32);
-                answer.extend(plan);
-            }
-        }
-        if answer.len() > out.len() {
-            return Ok(-(answer.len() as i32));
+        let record = decision.record_history as i32;
+        // The plan, the long part of an answer, is written as the core made it.
+        let (head, body): (Vec<i32>, Vec<i32>) = match decision.answer {
+            Answer::Unchanged => (vec![record, PromptAnswer::Unchanged as i32], Vec::new()),
+            Answer::NeedsOutputs(parts) => (
+                vec![record, PromptAnswer::NeedsOutputs as i32, parts.len() as i32],
+                parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]).collect(),
+            ),
+            Answer::NeedsJson(slots) => (
+                vec![record, PromptAnswer::NeedsJson as i32, slots.len() as i32],
+                slots.into_iter().map(|slot| slot as i32).collect(),
+            ),
+            Answer::Changed(plan) => (vec![record, PromptAnswer::Changed as i32], plan),
+        };
+        let length = head.len() + body.len();
+        if length > out.len() {
+            return Ok(-(length as i32));
         }
         let mut inputs = vec![&tape];
         inputs.extend(history.as_ref());
         inputs.extend(outputs.as_ref());
-        out.write(&answer, &inputs)?;
-        Ok(answer.len() as i32)
+        out.write(&[&head, &body], &inputs)?;
+        Ok(length as i32)
     }
 }

@@ -25,6 +25,13 @@
 //! entry    := call_id excluded | LEGACY_NULL 0 | LEGACY_HOLE 0
 //! ```
 //!
+//! Where a field decides nothing the binding may write a fixed value without
+//! reading it: `excluded` 0 without an exclude list, `call_id` 0 where no ids
+//! are compared (every tool goes, none is kept by step), `output` NO_OUTPUT
+//! without `preserveModelOutput`, and, where all three hold, `state`
+//! STATE_OTHER (without an exclude list or a model output, a tool part goes
+//! whatever its state).
+//!
 //! The answer is a plan ([`super::plan`]) that the binding applies to the
 //! original objects, so payloads never leave JavaScript and nothing is copied
 //! that is not rewritten.
@@ -318,6 +325,25 @@ pub fn tool_call_ids(history: &History) -> Result<Vec<CallId>, FilterError> {
     }
     Ok(ids)
 }
+
+/// How many messages one tape may hold, or `None` for the whole history.
+///
+/// Without an exclude list every message is planned on its own, so a long
+/// history may cross in runs: the binding then walks each run twice (to write
+/// its tape, then to apply its plan) while its objects are still in the CPU's
+/// caches, where a second walk over thousands of messages finds them evicted.
+/// An exclude list removes the results of calls found anywhere in the
+/// history, so that history crosses whole.
+pub fn run_length(exclude: Exclude) -> Option<usize> {
+    match exclude {
+        Exclude::All | Exclude::Nothing => Some(RUN_MESSAGES),
+        Exclude::Listed => None,
+    }
+}
+
+/// Messages per run where a history may cross in runs: a few hundred
+/// messages' objects fit in a core's own cache.
+const RUN_MESSAGES: usize = 256;
 
 /// What [`plan_tape`] found.
 #[derive(Debug, PartialEq, Eq)]

@@ -335,3 +335,44 @@ fn arbitrary_tapes_give_plans_or_errors_never_panics() {
     }
     assert!(planned > 1_000, "too few valid tapes to mean anything: {planned}");
 }
+
+#[test]
+fn without_an_exclude_list_a_history_planned_in_runs_gives_the_whole_plan() {
+    assert_eq!(run_length(Exclude::Listed), None);
+    let run_messages = run_length(Exclude::All).unwrap();
+    assert!(run_messages > 0);
+
+    // Messages, each a tape of its own: untouched, tool-only, mixed with legacy, a kept call.
+    let messages: Vec<Vec<i32>> = vec![
+        HistoryTape::default().untouched().build(),
+        HistoryTape::default().message(0, vec![tool(2, false, 0, None)], None).build(),
+        HistoryTape::default()
+            .message(1, vec![text_part(), tool(2, false, 1, Some(vec![1, 7, 1]))], Some(vec![(1, false)]))
+            .build(),
+        HistoryTape::default().message(0, vec![tool(1, false, 2, None)], Some(vec![(2, false), (3, false)])).build(),
+    ];
+    let whole = |indexes: &[usize]| {
+        let mut tape = vec![indexes.len() as i32];
+        for &i in indexes {
+            tape.extend_from_slice(&messages[i][1..]);
+        }
+        tape
+    };
+    let history: Vec<usize> = (0..2 * run_messages + 3).map(|i| i % messages.len()).collect();
+    for preserve_model_output in [false, true] {
+        let options = options(Exclude::All, preserve_model_output);
+        let expected = run(options, &whole(&history), &[2]).unwrap();
+        let mut in_runs = Vec::new();
+        for chunk in history.chunks(run_messages) {
+            in_runs.extend(run(options, &whole(chunk), &[2]).unwrap());
+        }
+        assert_eq!(in_runs, expected);
+    }
+}
+
+#[test]
+fn errors_of_a_run_name_the_message_in_the_whole_history() {
+    let error = FilterError::NullLegacyInvocation { message: 3 };
+    assert_eq!(error.from_message(256), FilterError::NullLegacyInvocation { message: 259 });
+    assert_eq!(FilterError::StepsOff.from_message(5), FilterError::StepsOff);
+}

@@ -282,14 +282,29 @@ struct Filter<'a> {
     preserved: Vec<bool>,
 }
 
-/// By call id, the text its removed pair leaves, if any.
-type TextsById = Vec<Option<ResultText>>;
+/// The text each removed pair leaves, if any, by call id. The strings of
+/// every text share one vector, so a prompt's texts take two allocations
+/// however many there are.
+#[derive(Default)]
+struct TextsById {
+    by_id: Vec<Option<ResultText>>,
+    strings: Vec<i32>,
+}
 
-/// The text a removed pair leaves: the result it comes from and its strings.
+impl TextsById {
+    /// The text of call `id`, with its strings.
+    fn get(&self, id: usize) -> Option<(&ResultText, &[i32])> {
+        let text = self.by_id.get(id)?.as_ref()?;
+        Some((text, &self.strings[text.strings.clone()]))
+    }
+}
+
+/// The text a removed pair leaves: the result it comes from and where its
+/// strings are in [`TextsById::strings`].
 struct ResultText {
     message: u32,
     part: u32,
-    strings: Vec<i32>,
+    strings: std::ops::Range<usize>,
 }
 
 impl Filter<'_> {
@@ -314,7 +329,7 @@ impl Filter<'_> {
                 Err(asked) => return Ok(asked),
             }
         } else {
-            Vec::new()
+            TextsById::default()
         };
 
         let mut called = vec![false; prompt.id_count];
@@ -352,11 +367,11 @@ impl Filter<'_> {
                 // The text goes where the call was, so roles stay valid; a
                 // provider-executed result with no call leaves it in place.
                 let emits_text = part.kind == PartKind::Call || (message.assistant && !called[id]);
-                match texts.get(id).and_then(Option::as_ref).filter(|_| emits_text) {
-                    Some(text) => {
+                match texts.get(id).filter(|_| emits_text) {
+                    Some((text, strings)) => {
                         out.extend([plan::PART_RESULT_TEXT, text.message as i32, text.part as i32]);
-                        out.push(text.strings.len() as i32);
-                        out.extend_from_slice(&text.strings);
+                        out.push(strings.len() as i32);
+                        out.extend_from_slice(strings);
                         kept += 1;
                     }
                     None => out.push(plan::PART_DROP),
@@ -396,26 +411,26 @@ impl Filter<'_> {
             }
         }
         if wanted.is_empty() {
-            return Ok(Ok(Vec::new()));
+            return Ok(Ok(TextsById::default()));
         }
         let Some(outputs) = outputs else {
             return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|&(m, p, _)| (m, p)).collect())));
         };
 
-        let mut texts: TextsById = Vec::new();
-        texts.resize_with(self.prompt.id_count, || None);
+        let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
+        texts.by_id.resize_with(self.prompt.id_count, || None);
         let mut needed_json = Vec::new();
         let mut reader = Reader::new(outputs);
         for (message, part, id) in wanted {
             let start = reader.position();
-            let mut strings = Vec::new();
-            model_output_text(outputs, start, &mut strings, &mut needed_json).map_err(|error| match error {
+            let first = texts.strings.len();
+            model_output_text(outputs, start, &mut texts.strings, &mut needed_json).map_err(|error| match error {
                 NodeError::Tape(error) => FilterError::Tape(error),
                 NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
             })?;
             reader.skip_node(0)?;
-            if !strings.is_empty() {
-                texts[id as usize] = Some(ResultText { message, part, strings });
+            if texts.strings.len() > first {
+                texts.by_id[id as usize] = Some(ResultText { message, part, strings: first..texts.strings.len() });
             }
         }
         reader.finish()?;

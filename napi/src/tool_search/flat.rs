@@ -82,7 +82,7 @@ impl Checks {
     /// Writes the checks into `out`, or [`UNCHECKED`] when they do not fit.
     fn write(self, out: &mut Int32Out<'_>) -> Result<()> {
         let checks = if self.words.len() <= out.len() { self } else { Checks::unchecked() };
-        out.write(&checks.words, &[])
+        out.write(&[&checks.words], &[])
     }
 }
 
@@ -103,7 +103,7 @@ pub fn search_answer(
     }
     let mut words = checks.words;
     let text = lay_out(outcome, &mut words)?;
-    out.write(&words, &[])?;
+    out.write(&[&words], &[])?;
     Ok(Either::A(text))
 }
 
