@@ -172,59 +172,6 @@ fn truncation_counts_utf16_units() {
     assert_eq!(truncate_description(&long).units(), &js(&format!("{}...", "e".repeat(147)))[..]);
 }
 
-/// Build-speed check for the 10,000-tool catalog the spec benchmarks, with
-/// ~100-unit descriptions. Run in release mode:
-/// `cargo test --release -p mastra-native-processors -- --ignored --nocapture build_speed`
-#[test]
-#[ignore]
-fn build_speed_10k_tools() {
-    use std::time::Instant;
-
-    let mut rng = crate::test_rng::Rng::new(0x9E37_79B9_7F4A_7C15);
-    let mut next = move || rng.next();
-    let syllables = ["ka", "lo", "mi", "ne", "ru", "ta", "sho", "ven", "dar", "qui", "bel", "tor", "ex", "in"];
-    let vocabulary: Vec<String> =
-        (0..5000).map(|_| (0..2 + next() % 3).map(|_| syllables[(next() % 14) as usize]).collect()).collect();
-    // Two word choices: uniform over the vocabulary (few repeats, so little
-    // cache reuse: the slow case), and skewed like natural text.
-    for skewed in [false, true] {
-        let label = if skewed { "skewed" } else { "uniform" };
-        let pick = |r: u64| {
-            if skewed {
-                let x = (r % 1_000_000) as f64 / 1_000_000.0;
-                (x * x * x * 5000.0) as usize
-            } else {
-                (r % 5000) as usize
-            }
-        };
-        let mut builder = Catalog::builder();
-        for i in 0..10_000 {
-            let id = format!("{}_{}_{i}", vocabulary[pick(next())], vocabulary[pick(next())]);
-            let mut description = String::new();
-            while description.len() < 100 {
-                description.push_str(&vocabulary[pick(next())]);
-                description.push(if next() % 9 == 0 { ',' } else { ' ' });
-            }
-            builder.push_str(&format!("tool{i}"), Some(&id), &description);
-        }
-        let (text, entries) = (builder.text.clone(), builder.entries.clone());
-        let mut times: Vec<f64> = (0..21)
-            .map(|_| {
-                let (text, entries) = (text.clone(), entries.clone());
-                let start = Instant::now();
-                let catalog = Catalog::new(text, entries).unwrap();
-                // The index builds on its own thread; waiting for it is part of the cost.
-                let _ = catalog.index();
-                let elapsed = start.elapsed().as_secs_f64() * 1e3;
-                assert_eq!(catalog.len(), 10_000);
-                elapsed
-            })
-            .collect();
-        times.sort_by(f64::total_cmp);
-        println!("build 10,000 tools ({label} words): median {:.2} ms, best {:.2} ms", times[10], times[0]);
-    }
-}
-
 #[test]
 fn arbitrary_text_and_queries_rank_without_panicking() {
     // Any UTF-16 at all, lone surrogates and separators included, with
