@@ -716,41 +716,51 @@ class Selection {
    */
   read(pool, keys, tools, what, stepTools) {
     const { rows, readsParameters } = this
-    for (let i = 0; i < keys.length; i++, this.at += ROW_COLUMNS) {
-      const key = keys[i]
-      const tool = tools[i]
-      const row = this.at
-      const isMeta = stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)
-      if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
-        // The meta-tools among the step tools are passed through, never read.
-        if (!isMeta) throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
-        this.#noTool(row, key)
-        continue
+    const { entries } = pool
+    let at = this.at
+    try {
+      for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
+        const key = keys[i]
+        const tool = tools[i]
+        const isMeta = stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)
+        if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
+          // The meta-tools among the step tools are passed through, never read.
+          if (!isMeta) throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
+          this.#noTool(at, key)
+          continue
+        }
+        let entry = entries.get(tool)
+        const id = tool.id
+        if (entry?.id !== id && typeof id !== 'string' && id !== undefined && id !== null) {
+          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
+        }
+        const description = tool.description
+        if (
+          entry?.description !== description &&
+          typeof description !== 'string' &&
+          description !== undefined &&
+          description !== null
+        ) {
+          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
+        }
+        if (isMeta) {
+          this.#noTool(at, key)
+          continue
+        }
+        const schema = readsParameters ? tool.inputSchema : undefined
+        if (entry === undefined || entry.id !== id || entry.description !== description || entry.schema !== schema) {
+          entry = this.#analyse(pool, tool, entry, id, description, schema)
+        }
+        rows[at] = entry.slot
+        if (key === id) {
+          rows[at + 1] = KEY_IS_ID
+        } else {
+          this.keysText += key
+          rows[at + 1] = key.length
+        }
       }
-      let entry = pool.entries.get(tool)
-      const id = tool.id
-      if (entry?.id !== id && typeof id !== 'string' && id !== undefined && id !== null) {
-        throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
-      }
-      const description = tool.description
-      if (entry?.description !== description && typeof description !== 'string' && description !== undefined && description !== null) {
-        throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
-      }
-      if (isMeta) {
-        this.#noTool(row, key)
-        continue
-      }
-      const schema = readsParameters ? tool.inputSchema : undefined
-      if (entry === undefined || entry.id !== id || entry.description !== description || entry.schema !== schema) {
-        entry = this.#analyse(pool, tool, entry, id, description, schema)
-      }
-      rows[row] = entry.slot
-      if (key === id) {
-        rows[row + 1] = KEY_IS_ID
-      } else {
-        this.keysText += key
-        rows[row + 1] = key.length
-      }
+    } finally {
+      this.at = at
     }
   }
 

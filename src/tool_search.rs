@@ -39,7 +39,10 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use hashbrown::HashTable;
+
 use crate::js::{array_index, JsString};
+use crate::search::hash_units;
 use crate::search::{
     Catalog, CatalogError, EntrySpans, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
 };
@@ -282,22 +285,39 @@ pub struct PoolTool<'a> {
 /// keys and tools (record tool `i` is tool `i`, resolved tool `i` is tool
 /// `record.len() + i`), in key order. A resolved key replaces a record key in
 /// place, new keys are appended, and array-index keys come first in
-/// ascending order, as in any JavaScript object.
+/// ascending order, as in any JavaScript object. The keys of each list are
+/// distinct, as an object's are (a key repeated within a list is kept twice,
+/// and the catalog takes the later).
 fn spread<'a>(record: &[&'a [u16]], resolved: &[&'a [u16]]) -> Result<Vec<(&'a [u16], ToolRef)>, CatalogError> {
-    let mut merged: indexmap::IndexMap<&[u16], ToolRef, foldhash::fast::RandomState> =
-        indexmap::IndexMap::with_capacity_and_hasher(record.len() + resolved.len(), Default::default());
     let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
+    // Only the record's keys are looked up (a record is small, a step's
+    // tools may be many): each resolved key is hashed once.
+    let mut record_keys: HashTable<u32> = HashTable::with_capacity(record.len());
+    let mut order: Vec<(&[u16], ToolRef)> = Vec::with_capacity(record.len() + resolved.len());
     for (i, &key) in record.iter().enumerate() {
-        merged.insert(key, tool_ref(i)?);
-    }
-    for (i, &key) in resolved.iter().enumerate() {
-        if !is_meta_tool(key) {
-            merged.insert(key, tool_ref(record.len() + i)?);
+        let hash = hash_units(key);
+        match record_keys.find(hash, |&at| order[at as usize].0 == key) {
+            Some(&at) => order[at as usize].1 = tool_ref(i)?,
+            None => {
+                record_keys.insert_unique(hash, order.len() as u32, |&at| hash_units(order[at as usize].0));
+                order.push((key, tool_ref(i)?));
+            }
         }
     }
-    let mut order: Vec<(&[u16], ToolRef)> = merged.into_iter().collect();
-    // Stable: keys that are no array index keep their insertion order.
-    order.sort_by_key(|&(key, _)| array_index(key).map_or((1, 0), |index| (0, index)));
+    for (i, &key) in resolved.iter().enumerate() {
+        if is_meta_tool(key) {
+            continue;
+        }
+        let tool = tool_ref(record.len() + i)?;
+        match record_keys.find(hash_units(key), |&at| order[at as usize].0 == key) {
+            Some(&at) => order[at as usize].1 = tool,
+            None => order.push((key, tool)),
+        }
+    }
+    if order.iter().any(|(key, _)| array_index(key).is_some()) {
+        // Stable: keys that are no array index keep their insertion order.
+        order.sort_by_key(|&(key, _)| array_index(key).map_or((1, 0), |index| (0, index)));
+    }
     Ok(order)
 }
 
