@@ -450,7 +450,7 @@ mod tests {
         let mut out = String::new();
         for _ in 0..rng.next() % (most + 1) {
             out.push_str(WORDS[(rng.next() % WORDS.len() as u64) as usize]);
-            out.push(if rng.next() % 4 == 0 { '.' } else { ' ' });
+            out.push(if rng.next().is_multiple_of(4) { '.' } else { ' ' });
         }
         u(&out)
     }
@@ -530,7 +530,7 @@ mod tests {
     }
 
     /// Distinct keys, the later tool winning, as in a JavaScript object.
-    fn distinct_keys<'t>(picked: Vec<(Slot, &'t Tool)>) -> Vec<(Slot, &'t Tool)> {
+    fn distinct_keys(picked: Vec<(Slot, &Tool)>) -> Vec<(Slot, &Tool)> {
         let mut out: Vec<(Slot, &Tool)> = Vec::new();
         for (slot, tool) in picked {
             out.retain(|(_, t)| t.key != tool.key);
