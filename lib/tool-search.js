@@ -390,11 +390,13 @@ function defineToolSearchProcessor(host) {
      * it kept. The pool holds analyses, never tools: the tools a step hands
      * out are the step's own (`keys`, `tools`, `record.tools`). An agent
      * hands every step of a run (and often every run) the very same tools,
-     * so the last catalog is kept while the selection is the same.
+     * so the last catalog is kept while they are (see `sameSelection`).
      */
     #stepCatalog(stepRecord, keys) {
       const record = this.#record
       const recordKeys = Object.keys(record)
+      const last = this.#lastStepCatalog
+      if (last !== undefined && sameSelection(last, record, recordKeys, stepRecord, keys, this.#readsParameters)) return last
       const recordTools = valuesOf(record, recordKeys)
       const tools = valuesOf(stepRecord, keys)
       const pool = this.#pool
@@ -406,8 +408,6 @@ function defineToolSearchProcessor(host) {
         selection.undo(pool)
         throw error
       }
-      const last = this.#lastStepCatalog
-      if (last !== undefined && selection.sameAs(last.selection, recordKeys.length)) return last
       const released = pool.takeReleased()
       const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
       let native
@@ -429,11 +429,10 @@ function defineToolSearchProcessor(host) {
         pool.reuse(released)
       }
       selection.commit(pool)
-      selection.recordCount = recordKeys.length
       this.#lastStepCatalog = {
         keys,
         tools,
-        record: { tools: recordTools },
+        record: { keys: recordKeys, tools: recordTools },
         selection,
         native,
         live: native.live,
@@ -699,6 +698,8 @@ class ToolPool {
 class Selection {
   constructor(count, readsParameters) {
     this.rows = new Int32Array(count * ROW_COLUMNS)
+    /** Per row, what was read of its tool (`{ id, description, schema }`), undefined for no tool. */
+    this.seen = new Array(count)
     this.at = 0
     this.keysText = ''
     this.readsParameters = readsParameters
@@ -707,7 +708,6 @@ class Selection {
     this.addedTools = []
     /** Per tool analysed: the tool, its entry before (undefined: new). */
     this.undoLog = []
-    this.recordCount = 0
   }
 
   /**
@@ -729,6 +729,7 @@ class Selection {
           this.#noTool(at, key)
           continue
         }
+        const row = at / ROW_COLUMNS
         let entry = entries.get(tool)
         const id = tool.id
         if (entry?.id !== id && typeof id !== 'string' && id !== undefined && id !== null) {
@@ -743,14 +744,16 @@ class Selection {
         ) {
           throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
         }
+        const schema = readsParameters ? tool.inputSchema : undefined
         if (isMeta) {
+          this.seen[row] = { id, description, schema }
           this.#noTool(at, key)
           continue
         }
-        const schema = readsParameters ? tool.inputSchema : undefined
         if (entry === undefined || entry.id !== id || entry.description !== description || entry.schema !== schema) {
           entry = this.#analyse(pool, tool, entry, id, description, schema)
         }
+        this.seen[row] = entry
         rows[at] = entry.slot
         if (key === id) {
           rows[at + 1] = KEY_IS_ID
@@ -781,15 +784,6 @@ class Selection {
     this.addedText += idText + descriptionText
     this.added.push(entry.slot, typeof id === 'string' ? id.length : TABLE.noId, descriptionText.length)
     return entry
-  }
-
-  /** Whether this is the selection `other` was, with nothing to analyse. */
-  sameAs(other, recordCount) {
-    if (this.added.length > 0 || other.recordCount !== recordCount || other.keysText !== this.keysText) return false
-    const [a, b] = [this.rows, other.rows]
-    if (a.length !== b.length) return false
-    for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-    return true
   }
 
   /** Rust analysed the tools: each new one's slot is released when it is collected. */
@@ -998,6 +992,38 @@ function pushNames(facts, names, list) {
     facts.push(name.length)
     names.push(name)
   }
+}
+
+/**
+ * Whether the caller's record (`record`, its keys `recordKeys`) and the
+ * step's tools (`stepRecord`, `keys`) are still what `catalog` was made of:
+ * the same keys and tool objects, and each tool's id and description (and
+ * input schema, where read) as read then. It reads the records themselves
+ * rather than copies of their values: a step that finds its catalog
+ * unchanged copies nothing.
+ */
+function sameSelection(catalog, record, recordKeys, stepRecord, keys, readsParameters) {
+  const { seen } = catalog.selection
+  return (
+    sameSeen(catalog.record.keys, catalog.record.tools, seen, 0, record, recordKeys, readsParameters) &&
+    sameSeen(catalog.keys, catalog.tools, seen, recordKeys.length, stepRecord, keys, readsParameters)
+  )
+}
+
+function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParameters) {
+  if (knownKeys.length !== keys.length) return false
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]
+    const tool = record[key]
+    if (knownKeys[i] !== key || knownTools[i] !== tool) return false
+    // No tool (a meta-tool's key): the same value.
+    const was = seen[base + i]
+    if (was === undefined) continue
+    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && tool.inputSchema !== was.schema)) {
+      return false
+    }
+  }
+  return true
 }
 
 /** `record`'s values under `keys`, in order. */
