@@ -429,11 +429,13 @@ impl ToolSearch {
 
     /// The catalog for a step whose agent resolved `resolved` tools (in
     /// `Object.entries` order), with `record` the constructor's tools record
-    /// as it is now. Resolved tools are indexed afresh for each request: two
-    /// requests may carry tools of the same name bound to different
-    /// credentials, and one must never get the other's. The record's tools
-    /// are the step's tools `0..record.len()`, and resolved tool `i` is tool
-    /// `record.len() + i`.
+    /// as it is now, from their text (the binding makes it from tools it
+    /// analysed before: [`pooled_step_catalog`](Self::pooled_step_catalog)).
+    /// Two requests may carry tools of the same name bound to different
+    /// credentials, and one must never get the other's: a catalog names
+    /// tools by [`ToolRef`] only, and the host hands out its own. The
+    /// record's tools are the step's tools `0..record.len()`, and resolved
+    /// tool `i` is tool `record.len() + i`.
     pub fn step_catalog(
         &self,
         record: &[ToolEntry<'_>],
