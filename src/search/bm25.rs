@@ -120,9 +120,8 @@ impl Bm25Builder {
         doc
     }
 
-    /// Indexes a new document given as its terms (numbers from
-    /// [`intern_hashed`](Self::intern_hashed)) with their counts, in any
-    /// order, a term possibly more than once (its counts add up), and returns
+    /// Indexes a new document given as its terms (numbers this builder gave
+    /// them, as a `ToolPool` asks) with their counts, in any order, a term possibly more than once (its counts add up), and returns
     /// its slot: what [`add`](Self::add) does after tokenizing, for text
     /// tokenized once and kept (see [`super::pool`]).
     pub fn add_counts(&mut self, terms: impl IntoIterator<Item = (u32, u32)>) -> DocId {
