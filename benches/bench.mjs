@@ -842,7 +842,34 @@ const WORKLOADS = [
     stepTools: size => alternating([resolvedTools(size), otherResolvedTools(size)]),
     thenSearch: true,
   }),
+  // Tools resolved per request from one pool (say, each user's subset of an
+  // MCP server's tools): each step a different selection of the same tool
+  // objects, so what was read of each tool can serve again.
+  stepWorkload('processInputStep includeResolved + search, random selection of a pool each step', {
+    options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
+    stepTools: size => alternating(poolSelections(size)),
+    thenSearch: true,
+  }),
 ]
+
+/**
+ * `POOL_SELECTIONS` seeded random selections of a pool of `n` tools, each
+ * about `POOL_SHARE` of them in a random key order.
+ */
+const POOL_SELECTIONS = 16
+const POOL_SHARE = 0.9
+const poolSelections = memo(n => {
+  const pool = Object.entries(buildTools(n, 'mcp', 5))
+  const rand = mulberry32(23)
+  return Array.from({ length: POOL_SELECTIONS }, () => {
+    const picked = pool.filter(() => rand() < POOL_SHARE)
+    for (let i = picked.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1))
+      ;[picked[i], picked[j]] = [picked[j], picked[i]]
+    }
+    return Object.fromEntries(picked)
+  })
+})
 
 /** Each call gives a function that hands out `records` in turn. */
 function alternating(records) {

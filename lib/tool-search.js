@@ -20,6 +20,7 @@ const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
 const STRINGS = toolSearchStrings()
+const { noTool: NO_TOOL, keyIsId: KEY_IS_ID, poolRowColumns: ROW_COLUMNS } = TABLE
 
 /** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
 const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
@@ -77,6 +78,9 @@ function searchAnswer(output, { words, f64 }) {
   return { results, message }
 }
 
+/** An id no tool has: a pool entry to analyse again. */
+const STALE = Symbol('stale')
+
 /** No keys, no tools. */
 const NONE = Object.freeze([])
 
@@ -108,6 +112,26 @@ function metaToolSchemas() {
   return schemas
 }
 
+/** A processor's tool pool and native half, for the test hooks below. */
+let poolOf = (processor) => {
+  throw new TypeError(`not a ToolSearchProcessor: ${describe(processor)}`)
+}
+
+/**
+ * For tests: what a processor's pool of analysed tools holds, in Rust
+ * (`tools` analysed and alive, `slots`) and here (`free` slots to reuse,
+ * `pending` slots of collected tools not yet released to Rust).
+ */
+function toolPoolStats(processor) {
+  const { pool, native } = poolOf(processor)
+  return { ...native.poolStats(), free: pool.free.length, pending: pool.released.length }
+}
+
+/** For tests: does now what the collection of `tool` does (its slot is released at the next step catalog). */
+function forgetPooledTool(processor, tool) {
+  poolOf(processor).pool.forget(tool)
+}
+
 /** The processor of a host release (see `lib/host.js`), whose `createTool` makes the meta-tools. */
 function defineToolSearchProcessor(host) {
   const { createTool } = host
@@ -115,6 +139,12 @@ function defineToolSearchProcessor(host) {
     id = 'tool-search'
     name = 'Tool Search Processor'
     description = 'Enables dynamic tool discovery and loading via search'
+
+    static {
+      // One class per host release: each answers for its own instances.
+      const other = poolOf
+      poolOf = (processor) => (#pool in processor ? { pool: processor.#pool, native: processor.#native } : other(processor))
+    }
 
     #native
     /** What Rust decided about the options (see `NativeToolSearch.settings`). */
@@ -139,6 +169,8 @@ function defineToolSearchProcessor(host) {
     #lastStepCatalog
     /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
     #lists = new RememberedLists()
+    /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
+    #pool = new ToolPool()
 
     constructor(options) {
       if (options === null || typeof options !== 'object') {
@@ -351,59 +383,64 @@ function defineToolSearchProcessor(host) {
     /**
      * The catalog of the step's own tools merged with the constructor's
      * record as it is now (`{ ...tools, ...resolved }`), as a record
-     * `{ native, live, visible, message, record, keys, tools, ids,
-     * descriptions, schemas }` with what the cache compares. An agent hands every step of a
-     * run (and often every run) the very same tool objects, so the last
-     * catalog is kept while the record's and the step's keys, tool objects,
-     * ids, descriptions (and input schemas, for a ranking that reads
-     * parameters) are all unchanged; any difference, such as another caller's
-     * tool instances, builds a new one.
+     * `{ native, live, visible, message, keys, tools, record, selection }`.
+     * Each tool is analysed in Rust once, kept by the pool under its object
+     * while its id and description (and input schema, for a ranking that
+     * reads parameters) stay what was analysed, so a step sends only its
+     * tools' slots and keys; Rust lays out the selection's index from what
+     * it kept. The pool holds analyses, never tools: the tools a step hands
+     * out are the step's own (`keys`, `tools`, `record.tools`). An agent
+     * hands every step of a run (and often every run) the very same tools,
+     * so the last catalog is kept while they are (see `sameSelection`).
      */
     #stepCatalog(stepRecord, keys) {
       const record = this.#record
       const recordKeys = Object.keys(record)
       const last = this.#lastStepCatalog
-      const sameRecord = last !== undefined && sameTools(last.record, record, recordKeys)
-      if (sameRecord && sameTools(last, stepRecord, keys)) return last
-      const recordTable = sameRecord ? last.record : this.#stepTable(recordKeys, valuesOf(record, recordKeys), 'options.tools', false)
+      if (last !== undefined && sameSelection(last, record, recordKeys, stepRecord, keys, this.#readsParameters)) return last
+      const recordTools = valuesOf(record, recordKeys)
       const tools = valuesOf(stepRecord, keys)
-      const table = this.#stepTable(keys, tools, 'the step tools', true)
-      const native = this.#native.stepCatalog(
-        recordTable.text,
-        recordTable.spans,
-        table.text,
-        table.spans,
-        recordTable.parameters?.text,
-        recordTable.parameters?.table,
-        table.parameters?.text,
-        table.parameters?.table,
-      )
-      const { ids, descriptions, schemas } = table
+      const pool = this.#pool
+      const selection = new Selection(recordKeys.length + keys.length, this.#readsParameters)
+      try {
+        selection.read(pool, recordKeys, recordTools, 'options.tools', false)
+        selection.read(pool, keys, tools, 'the step tools', true)
+      } catch (error) {
+        selection.undo(pool)
+        throw error
+      }
+      const released = pool.takeReleased()
+      const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
+      let native
+      try {
+        native = this.#native.poolStepCatalog(
+          released,
+          selection.addedText,
+          Int32Array.from(selection.added),
+          parameters?.text,
+          parameters?.table,
+          selection.keysText,
+          selection.rows,
+          recordKeys.length,
+        )
+      } catch (error) {
+        selection.undo(pool)
+        throw error
+      } finally {
+        pool.reuse(released)
+      }
+      selection.commit(pool)
       this.#lastStepCatalog = {
         keys,
         tools,
-        ids,
-        descriptions,
-        schemas,
-        record: recordTable,
+        record: { keys: recordKeys, tools: recordTools },
+        selection,
         native,
         live: native.live,
         visible: native.visible,
         message: undefined,
       }
       return this.#lastStepCatalog
-    }
-
-    /**
-     * A tool table for `#stepCatalog`, with what its cache compares: keys,
-     * tools, ids and descriptions, and the input schemas with the parameter
-     * table when the ranking reads parameters (else `null` and `undefined`).
-     */
-    #stepTable(keys, tools, what, stepTools) {
-      const table = toolTable(keys, tools, what, { stepTools, ids: true, descriptions: true })
-      const parameters = this.#readsParameters ? parameterTable(tools) : undefined
-      const schemas = parameters === undefined ? null : tools.map((tool) => tool?.inputSchema)
-      return { keys, tools, ...table, schemas, parameters }
     }
 
     /**
@@ -599,6 +636,183 @@ function snapshotStep(native, catalog, resolved, visibleTools) {
   }
 }
 
+/**
+ * The tools the processor's Rust pool (the core's `search::pool`) has
+ * analysed, each by its object: `{ slot, id, description, schema }`, what
+ * was analysed into its slot. An entry serves while the tool's id and
+ * description (and input schema, where read) are what they were; otherwise
+ * the tool is analysed again into the same slot. Entries go with their
+ * tools: a collected tool's slot is released to Rust at the next step
+ * catalog (all of them in that one call), then reused.
+ */
+class ToolPool {
+  constructor() {
+    this.entries = new WeakMap()
+    /** Slots Rust has emptied, to reuse. */
+    this.free = []
+    /** The next slot never used. */
+    this.next = 0
+    /** Slots of collected tools, not yet released to Rust. */
+    this.released = []
+    this.registry = new FinalizationRegistry((slot) => this.released.push(slot))
+  }
+
+  /** A slot for a tool met for the first time. */
+  take() {
+    return this.free.length > 0 ? this.free.pop() : this.next++
+  }
+
+  /** Gives back a slot taken for a tool whose analysis was abandoned (the last taken first). */
+  giveBack(slot) {
+    if (slot === this.next - 1) this.next--
+    else this.free.push(slot)
+  }
+
+  /** The slots to release in Rust, as they cross. */
+  takeReleased() {
+    const released = Int32Array.from(this.released)
+    this.released = []
+    return released
+  }
+
+  /** What happens when `tool` is collected, now (for tests: `forgetPooledTool`). */
+  forget(tool) {
+    const entry = this.entries.get(tool)
+    if (entry === undefined || !this.registry.unregister(tool)) return
+    this.entries.delete(tool)
+    this.released.push(entry.slot)
+  }
+
+  /** Released slots, now empty in Rust, become free. */
+  reuse(released) {
+    for (const slot of released) this.free.push(slot)
+  }
+}
+
+/**
+ * The tools of a step catalog as they cross to Rust (the core's
+ * `search::table::pool_marker`): per tool `[slot, keyLength]` in `rows`, the
+ * keys that are not the tool's id in `keysText`, and the tools to analyse
+ * first (new, or changed since) as `[slot, idLength, descriptionLength]` in
+ * `added`, their ids and descriptions in `addedText`.
+ */
+class Selection {
+  constructor(count, readsParameters) {
+    this.rows = new Int32Array(count * ROW_COLUMNS)
+    /** Per row, what was read of its tool (`{ id, description, schema }`), undefined for no tool. */
+    this.seen = new Array(count)
+    this.at = 0
+    this.keysText = ''
+    this.readsParameters = readsParameters
+    this.added = []
+    this.addedText = ''
+    this.addedTools = []
+    /** Per tool analysed: the tool, its entry before (undefined: new). */
+    this.undoLog = []
+  }
+
+  /**
+   * Reads `tools` (under `keys`) into the selection, checking them as
+   * `toolTable` does; `stepTools` passes over the meta-tools' keys.
+   */
+  read(pool, keys, tools, what, stepTools) {
+    const { rows, readsParameters } = this
+    const { entries } = pool
+    let at = this.at
+    try {
+      for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
+        const key = keys[i]
+        const tool = tools[i]
+        const isMeta = stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)
+        if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
+          // The meta-tools among the step tools are passed through, never read.
+          if (!isMeta) throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
+          this.#noTool(at, key)
+          continue
+        }
+        const row = at / ROW_COLUMNS
+        let entry = entries.get(tool)
+        const id = tool.id
+        if (entry?.id !== id && typeof id !== 'string' && id !== undefined && id !== null) {
+          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
+        }
+        const description = tool.description
+        if (
+          entry?.description !== description &&
+          typeof description !== 'string' &&
+          description !== undefined &&
+          description !== null
+        ) {
+          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
+        }
+        const schema = readsParameters ? tool.inputSchema : undefined
+        if (isMeta) {
+          this.seen[row] = { id, description, schema }
+          this.#noTool(at, key)
+          continue
+        }
+        if (entry === undefined || entry.id !== id || entry.description !== description || entry.schema !== schema) {
+          entry = this.#analyse(pool, tool, entry, id, description, schema)
+        }
+        this.seen[row] = entry
+        rows[at] = entry.slot
+        if (key === id) {
+          rows[at + 1] = KEY_IS_ID
+        } else {
+          this.keysText += key
+          rows[at + 1] = key.length
+        }
+      }
+    } finally {
+      this.at = at
+    }
+  }
+
+  #noTool(row, key) {
+    this.rows[row] = NO_TOOL
+    this.rows[row + 1] = key.length
+    this.keysText += key
+  }
+
+  /** Sends `tool` to be analysed into its slot (a new one if it has none), and keeps what was read. */
+  #analyse(pool, tool, before, id, description, schema) {
+    const entry = { slot: before === undefined ? pool.take() : before.slot, id, description, schema }
+    pool.entries.set(tool, entry)
+    this.undoLog.push(tool, before)
+    this.addedTools.push(tool)
+    const idText = typeof id === 'string' ? id : ''
+    const descriptionText = typeof description === 'string' ? description : ''
+    this.addedText += idText + descriptionText
+    this.added.push(entry.slot, typeof id === 'string' ? id.length : TABLE.noId, descriptionText.length)
+    return entry
+  }
+
+  /** Rust analysed the tools: each new one's slot is released when it is collected. */
+  commit(pool) {
+    const log = this.undoLog
+    for (let i = 0; i < log.length; i += 2) {
+      if (log[i + 1] === undefined) pool.registry.register(log[i], pool.entries.get(log[i]).slot, log[i])
+    }
+    this.undoLog = []
+  }
+
+  /** Forgets what was read for analysis (the step failed): the pool is as it was. */
+  undo(pool) {
+    const log = this.undoLog
+    for (let i = log.length - 2; i >= 0; i -= 2) {
+      const [tool, before] = [log[i], log[i + 1]]
+      if (before !== undefined) {
+        // Rust may have analysed it already: read it again next time.
+        pool.entries.set(tool, { ...before, id: STALE })
+        continue
+      }
+      pool.giveBack(pool.entries.get(tool).slot)
+      pool.entries.delete(tool)
+    }
+    this.undoLog = []
+  }
+}
+
 /** `tools[name]`, own keys only (a deliberate difference); `undefined` for no tool. */
 function ownTool(record, name) {
   if (!Object.hasOwn(record, name)) return undefined
@@ -730,23 +944,31 @@ function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false,
 }
 
 /**
- * Whether `record`, whose keys are `keys`, still holds what `table` was made
- * from: the same keys, tool objects, ids and descriptions (and input schemas,
- * where they were read). It reads the record itself rather than a copy of its
- * values: a step that finds its catalog unchanged copies nothing.
+ * Whether the caller's record (`record`, its keys `recordKeys`) and the
+ * step's tools (`stepRecord`, `keys`) are still what `catalog` was made of:
+ * the same keys and tool objects, and each tool's id and description (and
+ * input schema, where read) as read then. It reads the records themselves
+ * rather than copies of their values: a step that finds its catalog
+ * unchanged copies nothing.
  */
-function sameTools(table, record, keys) {
-  if (table.keys.length !== keys.length) return false
+function sameSelection(catalog, record, recordKeys, stepRecord, keys, readsParameters) {
+  const { seen } = catalog.selection
+  return (
+    sameSeen(catalog.record.keys, catalog.record.tools, seen, 0, record, recordKeys, readsParameters) &&
+    sameSeen(catalog.keys, catalog.tools, seen, recordKeys.length, stepRecord, keys, readsParameters)
+  )
+}
+
+function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParameters) {
+  if (knownKeys.length !== keys.length) return false
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = record[key]
-    if (
-      table.keys[i] !== key ||
-      table.tools[i] !== tool ||
-      table.ids[i] !== tool?.id ||
-      table.descriptions[i] !== tool?.description ||
-      (table.schemas !== null && table.schemas[i] !== tool?.inputSchema)
-    ) {
+    if (knownKeys[i] !== key || knownTools[i] !== tool) return false
+    // No tool (a meta-tool's key): the same value.
+    const was = seen[base + i]
+    if (was === undefined) continue
+    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && tool.inputSchema !== was.schema)) {
       return false
     }
   }
@@ -782,4 +1004,4 @@ function describe(value) {
   return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
 }
 
-module.exports = { defineToolSearchProcessor }
+module.exports = { defineToolSearchProcessor, toolPoolStats, forgetPooledTool }

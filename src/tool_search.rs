@@ -39,8 +39,13 @@ use std::sync::Arc;
 
 use parking_lot::Mutex;
 
+use hashbrown::HashTable;
+
 use crate::js::{array_index, JsString};
-use crate::search::{Catalog, CatalogError, EntrySpans, ParamTable, SearchHit, SearchWalk};
+use crate::search::hash_units;
+use crate::search::{
+    Catalog, CatalogError, EntrySpans, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
+};
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
@@ -245,7 +250,9 @@ pub const LOAD_TOOL: &str = "load_tool";
 
 /// Whether a key (or a tool invocation's `toolName`) names a meta-tool.
 pub fn is_meta_tool(key: &[u16]) -> bool {
-    key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()) || key.iter().copied().eq(LOAD_TOOL.encode_utf16())
+    // Most keys differ in length: the meta-tools' names are ASCII.
+    (key.len() == SEARCH_TOOLS.len() && key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()))
+        || (key.len() == LOAD_TOOL.len() && key.iter().copied().eq(LOAD_TOOL.encode_utf16()))
 }
 
 /// One tool record entry as the binding read it: `key`, `tool.id` when it is
@@ -257,8 +264,64 @@ pub struct ToolEntry<'a> {
     pub description: &'a [u16],
 }
 
-/// A tool of a merged step catalog: where it lives, its id and description.
-type MergedTool<'a> = (ToolRef, Option<&'a [u16]>, &'a [u16]);
+/// One of a step's tools as kept in the processor's [`ToolPool`]: its slot
+/// (`None`: a meta-tool's key that holds no tool), and its record key
+/// (`None`: the tool's id).
+#[derive(Clone, Copy, Debug)]
+pub struct PooledTool<'a> {
+    pub slot: Option<Slot>,
+    pub key: Option<&'a [u16]>,
+}
+
+/// A tool to analyse into the processor's [`ToolPool`]: its slot, `tool.id`
+/// when it is a string, and `tool.description || ''`.
+#[derive(Clone, Copy, Debug)]
+pub struct PoolTool<'a> {
+    pub slot: Slot,
+    pub id: Option<&'a [u16]>,
+    pub description: &'a [u16],
+}
+
+/// `{ ...staticTools, ...resolved }`, `staticTools` being the record as it
+/// is now (the step's tools that are meta-tools left out): the merged tools'
+/// keys and tools (record tool `i` is tool `i`, resolved tool `i` is tool
+/// `record.len() + i`), in key order. A resolved key replaces a record key in
+/// place, new keys are appended, and array-index keys come first in
+/// ascending order, as in any JavaScript object. The keys of each list are
+/// distinct, as an object's are (a key repeated within a list is kept twice,
+/// and the catalog takes the later).
+fn spread<'a>(record: &[&'a [u16]], resolved: &[&'a [u16]]) -> Result<Vec<(&'a [u16], ToolRef)>, CatalogError> {
+    let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
+    // Only the record's keys are looked up (a record is small, a step's
+    // tools may be many): each resolved key is hashed once.
+    let mut record_keys: HashTable<u32> = HashTable::with_capacity(record.len());
+    let mut order: Vec<(&[u16], ToolRef)> = Vec::with_capacity(record.len() + resolved.len());
+    for (i, &key) in record.iter().enumerate() {
+        let hash = hash_units(key);
+        match record_keys.find(hash, |&at| order[at as usize].0 == key) {
+            Some(&at) => order[at as usize].1 = tool_ref(i)?,
+            None => {
+                record_keys.insert_unique(hash, order.len() as u32, |&at| hash_units(order[at as usize].0));
+                order.push((key, tool_ref(i)?));
+            }
+        }
+    }
+    for (i, &key) in resolved.iter().enumerate() {
+        if is_meta_tool(key) {
+            continue;
+        }
+        let tool = tool_ref(record.len() + i)?;
+        match record_keys.find(hash_units(key), |&at| order[at as usize].0 == key) {
+            Some(&at) => order[at as usize].1 = tool,
+            None => order.push((key, tool)),
+        }
+    }
+    if order.iter().any(|(key, _)| array_index(key).is_some()) {
+        // Stable: keys that are no array index keep their insertion order.
+        order.sort_by_key(|&(key, _)| array_index(key).map_or((1, 0), |index| (0, index)));
+    }
+    Ok(order)
+}
 
 /// The catalog a step searches, and where its entries' tools live.
 pub struct StepCatalog {
@@ -310,6 +373,9 @@ pub struct ToolSearch {
     /// has no tools of its own to search.
     static_step: Arc<StepCatalog>,
     store: Mutex<Store>,
+    /// The tools of earlier steps, analysed, for step catalogs made of them
+    /// (see [`pooled_step_catalog`](Self::pooled_step_catalog)).
+    pool: Mutex<ToolPool>,
 }
 
 impl ToolSearch {
@@ -346,6 +412,7 @@ impl ToolSearch {
             static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None, true)),
             static_catalog,
             store: Mutex::new(store),
+            pool: Mutex::new(ToolPool::new(options.ranking)),
         })
     }
 
@@ -364,11 +431,13 @@ impl ToolSearch {
 
     /// The catalog for a step whose agent resolved `resolved` tools (in
     /// `Object.entries` order), with `record` the constructor's tools record
-    /// as it is now. Resolved tools are indexed afresh for each request: two
-    /// requests may carry tools of the same name bound to different
-    /// credentials, and one must never get the other's. The record's tools
-    /// are the step's tools `0..record.len()`, and resolved tool `i` is tool
-    /// `record.len() + i`.
+    /// as it is now, from their text (the binding makes it from tools it
+    /// analysed before: [`pooled_step_catalog`](Self::pooled_step_catalog)).
+    /// Two requests may carry tools of the same name bound to different
+    /// credentials, and one must never get the other's: a catalog names
+    /// tools by [`ToolRef`] only, and the host hands out its own. The
+    /// record's tools are the step's tools `0..record.len()`, and resolved
+    /// tool `i` is tool `record.len() + i`.
     pub fn step_catalog(
         &self,
         record: &[ToolEntry<'_>],
@@ -396,33 +465,19 @@ impl ToolSearch {
             return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible), true));
         }
 
-        // `{ ...staticTools, ...resolved }`, `staticTools` being the record
-        // as it is now: a resolved key replaces a record key in place, new
-        // keys are appended, and array-index keys come first in ascending
-        // order, as in any JavaScript object.
-        let mut merged: indexmap::IndexMap<&[u16], MergedTool<'_>> =
-            indexmap::IndexMap::with_capacity(record.len() + resolved.len());
-        let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
-        for (i, tool) in record.iter().enumerate() {
-            merged.insert(tool.key, (tool_ref(i)?, tool.id, tool.description));
-        }
-        for (i, tool) in resolved.iter().enumerate() {
-            if !is_meta_tool(tool.key) {
-                merged.insert(tool.key, (tool_ref(record.len() + i)?, tool.id, tool.description));
-            }
-        }
-        let mut order: Vec<usize> = (0..merged.len()).collect();
-        order.sort_by_key(|&i| match array_index(merged.get_index(i).unwrap().0) {
-            Some(index) => (0, index, 0),
-            None => (1, 0, i),
-        });
-
+        let record_keys: Vec<&[u16]> = record.iter().map(|t| t.key).collect();
+        let resolved_keys: Vec<&[u16]> = resolved.iter().map(|t| t.key).collect();
+        let order = spread(&record_keys, &resolved_keys)?;
         let mut builder = Catalog::builder();
         builder.ranking(self.options.ranking);
         let reads_parameters = self.options.ranking.reads_parameters();
         let mut sources = Vec::with_capacity(order.len());
-        for i in order {
-            let (key, &(source, id, description)) = merged.get_index(i).unwrap();
+        for (key, source) in order {
+            let tool = match (source as usize).checked_sub(record.len()) {
+                None => &record[source as usize],
+                Some(resolved_index) => &resolved[resolved_index],
+            };
+            let (id, description) = (tool.id, tool.description);
             if reads_parameters {
                 // A record tool's parameters are in `record_parameters`, a
                 // resolved one's in `parameters`, by its index among the
@@ -439,6 +494,81 @@ impl ToolSearch {
             sources.push(source);
         }
         Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible), false))
+    }
+
+    /// [`step_catalog`](Self::step_catalog) from tools analysed before, kept
+    /// in the processor's [`ToolPool`] by slot (see [`update_pool`](Self::update_pool)):
+    /// `record` and `resolved` are the slots (and keys) of the record's and
+    /// the step's tools. The catalog is the one `step_catalog` makes of the
+    /// tools' ids and descriptions as analysed, searching the same; only its
+    /// making is cheaper. No instance is kept: the binding hands out the
+    /// step's own tools by [`ToolRef`], as for `step_catalog`.
+    pub fn pooled_step_catalog(
+        &self,
+        record: &[PooledTool<'_>],
+        resolved: &[PooledTool<'_>],
+    ) -> Result<StepCatalog, PoolError> {
+        if !self.options.include_resolved_tools {
+            return Ok(StepCatalog::new(self.static_catalog.clone(), None, None, true));
+        }
+        let mut pool = self.pool.lock();
+        let (selection, sources, visible) = {
+            fn key_of<'k>(pool: &'k ToolPool, tool: &PooledTool<'k>) -> Result<&'k [u16], PoolError> {
+                match (tool.key, tool.slot) {
+                    (Some(key), _) => Ok(key),
+                    (None, Some(slot)) => pool.id_as_key(slot),
+                    (None, None) => Err(PoolError::NoTool),
+                }
+            }
+            let record_keys = record.iter().map(|tool| key_of(&pool, tool)).collect::<Result<Vec<_>, _>>()?;
+            let resolved_keys = resolved.iter().map(|tool| key_of(&pool, tool)).collect::<Result<Vec<_>, _>>()?;
+            let visible: Vec<u32> =
+                resolved_keys.iter().enumerate().filter(|(_, key)| is_meta_tool(key)).map(|(i, _)| i as u32).collect();
+            if visible.len() == resolved.len() {
+                return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible), true));
+            }
+            let order = spread(&record_keys, &resolved_keys)?;
+            let mut selection = Vec::with_capacity(order.len());
+            let mut sources = Vec::with_capacity(order.len());
+            for (_, source) in order {
+                let tool = match (source as usize).checked_sub(record.len()) {
+                    None => &record[source as usize],
+                    Some(resolved_index) => &resolved[resolved_index],
+                };
+                selection.push(PoolEntry { slot: tool.slot.ok_or(PoolError::NoTool)?, key: tool.key });
+                sources.push(source);
+            }
+            (selection, sources, visible)
+        };
+        let catalog = pool.catalog(&selection)?;
+        Ok(StepCatalog::new(Arc::new(catalog), Some(sources), Some(visible), false))
+    }
+
+    /// Updates the processor's [`ToolPool`] before a
+    /// [`pooled_step_catalog`](Self::pooled_step_catalog): empties the
+    /// `released` slots (their tools are gone), then analyses `added` tools
+    /// into their slots, with their parameters (one list per added tool) for
+    /// a ranking that reads them.
+    pub fn update_pool(
+        &self,
+        released: &[i32],
+        added: &[PoolTool<'_>],
+        parameters: Option<&ParamTable>,
+    ) -> Result<(), PoolError> {
+        let mut pool = self.pool.lock();
+        for &slot in released {
+            pool.release(u32::try_from(slot).map_err(|_| PoolError::NoTool)?)?;
+        }
+        for (i, tool) in added.iter().enumerate() {
+            pool.analyse(tool.slot, tool.id, tool.description, parameters.map(|p| p.entry(i)))?;
+        }
+        Ok(())
+    }
+
+    /// How many tools the processor's [`ToolPool`] holds, and its slots.
+    pub fn pool_stats(&self) -> (usize, usize) {
+        let pool = self.pool.lock();
+        (pool.len(), pool.slot_count())
     }
 
     /// The catalog of a step that has no tools of its own to search.

@@ -15,8 +15,8 @@ use std::collections::HashSet;
 
 use mastra_native_processors::js::{contains_units, js_slice_bounds, round_score, to_lower_utf16};
 use mastra_native_processors::search::{
-    is_separator, tokenize, truncate_description, Catalog, EntrySpans, Ranking, SearchOptions, SearchWalk, Span,
-    MIN_TOKEN_LEN,
+    is_separator, tokenize, truncate_description, Catalog, EntrySpans, PoolEntry, Ranking, SearchOptions, SearchWalk,
+    Span, ToolPool, MIN_TOKEN_LEN,
 };
 use mastra_native_processors::tool_search::{Options, Storage, ToolSearch};
 
@@ -221,6 +221,7 @@ pub fn run(data: &[u8]) {
     };
     assert!(valid, "a catalog took spans that do not fit");
     check_lookups(&catalog, &text, &entries);
+    let pooled = pooled_catalog(&mut u, &text, &entries);
 
     for _ in 0..size(&mut u, 1, 3) {
         let query = if !text.is_empty() && one_in(&mut u, 3) {
@@ -237,8 +238,51 @@ pub fn run(data: &[u8]) {
             String::from_utf16_lossy(&query)
         );
         check_rank(&catalog, &text, &entries, &query, js_number(&mut u));
+        check_same_ranking(&pooled, &catalog, &query);
         check_walk(&mut u, &catalog, &query, &search);
     }
+}
+
+/// The same entries made into a catalog from a [`ToolPool`]: each entry's id
+/// and description analysed into a slot (in another order, some slots
+/// analysed first with other text, some released and filled again), and the
+/// catalog laid out from the kept analyses.
+fn pooled_catalog(u: &mut U<'_>, text: &[u16], entries: &[EntrySpans]) -> Catalog {
+    let mut pool = ToolPool::new(Ranking::Reference);
+    let none = None::<[(&[u16], &[u16]); 0]>;
+    let count = entries.len() as u32;
+    // Slot of entry `e`: reversed, so slots and entries differ.
+    let slot = |e: usize| count - 1 - e as u32;
+    let stale: Vec<u16> = units(u, 4);
+    for s in 0..count {
+        if flag(u) {
+            pool.analyse(s, Some(&stale), &stale, none).expect("a slot in range");
+        } else {
+            let e = (count - 1 - s) as usize;
+            pool.analyse(s, entries[e].id.map(|id| slice(text, id)), slice(text, entries[e].description), none)
+                .expect("a slot in range");
+        }
+    }
+    for (e, entry) in entries.iter().enumerate() {
+        if flag(u) {
+            pool.release(slot(e)).expect("a slot in use");
+        }
+        pool.analyse(slot(e), entry.id.map(|id| slice(text, id)), slice(text, entry.description), none)
+            .expect("a slot in range");
+    }
+    assert_eq!(pool.len(), entries.len());
+    let selection: Vec<PoolEntry<'_>> =
+        (0..entries.len()).map(|e| PoolEntry { slot: slot(e), key: Some(slice(text, entries[e].key)) }).collect();
+    let pooled = pool.catalog(&selection).expect("a catalog of tools in the pool");
+    check_lookups(&pooled, text, entries);
+    pooled
+}
+
+/// Both catalogs rank `query` alike, bit for bit.
+fn check_same_ranking(pooled: &Catalog, catalog: &Catalog, query: &[u16]) {
+    let bits =
+        |c: &Catalog| c.rank(query, f64::INFINITY).iter().map(|c| (c.doc, c.score.to_bits())).collect::<Vec<_>>();
+    assert_eq!(bits(pooled), bits(catalog), "a catalog from the pool ranks as one from the text");
 }
 
 /// Every lookup against a linear scan.

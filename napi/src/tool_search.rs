@@ -23,16 +23,16 @@ use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
-use mastra_native_processors::search::table::{read_parameters, read_table};
-use mastra_native_processors::search::{EntrySpans, ParamTable};
+use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
+use mastra_native_processors::search::{ParamTable, Span};
 use mastra_native_processors::stores::facts::read_facts;
 use mastra_native_processors::tool_search::given::Given;
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
 use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    messages, LiveRecord, LoadOutcome, NoFilter, Options, Phase, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef,
-    ToolSearch, VerifyAfter,
+    messages, LiveRecord, LoadOutcome, NoFilter, Options, Phase, PoolTool, PooledTool, SearchOutcome, Step,
+    StepCatalog, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -147,17 +147,9 @@ pub struct ToolSearchSettings {
     pub sweep_interval_ms: Option<f64>,
 }
 
-fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>> {
-    // `read_table` checked every span against this text.
-    let piece = |start: u32, end: u32| &text[start as usize..end as usize];
-    spans
-        .iter()
-        .map(|e| ToolEntry {
-            key: piece(e.key.start, e.key.end),
-            id: e.id.map(|id| piece(id.start, id.end)),
-            description: piece(e.description.start, e.description.end),
-        })
-        .collect()
+/// The units of `text` in `span`, which was checked against it.
+fn piece(text: &[u16], span: Span) -> &[u16] {
+    &text[span.start as usize..span.end as usize]
 }
 
 /// The parameter table beside a tool table of `tools` tools, when one was
@@ -244,38 +236,56 @@ impl NativeToolSearch {
     }
 
     /// The catalog of a step whose agent resolved these tools, with the
-    /// constructor's tools record as it is now (two tool tables like the
-    /// constructor's, each with its parameter table when the ranking reads
-    /// parameters). The wrapper keeps it while both stay the very same
-    /// objects.
+    /// constructor's tools record as it is now, made of tools analysed
+    /// before and kept by slot (the core's `ToolSearch::pooled_step_catalog`).
+    /// First the pool is brought up to date: the `released` slots are
+    /// emptied (their tools were collected), then the tools in `added` (a
+    /// table of slots, ids and descriptions, with their parameter table when
+    /// the ranking reads parameters) are analysed. `rows` are the record's
+    /// tools (the first `recordCount` rows) then the step's, as slots and
+    /// keys (see the core's `search::table::pool_marker`).
     #[allow(clippy::too_many_arguments)]
     #[napi(catch_unwind)]
-    pub fn step_catalog(
+    pub fn pool_step_catalog(
         &self,
-        record_text: Utf16Text,
-        record_table: Int32Array,
-        text: Utf16Text,
-        table: Int32Array,
-        record_parameters_text: Option<Utf16Text>,
-        record_parameters: Option<Int32Array>,
-        parameters_text: Option<Utf16Text>,
-        parameters: Option<Int32Array>,
+        released: Int32Array,
+        added_text: Utf16Text,
+        added: Int32Array,
+        added_parameters_text: Option<Utf16Text>,
+        added_parameters: Option<Int32Array>,
+        keys_text: Utf16Text,
+        rows: Int32Array,
+        record_count: u32,
     ) -> Result<NativeStepCatalog> {
-        let (Utf16Text(record_text), Utf16Text(text)) = (record_text, text);
-        let record_spans = read_table(record_text.len(), &record_table).map_err(internal_error)?;
-        let spans = read_table(text.len(), &table).map_err(internal_error)?;
-        let record_parameters = parameter_table(record_parameters_text, record_parameters, record_spans.len())?;
-        let parameters = parameter_table(parameters_text, parameters, spans.len())?;
-        let catalog = self
-            .inner
-            .step_catalog_with_parameters(
-                &tool_entries(&record_text, &record_spans),
-                &tool_entries(&text, &spans),
-                record_parameters.as_ref(),
-                parameters.as_ref(),
-            )
-            .map_err(internal_error)?;
+        let (Utf16Text(added_text), Utf16Text(keys_text)) = (added_text, keys_text);
+        let additions = read_pool_additions(added_text.len(), &added).map_err(internal_error)?;
+        let parameters = parameter_table(added_parameters_text, added_parameters, additions.len())?;
+        // `read_pool_additions` and `read_pool_rows` checked every span against its text.
+        let tools: Vec<PoolTool<'_>> = additions
+            .iter()
+            .map(|a| PoolTool {
+                slot: a.slot,
+                id: a.id.map(|id| piece(&added_text, id)),
+                description: piece(&added_text, a.description),
+            })
+            .collect();
+        self.inner.update_pool(&released, &tools, parameters.as_ref()).map_err(internal_error)?;
+        let rows = read_pool_rows(keys_text.len(), &rows).map_err(internal_error)?;
+        let rows: Vec<PooledTool<'_>> = rows
+            .iter()
+            .map(|row| PooledTool { slot: row.slot, key: row.key.map(|key| piece(&keys_text, key)) })
+            .collect();
+        let (record, resolved) = rows.split_at((record_count as usize).min(rows.len()));
+        let catalog = self.inner.pooled_step_catalog(record, resolved).map_err(internal_error)?;
         Ok(NativeStepCatalog { inner: Arc::new(catalog) })
+    }
+
+    /// `{ tools, slots }`: how many tools the pool of analysed tools holds,
+    /// and how many slots it has (for tests: memory follows the live tools).
+    #[napi(catch_unwind)]
+    pub fn pool_stats(&self) -> PoolStats {
+        let (tools, slots) = self.inner.pool_stats();
+        PoolStats { tools: tools as u32, slots: slots as u32 }
     }
 
     /// The system message listing a catalog (`injectCatalog`) for a
@@ -375,6 +385,15 @@ impl NativeToolSearch {
     pub fn cleanup_now(&self, now: f64) -> u32 {
         self.inner.cleanup_now(now) as u32
     }
+}
+
+/// What the pool of analysed tools holds (`NativeToolSearch.poolStats`).
+#[napi(object)]
+pub struct PoolStats {
+    /// Tools analysed and still alive (not yet released).
+    pub tools: u32,
+    /// Slots, in use or free.
+    pub slots: u32,
 }
 
 /// A catalog a step searches: the constructor's tools, or those merged with

@@ -79,6 +79,12 @@ impl Bm25Builder {
         builder
     }
 
+    /// Room for this many more (term, document) pairs.
+    pub fn reserve_postings(mut self, pairs: usize) -> Bm25Builder {
+        self.pairs.reserve(pairs);
+        self
+    }
+
     /// Indexes a new document whose text is the concatenation of `parts`,
     /// each already lowercased and each ending at a token boundary, and
     /// returns its slot.
@@ -113,6 +119,54 @@ impl Bm25Builder {
         self.live_docs += 1;
         self.total_len += u64::from(len);
         doc
+    }
+
+    /// Indexes a new document given as its terms (numbers this builder gave
+    /// them, as a `ToolPool` asks) with their counts, in any order, a term possibly more than once (its counts add up), and returns
+    /// its slot: what [`add`](Self::add) does after tokenizing, for text
+    /// tokenized once and kept (see [`super::pool`]).
+    pub fn add_counts(&mut self, terms: impl IntoIterator<Item = (u32, u32)>) -> DocId {
+        let doc = self.doc_len.len() as DocId;
+        self.counts.clear();
+        let mut len = 0u32;
+        for (term, count) in terms {
+            len += count;
+            if term as usize >= self.count_slot.len() {
+                self.count_slot.resize(term as usize + 1, 0);
+            }
+            let slot = self.count_slot[term as usize] as usize;
+            match self.counts.get_mut(slot) {
+                Some((t, n)) if *t == term => *n += count,
+                _ => {
+                    self.count_slot[term as usize] = self.counts.len() as u32;
+                    self.counts.push((term, count));
+                }
+            }
+        }
+        self.pairs.extend(self.counts.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
+        self.doc_len.push(len);
+        self.live.push(true);
+        self.live_docs += 1;
+        self.total_len += u64::from(len);
+        doc
+    }
+
+    /// [`add_counts`](Self::add_counts) for terms that are all distinct.
+    pub fn add_distinct_counts(&mut self, terms: &[(u32, u32)]) -> DocId {
+        let doc = self.doc_len.len() as DocId;
+        let len: u32 = terms.iter().map(|&(_, count)| count).sum();
+        self.pairs.extend(terms.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
+        self.doc_len.push(len);
+        self.live.push(true);
+        self.live_docs += 1;
+        self.total_len += u64::from(len);
+        doc
+    }
+
+    /// The number of a term of this builder's, given its text and its hash
+    /// as [`TermDict`] keeps it, for [`add_counts`](Self::add_counts).
+    pub(super) fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
+        self.terms.intern_hashed(token, hash)
     }
 
     /// Appends the documents of `other`, in order, after this builder's, as
@@ -509,6 +563,38 @@ impl TermTable {
         self.count += 1;
         self.table.insert_unique(widen(hash), slot, |slot| widen(slot.hash));
         slot.term
+    }
+}
+
+/// Interned terms that can also be read back by number: the vocabulary of
+/// a [`super::pool::ToolPool`], whose tools keep their text as these numbers.
+#[derive(Default)]
+pub(super) struct TermDict {
+    table: TermTable,
+    /// Term `t`'s text and hash (where it is in `table`).
+    by_term: Vec<TermSlot>,
+}
+
+impl TermDict {
+    pub(super) fn len(&self) -> usize {
+        self.by_term.len()
+    }
+
+    /// The number of a token, interned if new.
+    pub(super) fn intern(&mut self, token: &[u16]) -> u32 {
+        let hash = hash32(token);
+        let term = self.table.intern_hashed(token, hash);
+        if term as usize == self.by_term.len() {
+            let (len, end) = (token.len() as u32, self.table.text.len() as u32);
+            self.by_term.push(TermSlot { start: end - len, len, term, hash });
+        }
+        term
+    }
+
+    /// Term `term`'s text and hash.
+    pub(super) fn term(&self, term: u32) -> (&[u16], u32) {
+        let slot = &self.by_term[term as usize];
+        (&self.table.text[slot.start as usize..(slot.start + slot.len) as usize], slot.hash)
     }
 }
 

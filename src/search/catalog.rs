@@ -221,8 +221,13 @@ impl Catalog {
     pub fn unindexed(text: impl Into<Vec<u16>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
         let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
-        let source =
-            Source { text: Arc::new(text), entries: Arc::new(entries), ranking: Ranking::Reference, params: None };
+        let source = Source {
+            text: Arc::new(text),
+            entries: Arc::new(entries),
+            ranking: Ranking::Reference,
+            params: None,
+            analysed: None,
+        };
         let built = Built { lookups: source.lookups(), searchable: None };
         let catalog = Catalog {
             text: source.text,
@@ -265,16 +270,56 @@ impl Catalog {
         ranking: Ranking,
         params: Option<Arc<ParamTable>>,
     ) -> Catalog {
+        Catalog::index_analysed(text, entries, ranking, params, None, true)
+    }
+
+    /// A catalog whose reference index was made from its entries' tokens as
+    /// kept by a [`super::pool::ToolPool`] (`analysed`, one document per
+    /// entry, for the reference's ranking), rather than from its text: only
+    /// the lookups remain to build and the replaced documents to retire.
+    /// `text` and `entries` are what [`Catalog::new`] takes, checked here.
+    pub(super) fn from_analysis(
+        text: Vec<u16>,
+        entries: Vec<EntrySpans>,
+        ranking: Ranking,
+        params: Option<ParamTable>,
+        analysed: Option<Partial>,
+    ) -> Result<Catalog, CatalogError> {
+        Catalog::check_table(text.len(), &entries)?;
+        let analysed = analysed.filter(|a| ranking == Ranking::Reference && a.lower_name_ends.len() == entries.len());
+        // What is left is cheap: done here rather than on a thread, whose
+        // start (and, on a busy machine, its turn) costs more. Without an
+        // analysis (another ranking) the index is built as for `new`.
+        let background = analysed.is_none();
+        Ok(Catalog::index_analysed(
+            Arc::new(text),
+            Arc::new(entries),
+            ranking,
+            params.map(Arc::new),
+            analysed,
+            background,
+        ))
+    }
+
+    fn index_analysed(
+        text: Arc<Vec<u16>>,
+        entries: Arc<Vec<EntrySpans>>,
+        ranking: Ranking,
+        params: Option<Arc<ParamTable>>,
+        analysed: Option<Partial>,
+        background: bool,
+    ) -> Catalog {
         let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
-        let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone() };
-        let background = (entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES)
-            .then(|| std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()).ok())
-            .flatten();
+        let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone(), analysed };
         let catalog = Catalog { text, entries, params, ranking, built, late_index: OnceLock::new() };
-        match background {
-            Some(handle) => *catalog.built.building.lock() = Some(handle),
-            // Small, or no thread to be had: build here.
-            None => {
+        if !(background && catalog.entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES) {
+            let _ = catalog.built.ready.set(source.build());
+            return catalog;
+        }
+        match std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()) {
+            Ok(handle) => *catalog.built.building.lock() = Some(handle),
+            // No thread to be had: build here.
+            Err(_) => {
                 let _ = catalog.built.ready.set(catalog.source().build());
             }
         }
@@ -424,6 +469,7 @@ impl Catalog {
             entries: self.entries.clone(),
             ranking: self.ranking,
             params: self.params.clone(),
+            analysed: None,
         }
     }
 
@@ -449,11 +495,18 @@ struct Source {
     entries: Arc<Vec<EntrySpans>>,
     ranking: Ranking,
     params: Option<Arc<ParamTable>>,
+    /// The reference's index of every entry, already made from tokens kept
+    /// from an earlier analysis (see [`Catalog::from_analysis`]), only to be
+    /// finished.
+    analysed: Option<Partial>,
 }
 
 impl Source {
-    fn build(self) -> Built {
+    fn build(mut self) -> Built {
         let lookups = self.lookups();
+        if let Some(analysed) = self.analysed.take() {
+            return Built { searchable: Some(analysed.finish(&lookups.retired)), lookups };
+        }
         let searchable = IndexSource {
             text: self.text,
             entries: self.entries,
@@ -626,13 +679,7 @@ impl IndexSource {
             }
             None => {}
         }
-        let Partial { mut index, lower_names, lower_name_ends } = first;
-        for (doc, &retired) in self.retired.iter().enumerate() {
-            if retired {
-                index.remove(doc as DocId);
-            }
-        }
-        Searchable { index: index.finish(), fielded: None, lower_names, lower_name_ends }
+        first.finish(&self.retired)
     }
 
     fn build_range(&self, entries: std::ops::Range<usize>) -> Partial {
@@ -654,13 +701,25 @@ impl IndexSource {
 }
 
 /// The index of a run of entries, before the replaced documents retire.
-struct Partial {
-    index: Bm25Builder,
-    lower_names: Vec<u16>,
-    lower_name_ends: Vec<u32>,
+pub(super) struct Partial {
+    pub(super) index: Bm25Builder,
+    /// Per entry, its lowercased name, as in [`Searchable`].
+    pub(super) lower_names: Vec<u16>,
+    pub(super) lower_name_ends: Vec<u32>,
 }
 
 impl Partial {
+    /// The searchable index, once the documents a later entry replaced retire.
+    fn finish(self, retired: &[bool]) -> Searchable {
+        let Partial { mut index, lower_names, lower_name_ends } = self;
+        for (doc, &retired) in retired.iter().enumerate() {
+            if retired {
+                index.remove(doc as DocId);
+            }
+        }
+        Searchable { index: index.finish(), fielded: None, lower_names, lower_name_ends }
+    }
+
     /// Appends the run that follows this one.
     fn append(&mut self, next: Partial) {
         self.index.append(next.index);
@@ -716,6 +775,13 @@ impl CatalogBuilder {
                 params
             })
             .push(parameters);
+        self
+    }
+
+    /// Room for `text_len` more units of text and `entries` more entries.
+    pub fn reserve(&mut self, text_len: usize, entries: usize) -> &mut Self {
+        self.text.reserve(text_len);
+        self.entries.reserve(entries);
         self
     }
 

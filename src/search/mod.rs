@@ -40,6 +40,10 @@
 //!   `next_pending(catalog) -> Option<`[`Pending`]`>`, `resolve(allowed)`,
 //!   `finish(catalog) -> Vec<`[`SearchHit`]`>`; for a filter hook in between.
 //! - [`Catalog::search`]`(query, &SearchOptions) -> Vec<SearchHit>`: no hook.
+//!
+//! Reusing tools' analyses across catalogs ([`pool`]):
+//! - [`ToolPool::new`]`(Ranking)`, `analyse(slot, id, description, parameters)`,
+//!   `release(slot)`, `catalog(&[`[`PoolEntry`]`]) -> Result<Catalog, `[`PoolError`]`>`.
 //! - [`truncate_description`], [`tokenize`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.
 
 mod analyze;
@@ -47,15 +51,18 @@ mod bm25;
 mod catalog;
 pub mod fielded;
 mod params;
+pub mod pool;
 mod rank;
 pub mod table;
 mod tokenize;
 
 pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};
+pub(crate) use bm25::hash_units;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Ranking, Span};
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use params::ParamTable;
+pub use pool::{PoolEntry, PoolError, Slot, ToolPool};
 pub use rank::{
     truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
     MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,

@@ -96,6 +96,96 @@ pub fn read_parameters(text: Vec<u16>, table: &[i32], tools: usize) -> Result<Pa
     Ok(ParamTable::from_parts(text, params, ends))
 }
 
+/// A selection of a [`super::ToolPool`]'s tools as the binding sends it:
+/// per tool, in `Object.keys` order, `[slot, keyLength]`, the keys that are
+/// not their tool's id end to end in a text. The slot may be
+/// [`pool_marker::NO_TOOL`] and the key length [`pool_marker::KEY_IS_ID`].
+pub mod pool_marker {
+    /// Numbers per tool of a selection.
+    pub const ROW_COLUMNS: usize = 2;
+    /// Numbers per tool analysed: `[slot, idLength, descriptionLength]`,
+    /// the id length possibly [`super::marker::NO_ID`].
+    pub const ADDITION_COLUMNS: usize = 3;
+    /// In place of a slot: a key of the step's tools that holds no tool (a
+    /// meta-tool's key, passed through).
+    pub const NO_TOOL: i32 = -1;
+    /// In place of a key length: the key is the tool's id.
+    pub const KEY_IS_ID: i32 = -2;
+}
+
+/// One tool of a selection: its slot (`None` for no tool), and its key
+/// (`None`: its id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolRow {
+    pub slot: Option<u32>,
+    pub key: Option<Span>,
+}
+
+/// One tool to analyse into a slot: where its id (a string) and description are.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolAddition {
+    pub slot: u32,
+    pub id: Option<Span>,
+    pub description: Span,
+}
+
+/// The rows of a selection (see [`pool_marker`]) over a keys text of
+/// `keys_len` units. Anything else is an error, never a panic.
+pub fn read_pool_rows(keys_len: usize, rows: &[i32]) -> Result<Vec<PoolRow>, TableError> {
+    if !rows.len().is_multiple_of(pool_marker::ROW_COLUMNS) {
+        return Err(TableError { row: rows.len() / pool_marker::ROW_COLUMNS });
+    }
+    let mut keys = Cursor::default();
+    let mut out = Vec::with_capacity(rows.len() / pool_marker::ROW_COLUMNS);
+    for (row, numbers) in rows.chunks_exact(pool_marker::ROW_COLUMNS).enumerate() {
+        let bad = || TableError { row };
+        let slot = match numbers[0] {
+            pool_marker::NO_TOOL => None,
+            slot => Some(u32::try_from(slot).map_err(|_| bad())?),
+        };
+        let key = match numbers[1] {
+            pool_marker::KEY_IS_ID if slot.is_some() => None,
+            len => Some(keys.take(len).ok_or_else(bad)?),
+        };
+        if keys.at as usize > keys_len {
+            return Err(bad());
+        }
+        out.push(PoolRow { slot, key });
+    }
+    if keys.at as usize != keys_len {
+        return Err(TableError { row: out.len() });
+    }
+    Ok(out)
+}
+
+/// The tools to analyse (see [`pool_marker::ADDITION_COLUMNS`]), ids and
+/// descriptions end to end in a text of `text_len` units. Anything else is
+/// an error, never a panic.
+pub fn read_pool_additions(text_len: usize, table: &[i32]) -> Result<Vec<PoolAddition>, TableError> {
+    if !table.len().is_multiple_of(pool_marker::ADDITION_COLUMNS) {
+        return Err(TableError { row: table.len() / pool_marker::ADDITION_COLUMNS });
+    }
+    let mut text = Cursor::default();
+    let mut out = Vec::with_capacity(table.len() / pool_marker::ADDITION_COLUMNS);
+    for (row, numbers) in table.chunks_exact(pool_marker::ADDITION_COLUMNS).enumerate() {
+        let bad = || TableError { row };
+        let slot = u32::try_from(numbers[0]).map_err(|_| bad())?;
+        let id = match numbers[1] {
+            marker::NO_ID => None,
+            len => Some(text.take(len).ok_or_else(bad)?),
+        };
+        let description = text.take(numbers[2]).ok_or_else(bad)?;
+        if text.at as usize > text_len {
+            return Err(bad());
+        }
+        out.push(PoolAddition { slot, id, description });
+    }
+    if text.at as usize != text_len {
+        return Err(TableError { row: out.len() });
+    }
+    Ok(out)
+}
+
 /// How far into the text a table has read: each length takes the next span.
 #[derive(Default)]
 struct Cursor {

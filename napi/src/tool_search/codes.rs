@@ -76,6 +76,14 @@ pub struct ToolTableCodes {
     pub no_id: i32,
     /// In place of the id length: the id equals the key.
     pub id_is_key: i32,
+    /// Numbers per tool of a selection of analysed tools: slot, key length.
+    pub pool_row_columns: u32,
+    /// Numbers per tool to analyse: slot, id length, description length.
+    pub pool_addition_columns: u32,
+    /// In place of a slot: a meta-tool's key without a tool.
+    pub no_tool: i32,
+    /// In place of a key length: the key is the tool's id.
+    pub key_is_id: i32,
 }
 
 /// The context store's message facts (the core's `stores::facts`).
@@ -196,6 +204,10 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             columns: table::COLUMNS as u32,
             no_id: table::marker::NO_ID,
             id_is_key: table::marker::ID_IS_KEY,
+            pool_row_columns: table::pool_marker::ROW_COLUMNS as u32,
+            pool_addition_columns: table::pool_marker::ADDITION_COLUMNS as u32,
+            no_tool: table::pool_marker::NO_TOOL,
+            key_is_id: table::pool_marker::KEY_IS_ID,
         },
         message_facts: MessageFactsCodes {
             tool_invocation_part: facts::TOOL_INVOCATION_PART.into(),

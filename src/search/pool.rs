@@ -1,0 +1,677 @@
+//! Tools analysed once and searched in many catalogs.
+//!
+//! A server that resolves tools per request hands each step a different
+//! selection drawn from the same tools. Rather than reading and tokenizing
+//! every tool again for each selection, the binding keeps each tool it has
+//! read in a numbered *slot* of a [`ToolPool`]: its id and description, its
+//! parameters for a ranking that reads them, and for the reference's ranking
+//! its name's and description's tokens, as numbers in the pool's vocabulary.
+//! A selection is then a list of slots (and keys), and its catalog is made
+//! from what the slots keep ([`ToolPool::catalog`]): the text is copied, and
+//! the BM25 index is laid out from the kept token numbers without
+//! tokenizing, lowercasing or hashing any text but the few keys that serve as
+//! names. Document frequencies, the average length and replaced names depend
+//! on the selection, so each selection still has an index of its own; it is
+//! the same index, bit for bit, as one built from the text.
+//!
+//! The 'fielded' ranking keeps the texts and parameters only: its analysis
+//! (stems, prefixes, identifier pieces) is made again for each selection,
+//! from text already in Rust.
+//!
+//! Slots are the binding's to number: it fills a slot with
+//! [`ToolPool::analyse`] (the next new slot, an emptied one it reuses, or a
+//! slot in use whose tool changed) and empties it with [`ToolPool::release`]
+//! once the tool is gone, so the pool holds only tools still alive, in no
+//! more slots than were ever alive at once. Its vocabulary keeps the
+//! terms of tools since released until it has grown well past what its
+//! tools use, then is rebuilt from them ([`ToolPool::compact`]): memory stays
+//! proportional to the tools in the pool, and each rebuild is paid for by
+//! the new terms that grew it.
+
+use std::fmt;
+
+use crate::js::to_lower_utf16_into;
+
+use super::bm25::{Bm25Builder, TermDict};
+use super::catalog::{Catalog, CatalogError, Partial, Ranking};
+use super::params::ParamTable;
+use super::tokenize::for_each_token;
+
+/// A tool's number in a [`ToolPool`].
+pub type Slot = u32;
+
+/// A vocabulary this much larger than its tools' terms is rebuilt (with at
+/// least this many terms to spare, so small pools never are).
+const COMPACT_SPARE_TERMS: usize = 4096;
+
+/// One tool of a selection: its slot, and its record key, or `None` when the
+/// key is the tool's id (most tools are keyed by their id).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PoolEntry<'a> {
+    pub slot: Slot,
+    pub key: Option<&'a [u16]>,
+}
+
+/// What a pool refuses: the binding numbers slots, and a wrong number is a
+/// bug there, reported, never a panic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PoolError {
+    /// A slot past the end of the pool (only the next one may be filled).
+    SlotOutOfRange(Slot),
+    /// A slot that holds no tool.
+    EmptySlot(Slot),
+    /// A tool keyed by its id that has none.
+    NoIdForKey(Slot),
+    /// A record key, or a step key other than a meta-tool's, without a tool.
+    NoTool,
+    Catalog(CatalogError),
+}
+
+impl fmt::Display for PoolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PoolError::SlotOutOfRange(slot) => write!(f, "tool pool: slot {slot} is past the end"),
+            PoolError::EmptySlot(slot) => write!(f, "tool pool: slot {slot} holds no tool"),
+            PoolError::NoIdForKey(slot) => write!(f, "tool pool: the tool in slot {slot} has no id to be keyed by"),
+            PoolError::NoTool => f.write_str("tool pool: a key other than a meta-tool's without a tool"),
+            PoolError::Catalog(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PoolError {}
+
+impl From<CatalogError> for PoolError {
+    fn from(error: CatalogError) -> PoolError {
+        PoolError::Catalog(error)
+    }
+}
+
+/// One tool as analysed, in few allocations: a pool's tools are read in
+/// the order of each selection, and each allocation is a cache miss then.
+struct PoolTool {
+    /// `tool.id` (when it is a string: `''` included, the name is then the
+    /// key), the description, then (for the reference's ranking, with a
+    /// non-empty id) the id lowercased.
+    text: Vec<u16>,
+    /// `tool.id`'s length, or `None` when it is no string.
+    id_len: Option<u32>,
+    description_len: u32,
+    /// For the reference's ranking: the document's distinct terms with their
+    /// counts, `[term, count, ...]`: its name's and description's when the
+    /// name is the id, its description's alone when the name is the key (of
+    /// each selection).
+    terms: Vec<u32>,
+    /// Its parameters, for a ranking that reads them (one entry).
+    parameters: Option<ParamTable>,
+}
+
+impl PoolTool {
+    fn id(&self) -> Option<&[u16]> {
+        self.id_len.map(|len| &self.text[..len as usize])
+    }
+
+    fn description(&self) -> &[u16] {
+        let start = self.id_len.unwrap_or(0) as usize;
+        &self.text[start..start + self.description_len as usize]
+    }
+
+    /// Whether the name is the id (`id || key`), which is then in `terms`.
+    fn named_by_id(&self) -> bool {
+        self.id_len.is_some_and(|len| len > 0)
+    }
+
+    /// The id lowercased, when it is the name.
+    fn lower_id(&self) -> &[u16] {
+        &self.text[(self.id_len.unwrap_or(0) + self.description_len) as usize..]
+    }
+
+    /// The terms' numbers in `terms` (every other number).
+    fn term_numbers(&mut self) -> impl Iterator<Item = &mut u32> {
+        self.terms.iter_mut().step_by(2)
+    }
+}
+
+/// Tools analysed once, by slot (see the module's documentation).
+pub struct ToolPool {
+    ranking: Ranking,
+    tools: Vec<Option<PoolTool>>,
+    filled: usize,
+    terms: TermDict,
+    /// The vocabulary size above which it is rebuilt.
+    compact_above: usize,
+    /// While a selection is indexed, each vocabulary term's number in its
+    /// index (`u32::MAX`: not met yet); all `u32::MAX` in between.
+    local: Vec<u32>,
+    /// The terms `local` gave a number, to reset.
+    met: Vec<u32>,
+    /// Scratch for a tool's tokens.
+    lowered: Vec<u16>,
+    counts: Vec<(u32, u32)>,
+}
+
+impl ToolPool {
+    /// An empty pool for catalogs that rank with `ranking`.
+    pub fn new(ranking: Ranking) -> ToolPool {
+        ToolPool {
+            ranking,
+            tools: Vec::new(),
+            filled: 0,
+            terms: TermDict::default(),
+            compact_above: COMPACT_SPARE_TERMS,
+            local: Vec::new(),
+            met: Vec::new(),
+            lowered: Vec::new(),
+            counts: Vec::new(),
+        }
+    }
+
+    /// Number of slots holding a tool.
+    pub fn len(&self) -> usize {
+        self.filled
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.filled == 0
+    }
+
+    /// Number of slots, filled or not: the next slot to fill.
+    pub fn slot_count(&self) -> usize {
+        self.tools.len()
+    }
+
+    /// Number of terms in the vocabulary.
+    pub fn term_count(&self) -> usize {
+        self.terms.len()
+    }
+
+    /// Whether `slot` holds a tool.
+    pub fn holds(&self, slot: Slot) -> bool {
+        matches!(self.tools.get(slot as usize), Some(Some(_)))
+    }
+
+    /// The id of the tool in `slot`, which is also its key: a
+    /// [`PoolEntry`] without a key.
+    pub fn id_as_key(&self, slot: Slot) -> Result<&[u16], PoolError> {
+        match self.tools.get(slot as usize) {
+            Some(Some(tool)) => tool.id().ok_or(PoolError::NoIdForKey(slot)),
+            Some(None) => Err(PoolError::EmptySlot(slot)),
+            None => Err(PoolError::SlotOutOfRange(slot)),
+        }
+    }
+
+    /// Puts a tool in `slot`: a new slot (the next one, [`slot_count`](Self::slot_count)),
+    /// an emptied one, or one whose tool changed since (its analysis is
+    /// replaced). `id` is `tool.id` when it is a string, `description`
+    /// `tool.description || ''`, and `parameters` the tool's, for a ranking
+    /// that reads them (ignored by one that does not).
+    pub fn analyse<'p>(
+        &mut self,
+        slot: Slot,
+        id: Option<&[u16]>,
+        description: &[u16],
+        parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
+    ) -> Result<(), PoolError> {
+        let at = slot as usize;
+        if at > self.tools.len() {
+            return Err(PoolError::SlotOutOfRange(slot));
+        }
+        let mut text = Vec::with_capacity(2 * id.map_or(0, <[u16]>::len) + description.len());
+        text.extend_from_slice(id.unwrap_or_default());
+        text.extend_from_slice(description);
+        let mut tool = PoolTool {
+            text,
+            id_len: id.map(|id| id.len() as u32),
+            description_len: description.len() as u32,
+            terms: Vec::new(),
+            parameters: None,
+        };
+        if self.ranking.reads_parameters() {
+            let mut table = ParamTable::new();
+            table.push(parameters.into_iter().flatten());
+            tool.parameters = Some(table);
+        } else {
+            // The reference indexes `"<name> <description>"` lowercased; the
+            // space separates, so the two are tokenized apart. Counted here
+            // as pairs, later flattened into `terms`.
+            let ToolPool { terms, lowered, local, met, counts, .. } = self;
+            counts.clear();
+            let mut count = |token: &[u16]| count_term(local, met, counts, terms.intern(token), 1);
+            if tool.named_by_id() {
+                let start = tool.text.len();
+                to_lower_utf16_into(id.unwrap_or_default(), &mut tool.text);
+                for_each_token(&tool.text[start..], &mut count);
+            }
+            lowered.clear();
+            to_lower_utf16_into(description, lowered);
+            for_each_token(lowered, &mut count);
+            reset_local(local, met);
+            tool.terms = counts.iter().flat_map(|&(term, n)| [term, n]).collect();
+        }
+        if at == self.tools.len() {
+            self.tools.push(None);
+        }
+        if self.tools[at].replace(tool).is_none() {
+            self.filled += 1;
+        }
+        Ok(())
+    }
+
+    /// Empties `slot`: its tool is gone.
+    pub fn release(&mut self, slot: Slot) -> Result<(), PoolError> {
+        match self.tools.get_mut(slot as usize) {
+            Some(tool @ Some(_)) => {
+                *tool = None;
+                self.filled -= 1;
+            }
+            Some(None) => return Err(PoolError::EmptySlot(slot)),
+            None => return Err(PoolError::SlotOutOfRange(slot)),
+        }
+        Ok(())
+    }
+
+    /// The catalog of a selection of the pool's tools, in record order (the
+    /// entries `Catalog::new` would take, with each tool's id and description
+    /// as analysed): the same catalog, searching the same, as one built from
+    /// the text.
+    pub fn catalog(&mut self, selection: &[PoolEntry<'_>]) -> Result<Catalog, PoolError> {
+        if self.terms.len() > self.compact_above {
+            self.compact();
+        }
+        let mut builder = Catalog::builder();
+        let reads_parameters = self.ranking.reads_parameters();
+        let mut params = reads_parameters.then(ParamTable::new);
+        let (mut text_len, mut tokens) = (0, 0);
+        for entry in selection {
+            if let Some(Some(tool)) = self.tools.get(entry.slot as usize) {
+                text_len += entry.key.map_or(0, <[u16]>::len) + tool.text.len();
+                tokens += tool.terms.len() / 2;
+            }
+        }
+        builder.reserve(text_len, selection.len());
+        let mut analysed = (!reads_parameters).then(|| Partial {
+            index: Bm25Builder::with_capacity(selection.len(), 0).reserve_postings(tokens),
+            lower_names: Vec::new(),
+            lower_name_ends: Vec::with_capacity(selection.len()),
+        });
+        let ToolPool { tools, terms, local, met, counts, .. } = self;
+        for entry in selection {
+            let tool = match tools.get(entry.slot as usize) {
+                Some(Some(tool)) => tool,
+                Some(None) => return Err(PoolError::EmptySlot(entry.slot)),
+                None => return Err(PoolError::SlotOutOfRange(entry.slot)),
+            };
+            let key = match entry.key {
+                Some(key) => key,
+                None => tool.id().ok_or(PoolError::NoIdForKey(entry.slot))?,
+            };
+            builder.push(key, tool.id(), tool.description());
+            if let Some(params) = &mut params {
+                params.push(tool.parameters.iter().flat_map(|p| p.entry(0)));
+            }
+            let Some(Partial { index, lower_names, lower_name_ends }) = &mut analysed else {
+                continue;
+            };
+            // The document, as numbers of this selection's index.
+            let pairs = tool.terms.chunks_exact(2).map(|pair| (pair[0], pair[1]));
+            counts.clear();
+            if tool.named_by_id() {
+                lower_names.extend_from_slice(tool.lower_id());
+                for (term, n) in pairs {
+                    counts.push((index_term(index, terms, local, met, term), n));
+                }
+                index.add_distinct_counts(counts);
+            } else {
+                // Named by its key: a name of this selection's, tokenized now.
+                let start = lower_names.len();
+                to_lower_utf16_into(key, lower_names);
+                for_each_token(&lower_names[start..], |token| {
+                    let term = terms.intern(token);
+                    counts.push((index_term(index, terms, local, met, term), 1));
+                });
+                for (term, n) in pairs {
+                    counts.push((index_term(index, terms, local, met, term), n));
+                }
+                index.add_counts(counts.iter().copied());
+            }
+            lower_name_ends.push(lower_names.len() as u32);
+        }
+        reset_local(local, met);
+        let (text, entries) = builder.into_parts();
+        Ok(Catalog::from_analysis(text, entries, self.ranking, params, analysed)?)
+    }
+
+    /// Rebuilds the vocabulary from the terms the pool's tools use, and
+    /// renumbers them, once it has grown past twice that (and past a quarter
+    /// of their tokens, so that a rebuild, which reads every tool's tokens,
+    /// is paid for by the new terms since the last).
+    pub fn compact(&mut self) {
+        let mut kept = TermDict::default();
+        let mut renumber = vec![u32::MAX; self.terms.len()];
+        let mut tokens = 0usize;
+        for tool in self.tools.iter_mut().flatten() {
+            for term in tool.term_numbers() {
+                let new = &mut renumber[*term as usize];
+                if *new == u32::MAX {
+                    *new = kept.intern(self.terms.term(*term).0);
+                }
+                *term = *new;
+                tokens += 1;
+            }
+        }
+        self.terms = kept;
+        let live = self.terms.len();
+        self.compact_above = live + live.max(tokens / 4) + COMPACT_SPARE_TERMS;
+        self.local = vec![u32::MAX; live];
+    }
+}
+
+/// The number in `index` of the vocabulary's `term`, given it there the
+/// first time (`local` and `met` as in [`ToolPool::local`]).
+fn index_term(index: &mut Bm25Builder, terms: &TermDict, local: &mut Vec<u32>, met: &mut Vec<u32>, term: u32) -> u32 {
+    if local.len() <= term as usize {
+        local.resize(terms.len().max(term as usize + 1), u32::MAX);
+    }
+    let number = &mut local[term as usize];
+    if *number == u32::MAX {
+        let (text, hash) = terms.term(term);
+        *number = index.intern_hashed(text, hash);
+        met.push(term);
+    }
+    *number
+}
+
+/// Counts `count` more of `term` in `counts` (distinct terms in order of
+/// first occurrence), `local` saying where each term already is (see
+/// [`ToolPool::local`], reset with [`reset_local`]).
+fn count_term(local: &mut Vec<u32>, met: &mut Vec<u32>, counts: &mut Vec<(u32, u32)>, term: u32, count: u32) {
+    if local.len() <= term as usize {
+        local.resize(term as usize + 1, u32::MAX);
+    }
+    let at = &mut local[term as usize];
+    if *at == u32::MAX {
+        *at = counts.len() as u32;
+        met.push(term);
+        counts.push((term, count));
+    } else {
+        counts[*at as usize].1 += count;
+    }
+}
+
+fn reset_local(local: &mut [u32], met: &mut Vec<u32>) {
+    for term in met.drain(..) {
+        local[term as usize] = u32::MAX;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::{Candidate, SearchOptions};
+    use crate::test_rng::Rng;
+
+    fn u(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    /// A tool as the tests hold it: key, id, description, parameters.
+    #[derive(Clone)]
+    struct Tool {
+        key: Vec<u16>,
+        id: Option<Vec<u16>>,
+        description: Vec<u16>,
+        parameters: Vec<(Vec<u16>, Vec<u16>)>,
+    }
+
+    const WORDS: &[&str] = &[
+        "weather",
+        "Weather",
+        "GET_WEATHER",
+        "forecast",
+        "send-email",
+        "email",
+        "db",
+        "x",
+        "İstanbul",
+        "ΟΔΟΣ",
+        "Σ",
+        "straße",
+        "getCurrentWeather",
+        "ツール",
+        "query",
+        "records",
+        "search_tools",
+        "a/b",
+        "0",
+        "12",
+    ];
+
+    fn text(rng: &mut Rng, most: u64) -> Vec<u16> {
+        let mut out = String::new();
+        for _ in 0..rng.next() % (most + 1) {
+            out.push_str(WORDS[(rng.next() % WORDS.len() as u64) as usize]);
+            out.push(if rng.next().is_multiple_of(4) { '.' } else { ' ' });
+        }
+        u(&out)
+    }
+
+    /// Tools whose names repeat, some keyed by their id, some without one,
+    /// some with an empty id (named by their key), some keyed by an array index.
+    fn tools(rng: &mut Rng, count: usize) -> Vec<Tool> {
+        (0..count)
+            .map(|i| {
+                let id = match rng.next() % 6 {
+                    0 => None,
+                    1 => Some(Vec::new()),
+                    _ => Some(u(&format!("tool_{}", rng.next() % (count as u64)))),
+                };
+                let key = match (&id, rng.next() % 5) {
+                    (Some(id), 0..=2) if !id.is_empty() => id.clone(),
+                    (_, 3) => u(&format!("{}", rng.next() % 50)),
+                    _ => u(&format!("key {} {}", i, WORDS[i % WORDS.len()])),
+                };
+                let parameters = (0..rng.next() % 3).map(|_| (text(rng, 2), text(rng, 5))).collect();
+                Tool { key, id, description: text(rng, 12), parameters }
+            })
+            .collect()
+    }
+
+    fn analyse(pool: &mut ToolPool, slot: Slot, tool: &Tool) {
+        let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
+        pool.analyse(slot, tool.id.as_deref(), &tool.description, Some(parameters)).unwrap();
+    }
+
+    /// The catalog `Catalog::new` makes of the tools (keys must be distinct).
+    fn from_text(tools: &[&Tool], ranking: Ranking) -> Catalog {
+        let mut builder = Catalog::builder();
+        builder.ranking(ranking);
+        for tool in tools {
+            let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
+            builder.push_with_parameters(&tool.key, tool.id.as_deref(), &tool.description, parameters);
+        }
+        builder.build().unwrap()
+    }
+
+    fn from_pool(pool: &mut ToolPool, tools: &[(Slot, &Tool)]) -> Catalog {
+        let selection: Vec<PoolEntry<'_>> = tools
+            .iter()
+            .map(|&(slot, tool)| PoolEntry {
+                slot,
+                // Keyed by its id: the pool gives the key.
+                key: (tool.id.as_deref() != Some(&tool.key[..])).then_some(&tool.key[..]),
+            })
+            .collect();
+        pool.catalog(&selection).unwrap()
+    }
+
+    fn candidates(catalog: &Catalog, query: &str) -> Vec<(u32, u64)> {
+        catalog.rank(&u(query), 1e9).iter().map(|c: &Candidate| (c.doc, c.score.to_bits())).collect()
+    }
+
+    /// The two catalogs answer every lookup and query alike, bit for bit.
+    fn assert_same(pooled: &Catalog, built: &Catalog, label: &str) {
+        assert_eq!(pooled.entry_count(), built.entry_count(), "{label}");
+        assert_eq!(pooled.len(), built.len(), "{label}");
+        for entry in 0..built.entry_count() {
+            for name in [built.key(entry), built.name(entry)] {
+                assert_eq!(pooled.find_by_key(name), built.find_by_key(name), "{label}");
+                assert_eq!(pooled.find_by_id(name), built.find_by_id(name), "{label}");
+                assert_eq!(pooled.find_doc(name), built.find_doc(name), "{label}");
+            }
+            assert_eq!(pooled.description(entry), built.description(entry), "{label}");
+        }
+        let options = SearchOptions { top_k: 1e9, ..SearchOptions::default() };
+        for query in
+            ["weather", "get weather forecast", "İstanbul ΟΔΟΣ σ", "tool_3 db", "ツール", "12 0", "email.records"]
+        {
+            assert_eq!(candidates(pooled, query), candidates(built, query), "{label}: {query}");
+            assert_eq!(pooled.search(&u(query), &options), built.search(&u(query), &options), "{label}: {query}");
+        }
+    }
+
+    /// Distinct keys, the later tool winning, as in a JavaScript object.
+    fn distinct_keys(picked: Vec<(Slot, &Tool)>) -> Vec<(Slot, &Tool)> {
+        let mut out: Vec<(Slot, &Tool)> = Vec::new();
+        for (slot, tool) in picked {
+            out.retain(|(_, t)| t.key != tool.key);
+            out.push((slot, tool));
+        }
+        out
+    }
+
+    #[test]
+    fn random_selections_search_as_catalogs_built_from_their_text() {
+        for ranking in Ranking::ALL {
+            let mut rng = Rng::new(5);
+            let all = tools(&mut rng, 300);
+            let mut pool = ToolPool::new(ranking);
+            for (slot, tool) in all.iter().enumerate() {
+                analyse(&mut pool, slot as Slot, tool);
+            }
+            assert_eq!(pool.len(), all.len());
+            for round in 0..12 {
+                let picked = all.iter().enumerate().filter(|_| rng.next() % 10 < 9).map(|(i, t)| (i as Slot, t));
+                let mut picked: Vec<_> = picked.collect();
+                for i in (1..picked.len()).rev() {
+                    picked.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+                }
+                let picked = distinct_keys(picked);
+                let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
+                let label = format!("{} round {round}", ranking.name());
+                assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, ranking), &label);
+            }
+        }
+    }
+
+    #[test]
+    fn a_large_selection_indexed_on_its_thread_searches_the_same() {
+        let mut rng = Rng::new(9);
+        let all = tools(&mut rng, 3000);
+        let mut pool = ToolPool::new(Ranking::Reference);
+        for (slot, tool) in all.iter().enumerate() {
+            analyse(&mut pool, slot as Slot, tool);
+        }
+        let picked = distinct_keys(all.iter().enumerate().map(|(i, t)| (i as Slot, t)).collect());
+        let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
+        assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, Ranking::Reference), "3000 tools");
+    }
+
+    #[test]
+    fn a_changed_tool_analysed_again_into_its_slot_is_searched_as_it_is_now() {
+        let mut pool = ToolPool::new(Ranking::Reference);
+        let mut weather =
+            Tool { key: u("weather"), id: Some(u("weather")), description: u("Current weather"), parameters: vec![] };
+        let email = Tool { key: u("mail"), id: Some(u("send")), description: u("Send an email"), parameters: vec![] };
+        analyse(&mut pool, 0, &weather);
+        analyse(&mut pool, 1, &email);
+        let before = from_pool(&mut pool, &[(0, &weather), (1, &email)]);
+        assert_eq!(before.rank(&u("current"), 10.0).len(), 1);
+        weather.description = u("Stock quotes");
+        weather.id = Some(u("stocks"));
+        analyse(&mut pool, 0, &weather);
+        assert_eq!(pool.len(), 2);
+        let after = from_pool(&mut pool, &[(0, &weather), (1, &email)]);
+        assert_same(&after, &from_text(&[&weather, &email], Ranking::Reference), "changed");
+        assert!(after.rank(&u("current"), 10.0).is_empty());
+        assert_eq!(after.rank(&u("quotes"), 10.0).len(), 1);
+        // A catalog made before keeps what it was made of.
+        assert_eq!(before.rank(&u("current"), 10.0).len(), 1);
+        assert_eq!(before.description(0), &u("Current weather")[..]);
+    }
+
+    #[test]
+    fn slots_are_released_and_filled_again() {
+        let mut rng = Rng::new(3);
+        let all = tools(&mut rng, 40);
+        let mut pool = ToolPool::new(Ranking::Reference);
+        for (slot, tool) in all.iter().enumerate() {
+            analyse(&mut pool, slot as Slot, tool);
+        }
+        for slot in (0..40).step_by(2) {
+            pool.release(slot).unwrap();
+        }
+        assert_eq!((pool.len(), pool.slot_count()), (20, 40));
+        assert!(!pool.holds(0) && pool.holds(1));
+        assert_eq!(pool.release(0), Err(PoolError::EmptySlot(0)));
+        assert_eq!(pool.release(40), Err(PoolError::SlotOutOfRange(40)));
+        let selection = [PoolEntry { slot: 0, key: Some(&[]) }];
+        assert!(matches!(pool.catalog(&selection), Err(PoolError::EmptySlot(0))));
+        // Only the next new slot, or one in the pool, can be filled.
+        assert_eq!(pool.analyse(41, None, &[], None::<[(&[u16], &[u16]); 0]>), Err(PoolError::SlotOutOfRange(41)));
+        // Emptied slots take other tools; the released ones are not found.
+        let others = tools(&mut Rng::new(4), 20);
+        let mut picked = Vec::new();
+        for (i, tool) in others.iter().enumerate() {
+            analyse(&mut pool, (2 * i) as Slot, tool);
+            picked.push(((2 * i) as Slot, tool));
+            picked.push(((2 * i + 1) as Slot, &all[2 * i + 1]));
+        }
+        assert_eq!((pool.len(), pool.slot_count()), (40, 40));
+        let picked = distinct_keys(picked);
+        let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
+        assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, Ranking::Reference), "refilled");
+        // A tool keyed by its id needs one.
+        let no_id = Tool { key: u("k"), id: None, description: vec![], parameters: vec![] };
+        analyse(&mut pool, 40, &no_id);
+        assert!(matches!(pool.catalog(&[PoolEntry { slot: 40, key: None }]), Err(PoolError::NoIdForKey(40))));
+    }
+
+    #[test]
+    fn the_vocabulary_is_rebuilt_from_the_tools_alive_and_searches_the_same() {
+        let mut pool = ToolPool::new(Ranking::Reference);
+        let mut rng = Rng::new(12);
+        // Tools come and go, each with words of its own: without rebuilds the
+        // vocabulary would keep every word ever seen.
+        let mut alive: Vec<Tool> = Vec::new();
+        for round in 0..60u32 {
+            let made: Vec<Tool> = (0..50)
+                .map(|i| Tool {
+                    key: u(&format!("k{i}")),
+                    id: Some(u(&format!("tool_{round}_{i}"))),
+                    description: u(&format!("word{round}x{i} other{} weather {}", rng.next() % 1000, round * 50 + i)),
+                    parameters: vec![],
+                })
+                .collect();
+            for (slot, tool) in made.iter().enumerate() {
+                if round > 0 {
+                    pool.release(slot as Slot).unwrap();
+                }
+                analyse(&mut pool, slot as Slot, tool);
+            }
+            alive = made;
+            let picked: Vec<(Slot, &Tool)> = alive.iter().enumerate().map(|(i, t)| (i as Slot, t)).collect();
+            let catalog = from_pool(&mut pool, &picked);
+            if round % 10 == 0 {
+                let tools: Vec<&Tool> = alive.iter().collect();
+                assert_same(&catalog, &from_text(&tools, Ranking::Reference), "rebuilt");
+            }
+        }
+        assert_eq!(pool.len(), 50);
+        // 60 rounds of 50 tools brought about 9,000 terms; the rebuilds keep
+        // the vocabulary to what is alive plus the spare.
+        assert!(pool.term_count() < 400 + 2 * COMPACT_SPARE_TERMS, "{}", pool.term_count());
+        let tools: Vec<&Tool> = alive.iter().collect();
+        let picked: Vec<(Slot, &Tool)> = alive.iter().enumerate().map(|(i, t)| (i as Slot, t)).collect();
+        assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, Ranking::Reference), "last");
+    }
+}
