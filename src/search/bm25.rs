@@ -93,32 +93,16 @@ impl Bm25Builder {
     /// building that string: the space is a separator and cannot affect
     /// lowercasing on either side.
     pub fn add(&mut self, parts: &[&[u16]]) -> DocId {
-        let doc = self.doc_len.len() as DocId;
         self.counts.clear();
         let mut len = 0u32;
         for part in parts {
             for_each_token(part, |token| {
                 len += 1;
                 let term = self.terms.intern(token);
-                if term as usize == self.count_slot.len() {
-                    self.count_slot.push(0);
-                }
-                let slot = self.count_slot[term as usize] as usize;
-                match self.counts.get_mut(slot) {
-                    Some((t, n)) if *t == term => *n += 1,
-                    _ => {
-                        self.count_slot[term as usize] = self.counts.len() as u32;
-                        self.counts.push((term, 1));
-                    }
-                }
+                self.count(term, 1);
             });
         }
-        self.pairs.extend(self.counts.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
-        self.doc_len.push(len);
-        self.live.push(true);
-        self.live_docs += 1;
-        self.total_len += u64::from(len);
-        doc
+        self.push_counted(len)
     }
 
     /// Indexes a new document given as its terms (numbers this builder gave
@@ -126,23 +110,36 @@ impl Bm25Builder {
     /// its slot: what [`add`](Self::add) does after tokenizing, for text
     /// tokenized once and kept (see [`super::pool`]).
     pub fn add_counts(&mut self, terms: impl IntoIterator<Item = (u32, u32)>) -> DocId {
-        let doc = self.doc_len.len() as DocId;
         self.counts.clear();
         let mut len = 0u32;
         for (term, count) in terms {
             len += count;
-            if term as usize >= self.count_slot.len() {
-                self.count_slot.resize(term as usize + 1, 0);
-            }
-            let slot = self.count_slot[term as usize] as usize;
-            match self.counts.get_mut(slot) {
-                Some((t, n)) if *t == term => *n += count,
-                _ => {
-                    self.count_slot[term as usize] = self.counts.len() as u32;
-                    self.counts.push((term, count));
-                }
+            self.count(term, count);
+        }
+        self.push_counted(len)
+    }
+
+    /// Adds `n` to the document being added's count of `term`: `counts`
+    /// holds one entry per distinct term, in first-seen order, found through
+    /// `count_slot` (an entry there is stale unless it points back at `term`).
+    #[inline]
+    fn count(&mut self, term: u32, n: u32) {
+        if term as usize >= self.count_slot.len() {
+            self.count_slot.resize(term as usize + 1, 0);
+        }
+        let slot = self.count_slot[term as usize] as usize;
+        match self.counts.get_mut(slot) {
+            Some((t, count)) if *t == term => *count += n,
+            _ => {
+                self.count_slot[term as usize] = self.counts.len() as u32;
+                self.counts.push((term, n));
             }
         }
+    }
+
+    /// Files the counted document, `len` tokens long, under the next slot.
+    fn push_counted(&mut self, len: u32) -> DocId {
+        let doc = self.doc_len.len() as DocId;
         self.pairs.extend(self.counts.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
         self.doc_len.push(len);
         self.live.push(true);
