@@ -85,13 +85,6 @@ impl Bm25Builder {
         self
     }
 
-    /// Room for this many distinct terms, to spare the regrowth (and
-    /// rehashing) of the term table.
-    pub fn reserve_terms(mut self, terms: usize) -> Bm25Builder {
-        self.terms.table.reserve(terms, |slot| widen(slot.hash));
-        self
-    }
-
     /// Indexes a new document whose text is the concatenation of `parts`,
     /// each already lowercased and each ending at a token boundary, and
     /// returns its slot.

@@ -290,11 +290,7 @@ impl ToolPool {
         }
         builder.reserve(text_len, selection.len());
         let mut analysed = (!reads_parameters).then(|| Partial {
-            // The selection's distinct terms are at most its tokens, and
-            // the vocabulary's.
-            index: Bm25Builder::with_capacity(selection.len(), 0)
-                .reserve_postings(tokens)
-                .reserve_terms(tokens.min(self.terms.len())),
+            index: Bm25Builder::with_capacity(selection.len(), 0).reserve_postings(tokens),
             lower_names: Vec::new(),
             lower_name_ends: Vec::with_capacity(selection.len()),
         });
