@@ -753,6 +753,18 @@ impl CatalogBuilder {
         self
     }
 
+    /// [`push`](Self::push) for an entry keyed by its id: the id is kept
+    /// once, as both key and id.
+    pub fn push_keyed_by_id(&mut self, id: &[u16], description: &[u16]) -> &mut Self {
+        let id = self.append(id);
+        let description = self.append(description);
+        self.entries.push(EntrySpans { key: id, id: Some(id), description });
+        if let Some(params) = &mut self.params {
+            params.push([]);
+        }
+        self
+    }
+
     /// [`push`](Self::push), with the tool's parameters as `(name, description)`.
     pub fn push_with_parameters<'p>(
         &mut self,
