@@ -8,13 +8,19 @@
 //   npm run bench -- --json            also write benches/results.json
 //   npm run bench -- --chart           also write benches/speedup.svg (the README's chart)
 //
-// Both implementations run alternately (ref, ours, ours, ref, ...) so machine
+// Each workload runs in a Node process of its own (this script, started again
+// with --workload N), so no row inherits another's heap or allocator state: a
+// 100,000-tool catalog or a 34 s reference step leaves a process that makes
+// later rows allocating new indexes measurably slower. Within a workload both
+// implementations run alternately (ref, ours, ours, ref, ...) so machine
 // noise lands on both. Each row reports the median time per operation. Before a
 // row is timed, both implementations are run once on the same input and their
 // outputs compared; a mismatch throws (we would be timing different work).
 // Nothing here asserts anything about time.
 
+import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import os from 'node:os'
 import { performance } from 'node:perf_hooks'
 import { isDeepStrictEqual } from 'node:util'
@@ -45,6 +51,8 @@ const argv = process.argv.slice(2)
 const QUICK = argv.includes('--quick')
 const JSON_OUT = argv.includes('--json')
 const CHART_OUT = argv.includes('--chart')
+// Set in the child process that runs one workload (see Main).
+const ONLY_WORKLOAD = argv.includes('--workload') ? Number(argv[argv.indexOf('--workload') + 1]) : undefined
 const FILTER = argv.includes('--filter') ? (argv[argv.indexOf('--filter') + 1] ?? '').toLowerCase() : ''
 
 const SETTINGS = QUICK
@@ -760,18 +768,28 @@ function largeCatalogWorkload(name, { kind, sizes }) {
       } else if (kind === 'ready') {
         ours = await measureOurs(() => stepAndSearch(new OursToolSearchProcessor({ tools }), requestContext, QUERIES[3]))
       } else {
+        // Memory: what each processor after the first adds (the first also
+        // warms the allocator and V8's heap, which a fresh process would
+        // count against it), its index built, over the same tools.
+        const processors = []
+        const build = async () => {
+          const processor = new OursToolSearchProcessor({ tools })
+          await stepAndSearch(processor, requestContext, QUERIES[0])
+          processors.push(processor)
+        }
+        await build()
         gc()
         const before = process.memoryUsage()
-        const processor = new OursToolSearchProcessor({ tools })
-        const { tools: stepTools } = await processor.processInputStep(stepArgs({}, requestContext))
-        await stepTools.search_tools.execute({ query: QUERIES[0] }, { requestContext })
+        for (let i = 0; i < MEMORY_PROCESSORS; i++) await build()
         gc()
         const after = process.memoryUsage()
-        const perTool = key => `${Math.round((after[key] - before[key]) / size)} B`
+        const perTool = key => `${Math.round((after[key] - before[key]) / (MEMORY_PROCESSORS * size))} B`
         console.log(
-          `note: one processor over ${size.toLocaleString('en-US')} tools, index built, holds per tool ${perTool('rss')} of RSS ` +
-            `(native index and text included), ${perTool('heapUsed')} of JS heap`,
+          `note: a processor over ${size.toLocaleString('en-US')} tools, index built, holds per tool ${perTool('rss')} of RSS ` +
+            `(native index and text included) and ${perTool('heapUsed')} of JS heap (the mean of ${MEMORY_PROCESSORS} built after a first)`,
         )
+        processors.length = 0
+        const { tools: stepTools } = await new OursToolSearchProcessor({ tools }).processInputStep(stepArgs({}, requestContext))
         ours = await measureOurs(k => stepTools.search_tools.execute({ query: QUERIES[k % QUERIES.length] }, { requestContext }))
       }
       const refMs = kind === 'construct' ? reference.constructMs : kind === 'ready' ? reference.constructMs + reference.searchMs : reference.searchMs
@@ -781,6 +799,8 @@ function largeCatalogWorkload(name, { kind, sizes }) {
 }
 
 const LARGE = [100_000]
+/** How many processors the memory note of the large search row averages over. */
+const MEMORY_PROCESSORS = 3
 
 const WORKLOADS = [
   messageListFilterWorkload('ToolCallFilter 1.59 exclude all', undefined),
@@ -911,6 +931,19 @@ function row(cells) {
 // ---------------------------------------------------------------------------
 // Main
 
+/** Whether `workload` has a row at `size` that the --filter keeps. */
+const selected = (workload, size) => !FILTER || `${workload.name} ${size}`.toLowerCase().includes(FILTER)
+const RESULT_PREFIX = 'bench-result '
+
+if (ONLY_WORKLOAD !== undefined) {
+  // A child: run one workload's rows and hand each result to the parent.
+  const workload = WORKLOADS[ONLY_WORKLOAD]
+  for (const size of workload.sizes ?? SIZES) {
+    if (selected(workload, size)) console.log(RESULT_PREFIX + JSON.stringify(await workload.run(size)))
+  }
+  process.exit(0)
+}
+
 const cpus = os.cpus()
 console.log(`node ${process.version} (${process.platform} ${process.arch})`)
 console.log(`cpu  ${cpus[0]?.model ?? 'unknown'} x${cpus.length}`)
@@ -923,21 +956,33 @@ const load = os.loadavg()[0]
 if (load > cpus.length * 0.75) {
   console.log(`note: load average ${load.toFixed(1)} on ${cpus.length} cores; other work competes for the CPU, expect noisy rows`)
 }
-console.log('median time per operation; speedup = reference / native\n')
+console.log('median time per operation; speedup = reference / native; each workload in a process of its own\n')
 console.log(row(COLUMNS.map(c => c[0])))
 console.log(row(COLUMNS.map(c => '-'.repeat(c[1]))))
 
 const results = []
 const benchStart = performance.now()
-for (const workload of WORKLOADS) {
-  for (const size of workload.sizes ?? SIZES) {
-    if (FILTER && !`${workload.name} ${size}`.toLowerCase().includes(FILTER)) continue
-    const r = await workload.run(size)
+const passOn = argv.filter((arg, i) => arg === '--quick' || arg === '--filter' || argv[i - 1] === '--filter')
+for (const [index, workload] of WORKLOADS.entries()) {
+  if (!(workload.sizes ?? SIZES).some(size => selected(workload, size))) continue
+  const child = spawnSync(
+    process.execPath,
+    [...process.execArgv, fileURLToPath(import.meta.url), ...passOn, '--workload', String(index)],
+    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
+  )
+  for (const line of child.stdout.split('\n')) {
+    if (!line.startsWith(RESULT_PREFIX)) {
+      // The child's own notes (memory per tool, say).
+      if (line.trim() !== '') console.log(line)
+      continue
+    }
+    const r = JSON.parse(line.slice(RESULT_PREFIX.length))
     results.push(r)
     console.log(
-      row([r.workload, size.toLocaleString('en-US'), formatTime(r.refMs), formatTime(r.oursMs), `${r.speedup.toFixed(2)}x`, r.samples]),
+      row([r.workload, r.size.toLocaleString('en-US'), formatTime(r.refMs), formatTime(r.oursMs), `${r.speedup.toFixed(2)}x`, r.samples]),
     )
   }
+  if (child.status !== 0) throw new Error(`workload "${workload.name}" failed (${child.error ?? `exit ${child.status}`})`)
 }
 const totalSeconds = (performance.now() - benchStart) / 1e3
 console.log(`\n${results.length} rows in ${totalSeconds.toFixed(1)} s`)
