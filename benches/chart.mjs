@@ -5,7 +5,7 @@
 // logarithmic; the dashed line is 1x, where both sides take the same time.
 
 const PANEL = { width: 560, height: 400, left: 56, right: 12, top: 36, bottom: 44 }
-const LEGEND_WIDTH = 500
+const LEGEND_WIDTH = 560
 const LINE_HEIGHT = 14
 // Distinct enough on white, and for the common kinds of colour blindness when
 // paired with the marker shapes below.
