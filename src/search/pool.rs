@@ -533,6 +533,15 @@ mod tests {
         pool.analyse(slot, tool.id.as_deref(), &tool.description, Some(parameters)).unwrap();
     }
 
+    /// A pool holding `tools`, tool `i` in slot `i`.
+    fn pool_of(tools: &[Tool], ranking: Ranking) -> ToolPool {
+        let mut pool = ToolPool::new(ranking);
+        for (slot, tool) in tools.iter().enumerate() {
+            analyse(&mut pool, slot as Slot, tool);
+        }
+        pool
+    }
+
     /// The catalog `Catalog::new` makes of the tools (keys must be distinct).
     fn from_text(tools: &[&Tool], ranking: Ranking) -> Catalog {
         let mut builder = Catalog::builder();
@@ -596,10 +605,7 @@ mod tests {
         for ranking in Ranking::ALL {
             let mut rng = Rng::new(5);
             let all = tools(&mut rng, 300);
-            let mut pool = ToolPool::new(ranking);
-            for (slot, tool) in all.iter().enumerate() {
-                analyse(&mut pool, slot as Slot, tool);
-            }
+            let mut pool = pool_of(&all, ranking);
             assert_eq!(pool.len(), all.len());
             for round in 0..12 {
                 let picked = all.iter().enumerate().filter(|_| rng.next() % 10 < 9).map(|(i, t)| (i as Slot, t));
@@ -619,10 +625,7 @@ mod tests {
     fn a_large_selection_indexed_on_its_thread_searches_the_same() {
         let mut rng = Rng::new(9);
         let all = tools(&mut rng, 3000);
-        let mut pool = ToolPool::new(Ranking::Reference);
-        for (slot, tool) in all.iter().enumerate() {
-            analyse(&mut pool, slot as Slot, tool);
-        }
+        let mut pool = pool_of(&all, Ranking::Reference);
         let picked = distinct_keys(all.iter().enumerate().map(|(i, t)| (i as Slot, t)).collect());
         let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
         assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, Ranking::Reference), "3000 tools");
@@ -655,10 +658,7 @@ mod tests {
     fn slots_are_released_and_filled_again() {
         let mut rng = Rng::new(3);
         let all = tools(&mut rng, 40);
-        let mut pool = ToolPool::new(Ranking::Reference);
-        for (slot, tool) in all.iter().enumerate() {
-            analyse(&mut pool, slot as Slot, tool);
-        }
+        let mut pool = pool_of(&all, Ranking::Reference);
         for slot in (0..40).step_by(2) {
             pool.release(slot).unwrap();
         }
