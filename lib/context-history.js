@@ -58,10 +58,16 @@ const TOOL_INVOCATION = FACTS.toolInvocationPart
 
 const NO_FACTS = Object.freeze({ slot: undefined, kept: 0, text: '', facts: new Int32Array(0), list: undefined })
 
-/** A `search_tools` / `load_tool` invocation part as it was read: where it is and what was read from it. */
+/**
+ * A `search_tools` / `load_tool` invocation part as it was read: where it is,
+ * what was read from it, and its message's parts array and that array's
+ * length then (to check that they are unchanged).
+ */
 class MetaPart {
-  constructor(message, index, part, invocation, toolName, state, result) {
+  constructor(message, parts, length, index, part, invocation, toolName, state, result) {
     this.message = message
+    this.parts = parts
+    this.length = length
     this.index = index
     this.part = part
     this.invocation = invocation
@@ -84,7 +90,18 @@ class MetaPart {
   }
 }
 
-/** One remembered list: what was read from each of its messages, and its meta-tool parts in order. */
+/** Whether `message` (the same object) still has the parts array `parts`, of length `length` (0 for none). */
+function sameParts(message, parts, length) {
+  const now = message.content?.parts
+  return now === parts && (!now || now.length === length)
+}
+
+/**
+ * One remembered list: its messages, what was read from its last
+ * `FACTS.recheckedLastMessages` messages (the tail), and its meta-tool parts
+ * in order. What was read from other messages is not kept: a step that
+ * continues the list compares them by identity only.
+ */
 class RememberedList {
   constructor(slot) {
     /** The Rust slot holding the names its meta-tool parts activated. */
@@ -92,10 +109,12 @@ class RememberedList {
     /** Whether it may be continued: false until a step that read it is committed. */
     this.valid = false
     this.first = undefined
-    /** Per message: the message, its `content?.parts` when read, and that array's length (0 for none). */
+    /** The messages, as the step's array held them. */
     this.messages = []
-    this.parts = []
-    this.lengths = []
+    /** Where the tail starts, and per tail message its `content?.parts` when read and that array's length (0 for none). */
+    this.tailStart = 0
+    this.tailParts = []
+    this.tailLengths = []
     /** The meta-tool parts, in message order. */
     this.metas = []
     this.usedAt = 0
@@ -105,8 +124,9 @@ class RememberedList {
     this.valid = false
     this.first = undefined
     this.messages = []
-    this.parts = []
-    this.lengths = []
+    this.tailStart = 0
+    this.tailParts = []
+    this.tailLengths = []
     this.metas = []
   }
 
@@ -127,31 +147,31 @@ class RememberedList {
     let checked = -1
     for (let m = 0; m < metas.length; m++) {
       const meta = metas[m]
-      if (meta.message >= from) break
-      if (meta.message !== checked) {
-        checked = meta.message
-        if (!this.sameParts(messages, checked)) {
-          from = checked
+      const i = meta.message
+      if (i >= from) break
+      if (i !== checked) {
+        checked = i
+        if (!sameParts(messages[i], meta.parts, meta.length)) {
+          from = i
           break
         }
       }
-      if (!meta.holds(this.parts[checked])) {
-        from = checked
+      if (!meta.holds(meta.parts)) {
+        from = i
         break
       }
     }
-    for (let i = Math.max(0, known.length - FACTS.recheckedLastMessages); i < from; i++) {
-      if (!this.sameParts(messages, i)) from = i
+    const tailStart = this.tailStart
+    for (let i = tailStart; i < from; i++) {
+      if (!sameParts(messages[i], this.tailParts[i - tailStart], this.tailLengths[i - tailStart])) from = i
     }
+    // The new list's tail must be known as read: a shorter list's tail
+    // reaching before this one's is read again.
+    const newTailStart = Math.max(0, messages.length - FACTS.recheckedLastMessages)
+    if (newTailStart < tailStart) from = Math.min(from, newTailStart)
     let kept = metas.length
     while (kept > 0 && metas[kept - 1].message >= from) kept--
     return { from, kept }
-  }
-
-  /** Whether message `i` (the same object) still has the parts array it had, of the same length. */
-  sameParts(messages, i) {
-    const parts = messages[i].content?.parts
-    return parts === this.parts[i] && (!parts || parts.length === this.lengths[i])
   }
 
   /**
@@ -161,51 +181,64 @@ class RememberedList {
    * list can be continued: not when a message's parts are not an array.
    */
   read(messages, from, kept, out) {
-    const known = this.parts
-    const lengths = this.lengths
-    const metas = this.metas
+    const count = messages.length
     // A list read from its start copies the caller's array at once.
     if (from === 0) this.messages = messages.slice()
     else {
-      this.messages.length = from
-      for (let i = from; i < messages.length; i++) this.messages.push(messages[i])
+      const known = this.messages
+      known.length = from
+      for (let i = from; i < count; i++) known.push(messages[i])
     }
-    known.length = from
-    lengths.length = from
-    metas.length = kept
+    // The tail as read: kept from the last reading before `from`, read now after.
+    const tailStart = Math.max(0, count - FACTS.recheckedLastMessages)
+    const tailParts = []
+    const tailLengths = []
+    for (let i = tailStart; i < from; i++) {
+      tailParts.push(this.tailParts[i - this.tailStart])
+      tailLengths.push(this.tailLengths[i - this.tailStart])
+    }
+    this.metas.length = kept
     let continuable = true
-    for (let i = from; i < messages.length; i++) {
+    for (let i = from; i < count; i++) {
       const parts = messages[i].content?.parts
-      known.push(parts)
+      let length = 0
       if (!parts) {
-        lengths.push(0)
-        continue
-      }
-      if (Array.isArray(parts)) {
-        const length = parts.length
-        lengths.push(length)
-        for (let at = 0; at < length; at++) this.readPart(i, at, parts[at], out)
+        // Nothing to read.
+      } else if (Array.isArray(parts)) {
+        length = parts.length
+        for (let at = 0; at < length; at++) {
+          const part = parts[at]
+          if (part.type === TOOL_INVOCATION) this.readInvocation(i, parts, length, at, part, out)
+        }
       } else {
         // Read as the reference reads it (any iterable), never continued.
         continuable = false
-        lengths.push(0)
         let at = 0
-        for (const part of parts) this.readPart(i, at++, part, out)
+        for (const part of parts) {
+          if (part.type === TOOL_INVOCATION) this.readInvocation(i, parts, 0, at, part, out)
+          at++
+        }
+      }
+      if (i >= tailStart) {
+        tailParts.push(parts)
+        tailLengths.push(length)
       }
     }
+    this.tailStart = tailStart
+    this.tailParts = tailParts
+    this.tailLengths = tailLengths
     return continuable
   }
 
-  /** Reads part `at` of message `i`: a meta-tool invocation is remembered and its facts written. */
-  readPart(i, at, part, out) {
-    if (part.type !== TOOL_INVOCATION) return
+  /** Reads tool-invocation part `at` of message `i`: a meta-tool invocation is remembered and its facts written. */
+  readInvocation(i, parts, length, at, part, out) {
     const invocation = part.toolInvocation
     if (!invocation) return
     const toolName = invocation.toolName
     const kind = toolName === SEARCH_TOOLS ? FACTS.searchTools : toolName === LOAD_TOOL ? FACTS.loadTool : undefined
     if (kind === undefined) return
     const { state, result } = invocation
-    this.metas.push(new MetaPart(i, at, part, invocation, toolName, state, result))
+    this.metas.push(new MetaPart(i, parts, length, at, part, invocation, toolName, state, result))
     pushFacts(out, kind, state, result)
   }
 }
