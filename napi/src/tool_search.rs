@@ -618,17 +618,23 @@ impl From<LoadOutcome> for LoadToolOutput {
     }
 }
 
-/// The loaded tools a request may use: their names, and in `words` the
-/// tools they resolve to, one per name, followed by the checks of the
-/// operation's resolutions when it made any (see [`flat`]; never from an
-/// operation with questions), with the names of those that found nothing, in
-/// order (absent when none did). The checks ride in the array made for the
-/// tools anyway, and only when there are some: one more argument or array,
-/// or an empty array no longer empty, costs a step with nothing loaded more
-/// than the rest of its answer (measured).
+/// The loaded tools a request may use: their names one after another in
+/// `text`, and in `words` the tools they resolve to (one per name), then the
+/// names' lengths, then the checks of the operation's resolutions when it
+/// made any (see [`flat`]; never from an operation with questions), with the
+/// names of those that found nothing, in order (absent when none did). The
+/// names cross as one string because an agent's steps mostly load the same
+/// names as the step before: the wrapper then compares one string and keeps
+/// the names it split last time (strings V8 has already made property keys),
+/// where a string per name would be made, and made a key, every step
+/// (measured: most of a step's cost with 100 tools loaded). The checks ride
+/// in the array made for the tools anyway, and only when there are some: one
+/// more argument or array, or an empty array no longer empty, costs a step
+/// with nothing loaded more than the rest of its answer (measured).
 #[napi(object)]
 pub struct ActiveTools {
-    pub names: Vec<Utf16String>,
+    pub text: Utf16String,
+    pub count: u32,
     pub words: Int32Array,
     pub missing: Option<Vec<Utf16String>>,
 }
@@ -638,19 +644,19 @@ fn utf16(s: JsString) -> Utf16String {
 }
 
 fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>, checks: Checks) -> ActiveTools {
-    let mut words = Vec::with_capacity(names_and_tools.len() + checks.words.len());
-    let names = names_and_tools
-        .into_iter()
-        .map(|(name, tool)| {
-            words.push(tool);
-            utf16(name)
-        })
-        .collect();
+    let count = names_and_tools.len();
+    let mut words = Vec::with_capacity(2 * count + checks.words.len());
+    words.extend(names_and_tools.iter().map(|(_, tool)| *tool));
+    let mut text = Vec::with_capacity(names_and_tools.iter().map(|(name, _)| name.units().len()).sum());
+    for (name, _) in &names_and_tools {
+        words.push(name.units().len() as i32);
+        text.extend_from_slice(name.units());
+    }
     if checks.words[flat::COUNT] != 0 {
         words.extend_from_slice(&checks.words);
     }
     let missing = (!checks.missing.is_empty()).then(|| checks.missing.into_iter().map(utf16).collect());
-    ActiveTools { names, words: Int32Array::new(words), missing }
+    ActiveTools { text: Utf16String::from(text), count: count as u32, words: Int32Array::new(words), missing }
 }
 
 #[napi]
