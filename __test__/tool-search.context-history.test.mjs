@@ -14,7 +14,7 @@ import { toolSearchKit } from './helpers/tool-search-kit.mjs';
 const require = createRequire(import.meta.url);
 const { messageFacts: FACTS } = require('../lib/native.js').toolSearchCodes();
 
-const { Ref, Ours, load, runStep, makeRequestContext, makeRng, docsCatalog, userMessage } = await toolSearchKit('1.71.0');
+const { Ref, Ours, load, runStep, makeRequestContext, makeRng, docsCatalog, userMessage, createTool, z } = await toolSearchKit('1.71.0');
 
 const IDS = ['create_issue', 'list_pull_requests', 'merge_pull_request', 'send_slack_message', 'create_slack_channel', 'send_email', 'get_weather', 'db_query', 'db_insert', 'db_update', 'premium_export', 'no_such_tool'];
 const OTHER_TOOLS = ['weather', 'calendar', 'search_tools_x'];
@@ -305,6 +305,39 @@ describe("storage: 'context' over a history read step by step", () => {
     for (const p of both) {
       await assert.rejects(runStep(p, { labels, messages: [...list], requestContext }), TypeError);
     }
+  });
+
+  test('a list cut short: messages now among its last ones, read before as older ones, are checked within', async () => {
+    const { tools, labels } = docsCatalog();
+    const both = processors(tools);
+    const requestContext = makeRequestContext({ threadId: 'cut' });
+    const list = Array.from({ length: 3 * FACTS.recheckedLastMessages }, (_, i) => userMessage(`m ${i}`));
+    const names = async messages => (await stepBoth(both, messages, labels, requestContext, `${messages.length} messages`)).ours.toolNames;
+    assert.deepEqual(await names([...list]), ['search_tools', 'load_tool']);
+    const cut = list.slice(0, FACTS.recheckedLastMessages + 10);
+    assert.deepEqual(await names([...cut]), ['search_tools', 'load_tool']);
+    // Before the longer list's last messages, within the shorter one's.
+    cut[12].content.parts.push({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'c', toolName: 'load_tool', args: {}, result: { success: true, message: 'x', toolName: 'get_weather' } } });
+    assert.deepEqual(await names([...cut]), ['search_tools', 'load_tool', 'get_weather']);
+  });
+
+  test('loaded names that run together the same way as the last step\'s are told apart', async () => {
+    const labels = new Map();
+    const tool = id => createTool({ id, description: `The ${id} tool`, inputSchema: z.object({}), execute: async () => ({ id }) });
+    const tools = Object.fromEntries(['ab', 'c', 'a', 'bc'].map(id => [id, tool(id)]));
+    const both = processors(tools);
+    const requestContext = makeRequestContext({ threadId: 'split' });
+    const loading = (...loaded) => ({
+      id: `m-${++counter}`,
+      role: 'assistant',
+      createdAt: new Date(0),
+      content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: `c-${counter}`, toolName: 'load_tool', args: {}, result: { success: true, message: 'x', loadedCount: loaded.length, loaded } } }] },
+    });
+    const names = async messages => (await stepBoth(both, messages, labels, requestContext, JSON.stringify(messages.map(m => m.content.parts[0]?.toolInvocation?.result?.loaded)))).ours.toolNames;
+    assert.deepEqual(await names([loading('ab', 'c')]), ['search_tools', 'load_tool', 'ab', 'c']);
+    assert.deepEqual(await names([loading('a', 'bc')]), ['search_tools', 'load_tool', 'a', 'bc']);
+    assert.deepEqual(await names([loading('a', 'bc')]), ['search_tools', 'load_tool', 'a', 'bc']);
+    assert.deepEqual(await names([loading('ab', 'c')]), ['search_tools', 'load_tool', 'ab', 'c']);
   });
 
   test('documented: an older message without meta-tool parts changed in place is not noticed until it is read again', async () => {

@@ -45,8 +45,8 @@
 // another) that the reference would throw on.
 //
 // Memory: at most `FACTS.rememberedLists` (8) lists, each holding the
-// caller's message objects of one list (and their parts arrays) until it is
-// forgotten: replaced by another list, cleared by `clearAllState()`, or after
+// caller's message objects of one list (and the parts arrays of its last
+// messages and of those holding meta-tool parts) until it is forgotten: replaced by another list, cleared by `clearAllState()`, or after
 // `FACTS.rememberedListIdleMs` (60 s) unused, by an unreferenced timer.
 
 const { toolSearchCodes } = require('./native.js')
