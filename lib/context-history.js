@@ -145,7 +145,8 @@ class RememberedList {
     // Object.is, not ===: a === between objects loads both objects' maps
     // (to check they are objects), a cache miss each on a long history, where
     // Object.is of the same two values answers without reading them
-    // (measured: 2-3 times faster on 10,000 messages). Both agree on objects.
+    // (measured: about twice as fast on 10,000 messages). Both agree on
+    // objects; where they differ (NaN, +0 and -0) there is nothing to read.
     while (from < end && Object.is(messages[from], known[from])) from++
     const metas = this.metas
     let checked = -1
