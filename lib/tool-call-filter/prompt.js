@@ -65,7 +65,7 @@ function definePromptToolCallFilter(preservedResults) {
         }
 
         let answer = ask(undefined)
-        if (answer[0] === 1) state[HISTORY_KEY] = new Set(ids.values)
+        if (answer[0] === 1) state[HISTORY_KEY] = ids.set
         if (answer[1] === PromptAnswer.NeedsOutputs) {
           const outputs = writeOutputs(scratch, prompt, answer, 2)
           answer = ask(outputs)
