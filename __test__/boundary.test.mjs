@@ -77,8 +77,11 @@ describe('buffers handed to the binding', () => {
     shared.set(history)
     assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, 0, new Int32Array(16)), /SharedArrayBuffer/)
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, 0, shared), /SharedArrayBuffer/)
-    const prompt = new native.NativePromptFilter(false, undefined, 'every')
-    assert.throws(() => prompt.filter(undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)), /SharedArrayBuffer/)
+    assert.throws(
+      () => native.filterPrompt(false, undefined, true, undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)),
+      /SharedArrayBuffer/,
+    )
+    assert.throws(() => native.filterPromptOutputs(1, shared.subarray(0, 1), new Int32Array(8)), /SharedArrayBuffer/)
   })
 })
 
