@@ -44,7 +44,8 @@ describe('panics', () => {
 })
 
 describe('buffers handed to the binding', () => {
-  const filter = new native.NativeMessageListFilter(false, undefined)
+  // The message-list planner with options `{}`.
+  const filter = { plan: (...args) => native.planMessageList(false, undefined, ...args) }
   // One message with one tool call: [count, WITH_PARTS, TEXT_ABSENT, 1 part, PART_TOOL, STATE_CALL, 0, id 0, NO_OUTPUT, NO_LEGACY]
   const { messageList: TAPE } = native.toolCallFilterCodes()
   const history = [1, TAPE.withParts, TAPE.textAbsent, 1, TAPE.partTool, TAPE.stateCall, 0, 0, TAPE.noOutput, TAPE.noLegacy]

@@ -1,14 +1,13 @@
-//! The Rust halves of `ToolCallFilter`: [`NativeMessageListFilter`] for
+//! The Rust halves of `ToolCallFilter`: [`plan_message_list`] for
 //! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
 use std::cell::RefCell;
-use std::collections::HashSet;
 
 use mastra_native_processors::releases::PreservedResults;
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
-use mastra_native_processors::tool_call_filter::{steps_option, CallId, Exclude, FilterError};
+use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -54,78 +53,86 @@ pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
     message_list::run_length(exclude).map(|length| length as u32)
 }
 
-#[napi]
-pub struct NativeMessageListFilter {
-    options: message_list::Options,
+/// The message-list filter's options from the values the caller gave
+/// (`filter_after_tool_steps` `undefined` leaves agent-loop steps alone).
+fn message_list_options(
+    preserve_model_output: bool,
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+) -> message_list::Options {
+    message_list::Options {
+        preserve_model_output,
+        filter_after_tool_steps: steps_option(given_steps(filter_after_tool_steps)),
+    }
 }
 
-#[napi]
-impl NativeMessageListFilter {
-    /// `filter_after_tool_steps` as the caller gave it (`undefined` leaves
-    /// agent-loop steps alone).
-    #[napi(constructor, catch_unwind)]
-    pub fn new(preserve_model_output: bool, filter_after_tool_steps: Either3<f64, Null, Undefined>) -> Self {
-        let filter_after_tool_steps = steps_option(given_steps(filter_after_tool_steps));
-        Self { options: message_list::Options { preserve_model_output, filter_after_tool_steps } }
-    }
+/// Whether `processInputStep` filters at all with this `filterAfterToolSteps`
+/// (as the caller gave it).
+#[napi(catch_unwind)]
+pub fn message_list_filters_steps(filter_after_tool_steps: Either3<f64, Null, Undefined>) -> bool {
+    steps_option(given_steps(filter_after_tool_steps)).is_some()
+}
 
-    /// Whether `processInputStep` filters at all.
-    #[napi(getter, catch_unwind)]
-    pub fn filters_steps(&self) -> bool {
-        self.options.filter_after_tool_steps.is_some()
-    }
+/// Plans a history tape (see the core's `message_list`) into `out` and
+/// returns the plan's length, with the filter's options as
+/// [`message_list_options`] takes them. The tape's first message is message
+/// `first_message` of the history, which errors name. A negative answer `-n`
+/// means `n` JSON slots of the tape are needed: their positions are in `out`,
+/// to be filled before asking again. Borrowing the caller's buffers keeps the
+/// call free of allocations JavaScript would collect; a plain function, not a
+/// class's method, as those cost several times as much per call.
+#[napi(catch_unwind)]
+pub fn plan_message_list(
+    preserve_model_output: bool,
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    exclude_length: Option<u32>,
+    tape: Int32In,
+    preserve: Option<Int32In>,
+    first_message: u32,
+    mut out: Int32Out,
+) -> Result<i32> {
+    let options = message_list_options(preserve_model_output, filter_after_tool_steps);
+    let preserve_ids: CallIdSet =
+        preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
+    let exclude = Exclude::for_list(exclude_length);
+    let (answer, sign) = match message_list::plan_tape(&options, exclude, tape.as_slice(), &preserve_ids)
+        .map_err(|error| type_error(error.from_message(first_message as usize)))?
+    {
+        TapePlan::Ready(plan) => (plan, 1),
+        TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
+    };
+    let mut inputs = vec![&tape];
+    inputs.extend(preserve.as_ref());
+    out.write(&[&answer], &inputs)?;
+    Ok(sign * answer.len() as i32)
+}
 
-    /// Plans a history tape (see the core's `message_list`) into `out` and
-    /// returns the plan's length. The tape's first message is message
-    /// `first_message` of the history, which errors name. A negative answer
-    /// `-n` means `n` JSON slots of the tape are needed: their positions are
-    /// in `out`, to be filled before asking again. Borrowing the caller's
-    /// buffers keeps the call free of allocations JavaScript would collect.
-    #[napi(catch_unwind)]
-    pub fn plan(
-        &self,
-        exclude_length: Option<u32>,
-        tape: Int32In,
-        preserve: Option<Int32In>,
-        first_message: u32,
-        mut out: Int32Out,
-    ) -> Result<i32> {
-        let preserve_ids: HashSet<CallId> =
-            preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
-        let exclude = Exclude::for_list(exclude_length);
-        let (answer, sign) = match message_list::plan_tape(&self.options, exclude, tape.as_slice(), &preserve_ids)
-            .map_err(|error| type_error(error.from_message(first_message as usize)))?
-        {
-            TapePlan::Ready(plan) => (plan, 1),
-            TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
-        };
-        let mut inputs = vec![&tape];
-        inputs.extend(preserve.as_ref());
-        out.write(&[&answer], &inputs)?;
-        Ok(sign * answer.len() as i32)
-    }
+/// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
+/// takes the history so far (`seen` ids, and the steps as `[count, ids...]*`)
+/// and the response tape, and answers
+/// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
+#[napi(catch_unwind)]
+pub fn advance_message_list_steps(
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    seen: Int32In,
+    steps: Int32In,
+    response_tape: Int32In,
+) -> Result<Int32Array> {
+    let keep_steps =
+        steps_option(given_steps(filter_after_tool_steps)).ok_or_else(|| type_error(FilterError::StepsOff))?;
+    let mut history =
+        StepHistory { seen: seen.as_slice().to_vec(), steps: unpack_steps(steps.as_slice()).map_err(type_error)? };
+    let response = message_list::History::read(response_tape.as_slice()).map_err(type_error)?;
+    let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
 
-    /// One agent-loop step: takes the history so far (`seen` ids, and the
-    /// steps as `[count, ids...]*`) and the response tape, and answers
-    /// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
-    #[napi(catch_unwind)]
-    pub fn advance_steps(&self, seen: Int32In, steps: Int32In, response_tape: Int32In) -> Result<Int32Array> {
-        let keep_steps = self.options.filter_after_tool_steps.ok_or_else(|| type_error(FilterError::StepsOff))?;
-        let mut history =
-            StepHistory { seen: seen.as_slice().to_vec(), steps: unpack_steps(steps.as_slice()).map_err(type_error)? };
-        let response = message_list::History::read(response_tape.as_slice()).map_err(type_error)?;
-        let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
-
-        let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
-        let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
-        out.push(history.seen.len() as i32);
-        out.extend_from_slice(&history.seen);
-        out.push(step.len() as i32);
-        out.extend_from_slice(step);
-        out.push(preserve.len() as i32);
-        out.extend(preserve);
-        Ok(Int32Array::new(out))
-    }
+    let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
+    let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
+    out.push(history.seen.len() as i32);
+    out.extend_from_slice(&history.seen);
+    out.push(step.len() as i32);
+    out.extend_from_slice(step);
+    out.push(preserve.len() as i32);
+    out.extend(preserve);
+    Ok(Int32Array::new(out))
 }
 
 /// `filterAfterToolSteps` as given: absent, a number, or `null`.
