@@ -44,7 +44,8 @@ describe('panics', () => {
 })
 
 describe('buffers handed to the binding', () => {
-  const filter = new native.NativeMessageListFilter(false, undefined)
+  // The message-list planner with options `{}`.
+  const filter = { plan: (...args) => native.planMessageList(false, undefined, ...args) }
   // One message with one tool call: [count, WITH_PARTS, TEXT_ABSENT, 1 part, PART_TOOL, STATE_CALL, 0, id 0, NO_OUTPUT, NO_LEGACY]
   const { messageList: TAPE } = native.toolCallFilterCodes()
   const history = [1, TAPE.withParts, TAPE.textAbsent, 1, TAPE.partTool, TAPE.stateCall, 0, 0, TAPE.noOutput, TAPE.noLegacy]
@@ -77,8 +78,11 @@ describe('buffers handed to the binding', () => {
     shared.set(history)
     assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, 0, new Int32Array(16)), /SharedArrayBuffer/)
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, 0, shared), /SharedArrayBuffer/)
-    const prompt = new native.NativePromptFilter(false, undefined, 'every')
-    assert.throws(() => prompt.filter(undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)), /SharedArrayBuffer/)
+    assert.throws(
+      () => native.filterPrompt(false, undefined, true, undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)),
+      /SharedArrayBuffer/,
+    )
+    assert.throws(() => native.filterPromptOutputs(1, shared.subarray(0, 1), new Int32Array(8)), /SharedArrayBuffer/)
   })
 })
 

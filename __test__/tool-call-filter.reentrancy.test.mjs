@@ -63,3 +63,48 @@ for (const options of [{ preserveModelOutput: true }, { exclude: ['getWeather'] 
     assert.equal(alone.length, 2)
   })
 }
+
+// The prompt filter keeps, between the answer that asks for result outputs and
+// the call that brings them, what it read of the prompt. A getter on an output
+// that calls a filter again replaces it: the outer call must read its prompt
+// again, not answer from the nested one's.
+for (const version of ['1.60.0', '1.71.0']) {
+  test(`the same prompt filter called from an output getter mid-call still answers its own prompt (${version})`, async () => {
+    const { reference, ours } = await loadRelease(version)
+    const own = (modelOutput) => ({ providerOptions: { mastra: { modelOutput } } })
+    const pair = (id, toolName, output) => [
+      { role: 'assistant', content: [{ type: 'tool-call', toolCallId: id, toolName, input: {} }] },
+      { role: 'tool', content: [{ type: 'tool-result', toolCallId: id, toolName, output, ...own(output) }] },
+    ]
+    const innerPrompt = () => [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }, ...pair('n1', 'sendEmail', { type: 'text', value: 'inner' })]
+    const outerPrompt = (onRead) => {
+      const prompt = [...pair('o1', 'searchDatabase', { type: 'text', value: 'first' }), ...pair('o2', 'getWeather', { type: 'text', value: 'second' })]
+      const part = prompt[1].content[0]
+      const output = part.output
+      Object.defineProperty(part, 'output', {
+        enumerable: true,
+        get() {
+          onRead()
+          return output
+        },
+      })
+      return prompt
+    }
+    const run = async (Filter) => {
+      const filter = new Filter({ preserveModelOutput: true })
+      const nested = []
+      const result = await filter.processLLMRequest({
+        prompt: outerPrompt(() => nested.push(filter.processLLMRequest({ prompt: innerPrompt(), state: {} }))),
+        state: {},
+      })
+      return { result, nested: await Promise.all(nested) }
+    }
+    const theirs = await run(reference.ToolCallFilter)
+    const mine = await run(ours.ToolCallFilter)
+    assert.ok(mine.nested.length > 0, 'the getter ran')
+    assert.deepEqual(mine.result, theirs.result)
+    const alone = await new reference.ToolCallFilter({ preserveModelOutput: true }).processLLMRequest({ prompt: innerPrompt(), state: {} })
+    for (const answer of mine.nested) assert.deepEqual(answer, alone)
+    assert.equal(mine.result.prompt.length, 2)
+  })
+}

@@ -49,6 +49,11 @@ impl Exclude {
 /// never interned because the reference never removes their parts.
 pub type CallId = i32;
 
+/// A set of call ids. Ids are small integers the binding made, so a fast
+/// hash serves where the standard one (SipHash) costs about as much per
+/// lookup as the rest of a part's planning.
+pub type CallIdSet = std::collections::HashSet<CallId, foldhash::fast::RandomState>;
+
 /// `filterAfterToolSteps` as the processor reads it: `undefined` turns step
 /// filtering off, and `null` keeps no steps (`Math.max(0, null)` is 0).
 pub fn steps_option(given: Option<Option<f64>>) -> Option<f64> {

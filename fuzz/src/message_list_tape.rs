@@ -19,7 +19,7 @@ use mastra_native_processors::tool_call_filter::message_list::{
     ToolState, TopLevelText,
 };
 use mastra_native_processors::tool_call_filter::tape::{node, TapeError};
-use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, Exclude, FilterError};
+use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, CallIdSet, Exclude, FilterError};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
 use crate::model_output::{self, decode, encode, gen_node};
@@ -91,7 +91,7 @@ pub fn run(data: &[u8]) {
         filter_after_tool_steps: flag(&mut u).then(|| js_number(&mut u)),
     };
     let exclude = pick(&mut u, &[Exclude::All, Exclude::Listed, Exclude::Listed, Exclude::Nothing]);
-    let preserve: HashSet<CallId> = (0..size(&mut u, 0, 4)).map(|_| int(&mut u, -1, MAX_ID)).collect();
+    let preserve: CallIdSet = (0..size(&mut u, 0, 4)).map(|_| int(&mut u, -1, MAX_ID)).collect();
 
     let history = History::read(&tape);
     if structured {
@@ -160,7 +160,7 @@ fn check_plan(
     plan: &[i32],
     options: &Options,
     exclude: Exclude,
-    preserve: &HashSet<CallId>,
+    preserve: &CallIdSet,
 ) -> Vec<i32> {
     let mut used = Vec::new();
     // The binding's answer buffer is as long as the tape.
@@ -353,7 +353,7 @@ fn check_steps(u: &mut U<'_>, history: &History) {
     expected_seen.extend(&fresh);
     assert_eq!(steps.seen, expected_seen, "seen ids");
     assert_eq!(steps.steps.last(), Some(&fresh), "this step's ids");
-    let every: HashSet<CallId> = steps.steps.iter().flatten().copied().collect();
+    let every: CallIdSet = steps.steps.iter().flatten().copied().collect();
     assert!(kept.is_subset(&every), "kept ids that no step holds");
     if !keeps_any_step(keep_steps) {
         assert!(kept.is_empty(), "a count of {keep_steps} kept {kept:?}");

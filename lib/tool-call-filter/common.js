@@ -106,9 +106,21 @@ function readOptions(options) {
   }
 }
 
+/**
+ * The last list length asked about and the core's mode for it: a list's
+ * length rarely changes between calls, and a native call costs more than the
+ * rest of a short prompt's bookkeeping.
+ */
+let lastExclude = { length: null, mode: null }
+
+function excludeModeOf(length) {
+  if (lastExclude.length !== length) lastExclude = { length, mode: excludeMode(length) }
+  return lastExclude.mode
+}
+
 /** What the `exclude` list asks for right now, and its names as a Set when they matter. */
 function excludeNow(exclude) {
-  const mode = excludeMode(exclude?.length)
+  const mode = excludeModeOf(exclude?.length)
   // `Set#has` matches like `Array#includes` (SameValueZero, holes as undefined).
   return { mode, names: mode === ExcludeMode.Listed ? new Set(exclude) : null }
 }
@@ -118,14 +130,21 @@ function excludeNow(exclude) {
  * native side can compare plain integers.
  */
 class CallIds {
-  #indexes = new Map()
+  /**
+   * Every id interned, in first-seen order: the `Set` the prompt filter
+   * records as a request's history, so a new id costs one hash operation
+   * (`add`) instead of a map's miss and insertion and a set built afterwards.
+   */
+  set = new Set()
   values = []
+  /** Index by id, built only when an id comes back out of the expected order. */
+  #indexes = null
   /**
    * The id after the last one found again. Ids mostly come back in the order
    * they first came (a step's results follow its calls, and legacy entries
-   * their parts), so the next id is checked here before the map. `===`
-   * implies SameValueZero, so a match is the map's own answer; `NaN`, which
-   * `===` never matches, goes to the map.
+   * their parts), so the next id is checked here before any hashing. `===`
+   * implies SameValueZero, so a match is the set's own answer; `NaN`, which
+   * `===` never matches, goes to the set.
    */
   #next = 0
 
@@ -136,14 +155,15 @@ class CallIds {
       this.#next = next + 1
       return next
     }
-    let index = this.#indexes.get(id)
-    if (index === undefined) {
-      index = values.length
-      this.#indexes.set(id, index)
+    const set = this.set
+    const size = set.size
+    set.add(id)
+    if (set.size !== size) {
       values.push(id)
-    } else {
-      this.#next = index + 1
+      return size
     }
+    const index = this.#indexOf(id)
+    this.#next = index + 1
     return index
   }
 
@@ -152,11 +172,18 @@ class CallIds {
    * shared by every id that is not, and that no earlier tape or set used.
    * Where ids are only compared against a set of interned ones (the ids a
    * step keeps), those others all answer "not in it" alike, and skipping
-   * their interning spares a map that grows with the history.
+   * their interning spares a set that grows with the history.
    */
   lookup(id) {
-    const index = this.#indexes.get(id)
-    return index === undefined ? this.values.length : index
+    return this.set.has(id) ? this.#indexOf(id) : this.values.length
+  }
+
+  /** The index of an interned id, from the map, which first catches up with `values`. */
+  #indexOf(id) {
+    const values = this.values
+    const indexes = (this.#indexes ??= new Map())
+    for (let i = indexes.size; i < values.length; i++) indexes.set(values[i], i)
+    return indexes.get(id)
   }
 }
 

@@ -6,7 +6,7 @@
 // objects. Payloads (args, results, model outputs) never cross the boundary;
 // only their shape does.
 
-const { NativeMessageListFilter, messageListRunLength } = require('../native.js')
+const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
 const { TapeWriter } = require('../tape-writer.js')
 const {
   codes,
@@ -41,17 +41,17 @@ class ToolCallFilter {
   id = 'tool-call-filter'
   name = 'ToolCallFilter'
 
-  #native
   #exclude
   #withOutputs
+  #filterAfterToolSteps
   #filtersSteps
 
   constructor(options = {}) {
     const { exclude, preserveModelOutput, filterAfterToolSteps } = readOptions(options)
     this.#exclude = exclude
     this.#withOutputs = preserveModelOutput
-    this.#native = new NativeMessageListFilter(preserveModelOutput, filterAfterToolSteps)
-    this.#filtersSteps = this.#native.filtersSteps
+    this.#filterAfterToolSteps = filterAfterToolSteps
+    this.#filtersSteps = messageListFiltersSteps(filterAfterToolSteps)
   }
 
   async processInput(args) {
@@ -85,7 +85,8 @@ class ToolCallFilter {
     checkHistory(responseMessages)
     const answer = withScratch((scratch) => {
       writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true)
-      return callNative(() => this.#native.advanceSteps(seen, steps.finish(), scratch.tape.finish()))
+      const keep = this.#filterAfterToolSteps
+      return callNative(() => advanceMessageListSteps(keep, seen, steps.finish(), scratch.tape.finish()))
     })
     let at = 0
     const seenCount = answer[at++]
@@ -102,7 +103,7 @@ class ToolCallFilter {
   }
 
   #filter(messages, ids, preserve) {
-    const native = this.#native
+    const keepSteps = this.#filterAfterToolSteps
     const exclude = this.#exclude
     const { mode, names } = excludeNow(exclude)
     if (mode === ExcludeMode.Nothing) return messages
@@ -124,11 +125,13 @@ class ToolCallFilter {
         const written = scratch.tape.finish()
         if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
         const plan = scratch.plan
-        let length = callNative(() => native.plan(excludeLength, written, preserve ?? undefined, from, plan))
+        const planRun = () =>
+          planMessageList(withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from, plan)
+        let length = callNative(planRun)
         if (length < 0) {
           // Some JSON is its output's text after all: fill in those slots and plan again.
           fillJson(scratch, written, plan.subarray(0, -length))
-          length = callNative(() => native.plan(excludeLength, written, preserve ?? undefined, from, plan))
+          length = callNative(planRun)
         }
         applyPlan(messages, from, to, plan.subarray(0, length), scratch.strings, filtered)
       }

@@ -4,9 +4,10 @@
 // list or memory. It walks the prompt once to write the tape described in
 // src/tool_call_filter/prompt.rs, lets the native filter decide, and applies
 // the plan it returns to the original objects. When removed results leave
-// text behind, the outputs of just those results cross in a second tape.
+// text behind, the outputs of just those results cross in a second tape, to
+// the analysis the native filter kept from the first.
 
-const { NativePromptFilter, PromptAnswer } = require('../native.js')
+const { filterPrompt, filterPromptOutputs, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
   codes,
   ExcludeMode,
@@ -27,51 +28,63 @@ const HISTORY_KEY = codes.stateKeys.history
 
 /** The prompt filter of a release; `preservedResults` is that release's rule. */
 function definePromptToolCallFilter(preservedResults) {
+  const everyResult = preservedResults === PreservedResultsRule.Every
   return class ToolCallFilter {
     id = 'tool-call-filter'
     name = 'ToolCallFilter'
 
-    #native
     #exclude
     #withOutputs
+    #filterAfterToolSteps
     #usesHistory
 
     constructor(options = {}) {
       const { exclude, preserveModelOutput, filterAfterToolSteps } = readOptions(options)
       this.#exclude = exclude
       this.#withOutputs = preserveModelOutput
-      this.#native = new NativePromptFilter(preserveModelOutput, filterAfterToolSteps, preservedResults)
-      this.#usesHistory = this.#native.usesHistory
+      this.#filterAfterToolSteps = filterAfterToolSteps
+      this.#usesHistory = promptFilterUsesHistory(filterAfterToolSteps)
     }
 
     async processLLMRequest({ prompt, state }) {
       const exclude = this.#exclude
       const { mode, names } = excludeNow(exclude)
       if (mode === ExcludeMode.Nothing) return undefined
-      const native = this.#native
+      const withOutputs = this.#withOutputs
+      const steps = this.#filterAfterToolSteps
       const excludeLength = exclude?.length
       return withScratch((scratch) => {
         const ids = new CallIds()
-        writePrompt(scratch, prompt, names, ids, this.#withOutputs)
+        writePrompt(scratch, prompt, names, ids, withOutputs)
         const tape = scratch.tape.finish()
         const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
-        const ask = (outputs) => {
-          let length = callNative(() => native.filter(excludeLength, tape, history, outputs, scratch.plan))
+        // Calls `filterPrompt` or `filterPromptOutputs`, growing the answer buffer as asked.
+        const answerOf = (call) => {
+          let length = callNative(() => call(scratch.plan))
           if (length < 0) {
             scratch.plan = new Int32Array(-length * 2)
-            length = callNative(() => native.filter(excludeLength, tape, history, outputs, scratch.plan))
+            length = callNative(() => call(scratch.plan))
           }
           return scratch.plan.subarray(0, length)
         }
+        const ask = (outputs) =>
+          answerOf((plan) => filterPrompt(withOutputs, steps, everyResult, excludeLength, tape, history, outputs, plan))
+        // The outputs go to the analysis the first answer left, unless a
+        // nested call replaced it: then the prompt is read again.
+        const askWith = (token, outputs) => {
+          const answer = answerOf((plan) => filterPromptOutputs(token, outputs, plan))
+          return answer[1] === PromptAnswer.Forgotten ? ask(outputs) : answer
+        }
 
         let answer = ask(undefined)
-        if (answer[0] === 1) state[HISTORY_KEY] = new Set(ids.values)
+        if (answer[0] === 1) state[HISTORY_KEY] = ids.set
         if (answer[1] === PromptAnswer.NeedsOutputs) {
-          const outputs = writeOutputs(scratch, prompt, answer, 2)
-          answer = ask(outputs)
+          const token = answer[2]
+          const outputs = writeOutputs(scratch, prompt, answer, 3)
+          answer = askWith(token, outputs)
           if (answer[1] === PromptAnswer.NeedsJson) {
             fillJson(scratch, outputs, answer.subarray(3, 3 + answer[2]))
-            answer = ask(outputs)
+            answer = askWith(token, outputs)
           }
         }
         if (answer[1] === PromptAnswer.Unchanged) return undefined

@@ -1,18 +1,17 @@
-//! The Rust halves of `ToolCallFilter`: [`NativeMessageListFilter`] for
-//! hosts whose filter rewrites the message list, [`NativePromptFilter`] for
+//! The Rust halves of `ToolCallFilter`: [`plan_message_list`] for
+//! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
-use std::collections::HashSet;
+use std::cell::RefCell;
 
 use mastra_native_processors::releases::PreservedResults;
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
-use mastra_native_processors::tool_call_filter::{steps_option, CallId, Exclude, FilterError};
+use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
-use crate::releases::PreservedResultsRule;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
 fn type_error(error: impl std::fmt::Display) -> Error {
@@ -54,78 +53,86 @@ pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
     message_list::run_length(exclude).map(|length| length as u32)
 }
 
-#[napi]
-pub struct NativeMessageListFilter {
-    options: message_list::Options,
+/// The message-list filter's options from the values the caller gave
+/// (`filter_after_tool_steps` `undefined` leaves agent-loop steps alone).
+fn message_list_options(
+    preserve_model_output: bool,
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+) -> message_list::Options {
+    message_list::Options {
+        preserve_model_output,
+        filter_after_tool_steps: steps_option(given_steps(filter_after_tool_steps)),
+    }
 }
 
-#[napi]
-impl NativeMessageListFilter {
-    /// `filter_after_tool_steps` as the caller gave it (`undefined` leaves
-    /// agent-loop steps alone).
-    #[napi(constructor, catch_unwind)]
-    pub fn new(preserve_model_output: bool, filter_after_tool_steps: Either3<f64, Null, Undefined>) -> Self {
-        let filter_after_tool_steps = steps_option(given_steps(filter_after_tool_steps));
-        Self { options: message_list::Options { preserve_model_output, filter_after_tool_steps } }
-    }
+/// Whether `processInputStep` filters at all with this `filterAfterToolSteps`
+/// (as the caller gave it).
+#[napi(catch_unwind)]
+pub fn message_list_filters_steps(filter_after_tool_steps: Either3<f64, Null, Undefined>) -> bool {
+    steps_option(given_steps(filter_after_tool_steps)).is_some()
+}
 
-    /// Whether `processInputStep` filters at all.
-    #[napi(getter, catch_unwind)]
-    pub fn filters_steps(&self) -> bool {
-        self.options.filter_after_tool_steps.is_some()
-    }
+/// Plans a history tape (see the core's `message_list`) into `out` and
+/// returns the plan's length, with the filter's options as
+/// [`message_list_options`] takes them. The tape's first message is message
+/// `first_message` of the history, which errors name. A negative answer `-n`
+/// means `n` JSON slots of the tape are needed: their positions are in `out`,
+/// to be filled before asking again. Borrowing the caller's buffers keeps the
+/// call free of allocations JavaScript would collect; a plain function, not a
+/// class's method, as those cost several times as much per call.
+#[napi(catch_unwind)]
+pub fn plan_message_list(
+    preserve_model_output: bool,
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    exclude_length: Option<u32>,
+    tape: Int32In,
+    preserve: Option<Int32In>,
+    first_message: u32,
+    mut out: Int32Out,
+) -> Result<i32> {
+    let options = message_list_options(preserve_model_output, filter_after_tool_steps);
+    let preserve_ids: CallIdSet =
+        preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
+    let exclude = Exclude::for_list(exclude_length);
+    let (answer, sign) = match message_list::plan_tape(&options, exclude, tape.as_slice(), &preserve_ids)
+        .map_err(|error| type_error(error.from_message(first_message as usize)))?
+    {
+        TapePlan::Ready(plan) => (plan, 1),
+        TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
+    };
+    let mut inputs = vec![&tape];
+    inputs.extend(preserve.as_ref());
+    out.write(&[&answer], &inputs)?;
+    Ok(sign * answer.len() as i32)
+}
 
-    /// Plans a history tape (see the core's `message_list`) into `out` and
-    /// returns the plan's length. The tape's first message is message
-    /// `first_message` of the history, which errors name. A negative answer
-    /// `-n` means `n` JSON slots of the tape are needed: their positions are
-    /// in `out`, to be filled before asking again. Borrowing the caller's
-    /// buffers keeps the call free of allocations JavaScript would collect.
-    #[napi(catch_unwind)]
-    pub fn plan(
-        &self,
-        exclude_length: Option<u32>,
-        tape: Int32In,
-        preserve: Option<Int32In>,
-        first_message: u32,
-        mut out: Int32Out,
-    ) -> Result<i32> {
-        let preserve_ids: HashSet<CallId> =
-            preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
-        let exclude = Exclude::for_list(exclude_length);
-        let (answer, sign) = match message_list::plan_tape(&self.options, exclude, tape.as_slice(), &preserve_ids)
-            .map_err(|error| type_error(error.from_message(first_message as usize)))?
-        {
-            TapePlan::Ready(plan) => (plan, 1),
-            TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
-        };
-        let mut inputs = vec![&tape];
-        inputs.extend(preserve.as_ref());
-        out.write(&[&answer], &inputs)?;
-        Ok(sign * answer.len() as i32)
-    }
+/// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
+/// takes the history so far (`seen` ids, and the steps as `[count, ids...]*`)
+/// and the response tape, and answers
+/// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
+#[napi(catch_unwind)]
+pub fn advance_message_list_steps(
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    seen: Int32In,
+    steps: Int32In,
+    response_tape: Int32In,
+) -> Result<Int32Array> {
+    let keep_steps =
+        steps_option(given_steps(filter_after_tool_steps)).ok_or_else(|| type_error(FilterError::StepsOff))?;
+    let mut history =
+        StepHistory { seen: seen.as_slice().to_vec(), steps: unpack_steps(steps.as_slice()).map_err(type_error)? };
+    let response = message_list::History::read(response_tape.as_slice()).map_err(type_error)?;
+    let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
 
-    /// One agent-loop step: takes the history so far (`seen` ids, and the
-    /// steps as `[count, ids...]*`) and the response tape, and answers
-    /// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
-    #[napi(catch_unwind)]
-    pub fn advance_steps(&self, seen: Int32In, steps: Int32In, response_tape: Int32In) -> Result<Int32Array> {
-        let keep_steps = self.options.filter_after_tool_steps.ok_or_else(|| type_error(FilterError::StepsOff))?;
-        let mut history =
-            StepHistory { seen: seen.as_slice().to_vec(), steps: unpack_steps(steps.as_slice()).map_err(type_error)? };
-        let response = message_list::History::read(response_tape.as_slice()).map_err(type_error)?;
-        let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
-
-        let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
-        let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
-        out.push(history.seen.len() as i32);
-        out.extend_from_slice(&history.seen);
-        out.push(step.len() as i32);
-        out.extend_from_slice(step);
-        out.push(preserve.len() as i32);
-        out.extend(preserve);
-        Ok(Int32Array::new(out))
-    }
+    let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
+    let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
+    out.push(history.seen.len() as i32);
+    out.extend_from_slice(&history.seen);
+    out.push(step.len() as i32);
+    out.extend_from_slice(step);
+    out.push(preserve.len() as i32);
+    out.extend(preserve);
+    Ok(Int32Array::new(out))
 }
 
 /// `filterAfterToolSteps` as given: absent, a number, or `null`.
@@ -148,96 +155,159 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
     Ok(steps)
 }
 
-/// How [`NativePromptFilter::filter`] begins its answer, after the
-/// record-history flag.
+/// How [`filter_prompt`] begins its answer, after the record-history flag.
 #[napi]
 pub enum PromptAnswer {
     /// Hand the prompt to the model as it is.
     Unchanged,
-    /// `count, (message, part)*`: write these results' outputs and ask again.
+    /// `token, count, (message, part)*`: write these results' outputs and
+    /// give them to `filterPromptOutputs` with the token.
     NeedsOutputs,
     /// `count, slot*`: fill these JSON slots of the outputs tape and ask again.
     NeedsJson,
     /// The plan for the new prompt follows.
     Changed,
+    /// The analysis of the token's prompt is no longer held (a call made in
+    /// between, from a getter or `toJSON`, replaced it): ask `filterPrompt`
+    /// again with the prompt's tape and the outputs.
+    Forgotten,
 }
 
-#[napi]
-pub struct NativePromptFilter {
-    options: prompt::Options,
+/// The prompt filter's options from the values the caller gave:
+/// `filter_after_tool_steps` as given (`undefined` keeps the run's own
+/// calls), `every_result` when the host's rule is [`crate::releases::PreservedResultsRule::Every`].
+fn prompt_options(
+    preserve_model_output: bool,
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    every_result: bool,
+) -> prompt::Options {
+    prompt::Options {
+        preserve_model_output,
+        filter_after_tool_steps: steps_option(given_steps(filter_after_tool_steps)),
+        preserved_results: if every_result { PreservedResults::Every } else { PreservedResults::WithOwnModelOutput },
+    }
 }
 
-#[napi]
-impl NativePromptFilter {
-    /// `filter_after_tool_steps` as the caller gave it (`undefined` keeps the
-    /// run's own calls).
-    #[napi(constructor, catch_unwind)]
-    pub fn new(
-        preserve_model_output: bool,
-        filter_after_tool_steps: Either3<f64, Null, Undefined>,
-        preserved_results: PreservedResultsRule,
-    ) -> Self {
-        let filter_after_tool_steps = steps_option(given_steps(filter_after_tool_steps));
-        let preserved_results = match preserved_results {
-            PreservedResultsRule::Every => PreservedResults::Every,
-            PreservedResultsRule::WithOwnModelOutput => PreservedResults::WithOwnModelOutput,
-        };
-        Self { options: prompt::Options { preserve_model_output, filter_after_tool_steps, preserved_results } }
-    }
+/// Whether a prompt filter with this `filterAfterToolSteps` (as the caller
+/// gave it) decides by the request's history, so the wrapper reads and
+/// records it in the processor's `state`.
+#[napi(catch_unwind)]
+pub fn prompt_filter_uses_history(filter_after_tool_steps: Either3<f64, Null, Undefined>) -> bool {
+    steps_option(given_steps(filter_after_tool_steps)).is_none()
+}
 
-    /// Whether the request's history decides which calls stay, so the
-    /// wrapper reads and records it in the processor's `state`.
-    #[napi(getter, catch_unwind)]
-    pub fn uses_history(&self) -> bool {
-        self.options.filter_after_tool_steps.is_none()
-    }
+/// The analysis behind the last answer that asked for outputs, with its
+/// token and options: the call that brings them answers from it instead of
+/// reading the prompt again. One at most per thread, taken by that call and
+/// dropped by the next `filterPrompt`.
+#[derive(Default)]
+struct PendingAnalysis {
+    last_token: u32,
+    kept: Option<(u32, prompt::Options, prompt::Analysis)>,
+}
 
-    /// Filters one prompt tape (see the core's `prompt`). `history` holds,
-    /// per interned call id, 1 when the request's recorded history has it,
-    /// or is `undefined` when nothing is recorded yet; `outputs` is the tape
-    /// of the outputs an earlier answer asked for. Writes
-    /// `[record_history, PromptAnswer, ...]` into `out` and returns its
-    /// length, or, when `out` is too short, minus the length it needs (the
-    /// wrapper grows it and asks again).
-    #[napi(catch_unwind)]
-    pub fn filter(
-        &self,
-        exclude_length: Option<u32>,
-        tape: Int32In,
-        history: Option<Int32In>,
-        outputs: Option<Int32In>,
-        mut out: Int32Out,
-    ) -> Result<i32> {
-        let decision = prompt::filter(
-            &self.options,
-            Exclude::for_list(exclude_length),
-            tape.as_slice(),
-            history.as_ref().map(Int32In::as_slice),
-            outputs.as_ref().map(Int32In::as_slice),
-        )
-        .map_err(type_error)?;
-        let record = decision.record_history as i32;
-        // The plan, the long part of an answer, is written as the core made it.
-        let (head, body): (Vec<i32>, Vec<i32>) = match decision.answer {
-            Answer::Unchanged => (vec![record, PromptAnswer::Unchanged as i32], Vec::new()),
-            Answer::NeedsOutputs(parts) => (
-                vec![record, PromptAnswer::NeedsOutputs as i32, parts.len() as i32],
-                parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]).collect(),
-            ),
-            Answer::NeedsJson(slots) => (
-                vec![record, PromptAnswer::NeedsJson as i32, slots.len() as i32],
-                slots.into_iter().map(|slot| slot as i32).collect(),
-            ),
-            Answer::Changed(plan) => (vec![record, PromptAnswer::Changed as i32], plan),
-        };
-        let length = head.len() + body.len();
-        if length > out.len() {
-            return Ok(-(length as i32));
+thread_local! {
+    static PENDING: RefCell<PendingAnalysis> = RefCell::default();
+}
+
+/// Filters one prompt tape (see the core's `prompt`), with the filter's
+/// options as [`prompt_options`] takes them. These are plain functions, not
+/// methods of a class: a method call costs several times as much, which
+/// shows on a short prompt. `history` holds, per interned call id, 1 when the
+/// request's recorded history has it, or is `undefined` when nothing is
+/// recorded yet; `outputs` is the tape of the outputs an earlier answer asked
+/// for. Writes `[record_history, PromptAnswer, ...]` into `out` and returns
+/// its length, or, when `out` is too short, minus the length it needs (the
+/// wrapper grows it and asks again).
+#[napi(catch_unwind)]
+#[allow(clippy::too_many_arguments)]
+pub fn filter_prompt(
+    preserve_model_output: bool,
+    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    every_result: bool,
+    exclude_length: Option<u32>,
+    tape: Int32In,
+    history: Option<Int32In>,
+    outputs: Option<Int32In>,
+    mut out: Int32Out,
+) -> Result<i32> {
+    let options = prompt_options(preserve_model_output, filter_after_tool_steps, every_result);
+    PENDING.with_borrow_mut(|pending| pending.kept = None);
+    let analysis = prompt::analyse(
+        &options,
+        Exclude::for_list(exclude_length),
+        tape.as_slice(),
+        history.as_ref().map(Int32In::as_slice),
+    )
+    .map_err(type_error)?;
+    let decision = analysis.answer(&options, outputs.as_ref().map(Int32In::as_slice)).map_err(type_error)?;
+    let mut inputs = vec![&tape];
+    inputs.extend(history.as_ref());
+    inputs.extend(outputs.as_ref());
+    let asks_outputs = matches!(decision.answer, Answer::NeedsOutputs(_));
+    // Kept within an `i32`, as the answer carries it.
+    let token = PENDING.with_borrow(|pending| pending.last_token.wrapping_add(1) & i32::MAX as u32);
+    let length = write_answer(decision, token, &mut out, &inputs)?;
+    if asks_outputs && length > 0 {
+        PENDING.with_borrow_mut(|pending| {
+            *pending = PendingAnalysis { last_token: token, kept: Some((token, options, analysis)) }
+        });
+    }
+    Ok(length)
+}
+
+/// Answers the prompt of an earlier `NeedsOutputs` answer, named by its
+/// token, with the outputs it asked for, as `filterPrompt` would with the
+/// same options, tape, history and outputs; or [`PromptAnswer::Forgotten`]
+/// when that analysis is no longer held. Writes into `out` as `filterPrompt` does.
+#[napi(catch_unwind)]
+pub fn filter_prompt_outputs(token: u32, outputs: Int32In, mut out: Int32Out) -> Result<i32> {
+    let kept = PENDING.with_borrow_mut(|pending| match pending.kept.take() {
+        Some((held, options, analysis)) if held == token => Some((options, analysis)),
+        other => {
+            pending.kept = other;
+            None
         }
-        let mut inputs = vec![&tape];
-        inputs.extend(history.as_ref());
-        inputs.extend(outputs.as_ref());
-        out.write(&[&head, &body], &inputs)?;
-        Ok(length as i32)
+    });
+    let Some((options, analysis)) = kept else {
+        let answer = [0, PromptAnswer::Forgotten as i32];
+        if out.len() < answer.len() {
+            return Ok(-(answer.len() as i32));
+        }
+        out.write(&[&answer], &[&outputs])?;
+        return Ok(answer.len() as i32);
+    };
+    let decision = analysis.answer(&options, Some(outputs.as_slice())).map_err(type_error)?;
+    // Asked again once the JSON is filled in, or once `out` has grown.
+    let asks_again = matches!(decision.answer, Answer::NeedsJson(_));
+    let length = write_answer(decision, token, &mut out, &[&outputs])?;
+    if asks_again || length < 0 {
+        PENDING.with_borrow_mut(|pending| pending.kept = Some((token, options, analysis)));
     }
+    Ok(length)
+}
+
+/// Writes a decision as `[record_history, PromptAnswer, ...]` into `out` and
+/// returns its length, or minus the length it needs when `out` is too short.
+fn write_answer(decision: prompt::Decision, token: u32, out: &mut Int32Out, inputs: &[&Int32In<'_>]) -> Result<i32> {
+    let record = decision.record_history as i32;
+    // The plan, the long part of an answer, is written as the core made it.
+    let (head, body): (Vec<i32>, Vec<i32>) = match decision.answer {
+        Answer::Unchanged => (vec![record, PromptAnswer::Unchanged as i32], Vec::new()),
+        Answer::NeedsOutputs(parts) => (
+            vec![record, PromptAnswer::NeedsOutputs as i32, token as i32, parts.len() as i32],
+            parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]).collect(),
+        ),
+        Answer::NeedsJson(slots) => (
+            vec![record, PromptAnswer::NeedsJson as i32, slots.len() as i32],
+            slots.into_iter().map(|slot| slot as i32).collect(),
+        ),
+        Answer::Changed(plan) => (vec![record, PromptAnswer::Changed as i32], plan),
+    };
+    let length = head.len() + body.len();
+    if length > out.len() {
+        return Ok(-(length as i32));
+    }
+    out.write(&[&head, &body], inputs)?;
+    Ok(length as i32)
 }

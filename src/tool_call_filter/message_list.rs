@@ -36,10 +36,8 @@
 //! original objects, so payloads never leave JavaScript and nothing is copied
 //! that is not rewritten.
 
-use std::collections::HashSet;
-
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
-use super::{plan, recent_steps, CallId, Exclude, FilterError};
+use super::{plan, recent_steps, CallId, CallIdSet, Exclude, FilterError};
 
 /// The codes of the message-list tape.
 pub mod code {
@@ -277,10 +275,10 @@ pub struct StepHistory {
 impl StepHistory {
     /// Records this step's response ids and returns the ids whose calls and
     /// results stay: those of the last `filterAfterToolSteps` tool-producing steps.
-    pub fn advance(&mut self, response_ids: &[CallId], keep_steps: f64) -> HashSet<CallId> {
-        let mut seen: HashSet<CallId> = self.seen.iter().copied().collect();
+    pub fn advance(&mut self, response_ids: &[CallId], keep_steps: f64) -> CallIdSet {
+        let mut seen: CallIdSet = self.seen.iter().copied().collect();
         let mut deduped_seen = Vec::with_capacity(seen.len());
-        let mut first = HashSet::with_capacity(self.seen.len());
+        let mut first = CallIdSet::with_capacity_and_hasher(self.seen.len(), Default::default());
         for &id in &self.seen {
             if first.insert(id) {
                 deduped_seen.push(id);
@@ -288,7 +286,7 @@ impl StepHistory {
         }
 
         let mut fresh = Vec::new();
-        let mut in_response = HashSet::new();
+        let mut in_response = CallIdSet::default();
         for &id in response_ids {
             if in_response.insert(id) && !seen.contains(&id) {
                 fresh.push(id);
@@ -308,7 +306,7 @@ impl StepHistory {
 /// skipping parts without a (truthy) id.
 pub fn tool_call_ids(history: &History) -> Result<Vec<CallId>, FilterError> {
     let mut ids = Vec::new();
-    let mut seen = HashSet::new();
+    let mut seen = CallIdSet::default();
     for (index, message) in history.messages.iter().enumerate() {
         if *message == Message::Hole {
             return Err(FilterError::MissingMessage { message: index });
@@ -362,7 +360,7 @@ pub fn plan_tape(
     options: &Options,
     exclude: Exclude,
     tape: &[i32],
-    preserve: &HashSet<CallId>,
+    preserve: &CallIdSet,
 ) -> Result<TapePlan, FilterError> {
     let history = History::read(tape)?;
     plan_history(options, exclude, tape, &history, preserve)
@@ -375,11 +373,18 @@ pub fn plan_history(
     exclude: Exclude,
     tape: &[i32],
     history: &History,
-    preserve: &HashSet<CallId>,
+    preserve: &CallIdSet,
 ) -> Result<TapePlan, FilterError> {
     let messages = &history.messages;
-    let mut planner =
-        Planner { options, exclude, tape, history, preserve, excluded_ids: HashSet::new(), needed_json: Vec::new() };
+    let mut planner = Planner {
+        options,
+        exclude,
+        tape,
+        history,
+        preserve,
+        excluded_ids: CallIdSet::default(),
+        needed_json: Vec::new(),
+    };
     let mut out = Vec::with_capacity(messages.len() + 8);
     match exclude {
         Exclude::Nothing => out.resize(messages.len(), plan::KEEP),
@@ -419,9 +424,9 @@ struct Planner<'a> {
     exclude: Exclude,
     tape: &'a [i32],
     history: &'a History,
-    preserve: &'a HashSet<CallId>,
+    preserve: &'a CallIdSet,
     /// With an exclude list: the ids of calls to excluded tools.
-    excluded_ids: HashSet<CallId>,
+    excluded_ids: CallIdSet,
     needed_json: Vec<usize>,
 }
 

@@ -259,18 +259,18 @@ fn holes_of_sparse_arrays_are_skipped() {
 #[test]
 fn step_history_keeps_the_most_recent_tool_steps() {
     let mut history = StepHistory::default();
-    assert_eq!(history.advance(&[1, 2], 2.0), [1, 2].into());
-    assert_eq!(history.advance(&[2, 3], 2.0), [1, 2, 3].into());
-    assert_eq!(history.advance(&[], 2.0), [3].into());
+    assert_eq!(history.advance(&[1, 2], 2.0), CallIdSet::from_iter([1, 2]));
+    assert_eq!(history.advance(&[2, 3], 2.0), CallIdSet::from_iter([1, 2, 3]));
+    assert_eq!(history.advance(&[], 2.0), CallIdSet::from_iter([3]));
     assert_eq!(history.seen, vec![1, 2, 3]);
     assert_eq!(history.steps, vec![vec![1, 2], vec![3], vec![]]);
-    assert_eq!(history.clone().advance(&[4], 0.0), HashSet::new());
-    assert_eq!(history.clone().advance(&[4], -3.0), HashSet::new());
+    assert_eq!(history.clone().advance(&[4], 0.0), CallIdSet::default());
+    assert_eq!(history.clone().advance(&[4], -3.0), CallIdSet::default());
     // slice(-NaN) and slice(-0.5) keep every step; slice(-1.5) keeps one.
-    assert_eq!(history.clone().advance(&[4], f64::NAN), [1, 2, 3, 4].into());
-    assert_eq!(history.clone().advance(&[4], 0.5), [1, 2, 3, 4].into());
-    assert_eq!(history.clone().advance(&[4], 1.5), [4].into());
-    assert_eq!(history.clone().advance(&[4], f64::INFINITY), [1, 2, 3, 4].into());
+    assert_eq!(history.clone().advance(&[4], f64::NAN), CallIdSet::from_iter([1, 2, 3, 4]));
+    assert_eq!(history.clone().advance(&[4], 0.5), CallIdSet::from_iter([1, 2, 3, 4]));
+    assert_eq!(history.clone().advance(&[4], 1.5), CallIdSet::from_iter([4]));
+    assert_eq!(history.clone().advance(&[4], f64::INFINITY), CallIdSet::from_iter([1, 2, 3, 4]));
 }
 
 #[test]
@@ -284,7 +284,7 @@ fn tool_call_ids_are_unique_in_first_seen_order() {
 }
 
 fn plan_with((options, exclude): (Options, Exclude), tape: &[i32]) -> Result<TapePlan, FilterError> {
-    plan_tape(&options, exclude, tape, &HashSet::new())
+    plan_tape(&options, exclude, tape, &CallIdSet::default())
 }
 
 #[test]
@@ -323,7 +323,7 @@ fn arbitrary_tapes_give_plans_or_errors_never_panics() {
         if let Some(first) = tape.first_mut() {
             *first = first.abs() % 3;
         }
-        let preserve: HashSet<CallId> = (0..3).map(|_| small(&mut rng)).collect();
+        let preserve: CallIdSet = (0..3).map(|_| small(&mut rng)).collect();
         for options in &all_options {
             if let Ok(TapePlan::Ready(plan)) = plan_tape(&options.0, options.1, &tape, &preserve) {
                 // The plan is never longer than the tape: the binding's buffer relies on it.

@@ -31,7 +31,9 @@
 //! `providerOptions.mastra.modelOutput` (both 0 where they decide nothing).
 //! When results must be turned into text, the first answer names them
 //! ([`Answer::NeedsOutputs`]) and the binding writes their `output`s as
-//! [`super::tape`] nodes, one after another, into a second tape.
+//! [`super::tape`] nodes, one after another, into a second tape. What the
+//! first answer was made from ([`Analysis`]) can answer the second too, so
+//! the binding keeps it rather than have the prompt tape read again.
 
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
 use super::{keeps_any_step, plan, recent_steps, CallId, Exclude, FilterError};
@@ -214,10 +216,32 @@ pub fn filter(
     history: Option<&[i32]>,
     outputs: Option<&[i32]>,
 ) -> Result<Decision, FilterError> {
+    analyse(options, exclude, tape, history)?.answer(options, outputs)
+}
+
+/// A prompt read, with the calls that stay whatever the exclude list says:
+/// everything [`Analysis::answer`] decides from besides the outputs. An
+/// answer that asks for outputs can be given again from the same analysis
+/// once they come, without reading the prompt again.
+pub struct Analysis {
+    prompt: Prompt,
+    exclude: Exclude,
+    /// By call id: the call stays whatever the exclude list says.
+    preserved: Vec<bool>,
+    record_history: bool,
+}
+
+/// Reads a prompt tape and decides which calls are preserved (see [`filter`]).
+pub fn analyse(
+    options: &Options,
+    exclude: Exclude,
+    tape: &[i32],
+    history: Option<&[i32]>,
+) -> Result<Analysis, FilterError> {
     let prompt = Prompt::read(tape)?;
     if exclude == Exclude::Nothing {
         // An empty exclude list filters nothing and records nothing.
-        return Ok(Decision { record_history: false, answer: Answer::Unchanged });
+        return Ok(Analysis { prompt, exclude, preserved: Vec::new(), record_history: false });
     }
     let mut record_history = false;
     let preserved = match options.filter_after_tool_steps {
@@ -235,8 +259,19 @@ pub fn filter(
         },
         Some(keep_steps) => recent_step_ids(&prompt, keep_steps)?,
     };
-    let answer = Filter { options, exclude, prompt: &prompt, preserved }.answer(outputs)?;
-    Ok(Decision { record_history, answer })
+    Ok(Analysis { prompt, exclude, preserved, record_history })
+}
+
+impl Analysis {
+    /// The answer for this prompt, given the outputs an earlier answer asked
+    /// for, if any. `options` are those the analysis was made with.
+    pub fn answer(&self, options: &Options, outputs: Option<&[i32]>) -> Result<Decision, FilterError> {
+        if self.exclude == Exclude::Nothing {
+            return Ok(Decision { record_history: false, answer: Answer::Unchanged });
+        }
+        let filter = Filter { options, exclude: self.exclude, prompt: &self.prompt, preserved: &self.preserved };
+        Ok(Decision { record_history: self.record_history, answer: filter.answer(outputs)? })
+    }
 }
 
 /// The ids of the calls in the last `keep_steps` assistant messages that
@@ -279,7 +314,7 @@ struct Filter<'a> {
     exclude: Exclude,
     prompt: &'a Prompt,
     /// By call id: the call stays whatever the exclude list says.
-    preserved: Vec<bool>,
+    preserved: &'a [bool],
 }
 
 /// The text each removed pair leaves, if any, by call id. The strings of

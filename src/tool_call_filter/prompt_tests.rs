@@ -230,6 +230,26 @@ fn json_left_for_later_is_asked_for() {
 }
 
 #[test]
+fn one_analysis_answers_each_round_of_outputs_as_a_fresh_filter_does() {
+    let with_outputs = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
+    let analysis = analyse(&with_outputs, Exclude::All, &tape, None).unwrap();
+    let mut outputs = vec![node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
+    for given in [None, Some(outputs.clone()), {
+        // The JSON filled in: string 4.
+        outputs[2] = 4;
+        Some(outputs.clone())
+    }] {
+        let fresh = filter(&with_outputs, Exclude::All, &tape, None, given.as_deref());
+        assert_eq!(analysis.answer(&with_outputs, given.as_deref()), fresh);
+    }
+    assert_eq!(
+        changed(analysis.answer(&with_outputs, Some(&outputs)).unwrap()),
+        vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP]
+    );
+}
+
+#[test]
 fn an_unreadable_output_fails_only_when_its_text_is_needed() {
     let with_outputs = options(None, true, PreservedResults::Every);
     let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
