@@ -7,7 +7,9 @@
 //! parameters for a ranking that reads them, and for the reference's ranking
 //! its name's and description's tokens, as numbers in the pool's vocabulary.
 //! A selection is then a list of slots (and keys), and its catalog is made
-//! from what the slots keep ([`ToolPool::catalog`]): the text is copied, and
+//! from what the slots keep ([`ToolPool::catalog`]): the text is shared
+//! with the catalog, not copied (a tool analysed again gets new text; a
+//! catalog made before keeps the old), and
 //! the BM25 index is laid out from the kept token numbers without
 //! tokenizing, lowercasing or hashing any text but the few keys that serve as
 //! names. Document frequencies, the average length and replaced names depend
@@ -29,11 +31,12 @@
 //! the new terms that grew it.
 
 use std::fmt;
+use std::sync::Arc;
 
 use crate::js::to_lower_utf16_into;
 
 use super::bm25::{Bm25Builder, TermDict};
-use super::catalog::{Catalog, CatalogError, Partial, Ranking};
+use super::catalog::{Catalog, CatalogError, CatalogText, EntrySpans, Partial, Ranking, Span, IN_SHARED};
 use super::params::ParamTable;
 use super::tokenize::for_each_token;
 
@@ -92,8 +95,8 @@ impl From<CatalogError> for PoolError {
 struct PoolTool {
     /// `tool.id` (when it is a string: `''` included, the name is then the
     /// key), the description, then (for the reference's ranking, with a
-    /// non-empty id) the id lowercased.
-    text: Vec<u16>,
+    /// non-empty id) the id lowercased. Shared with the catalogs made of it.
+    text: Arc<[u16]>,
     /// `tool.id`'s length, or `None` when it is no string.
     id_len: Option<u32>,
     description_len: u32,
@@ -109,11 +112,6 @@ struct PoolTool {
 impl PoolTool {
     fn id(&self) -> Option<&[u16]> {
         self.id_len.map(|len| &self.text[..len as usize])
-    }
-
-    fn description(&self) -> &[u16] {
-        let start = self.id_len.unwrap_or(0) as usize;
-        &self.text[start..start + self.description_len as usize]
     }
 
     /// Whether the name is the id (`id || key`), which is then in `terms`.
@@ -220,7 +218,7 @@ impl ToolPool {
         text.extend_from_slice(id.unwrap_or_default());
         text.extend_from_slice(description);
         let mut tool = PoolTool {
-            text,
+            text: Arc::from([]),
             id_len: id.map(|id| id.len() as u32),
             description_len: description.len() as u32,
             terms: Vec::new(),
@@ -238,9 +236,9 @@ impl ToolPool {
             counts.clear();
             let mut count = |token: &[u16]| count_term(local, met, counts, terms.intern(token), 1);
             if tool.named_by_id() {
-                let start = tool.text.len();
-                to_lower_utf16_into(id.unwrap_or_default(), &mut tool.text);
-                for_each_token(&tool.text[start..], &mut count);
+                let start = text.len();
+                to_lower_utf16_into(id.unwrap_or_default(), &mut text);
+                for_each_token(&text[start..], &mut count);
             }
             lowered.clear();
             to_lower_utf16_into(description, lowered);
@@ -248,6 +246,7 @@ impl ToolPool {
             reset_local(local, met);
             tool.terms = counts.iter().flat_map(|&(term, n)| [term, n]).collect();
         }
+        tool.text = Arc::from(text);
         if at == self.tools.len() {
             self.tools.push(None);
         }
@@ -278,20 +277,25 @@ impl ToolPool {
         if self.terms.len() > self.compact_above {
             self.compact();
         }
-        let mut builder = Catalog::builder();
         let reads_parameters = self.ranking.reads_parameters();
         let mut params = reads_parameters.then(ParamTable::new);
-        let (mut text_len, mut tokens) = (0, 0);
+        let (mut keys_len, mut lower_names_len, mut tokens) = (0, 0, 0);
         for entry in selection {
             if let Some(Some(tool)) = self.tools.get(entry.slot as usize) {
-                text_len += entry.key.map_or(0, <[u16]>::len) + tool.text.len();
+                keys_len += entry.key.map_or(0, <[u16]>::len);
+                lower_names_len +=
+                    if tool.named_by_id() { tool.lower_id().len() } else { entry.key.map_or(0, <[u16]>::len) };
                 tokens += tool.terms.len() / 2;
             }
         }
-        builder.reserve(text_len, selection.len());
+        // Keys that are not their tool's id, the catalog's own text; each
+        // tool's id and description are in its shared text.
+        let mut own = Vec::with_capacity(keys_len);
+        let mut shared = Vec::with_capacity(selection.len());
+        let mut entries = Vec::with_capacity(selection.len());
         let mut analysed = (!reads_parameters).then(|| Partial {
             index: Bm25Builder::with_capacity(selection.len(), 0).reserve_postings(tokens),
-            lower_names: Vec::new(),
+            lower_names: Vec::with_capacity(lower_names_len),
             lower_name_ends: Vec::with_capacity(selection.len()),
         });
         let ToolPool { tools, terms, local, met, counts, .. } = self;
@@ -302,17 +306,23 @@ impl ToolPool {
                 Some(None) => return Err(PoolError::EmptySlot(entry.slot)),
                 None => return Err(PoolError::SlotOutOfRange(entry.slot)),
             };
+            let id_span = tool.id_len.map(|len| in_shared(0, len));
+            let id_end = tool.id_len.unwrap_or(0);
+            let description = in_shared(id_end, id_end + tool.description_len);
             let key = match entry.key {
                 Some(key) => {
-                    builder.push(key, tool.id(), tool.description());
+                    let start = own.len() as u32;
+                    own.extend_from_slice(key);
+                    entries.push(EntrySpans { key: Span::new(start, own.len() as u32), id: id_span, description });
                     key
                 }
                 None => {
-                    let id = tool.id().ok_or(PoolError::NoIdForKey(entry.slot))?;
-                    builder.push_keyed_by_id(id, tool.description());
-                    id
+                    let id_span = id_span.ok_or(PoolError::NoIdForKey(entry.slot))?;
+                    entries.push(EntrySpans { key: id_span, id: Some(id_span), description });
+                    tool.id().unwrap_or_default()
                 }
             };
+            shared.push(tool.text.clone());
             if let Some(params) = &mut params {
                 params.push(tool.parameters.iter().flat_map(|p| p.entry(0)));
             }
@@ -344,7 +354,7 @@ impl ToolPool {
             lower_name_ends.push(lower_names.len() as u32);
         }
         reset_local(local, met);
-        let (text, entries) = builder.into_parts();
+        let text = CatalogText::with_shared(own, shared);
         Ok(Catalog::from_analysis(text, entries, self.ranking, params, analysed)?)
     }
 
@@ -373,6 +383,11 @@ impl ToolPool {
     }
 }
 
+/// A span of a tool's shared text (see `CatalogText`).
+fn in_shared(start: u32, end: u32) -> Span {
+    Span::new(start | IN_SHARED, end | IN_SHARED)
+}
+
 /// How many tools ahead of the one being read [`prefetch_ahead`] asks for
 /// a tool's text and terms; twice as far, for where the tool itself is.
 const PREFETCH_DISTANCE: usize = 8;
@@ -388,7 +403,10 @@ fn prefetch_ahead(tools: &[Option<PoolTool>], selection: &[PoolEntry<'_>], at: u
     }
     let near = selection.get(at + PREFETCH_DISTANCE).and_then(|entry| tools.get(entry.slot as usize));
     if let Some(Some(tool)) = near {
-        prefetch_all(&tool.text);
+        // The text's start (its id, and the shared count just before it)
+        // and its lowercased id; the description is not read.
+        prefetch(tool.text.as_ptr());
+        prefetch_all(tool.lower_id());
         prefetch_all(&tool.terms);
     }
 }
