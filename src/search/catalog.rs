@@ -167,6 +167,9 @@ pub(super) struct CatalogText {
     /// Per entry, its tool's text in the pool; empty when no span is in
     /// shared text.
     shared: Vec<Arc<[u16]>>,
+    /// Per entry with shared text, the hash of its id (`hash_units`), as the
+    /// pool keeps it: the lookups then read no shared text to hash it.
+    id_hashes: Vec<u64>,
 }
 
 /// A span whose start and end carry this bit is within its entry's shared
@@ -177,13 +180,14 @@ pub(super) const IN_SHARED: u32 = 1 << 31;
 impl CatalogText {
     /// Text of its own only.
     fn own(own: Vec<u16>) -> CatalogText {
-        CatalogText { own, shared: Vec::new() }
+        CatalogText { own, shared: Vec::new(), id_hashes: Vec::new() }
     }
 
     /// Text of its own (keys that are not their tool's id) and each entry's
-    /// shared tool text.
-    pub(super) fn with_shared(own: Vec<u16>, shared: Vec<Arc<[u16]>>) -> CatalogText {
-        CatalogText { own, shared }
+    /// shared tool text, with the hash of each entry's id (`hash_units` of
+    /// its id, 0 for an entry without one).
+    pub(super) fn with_shared(own: Vec<u16>, shared: Vec<Arc<[u16]>>, id_hashes: Vec<u64>) -> CatalogText {
+        CatalogText { own, shared, id_hashes }
     }
 
     /// The text of `entry`'s `span` (checked by [`Catalog::check_text`]).
@@ -319,7 +323,7 @@ impl Catalog {
         if text.own.len() >= IN_SHARED as usize || u32::try_from(entries.len()).is_err() {
             return Err(CatalogError::TooLarge);
         }
-        if text.shared.len() != entries.len() {
+        if text.shared.len() != entries.len() || text.id_hashes.len() != entries.len() {
             return Err(CatalogError::SharedTextCount { entries: entries.len(), shared: text.shared.len() });
         }
         for (i, entry) in entries.iter().enumerate() {
@@ -614,10 +618,14 @@ impl Source {
             // Each text is hashed once: most tools are keyed by their id, so
             // key, id and name are usually one text and one hash.
             let key = text.get(entry as usize, spans.key);
-            let key_hash = hash_units(key);
+            let id_hash = |id: &[u16]| text.id_hashes.get(entry as usize).copied().unwrap_or_else(|| hash_units(id));
+            let key_hash = match spans.id {
+                Some(span) if span == spans.key => id_hash(key),
+                _ => hash_units(key),
+            };
             let id = spans.id.map(|span| {
                 let id = text.get(entry as usize, span);
-                (id, if span == spans.key || id == key { key_hash } else { hash_units(id) })
+                (id, if span == spans.key || id == key { key_hash } else { id_hash(id) })
             });
 
             // Record keys are unique in a JS object; should a caller repeat
@@ -1003,8 +1011,21 @@ mod tests {
     }
 
     fn from_shared(own: &str, shared: &[&str], entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
-        let shared = shared.iter().map(|text| Arc::from(u(text))).collect();
-        Catalog::from_analysis(CatalogText::with_shared(u(own), shared), entries, Ranking::Reference, None, None)
+        let shared: Vec<Arc<[u16]>> = shared.iter().map(|text| Arc::from(u(text))).collect();
+        let id_hashes = entries
+            .iter()
+            .zip(&shared)
+            .map(|(e, text)| {
+                e.id.map_or(0, |id| hash_units(&text[(id.start & !IN_SHARED) as usize..(id.end & !IN_SHARED) as usize]))
+            })
+            .collect();
+        Catalog::from_analysis(
+            CatalogText::with_shared(u(own), shared, id_hashes),
+            entries,
+            Ranking::Reference,
+            None,
+            None,
+        )
     }
 
     #[test]

@@ -33,9 +33,9 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::js::to_lower_utf16_into;
+use crate::js::{array_index, to_lower_utf16_into};
 
-use super::bm25::{Bm25Builder, TermDict};
+use super::bm25::{hash_units, Bm25Builder, TermDict};
 use super::catalog::{Catalog, CatalogError, CatalogText, EntrySpans, Partial, Ranking, Span, IN_SHARED};
 use super::params::ParamTable;
 use super::tokenize::for_each_token;
@@ -53,6 +53,23 @@ const COMPACT_SPARE_TERMS: usize = 4096;
 pub struct PoolEntry<'a> {
     pub slot: Slot,
     pub key: Option<&'a [u16]>,
+}
+
+/// What a selection needs of a tool's id to merge it as a key (see
+/// [`ToolPool::id_key`]): kept beside the tools, a few bytes a slot, so that
+/// thousands of tools keyed by their ids merge without reading the tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdKey {
+    /// `hash_units` of the id.
+    pub hash: u64,
+    /// The id's value as an array index, when it is one.
+    pub array_index: Option<u32>,
+}
+
+impl IdKey {
+    pub fn of(id: &[u16]) -> IdKey {
+        IdKey { hash: hash_units(id), array_index: array_index(id) }
+    }
 }
 
 /// What a pool refuses: the binding numbers slots, and a wrong number is a
@@ -134,6 +151,8 @@ impl PoolTool {
 pub struct ToolPool {
     ranking: Ranking,
     tools: Vec<Option<PoolTool>>,
+    /// Per slot, its tool's [`IdKey`] (`None`: no tool, or no id).
+    id_keys: Vec<Option<IdKey>>,
     filled: usize,
     terms: TermDict,
     /// The vocabulary size above which it is rebuilt.
@@ -154,6 +173,7 @@ impl ToolPool {
         ToolPool {
             ranking,
             tools: Vec::new(),
+            id_keys: Vec::new(),
             filled: 0,
             terms: TermDict::default(),
             compact_above: COMPACT_SPARE_TERMS,
@@ -195,6 +215,14 @@ impl ToolPool {
             Some(Some(tool)) => tool.id().ok_or(PoolError::NoIdForKey(slot)),
             Some(None) => Err(PoolError::EmptySlot(slot)),
             None => Err(PoolError::SlotOutOfRange(slot)),
+        }
+    }
+
+    /// [`id_as_key`](Self::id_as_key) as what merging it as a key needs.
+    pub fn id_key(&self, slot: Slot) -> Result<IdKey, PoolError> {
+        match self.id_keys.get(slot as usize) {
+            Some(Some(id)) => Ok(*id),
+            _ => self.id_as_key(slot).map(IdKey::of),
         }
     }
 
@@ -249,7 +277,9 @@ impl ToolPool {
         tool.text = Arc::from(text);
         if at == self.tools.len() {
             self.tools.push(None);
+            self.id_keys.push(None);
         }
+        self.id_keys[at] = id.map(IdKey::of);
         if self.tools[at].replace(tool).is_none() {
             self.filled += 1;
         }
@@ -261,6 +291,7 @@ impl ToolPool {
         match self.tools.get_mut(slot as usize) {
             Some(tool @ Some(_)) => {
                 *tool = None;
+                self.id_keys[slot as usize] = None;
                 self.filled -= 1;
             }
             Some(None) => return Err(PoolError::EmptySlot(slot)),
@@ -293,14 +324,16 @@ impl ToolPool {
         let mut own = Vec::with_capacity(keys_len);
         let mut shared = Vec::with_capacity(selection.len());
         let mut entries = Vec::with_capacity(selection.len());
+        let mut id_hashes = Vec::with_capacity(selection.len());
         let mut analysed = (!reads_parameters).then(|| Partial {
             index: Bm25Builder::with_capacity(selection.len(), 0).reserve_postings(tokens),
             lower_names: Vec::with_capacity(lower_names_len),
             lower_name_ends: Vec::with_capacity(selection.len()),
         });
-        let ToolPool { tools, terms, local, met, counts, .. } = self;
+        let ToolPool { tools, id_keys, terms, local, met, counts, .. } = self;
         for (at, entry) in selection.iter().enumerate() {
             prefetch_ahead(tools, selection, at);
+            id_hashes.push(id_keys.get(entry.slot as usize).copied().flatten().map_or(0, |id| id.hash));
             let tool = match tools.get(entry.slot as usize) {
                 Some(Some(tool)) => tool,
                 Some(None) => return Err(PoolError::EmptySlot(entry.slot)),
@@ -354,7 +387,7 @@ impl ToolPool {
             lower_name_ends.push(lower_names.len() as u32);
         }
         reset_local(local, met);
-        let text = CatalogText::with_shared(own, shared);
+        let text = CatalogText::with_shared(own, shared, id_hashes);
         Ok(Catalog::from_analysis(text, entries, self.ranking, params, analysed)?)
     }
 
