@@ -164,6 +164,8 @@ pub struct ToolPool {
     met: Vec<u32>,
     /// Scratch for a tool's tokens.
     lowered: Vec<u16>,
+    /// Scratch for a tool's id lowercased, when it is the name.
+    lower_id: Vec<u16>,
     counts: Vec<(u32, u32)>,
 }
 
@@ -180,6 +182,7 @@ impl ToolPool {
             local: Vec::new(),
             met: Vec::new(),
             lowered: Vec::new(),
+            lower_id: Vec::new(),
             counts: Vec::new(),
         }
     }
@@ -242,9 +245,6 @@ impl ToolPool {
         if at > self.tools.len() {
             return Err(PoolError::SlotOutOfRange(slot));
         }
-        let mut text = Vec::with_capacity(2 * id.map_or(0, <[u16]>::len) + description.len());
-        text.extend_from_slice(id.unwrap_or_default());
-        text.extend_from_slice(description);
         let mut tool = PoolTool {
             text: Arc::from([]),
             id_len: id.map(|id| id.len() as u32),
@@ -260,13 +260,13 @@ impl ToolPool {
             // The reference indexes `"<name> <description>"` lowercased; the
             // space separates, so the two are tokenized apart. Counted here
             // as pairs, later flattened into `terms`.
-            let ToolPool { terms, lowered, local, met, counts, .. } = self;
+            let ToolPool { terms, lowered, lower_id, local, met, counts, .. } = self;
             counts.clear();
             let mut count = |token: &[u16]| count_term(local, met, counts, terms.intern(token), 1);
             if tool.named_by_id() {
-                let start = text.len();
-                to_lower_utf16_into(id.unwrap_or_default(), &mut text);
-                for_each_token(&text[start..], &mut count);
+                lower_id.clear();
+                to_lower_utf16_into(id.unwrap_or_default(), lower_id);
+                for_each_token(lower_id, &mut count);
             }
             lowered.clear();
             to_lower_utf16_into(description, lowered);
@@ -274,7 +274,9 @@ impl ToolPool {
             reset_local(local, met);
             tool.terms = counts.iter().flat_map(|&(term, n)| [term, n]).collect();
         }
-        tool.text = Arc::from(text);
+        // One allocation of the exact length: the chained slices' lengths are known.
+        tool.text = id.unwrap_or_default().iter().chain(description).chain(&self.lower_id).copied().collect();
+        self.lower_id.clear();
         if at == self.tools.len() {
             self.tools.push(None);
             self.id_keys.push(None);
