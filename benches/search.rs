@@ -5,10 +5,13 @@
 //!
 //!   cargo bench -p mastra-native-processors
 //!   cargo bench -p mastra-native-processors -- search     (only benches whose path contains "search")
+//!   cargo bench -p mastra-native-processors -- pool_step  (step catalogs from a ToolPool)
 
 use divan::{black_box, Bencher};
 use mastra_native_processors::js::to_lower_utf16;
-use mastra_native_processors::search::{for_each_token, tokenize, Catalog, EntrySpans, Ranking, SearchOptions};
+use mastra_native_processors::search::{
+    for_each_token, tokenize, Catalog, EntrySpans, PoolEntry, Ranking, SearchOptions, Slot, Span, ToolPool,
+};
 
 fn main() {
     divan::main();
@@ -141,4 +144,40 @@ fn search_reference(bencher: Bencher, n: usize) {
 #[divan::bench(args = SIZES)]
 fn search_fielded(bencher: Bencher, n: usize) {
     bench_search(bencher, n, Ranking::FIELDED);
+}
+
+/// A step catalog of a random selection of about 90% of a [`ToolPool`]'s
+/// tools, in random order, then one search: the bench row "random selection
+/// of a pool each step" without JavaScript. Sixteen selections in rotation.
+/// Each catalog is dropped at once here; in Node a step's catalog lives on
+/// until its wrappers' finalizers run, which needs a turn of the event loop.
+#[divan::bench(args = SIZES, sample_count = 20)]
+fn pool_step_catalog(bencher: Bencher, n: usize) {
+    let (text, entries) = tool_table(n);
+    let span = |s: Span| &text[s.start as usize..s.end as usize];
+    let mut pool = ToolPool::new(Ranking::Reference);
+    for (slot, entry) in entries.iter().enumerate() {
+        let id = entry.id.map(span);
+        pool.analyse(slot as Slot, id, span(entry.description), None::<[(&[u16], &[u16]); 0]>).expect("a slot");
+    }
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let selections: Vec<Vec<Slot>> = (0..16)
+        .map(|_| {
+            let mut picked: Vec<Slot> = (0..n as Slot).filter(|_| rng.below(10) != 0).collect();
+            for i in (1..picked.len()).rev() {
+                picked.swap(i, rng.below(i + 1));
+            }
+            picked
+        })
+        .collect();
+    let query: Vec<u16> = QUERIES[0].encode_utf16().collect();
+    let options = SearchOptions::default();
+    let mut next = 0;
+    bencher.bench_local(|| {
+        next = (next + 1) % selections.len();
+        let selection: Vec<PoolEntry<'_>> =
+            selections[next].iter().map(|&slot| PoolEntry { slot, key: None }).collect();
+        let catalog = pool.catalog(&selection).expect("a catalog");
+        catalog.search(black_box(&query), &options)
+    });
 }

@@ -44,7 +44,7 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    Catalog, CatalogError, EntrySpans, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
+    Catalog, CatalogError, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
@@ -282,45 +282,94 @@ pub struct PoolTool<'a> {
     pub description: &'a [u16],
 }
 
+/// A key as [`spread`] merges it: its hash (`hash_units`), its value as an
+/// array index, and whether it is a meta-tool's name.
+#[derive(Clone, Copy)]
+struct SpreadKey {
+    hash: u64,
+    array_index: Option<u32>,
+    meta: bool,
+}
+
+impl SpreadKey {
+    fn of(key: &[u16]) -> SpreadKey {
+        SpreadKey { hash: hash_units(key), array_index: array_index(key), meta: is_meta_tool(key) }
+    }
+
+    /// A key that is a pooled tool's id, from what the pool keeps of it: its
+    /// text (`text`) is read only if its hash is a meta-tool name's.
+    fn of_id<'k>(id: IdKey, text: impl FnOnce() -> Result<&'k [u16], PoolError>) -> Result<SpreadKey, PoolError> {
+        let [search, load] =
+            *META_TOOL_HASHES.get_or_init(|| [SEARCH_TOOLS, LOAD_TOOL].map(|name| hash_units(&utf16(name))));
+        let meta = (id.hash == search || id.hash == load) && is_meta_tool(text()?);
+        Ok(SpreadKey { hash: id.hash, array_index: id.array_index, meta })
+    }
+}
+
+/// `hash_units` of the meta-tools' names.
+static META_TOOL_HASHES: std::sync::OnceLock<[u64; 2]> = std::sync::OnceLock::new();
+
+fn utf16(text: &str) -> Vec<u16> {
+    text.encode_utf16().collect()
+}
+
 /// `{ ...staticTools, ...resolved }`, `staticTools` being the record as it
-/// is now (the step's tools that are meta-tools left out): the merged tools'
-/// keys and tools (record tool `i` is tool `i`, resolved tool `i` is tool
-/// `record.len() + i`), in key order. A resolved key replaces a record key in
-/// place, new keys are appended, and array-index keys come first in
-/// ascending order, as in any JavaScript object. The keys of each list are
-/// distinct, as an object's are (a key repeated within a list is kept twice,
-/// and the catalog takes the later).
-fn spread<'a>(record: &[&'a [u16]], resolved: &[&'a [u16]]) -> Result<Vec<(&'a [u16], ToolRef)>, CatalogError> {
-    let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| CatalogError::TooLarge);
+/// is now (the step's tools that are meta-tools left out): the merged tools
+/// (record tool `i` is tool `i`, resolved tool `i` is tool `record.len() +
+/// i`), in key order. A resolved key replaces a record key in place, new
+/// keys are appended, and array-index keys come first in ascending order, as
+/// in any JavaScript object. The keys of each list are distinct, as an
+/// object's are (a key repeated within a list is kept twice, and the catalog
+/// takes the later). The resolved keys come as [`SpreadKey`]s, their text
+/// (`resolved_text`) read only to tell one from a record key of the same hash.
+fn spread<'a, E: From<CatalogError>>(
+    record: &[&'a [u16]],
+    resolved: &[SpreadKey],
+    resolved_text: impl Fn(usize) -> Result<&'a [u16], E>,
+) -> Result<Vec<ToolRef>, E> {
+    let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| E::from(CatalogError::TooLarge));
     // Only the record's keys are looked up (a record is small, a step's
-    // tools may be many): each resolved key is hashed once.
+    // tools may be many): each resolved key's hash is looked up once.
     let mut record_keys: HashTable<u32> = HashTable::with_capacity(record.len());
-    let mut order: Vec<(&[u16], ToolRef)> = Vec::with_capacity(record.len() + resolved.len());
+    let mut order: Vec<(Option<u32>, ToolRef)> = Vec::with_capacity(record.len() + resolved.len());
+    let mut record_texts: Vec<&[u16]> = Vec::with_capacity(record.len());
     for (i, &key) in record.iter().enumerate() {
         let hash = hash_units(key);
-        match record_keys.find(hash, |&at| order[at as usize].0 == key) {
+        match record_keys.find(hash, |&at| record_texts[at as usize] == key) {
             Some(&at) => order[at as usize].1 = tool_ref(i)?,
             None => {
-                record_keys.insert_unique(hash, order.len() as u32, |&at| hash_units(order[at as usize].0));
-                order.push((key, tool_ref(i)?));
+                record_keys.insert_unique(hash, order.len() as u32, |&at| hash_units(record_texts[at as usize]));
+                order.push((array_index(key), tool_ref(i)?));
+                record_texts.push(key);
             }
         }
     }
-    for (i, &key) in resolved.iter().enumerate() {
-        if is_meta_tool(key) {
+    for (i, key) in resolved.iter().enumerate() {
+        if key.meta {
             continue;
         }
         let tool = tool_ref(record.len() + i)?;
-        match record_keys.find(hash_units(key), |&at| order[at as usize].0 == key) {
+        let mut failed = None;
+        let found = record_keys.find(key.hash, |&at| match resolved_text(i) {
+            Ok(text) => record_texts[at as usize] == text,
+            Err(error) => {
+                failed = Some(error);
+                false
+            }
+        });
+        if let Some(error) = failed {
+            return Err(error);
+        }
+        match found {
             Some(&at) => order[at as usize].1 = tool,
-            None => order.push((key, tool)),
+            None => order.push((key.array_index, tool)),
         }
     }
-    if order.iter().any(|(key, _)| array_index(key).is_some()) {
+    if order.iter().any(|(index, _)| index.is_some()) {
         // Stable: keys that are no array index keep their insertion order.
-        order.sort_by_key(|&(key, _)| array_index(key).map_or((1, 0), |index| (0, index)));
+        order.sort_by_key(|&(index, _)| index.map_or((1, 0), |index| (0, index)));
     }
-    Ok(order)
+    Ok(order.into_iter().map(|(_, tool)| tool).collect())
 }
 
 /// The catalog a step searches, and where its entries' tools live.
@@ -466,18 +515,18 @@ impl ToolSearch {
         }
 
         let record_keys: Vec<&[u16]> = record.iter().map(|t| t.key).collect();
-        let resolved_keys: Vec<&[u16]> = resolved.iter().map(|t| t.key).collect();
-        let order = spread(&record_keys, &resolved_keys)?;
+        let resolved_keys: Vec<SpreadKey> = resolved.iter().map(|t| SpreadKey::of(t.key)).collect();
+        let order = spread(&record_keys, &resolved_keys, |i| Ok::<_, CatalogError>(resolved[i].key))?;
         let mut builder = Catalog::builder();
         builder.ranking(self.options.ranking);
         let reads_parameters = self.options.ranking.reads_parameters();
         let mut sources = Vec::with_capacity(order.len());
-        for (key, source) in order {
+        for source in order {
             let tool = match (source as usize).checked_sub(record.len()) {
                 None => &record[source as usize],
                 Some(resolved_index) => &resolved[resolved_index],
             };
-            let (id, description) = (tool.id, tool.description);
+            let (key, id, description) = (tool.key, tool.id, tool.description);
             if reads_parameters {
                 // A record tool's parameters are in `record_parameters`, a
                 // resolved one's in `parameters`, by its index among the
@@ -520,25 +569,33 @@ impl ToolSearch {
                     (None, None) => Err(PoolError::NoTool),
                 }
             }
-            let record_keys = record.iter().map(|tool| key_of(&pool, tool)).collect::<Result<Vec<_>, _>>()?;
-            let resolved_keys = resolved.iter().map(|tool| key_of(&pool, tool)).collect::<Result<Vec<_>, _>>()?;
+            let pool = &*pool;
+            let record_keys = record.iter().map(|tool| key_of(pool, tool)).collect::<Result<Vec<_>, _>>()?;
+            // A step's tools are mostly keyed by their ids: what the pool
+            // keeps of each id merges it, without reading the tool.
+            let resolved_keys = resolved
+                .iter()
+                .map(|tool| match (tool.key, tool.slot) {
+                    (Some(key), _) => Ok(SpreadKey::of(key)),
+                    (None, Some(slot)) => SpreadKey::of_id(pool.id_key(slot)?, || pool.id_as_key(slot)),
+                    (None, None) => Err(PoolError::NoTool),
+                })
+                .collect::<Result<Vec<_>, _>>()?;
             let visible: Vec<u32> =
-                resolved_keys.iter().enumerate().filter(|(_, key)| is_meta_tool(key)).map(|(i, _)| i as u32).collect();
+                resolved_keys.iter().enumerate().filter(|(_, key)| key.meta).map(|(i, _)| i as u32).collect();
             if visible.len() == resolved.len() {
                 return Ok(StepCatalog::new(self.static_catalog.clone(), None, Some(visible), true));
             }
-            let order = spread(&record_keys, &resolved_keys)?;
+            let order = spread(&record_keys, &resolved_keys, |i| key_of(pool, &resolved[i]))?;
             let mut selection = Vec::with_capacity(order.len());
-            let mut sources = Vec::with_capacity(order.len());
-            for (_, source) in order {
+            for &source in &order {
                 let tool = match (source as usize).checked_sub(record.len()) {
                     None => &record[source as usize],
                     Some(resolved_index) => &resolved[resolved_index],
                 };
                 selection.push(PoolEntry { slot: tool.slot.ok_or(PoolError::NoTool)?, key: tool.key });
-                sources.push(source);
             }
-            (selection, sources, visible)
+            (selection, order, visible)
         };
         let catalog = pool.catalog(&selection)?;
         Ok(StepCatalog::new(Arc::new(catalog), Some(sources), Some(visible), false))

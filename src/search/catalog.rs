@@ -109,7 +109,10 @@ impl EntrySpans {
 pub enum CatalogError {
     /// A span ends before it starts or runs past the text.
     BadSpan { entry: usize, span: Span, text_len: usize },
-    /// More entries or text than 32-bit indices address.
+    /// Shared text for a number of entries other than the catalog's.
+    SharedTextCount { entries: usize, shared: usize },
+    /// More entries or text than 32-bit indices address (own text: 31-bit,
+    /// see `IN_SHARED`).
     TooLarge,
     /// A parameter table whose entry count is not the catalog's.
     ParameterCount { entries: usize, parameter_entries: usize },
@@ -123,6 +126,9 @@ impl fmt::Display for CatalogError {
                 "catalog entry {entry}: span {}..{} is not within text of length {text_len}",
                 span.start, span.end
             ),
+            CatalogError::SharedTextCount { entries, shared } => {
+                write!(f, "shared text for {shared} of {entries} catalog entries")
+            }
             CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
             CatalogError::ParameterCount { entries, parameter_entries } => {
                 write!(f, "{parameter_entries} parameter lists for {entries} catalog entries")
@@ -140,7 +146,7 @@ impl std::error::Error for CatalogError {}
 /// built on a thread of its own while the caller goes on (a step with no
 /// loaded tools never waits), and the first use waits for them.
 pub struct Catalog {
-    text: Arc<Vec<u16>>,
+    text: Arc<CatalogText>,
     entries: Arc<Vec<EntrySpans>>,
     /// The entries' parameters, for a ranking that reads them.
     params: Option<Arc<ParamTable>>,
@@ -149,6 +155,55 @@ pub struct Catalog {
     /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
     /// be searched after all.
     late_index: OnceLock<Searchable>,
+}
+
+/// A catalog's strings: its own buffer and, for a catalog made from a
+/// [`super::pool::ToolPool`], each entry's tool text as the pool keeps it,
+/// shared rather than copied (a step catalog of thousands of pooled tools
+/// would otherwise copy megabytes of descriptions, and keep them for as long
+/// as the step lives).
+pub(super) struct CatalogText {
+    own: Vec<u16>,
+    /// Per entry, its tool's text in the pool; empty when no span is in
+    /// shared text.
+    shared: Vec<Arc<[u16]>>,
+    /// Per entry with shared text, the hash of its id (`hash_units`), as the
+    /// pool keeps it: the lookups then read no shared text to hash it.
+    id_hashes: Vec<u64>,
+}
+
+/// A span whose start and end carry this bit is within its entry's shared
+/// text (see [`CatalogText`]), at the offsets without it. Own text is
+/// shorter than this, so no span of it has the bit.
+pub(super) const IN_SHARED: u32 = 1 << 31;
+
+impl CatalogText {
+    /// Text of its own only.
+    fn own(own: Vec<u16>) -> CatalogText {
+        CatalogText { own, shared: Vec::new(), id_hashes: Vec::new() }
+    }
+
+    /// Text of its own (keys that are not their tool's id) and each entry's
+    /// shared tool text, with the hash of each entry's id (`hash_units` of
+    /// its id, 0 for an entry without one).
+    pub(super) fn with_shared(own: Vec<u16>, shared: Vec<Arc<[u16]>>, id_hashes: Vec<u64>) -> CatalogText {
+        CatalogText { own, shared, id_hashes }
+    }
+
+    /// The text of `entry`'s `span` (checked by [`Catalog::check_text`]).
+    #[inline]
+    fn get(&self, entry: usize, span: Span) -> &[u16] {
+        if span.start & IN_SHARED != 0 {
+            &self.shared[entry][(span.start & !IN_SHARED) as usize..(span.end & !IN_SHARED) as usize]
+        } else {
+            &self.own[span.range()]
+        }
+    }
+
+    /// Units of text in all, own and shared (shared text counted once per entry).
+    fn len(&self) -> usize {
+        self.own.len() + self.shared.iter().map(|text| text.len()).sum::<usize>()
+    }
 }
 
 /// Everything built from the entries (`searchable` is `None` for an
@@ -212,7 +267,7 @@ impl Catalog {
                 return Err(CatalogError::ParameterCount { entries: entries.len(), parameter_entries: params.len() });
             }
         }
-        Ok(Catalog::index_entries(Arc::new(text), Arc::new(entries), ranking, params.map(Arc::new)))
+        Ok(Catalog::index_entries(Arc::new(CatalogText::own(text)), Arc::new(entries), ranking, params.map(Arc::new)))
     }
 
     /// A catalog for lookups alone (a record as it is now, looked up for
@@ -222,7 +277,7 @@ impl Catalog {
         let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
         let source = Source {
-            text: Arc::new(text),
+            text: Arc::new(CatalogText::own(text)),
             entries: Arc::new(entries),
             ranking: Ranking::Reference,
             params: None,
@@ -244,12 +299,39 @@ impl Catalog {
     /// Checks what [`Catalog::new`] refuses: spans outside the text, and
     /// catalogs too large for 32-bit indices.
     pub fn check_table(text_len: usize, entries: &[EntrySpans]) -> Result<(), CatalogError> {
-        if u32::try_from(text_len).is_err() || u32::try_from(entries.len()).is_err() {
+        // Own text stays below `IN_SHARED`, so that no span of it has the bit.
+        if text_len >= IN_SHARED as usize || u32::try_from(entries.len()).is_err() {
             return Err(CatalogError::TooLarge);
         }
         for (i, entry) in entries.iter().enumerate() {
             for span in [Some(entry.key), entry.id, Some(entry.description)].into_iter().flatten() {
                 if span.start > span.end || span.end as usize > text_len {
+                    return Err(CatalogError::BadSpan { entry: i, span, text_len });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// [`check_table`](Self::check_table) for text that may be shared: a
+    /// span with the [`IN_SHARED`] bit must lie within its entry's shared
+    /// text, any other within the catalog's own.
+    fn check_text(text: &CatalogText, entries: &[EntrySpans]) -> Result<(), CatalogError> {
+        if text.shared.is_empty() {
+            return Catalog::check_table(text.own.len(), entries);
+        }
+        if text.own.len() >= IN_SHARED as usize || u32::try_from(entries.len()).is_err() {
+            return Err(CatalogError::TooLarge);
+        }
+        if text.shared.len() != entries.len() || text.id_hashes.len() != entries.len() {
+            return Err(CatalogError::SharedTextCount { entries: entries.len(), shared: text.shared.len() });
+        }
+        for (i, entry) in entries.iter().enumerate() {
+            for span in [Some(entry.key), entry.id, Some(entry.description)].into_iter().flatten() {
+                let (shared, start, end) =
+                    (span.start & IN_SHARED != 0, span.start & !IN_SHARED, span.end & !IN_SHARED);
+                let text_len = if shared { text.shared[i].len() } else { text.own.len() };
+                if shared != (span.end & IN_SHARED != 0) || start > end || end as usize > text_len {
                     return Err(CatalogError::BadSpan { entry: i, span, text_len });
                 }
             }
@@ -265,7 +347,7 @@ impl Catalog {
     /// Builds the lookups and the index: at once for a small catalog, on a
     /// thread for a large one.
     fn index_entries(
-        text: Arc<Vec<u16>>,
+        text: Arc<CatalogText>,
         entries: Arc<Vec<EntrySpans>>,
         ranking: Ranking,
         params: Option<Arc<ParamTable>>,
@@ -279,13 +361,13 @@ impl Catalog {
     /// the lookups remain to build and the replaced documents to retire.
     /// `text` and `entries` are what [`Catalog::new`] takes, checked here.
     pub(super) fn from_analysis(
-        text: Vec<u16>,
+        text: CatalogText,
         entries: Vec<EntrySpans>,
         ranking: Ranking,
         params: Option<ParamTable>,
         analysed: Option<Partial>,
     ) -> Result<Catalog, CatalogError> {
-        Catalog::check_table(text.len(), &entries)?;
+        Catalog::check_text(&text, &entries)?;
         let analysed = analysed.filter(|a| ranking == Ranking::Reference && a.lower_name_ends.len() == entries.len());
         // What is left is cheap: done here rather than on a thread, whose
         // start (and, on a busy machine, its turn) costs more. Without an
@@ -302,7 +384,7 @@ impl Catalog {
     }
 
     fn index_analysed(
-        text: Arc<Vec<u16>>,
+        text: Arc<CatalogText>,
         entries: Arc<Vec<EntrySpans>>,
         ranking: Ranking,
         params: Option<Arc<ParamTable>>,
@@ -343,22 +425,22 @@ impl Catalog {
 
     /// The record key of an entry.
     pub fn key(&self, entry: usize) -> &[u16] {
-        &self.text[self.entries[entry].key.range()]
+        self.text.get(entry, self.entries[entry].key)
     }
 
     /// The real `id` of an entry, if it has one (`''` included).
     pub fn id(&self, entry: usize) -> Option<&[u16]> {
-        self.entries[entry].id.map(|s| &self.text[s.range()])
+        self.entries[entry].id.map(|span| self.text.get(entry, span))
     }
 
     /// The name an entry is indexed under: `id || key`.
     pub fn name(&self, entry: usize) -> &[u16] {
-        &self.text[self.entries[entry].name().range()]
+        self.text.get(entry, self.entries[entry].name())
     }
 
     /// The description of an entry (`''` when it had none).
     pub fn description(&self, entry: usize) -> &[u16] {
-        &self.text[self.entries[entry].description.range()]
+        self.text.get(entry, self.entries[entry].description)
     }
 
     /// How this catalog ranks.
@@ -491,7 +573,7 @@ impl Catalog {
 
 /// The entries to build from, shareable with the building thread.
 struct Source {
-    text: Arc<Vec<u16>>,
+    text: Arc<CatalogText>,
     entries: Arc<Vec<EntrySpans>>,
     ranking: Ranking,
     params: Option<Arc<ParamTable>>,
@@ -529,17 +611,21 @@ impl Source {
         let mut retired = vec![false; count];
         for entry in 0..count as u32 {
             let spans = entries[entry as usize];
-            let key_of = |e: &u32| &text[entries[*e as usize].key.range()];
-            let id_of = |e: &u32| &text[entries[*e as usize].id.map_or(0..0, Span::range)];
-            let name_of = |d: &DocId| &text[entries[*d as usize].name().range()];
+            let key_of = |e: &u32| text.get(*e as usize, entries[*e as usize].key);
+            let id_of = |e: &u32| entries[*e as usize].id.map_or(&[][..], |span| text.get(*e as usize, span));
+            let name_of = |d: &DocId| text.get(*d as usize, entries[*d as usize].name());
 
             // Each text is hashed once: most tools are keyed by their id, so
             // key, id and name are usually one text and one hash.
-            let key = &text[spans.key.range()];
-            let key_hash = hash_units(key);
+            let key = text.get(entry as usize, spans.key);
+            let id_hash = |id: &[u16]| text.id_hashes.get(entry as usize).copied().unwrap_or_else(|| hash_units(id));
+            let key_hash = match spans.id {
+                Some(span) if span == spans.key => id_hash(key),
+                _ => hash_units(key),
+            };
             let id = spans.id.map(|span| {
-                let id = &text[span.range()];
-                (id, if span == spans.key || id == key { key_hash } else { hash_units(id) })
+                let id = text.get(entry as usize, span);
+                (id, if span == spans.key || id == key { key_hash } else { id_hash(id) })
             });
 
             // Record keys are unique in a JS object; should a caller repeat
@@ -578,7 +664,7 @@ impl Source {
 
 /// What building the index needs, shareable with its thread.
 struct IndexSource {
-    text: Arc<Vec<u16>>,
+    text: Arc<CatalogText>,
     entries: Arc<Vec<EntrySpans>>,
     /// Documents whose name a later entry took over.
     retired: Vec<bool>,
@@ -604,8 +690,8 @@ impl IndexSource {
         let count = self.entries.len();
         let mut lower_names = Vec::new();
         let mut lower_name_ends = Vec::with_capacity(count);
-        for spans in self.entries.iter() {
-            to_lower_utf16_into(&self.text[spans.name().range()], &mut lower_names);
+        for (entry, spans) in self.entries.iter().enumerate() {
+            to_lower_utf16_into(self.text.get(entry, spans.name()), &mut lower_names);
             lower_name_ends.push(lower_names.len() as u32);
         }
         let (mut first, second) = if split {
@@ -643,8 +729,8 @@ impl IndexSource {
                 parameters.extend(params.entry(entry));
             }
             let fields = FieldTexts {
-                name: &self.text[spans.name().range()],
-                description: &self.text[spans.description.range()],
+                name: self.text.get(entry, spans.name()),
+                description: self.text.get(entry, spans.description),
                 parameters: &parameters,
             };
             builder.add(&fields, !self.retired[entry]);
@@ -685,15 +771,17 @@ impl IndexSource {
     fn build_range(&self, entries: std::ops::Range<usize>) -> Partial {
         let mut index =
             Bm25Builder::with_capacity(entries.len(), self.text.len() * entries.len() / self.entries.len().max(1));
+        let first = entries.start;
         let mut lower_names = Vec::new();
         let mut lower_name_ends = Vec::with_capacity(entries.len());
         let mut lower_description = Vec::new();
-        for spans in &self.entries[entries] {
+        for (entry, spans) in self.entries[entries].iter().enumerate() {
+            let entry = first + entry;
             let start = lower_names.len();
-            to_lower_utf16_into(&self.text[spans.name().range()], &mut lower_names);
+            to_lower_utf16_into(self.text.get(entry, spans.name()), &mut lower_names);
             lower_name_ends.push(lower_names.len() as u32);
             lower_description.clear();
-            to_lower_utf16_into(&self.text[spans.description.range()], &mut lower_description);
+            to_lower_utf16_into(self.text.get(entry, spans.description), &mut lower_description);
             index.add(&[&lower_names[start..], &lower_description]);
         }
         Partial { index, lower_names, lower_name_ends }
@@ -915,6 +1003,72 @@ mod tests {
         assert!(matches!(Catalog::new(text.clone(), vec![bad]), Err(CatalogError::BadSpan { entry: 0, .. })));
         let reversed = EntrySpans { key: Span::new(2, 1), id: None, description: Span::new(0, 0) };
         assert!(Catalog::new(text, vec![reversed]).is_err());
+    }
+
+    /// A span of an entry's shared text.
+    fn shared(start: u32, end: u32) -> Span {
+        Span::new(start | IN_SHARED, end | IN_SHARED)
+    }
+
+    fn from_shared(own: &str, shared: &[&str], entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
+        let shared: Vec<Arc<[u16]>> = shared.iter().map(|text| Arc::from(u(text))).collect();
+        let id_hashes = entries
+            .iter()
+            .zip(&shared)
+            .map(|(e, text)| {
+                e.id.map_or(0, |id| hash_units(&text[(id.start & !IN_SHARED) as usize..(id.end & !IN_SHARED) as usize]))
+            })
+            .collect();
+        Catalog::from_analysis(
+            CatalogText::with_shared(u(own), shared, id_hashes),
+            entries,
+            Ranking::Reference,
+            None,
+            None,
+        )
+    }
+
+    #[test]
+    fn shared_text_reads_as_the_same_text_copied() {
+        // Entry 0 keyed by its id, entry 1 by a key of the catalog's own.
+        let entries = vec![
+            EntrySpans { key: shared(0, 7), id: Some(shared(0, 7)), description: shared(7, 22) },
+            EntrySpans { key: Span::new(0, 4), id: Some(shared(0, 4)), description: shared(4, 17) },
+        ];
+        let pooled = from_shared("mail", &["weatherCurrent weather", "sendSend an email"], entries).unwrap();
+        let copied =
+            catalog(&[("weather", Some("weather"), "Current weather"), ("mail", Some("send"), "Send an email")]);
+        for entry in 0..2 {
+            assert_eq!(pooled.key(entry), copied.key(entry));
+            assert_eq!(pooled.id(entry), copied.id(entry));
+            assert_eq!(pooled.name(entry), copied.name(entry));
+            assert_eq!(pooled.description(entry), copied.description(entry));
+        }
+        assert_eq!(pooled.find_by_key(&u("mail")), Some(1));
+        assert_eq!(pooled.find_by_id(&u("send")), Some(1));
+        assert_eq!(pooled.find_doc(&u("weather")), copied.find_doc(&u("weather")));
+        let options = crate::search::SearchOptions::default();
+        assert_eq!(pooled.search(&u("email weather"), &options), copied.search(&u("email weather"), &options));
+    }
+
+    #[test]
+    fn bad_shared_spans_are_rejected() {
+        let entry = |key, description| EntrySpans { key, id: None, description };
+        // Past the entry's shared text (its own, not another entry's).
+        let past = vec![entry(shared(0, 5), shared(0, 0)), entry(shared(0, 2), shared(0, 0))];
+        assert!(matches!(from_shared("", &["ab", "abcdef"], past), Err(CatalogError::BadSpan { entry: 0, .. })));
+        let reversed = vec![entry(shared(2, 1), shared(0, 0))];
+        assert!(matches!(from_shared("", &["ab"], reversed), Err(CatalogError::BadSpan { entry: 0, .. })));
+        // One end shared, the other not.
+        let mixed = vec![entry(Span::new(IN_SHARED, 1), shared(0, 0))];
+        assert!(matches!(from_shared("abc", &["ab"], mixed), Err(CatalogError::BadSpan { entry: 0, .. })));
+        // Shared text for another number of entries.
+        let two = vec![entry(shared(0, 1), shared(0, 0)), entry(shared(0, 1), shared(0, 0))];
+        assert_eq!(from_shared("", &["ab"], two).err(), Some(CatalogError::SharedTextCount { entries: 2, shared: 1 }));
+        // A shared span in a catalog without shared text is past its own.
+        let text = u("abc");
+        let stray = EntrySpans { key: shared(0, 1), id: None, description: Span::new(0, 0) };
+        assert!(matches!(Catalog::new(text, vec![stray]), Err(CatalogError::BadSpan { entry: 0, .. })));
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Ranking, Span};
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use params::ParamTable;
-pub use pool::{PoolEntry, PoolError, Slot, ToolPool};
+pub use pool::{IdKey, PoolEntry, PoolError, Slot, ToolPool};
 pub use rank::{
     truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
     MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,

@@ -7,7 +7,9 @@
 //! parameters for a ranking that reads them, and for the reference's ranking
 //! its name's and description's tokens, as numbers in the pool's vocabulary.
 //! A selection is then a list of slots (and keys), and its catalog is made
-//! from what the slots keep ([`ToolPool::catalog`]): the text is copied, and
+//! from what the slots keep ([`ToolPool::catalog`]): the text is shared
+//! with the catalog, not copied (a tool analysed again gets new text; a
+//! catalog made before keeps the old), and
 //! the BM25 index is laid out from the kept token numbers without
 //! tokenizing, lowercasing or hashing any text but the few keys that serve as
 //! names. Document frequencies, the average length and replaced names depend
@@ -29,11 +31,12 @@
 //! the new terms that grew it.
 
 use std::fmt;
+use std::sync::Arc;
 
-use crate::js::to_lower_utf16_into;
+use crate::js::{array_index, to_lower_utf16_into};
 
-use super::bm25::{Bm25Builder, TermDict};
-use super::catalog::{Catalog, CatalogError, Partial, Ranking};
+use super::bm25::{hash_units, Bm25Builder, TermDict};
+use super::catalog::{Catalog, CatalogError, CatalogText, EntrySpans, Partial, Ranking, Span, IN_SHARED};
 use super::params::ParamTable;
 use super::tokenize::for_each_token;
 
@@ -50,6 +53,23 @@ const COMPACT_SPARE_TERMS: usize = 4096;
 pub struct PoolEntry<'a> {
     pub slot: Slot,
     pub key: Option<&'a [u16]>,
+}
+
+/// What a selection needs of a tool's id to merge it as a key (see
+/// [`ToolPool::id_key`]): kept beside the tools, a few bytes a slot, so that
+/// thousands of tools keyed by their ids merge without reading the tools.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IdKey {
+    /// `hash_units` of the id.
+    pub hash: u64,
+    /// The id's value as an array index, when it is one.
+    pub array_index: Option<u32>,
+}
+
+impl IdKey {
+    pub fn of(id: &[u16]) -> IdKey {
+        IdKey { hash: hash_units(id), array_index: array_index(id) }
+    }
 }
 
 /// What a pool refuses: the binding numbers slots, and a wrong number is a
@@ -92,8 +112,8 @@ impl From<CatalogError> for PoolError {
 struct PoolTool {
     /// `tool.id` (when it is a string: `''` included, the name is then the
     /// key), the description, then (for the reference's ranking, with a
-    /// non-empty id) the id lowercased.
-    text: Vec<u16>,
+    /// non-empty id) the id lowercased. Shared with the catalogs made of it.
+    text: Arc<[u16]>,
     /// `tool.id`'s length, or `None` when it is no string.
     id_len: Option<u32>,
     description_len: u32,
@@ -109,11 +129,6 @@ struct PoolTool {
 impl PoolTool {
     fn id(&self) -> Option<&[u16]> {
         self.id_len.map(|len| &self.text[..len as usize])
-    }
-
-    fn description(&self) -> &[u16] {
-        let start = self.id_len.unwrap_or(0) as usize;
-        &self.text[start..start + self.description_len as usize]
     }
 
     /// Whether the name is the id (`id || key`), which is then in `terms`.
@@ -136,6 +151,8 @@ impl PoolTool {
 pub struct ToolPool {
     ranking: Ranking,
     tools: Vec<Option<PoolTool>>,
+    /// Per slot, its tool's [`IdKey`] (`None`: no tool, or no id).
+    id_keys: Vec<Option<IdKey>>,
     filled: usize,
     terms: TermDict,
     /// The vocabulary size above which it is rebuilt.
@@ -147,6 +164,8 @@ pub struct ToolPool {
     met: Vec<u32>,
     /// Scratch for a tool's tokens.
     lowered: Vec<u16>,
+    /// Scratch for a tool's id lowercased, when it is the name.
+    lower_id: Vec<u16>,
     counts: Vec<(u32, u32)>,
 }
 
@@ -156,12 +175,14 @@ impl ToolPool {
         ToolPool {
             ranking,
             tools: Vec::new(),
+            id_keys: Vec::new(),
             filled: 0,
             terms: TermDict::default(),
             compact_above: COMPACT_SPARE_TERMS,
             local: Vec::new(),
             met: Vec::new(),
             lowered: Vec::new(),
+            lower_id: Vec::new(),
             counts: Vec::new(),
         }
     }
@@ -200,6 +221,14 @@ impl ToolPool {
         }
     }
 
+    /// [`id_as_key`](Self::id_as_key) as what merging it as a key needs.
+    pub fn id_key(&self, slot: Slot) -> Result<IdKey, PoolError> {
+        match self.id_keys.get(slot as usize) {
+            Some(Some(id)) => Ok(*id),
+            _ => self.id_as_key(slot).map(IdKey::of),
+        }
+    }
+
     /// Puts a tool in `slot`: a new slot (the next one, [`slot_count`](Self::slot_count)),
     /// an emptied one, or one whose tool changed since (its analysis is
     /// replaced). `id` is `tool.id` when it is a string, `description`
@@ -216,11 +245,8 @@ impl ToolPool {
         if at > self.tools.len() {
             return Err(PoolError::SlotOutOfRange(slot));
         }
-        let mut text = Vec::with_capacity(2 * id.map_or(0, <[u16]>::len) + description.len());
-        text.extend_from_slice(id.unwrap_or_default());
-        text.extend_from_slice(description);
         let mut tool = PoolTool {
-            text,
+            text: Arc::from([]),
             id_len: id.map(|id| id.len() as u32),
             description_len: description.len() as u32,
             terms: Vec::new(),
@@ -234,13 +260,13 @@ impl ToolPool {
             // The reference indexes `"<name> <description>"` lowercased; the
             // space separates, so the two are tokenized apart. Counted here
             // as pairs, later flattened into `terms`.
-            let ToolPool { terms, lowered, local, met, counts, .. } = self;
+            let ToolPool { terms, lowered, lower_id, local, met, counts, .. } = self;
             counts.clear();
             let mut count = |token: &[u16]| count_term(local, met, counts, terms.intern(token), 1);
             if tool.named_by_id() {
-                let start = tool.text.len();
-                to_lower_utf16_into(id.unwrap_or_default(), &mut tool.text);
-                for_each_token(&tool.text[start..], &mut count);
+                lower_id.clear();
+                to_lower_utf16_into(id.unwrap_or_default(), lower_id);
+                for_each_token(lower_id, &mut count);
             }
             lowered.clear();
             to_lower_utf16_into(description, lowered);
@@ -248,9 +274,14 @@ impl ToolPool {
             reset_local(local, met);
             tool.terms = counts.iter().flat_map(|&(term, n)| [term, n]).collect();
         }
+        // One allocation of the exact length: the chained slices' lengths are known.
+        tool.text = id.unwrap_or_default().iter().chain(description).chain(&self.lower_id).copied().collect();
+        self.lower_id.clear();
         if at == self.tools.len() {
             self.tools.push(None);
+            self.id_keys.push(None);
         }
+        self.id_keys[at] = id.map(IdKey::of);
         if self.tools[at].replace(tool).is_none() {
             self.filled += 1;
         }
@@ -262,6 +293,7 @@ impl ToolPool {
         match self.tools.get_mut(slot as usize) {
             Some(tool @ Some(_)) => {
                 *tool = None;
+                self.id_keys[slot as usize] = None;
                 self.filled -= 1;
             }
             Some(None) => return Err(PoolError::EmptySlot(slot)),
@@ -278,41 +310,54 @@ impl ToolPool {
         if self.terms.len() > self.compact_above {
             self.compact();
         }
-        let mut builder = Catalog::builder();
         let reads_parameters = self.ranking.reads_parameters();
         let mut params = reads_parameters.then(ParamTable::new);
-        let (mut text_len, mut tokens) = (0, 0);
+        let (mut keys_len, mut lower_names_len, mut tokens) = (0, 0, 0);
         for entry in selection {
             if let Some(Some(tool)) = self.tools.get(entry.slot as usize) {
-                text_len += entry.key.map_or(0, <[u16]>::len) + tool.text.len();
+                keys_len += entry.key.map_or(0, <[u16]>::len);
+                lower_names_len +=
+                    if tool.named_by_id() { tool.lower_id().len() } else { entry.key.map_or(0, <[u16]>::len) };
                 tokens += tool.terms.len() / 2;
             }
         }
-        builder.reserve(text_len, selection.len());
+        // Keys that are not their tool's id, the catalog's own text; each
+        // tool's id and description are in its shared text.
+        let mut own = Vec::with_capacity(keys_len);
+        let mut shared = Vec::with_capacity(selection.len());
+        let mut entries = Vec::with_capacity(selection.len());
+        let mut id_hashes = Vec::with_capacity(selection.len());
         let mut analysed = (!reads_parameters).then(|| Partial {
             index: Bm25Builder::with_capacity(selection.len(), 0).reserve_postings(tokens),
-            lower_names: Vec::new(),
+            lower_names: Vec::with_capacity(lower_names_len),
             lower_name_ends: Vec::with_capacity(selection.len()),
         });
-        let ToolPool { tools, terms, local, met, counts, .. } = self;
+        let ToolPool { tools, id_keys, terms, local, met, counts, .. } = self;
         for (at, entry) in selection.iter().enumerate() {
             prefetch_ahead(tools, selection, at);
+            id_hashes.push(id_keys.get(entry.slot as usize).copied().flatten().map_or(0, |id| id.hash));
             let tool = match tools.get(entry.slot as usize) {
                 Some(Some(tool)) => tool,
                 Some(None) => return Err(PoolError::EmptySlot(entry.slot)),
                 None => return Err(PoolError::SlotOutOfRange(entry.slot)),
             };
+            let id_span = tool.id_len.map(|len| in_shared(0, len));
+            let id_end = tool.id_len.unwrap_or(0);
+            let description = in_shared(id_end, id_end + tool.description_len);
             let key = match entry.key {
                 Some(key) => {
-                    builder.push(key, tool.id(), tool.description());
+                    let start = own.len() as u32;
+                    own.extend_from_slice(key);
+                    entries.push(EntrySpans { key: Span::new(start, own.len() as u32), id: id_span, description });
                     key
                 }
                 None => {
-                    let id = tool.id().ok_or(PoolError::NoIdForKey(entry.slot))?;
-                    builder.push_keyed_by_id(id, tool.description());
-                    id
+                    let id_span = id_span.ok_or(PoolError::NoIdForKey(entry.slot))?;
+                    entries.push(EntrySpans { key: id_span, id: Some(id_span), description });
+                    tool.id().unwrap_or_default()
                 }
             };
+            shared.push(tool.text.clone());
             if let Some(params) = &mut params {
                 params.push(tool.parameters.iter().flat_map(|p| p.entry(0)));
             }
@@ -344,7 +389,7 @@ impl ToolPool {
             lower_name_ends.push(lower_names.len() as u32);
         }
         reset_local(local, met);
-        let (text, entries) = builder.into_parts();
+        let text = CatalogText::with_shared(own, shared, id_hashes);
         Ok(Catalog::from_analysis(text, entries, self.ranking, params, analysed)?)
     }
 
@@ -373,6 +418,11 @@ impl ToolPool {
     }
 }
 
+/// A span of a tool's shared text (see `CatalogText`).
+fn in_shared(start: u32, end: u32) -> Span {
+    Span::new(start | IN_SHARED, end | IN_SHARED)
+}
+
 /// How many tools ahead of the one being read [`prefetch_ahead`] asks for
 /// a tool's text and terms; twice as far, for where the tool itself is.
 const PREFETCH_DISTANCE: usize = 8;
@@ -388,7 +438,10 @@ fn prefetch_ahead(tools: &[Option<PoolTool>], selection: &[PoolEntry<'_>], at: u
     }
     let near = selection.get(at + PREFETCH_DISTANCE).and_then(|entry| tools.get(entry.slot as usize));
     if let Some(Some(tool)) = near {
-        prefetch_all(&tool.text);
+        // The text's start (its id, and the shared count just before it)
+        // and its lowercased id; the description is not read.
+        prefetch(tool.text.as_ptr());
+        prefetch_all(tool.lower_id());
         prefetch_all(&tool.terms);
     }
 }

@@ -572,3 +572,61 @@ fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
     let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
     assert_eq!(message.to_string_lossy(), "Tool \"weathe\" not found. Did you mean: weather?");
 }
+
+#[test]
+fn pooled_step_catalogs_merge_and_search_as_catalogs_from_the_text() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    // `None` as a slot: a key without a tool (a meta-tool's, as the binding sends it).
+    let resolved: [(&str, Option<&str>, &str, bool); 8] = [
+        ("search_tools", Some("search_tools"), "meta, keyed by its id", true),
+        ("load_tool", None, "meta, no tool", false),
+        ("email", Some("mail"), "Resolved mail tool", true),
+        ("7", None, "array index key", true),
+        ("12", Some("12"), "array index id", true),
+        ("getWeather", Some("getWeather"), "Weather by the id of a record tool", true),
+        ("issue", Some("issue"), "Resolved issue tool, keyed by its id", true),
+        ("memory", None, "Remember things", true),
+    ];
+    let text_resolved = Tools::new(&resolved.map(|(key, id, description, _)| (key, id, description)));
+    let by_text = search.step_catalog(&tools.entries(), &text_resolved.entries()).unwrap();
+
+    // The record's tools in slots 0..3, the step's after them.
+    let all: Vec<_> = tools.0.iter().chain(&text_resolved.0).collect();
+    let added: Vec<PoolTool<'_>> = all
+        .iter()
+        .enumerate()
+        .map(|(slot, (_, id, description))| PoolTool { slot: slot as Slot, id: id.as_deref(), description })
+        .collect();
+    search.update_pool(&[], &added, None).unwrap();
+    let pooled = |i: usize, has_tool: bool| {
+        let (key, id, _) = all[i];
+        PooledTool {
+            slot: has_tool.then_some(i as Slot),
+            key: (id.as_deref() != Some(&key[..]) || !has_tool).then_some(&key[..]),
+        }
+    };
+    let record: Vec<PooledTool<'_>> = (0..3).map(|i| pooled(i, true)).collect();
+    let step: Vec<PooledTool<'_>> = resolved.iter().enumerate().map(|(i, r)| pooled(3 + i, r.3)).collect();
+    let by_pool = search.pooled_step_catalog(&record, &step).unwrap();
+
+    assert_eq!(by_pool.sources, by_text.sources);
+    assert_eq!(by_pool.visible, by_text.visible);
+    assert_eq!(by_pool.visible, Some(vec![0, 1]));
+    assert_eq!((by_pool.live, by_text.live), (false, false));
+    let (pooled, text) = (&by_pool.catalog, &by_text.catalog);
+    assert_eq!(pooled.entry_count(), text.entry_count());
+    for entry in 0..text.entry_count() {
+        assert_eq!(pooled.key(entry), text.key(entry));
+        assert_eq!(pooled.id(entry), text.id(entry));
+        assert_eq!(pooled.description(entry), text.description(entry));
+        assert_eq!(pooled.find_by_key(text.key(entry)), text.find_by_key(text.key(entry)));
+        assert_eq!(pooled.find_doc(text.name(entry)), text.find_doc(text.name(entry)));
+    }
+    let keys: Vec<String> = (0..text.entry_count()).map(|i| String::from_utf16_lossy(pooled.key(i))).collect();
+    assert_eq!(keys, ["7", "12", "weather", "email", "issue", "getWeather", "memory"]);
+    let options = SearchOptions { top_k: 100.0, ..SearchOptions::default() };
+    for query in ["weather", "resolved tool issue", "array index", "mail email"] {
+        assert_eq!(pooled.search(&units(query), &options), text.search(&units(query), &options), "{query}");
+    }
+}
