@@ -315,6 +315,14 @@ const median = xs => {
 }
 
 /**
+ * Untimed, before each sample: a turn of the event loop, as an agent's steps
+ * have between them (a model call). Node runs native objects' finalizers
+ * there, so without it a side that keeps memory outside the JS heap (ours)
+ * would run every later sample in memory it cannot reuse.
+ */
+const betweenSamples = () => new Promise(resolve => setImmediate(resolve))
+
+/**
  * Times refFn and oursFn alternately. Each sample runs a batch of calls sized so
  * one sample takes about SETTINGS.sampleMs; `fn(k)` gets the call's index within
  * the batch. `batchMultiple` rounds batches up (used to cover every query in a
@@ -336,6 +344,7 @@ async function measure(name, size, refFn, oursFn, { batchMultiple = 1, resetRef,
   const start = performance.now()
   for (let round = 0; ; round++) {
     for (const side of round % 2 ? [sides[1], sides[0]] : sides) {
+      await betweenSamples()
       await side.reset?.()
       const t0 = performance.now()
       for (let k = 0; k < side.batch; k++) await side.fn(k)
@@ -692,6 +701,7 @@ async function measureOurs(fn, { reset } = {}) {
   let total = 0
   const start = performance.now()
   while (times.length < SETTINGS.maxSamples) {
+    await betweenSamples()
     await reset?.()
     const t0 = performance.now()
     for (let k = 0; k < batch; k++) await fn(k)
