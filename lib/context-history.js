@@ -106,6 +106,12 @@ class RememberedList {
   constructor(slot) {
     /** The Rust slot holding the names its meta-tool parts activated. */
     this.slot = slot
+    this.usedAt = 0
+    this.forget()
+  }
+
+  /** Empties it: what was read is dropped, and it may not be continued. */
+  forget() {
     /** Whether it may be continued: false until a step that read it is committed. */
     this.valid = false
     this.first = undefined
@@ -116,17 +122,6 @@ class RememberedList {
     this.tailParts = []
     this.tailLengths = []
     /** The meta-tool parts, in message order. */
-    this.metas = []
-    this.usedAt = 0
-  }
-
-  forget() {
-    this.valid = false
-    this.first = undefined
-    this.messages = []
-    this.tailStart = 0
-    this.tailParts = []
-    this.tailLengths = []
     this.metas = []
   }
 
