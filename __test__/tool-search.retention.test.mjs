@@ -1,0 +1,180 @@
+// What a processor keeps alive for a caller that makes steps without a turn
+// of the event loop (a loop that awaits processInputStep and nothing else):
+// Rust frees a step catalog, and a pooled tool's analysis, when the objects
+// holding them are collected, which Node tells it only after a turn. So the
+// wrapper lets go of this turn's older step catalogs (and makes one again
+// should its step be searched after all) and sweeps the pool of tools no
+// recent step used (see the core's `tool_search::retention`). These tests
+// check that old steps still answer exactly as the reference's, that swept
+// tools come back right, and, in a child process, that memory stays flat.
+
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+import { toolSearchKit } from './helpers/tool-search-kit.mjs';
+import { mulberry32 } from './helpers/random.mjs';
+
+const require = createRequire(import.meta.url);
+const { toolPoolStats, stepCatalogStats } = require('../lib/tool-search.js');
+const { toolSearchCodes } = require('../lib/native.js');
+const { stepCatalogsPerTurn, poolSweepFloor, poolSweepFactor } = toolSearchCodes().retention;
+
+const { Ref, Ours, createTool, z, Labels, runStep, makeRequestContext, execTool, describeTools } = await toolSearchKit('1.71.0');
+
+const WORDS = ['weather', 'forecast', 'email', 'send', 'issue', 'github', 'calendar', 'invoice', 'query', 'records', 'user', 'file'];
+const QUERIES = ['weather forecast', 'send email', 'github issue', 'query records user'];
+
+function makePool(rand, count, labels) {
+  const pick = () => WORDS[Math.floor(rand() * WORDS.length)];
+  const sentence = () => Array.from({ length: 3 + Math.floor(rand() * 8) }, pick).join(' ');
+  return Array.from({ length: count }, (_, i) => {
+    const id = `tool_${i}_${pick()}`;
+    const tool =
+      i % 4 === 0
+        ? { id, description: sentence(), execute: async () => ({ i }) }
+        : createTool({ id, description: sentence(), inputSchema: z.object({ [pick()]: z.string().describe(sentence()) }), execute: async () => ({ i }) });
+    labels.set(tool, `t${i}`);
+    return [i % 5 === 0 ? `key_${i}` : id, tool];
+  });
+}
+
+function selection(rand, pool) {
+  const picked = pool.filter(() => rand() < 0.7);
+  for (let i = picked.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [picked[i], picked[j]] = [picked[j], picked[i]];
+  }
+  return Object.fromEntries(picked);
+}
+
+/** Everything a model can ask of a step made earlier: searches, a load, and the tools loaded after it. */
+async function laterAnswers(processor, step, tools, labels, requestContext) {
+  const searches = [];
+  for (const query of QUERIES) searches.push(await execTool(step.result.tools.search_tools, { query }, { requestContext }));
+  const names = Object.keys(tools).slice(0, 3);
+  const load = await execTool(step.result.tools.load_tool, { toolNames: [...names, 'missing_tool'] }, { requestContext });
+  const resumed = describeTools(await processor.getLoadedToolsForRequestContext({ requestContext, tools }), labels);
+  return { tools: step.tools, searches, load, resumed };
+}
+
+/**
+ * `steps` steps of `processor` made one after another in one turn, each over
+ * another selection of the pool, with tools changed in place between them;
+ * then each step searched, loaded from and resumed, oldest first.
+ */
+async function stepsThenAnswers(processor, seed, steps) {
+  const rand = mulberry32(seed);
+  const labels = new Labels();
+  const pool = makePool(rand, 60, labels);
+  const made = [];
+  for (let i = 0; i < steps; i++) {
+    const tools = selection(rand, pool);
+    const requestContext = makeRequestContext({ threadId: `step-${i}` });
+    made.push({ step: await runStep(processor, { labels, tools, requestContext }), tools, requestContext });
+    // What the earlier steps read must stay what they answer from.
+    for (const [, tool] of pool) if (rand() < 0.1) tool.description = `${tool.description} ${WORDS[i % WORDS.length]} changed`;
+  }
+  const answers = [];
+  for (const { step, tools, requestContext } of made) answers.push(await laterAnswers(processor, step, tools, labels, requestContext));
+  return answers;
+}
+
+describe('step catalogs made within one turn of the event loop', () => {
+  const steps = stepCatalogsPerTurn + 5;
+
+  for (const seed of [1, 2]) {
+    test(`seed ${seed}: the older ones are let go of, made again when searched, and answer as the reference's`, async () => {
+      const options = { tools: {}, ttl: 0, includeResolvedTools: true };
+      const ours = new Ours(options);
+      const [a, b] = [await stepsThenAnswers(new Ref(options), seed, steps), await stepsThenAnswers(ours, seed, steps)];
+      assert.deepEqual(b, a);
+      const { letGo, madeAgain } = stepCatalogStats(ours);
+      assert.ok(letGo >= steps - stepCatalogsPerTurn, `let go of ${letGo}`);
+      assert.ok(madeAgain >= steps - stepCatalogsPerTurn, `made again ${madeAgain}`);
+    });
+  }
+
+  test("'fielded' ranking (parameters read): a catalog made again answers as one never let go of", async () => {
+    const options = { tools: {}, ttl: 0, includeResolvedTools: true, search: { ranking: 'fielded', topK: 8 } };
+    const ours = new Ours(options);
+    const rand = mulberry32(9);
+    const labels = new Labels();
+    const pool = makePool(rand, 60, labels);
+    const made = [];
+    for (let i = 0; i < steps; i++) {
+      const tools = selection(rand, pool);
+      const requestContext = makeRequestContext({ threadId: `step-${i}` });
+      // A processor of its own makes one catalog and never lets go of it.
+      const alone = new Ours(options);
+      made.push({
+        step: await runStep(ours, { labels, tools, requestContext }),
+        alone,
+        kept: await runStep(alone, { labels, tools, requestContext }),
+        tools,
+        requestContext,
+      });
+      for (const [, tool] of pool) {
+        if (rand() < 0.1) tool.inputSchema = z.object({ [WORDS[i % WORDS.length]]: z.string().describe('changed') });
+      }
+    }
+    assert.ok(stepCatalogStats(ours).letGo > 0);
+    for (const [i, { step, alone, kept, tools, requestContext }] of made.entries()) {
+      assert.deepEqual(
+        await laterAnswers(ours, step, tools, labels, requestContext),
+        await laterAnswers(alone, kept, tools, labels, requestContext),
+        `step ${i}`,
+      );
+      assert.equal(stepCatalogStats(alone).letGo, 0);
+    }
+    assert.ok(stepCatalogStats(ours).madeAgain > 0);
+  });
+});
+
+describe('the tool pool within one turn of the event loop', () => {
+  test('tools no recent step used are swept once the pool outgrows its bounds, and answer as the reference when they come back', async () => {
+    const size = Math.ceil(poolSweepFloor / (poolSweepFactor - 1));
+    const make = (prefix) =>
+      Object.fromEntries(
+        Array.from({ length: size }, (_, i) => [`${prefix}_${i}`, { id: `${prefix}_${i}`, description: `${prefix} tool ${WORDS[i % WORDS.length]} ${i}` }]),
+      );
+    const options = { tools: {}, ttl: 0, includeResolvedTools: true };
+    const ours = new Ours(options);
+    const first = make('first');
+    const bound = Math.max(poolSweepFloor, poolSweepFactor * size);
+    let swept = false;
+    for (let i = 0; i <= poolSweepFactor + 1; i++) {
+      await runStep(ours, { tools: i === 0 ? first : make(`s${i}`) });
+      const { tools } = toolPoolStats(ours);
+      assert.ok(tools <= bound + size, `step ${i}: ${tools} tools analysed`);
+      swept ||= tools < (i + 1) * size;
+    }
+    assert.ok(swept, 'the pool was never swept');
+    // The first step's tools were swept: they are analysed again.
+    const requestContext = makeRequestContext({ threadId: 'back' });
+    const answers = async (processor) => {
+      const step = await runStep(processor, { tools: first, requestContext });
+      const out = [];
+      for (const query of ['first weather 7', 'tool email', 'first_12']) out.push(await execTool(step.result.tools.search_tools, { query }, { requestContext }));
+      return out;
+    };
+    assert.deepEqual(await answers(ours), await answers(new Ref(options)));
+  });
+});
+
+describe('memory of steps made without a turn of the event loop', () => {
+  // In a process of its own, so that nothing else is on the heap.
+  const child = fileURLToPath(new URL('./helpers/retention-loop.mjs', import.meta.url));
+  for (const mode of ['selection', 'new-tools']) {
+    test(`${mode}: resident memory stays flat over 150 steps`, () => {
+      const run = spawnSync(process.execPath, ['--expose-gc', child, mode], { encoding: 'utf8' });
+      assert.equal(run.status, 0, run.stderr);
+      const { early, late } = JSON.parse(run.stdout);
+      // Before the bounds, each step here added about 1 MB (selection) and
+      // 3 MB (new tools) that stayed until the loop yielded.
+      assert.ok(late - early < 48 * 2 ** 20, `RSS grew ${((late - early) / 2 ** 20).toFixed(1)} MiB`);
+    });
+  }
+});
