@@ -750,49 +750,56 @@ function snapshotStep(native, catalog, resolved, visibleTools) {
   }
 }
 
-/** In place of a ticket's slot: its analysis was let go of (see `ToolPool.sweep`). */
+/** In place of an entry's slot: the pool let go of its analysis (see `ToolPool.sweep`). */
 const LET_GO = -1
 
 /**
  * The tools the processor's Rust pool (the core's `search::pool`) has
- * analysed, each by its object: `{ ticket, id, description, schema }`, what
- * was analysed into the ticket's slot. An entry serves while the tool's id
- * and description (and input schema, where read) are what they were;
- * otherwise the tool is analysed again into the same slot. A tool's ticket
- * (`{ slot, used }`) is its hold on the slot, whatever its entry: the slot
- * goes back to Rust when the tool is collected (all such slots in the next
- * step catalog's call), or sooner when the pool grows past the core's
- * `retention` bounds with tools no recent step used (`sweep`); the tool is
- * then analysed again should it come back.
+ * analysed, each by its object: `{ slot, id, description, schema }`, what
+ * was analysed into its slot. An entry serves while the tool's id and
+ * description (and input schema, where read) are what they were; otherwise
+ * the tool is analysed again into the same slot. A slot goes back to Rust
+ * when its tool is collected (all such slots in the next step catalog's
+ * call), or sooner when the pool grows past the core's `retention` bounds
+ * with tools no recent step used (`sweep`): the tool's entry then says
+ * `LET_GO`, and it is analysed again should it come back.
  */
 class ToolPool {
   constructor() {
     this.entries = new WeakMap()
-    /** Per slot, the ticket holding it, `undefined` when none does. */
-    this.tickets = []
+    /** Per slot: its tool's entry, `undefined` when it holds none. */
+    this.owners = []
+    /** Per slot: the token its tool's registration is known by, to forget it when the slot is swept. */
+    this.tokens = []
+    /** Per slot: the number of the last selection that read its tool. */
+    this.used = new Int32Array(64)
     /** Slots Rust has emptied, to reuse. */
     this.free = []
     /** The next slot never used. */
     this.next = 0
     /** Slots of collected or swept tools, not yet released to Rust. */
     this.released = []
-    /** How many selections were read: a ticket's `used` is the last that read its tool. */
+    /** How many selections were read. */
     this.selections = 0
-    this.registry = new FinalizationRegistry((ticket) => this.#release(ticket))
+    this.registry = new FinalizationRegistry((slot) => this.#release(slot))
   }
 
-  /** A ticket on a slot, for a tool met for the first time (or again after a sweep). */
+  /** Room in `used` for the slots of `count` more tools. */
+  reserve(count) {
+    if (this.next + count <= this.used.length) return
+    const used = new Int32Array(Math.max(2 * this.used.length, this.next + count))
+    used.set(this.used)
+    this.used = used
+  }
+
+  /** A slot for a tool met for the first time (or again after a sweep). */
   take() {
-    const slot = this.free.length > 0 ? this.free.pop() : this.next++
-    const ticket = { slot, used: this.selections }
-    this.tickets[slot] = ticket
-    return ticket
+    return this.free.length > 0 ? this.free.pop() : this.next++
   }
 
-  /** Gives back a ticket taken for a tool whose analysis was abandoned (the last taken first). */
-  giveBack(ticket) {
-    const { slot } = ticket
-    this.tickets[slot] = undefined
+  /** Gives back a slot taken for a tool whose analysis was abandoned (the last taken first). */
+  giveBack(slot) {
+    this.owners[slot] = undefined
     if (slot === this.next - 1) this.next--
     else this.free.push(slot)
   }
@@ -804,17 +811,19 @@ class ToolPool {
     return released
   }
 
-  /**
-   * The ticket's slot is to be released (once), and the registry forgets
-   * the ticket: it would hold it (and its own record of the tool) until the
-   * event loop turns.
-   */
-  #release(ticket) {
-    if (ticket.slot === LET_GO) return
-    this.registry.unregister(ticket)
-    this.tickets[ticket.slot] = undefined
-    this.released.push(ticket.slot)
-    ticket.slot = LET_GO
+  /** `tool` holds `slot` until it is collected: `entry` is what it holds there. */
+  hold(tool, slot, entry) {
+    const token = {}
+    this.tokens[slot] = token
+    this.owners[slot] = entry
+    this.registry.register(tool, slot, token)
+  }
+
+  /** The slot is to be released (its tool was collected). */
+  #release(slot) {
+    this.owners[slot] = undefined
+    this.tokens[slot] = undefined
+    this.released.push(slot)
   }
 
   /**
@@ -823,25 +832,29 @@ class ToolPool {
    * holds more than the core's `retention` bounds allow for a selection of
    * `selected` tools. Collected tools give their slots back only after a
    * turn of the event loop: without this, a caller that makes steps of new
-   * tools without one would hold every analysis until it yields.
+   * tools without one would hold every analysis until it yields. The
+   * registry forgets them too: it would keep its record of each until then.
    */
   sweep(selected) {
     const held = this.next - this.free.length - this.released.length
     if (held <= Math.max(RETENTION.poolSweepFloor, RETENTION.poolSweepFactor * selected)) return
     const keepFrom = this.selections - RETENTION.stepCatalogsPerTurn + 1
-    const { tickets } = this
+    const { owners, tokens, used } = this
     for (let slot = 0; slot < this.next; slot++) {
-      const ticket = tickets[slot]
-      if (ticket !== undefined && ticket.used < keepFrom) this.#release(ticket)
+      const owner = owners[slot]
+      if (owner === undefined || used[slot] >= keepFrom) continue
+      owner.slot = LET_GO
+      this.registry.unregister(tokens[slot])
+      this.#release(slot)
     }
   }
 
   /** What happens when `tool` is collected, now (for tests: `forgetPooledTool`). */
   forget(tool) {
     const entry = this.entries.get(tool)
-    if (entry === undefined || entry.ticket.slot === LET_GO || !this.registry.unregister(entry.ticket)) return
+    if (entry === undefined || entry.slot === LET_GO || !this.registry.unregister(this.tokens[entry.slot])) return
     this.entries.delete(tool)
-    this.#release(entry.ticket)
+    this.#release(entry.slot)
   }
 
   /** Released slots, now empty in Rust, become free. */
@@ -873,6 +886,7 @@ class Selection {
     /** Per tool analysed: the tool, its entry before (undefined: new, or its slot let go of). */
     this.undoLog = []
     this.number = ++pool.selections
+    pool.reserve(count)
   }
 
   /**
@@ -881,7 +895,7 @@ class Selection {
    */
   read(keys, tools, what, stepTools) {
     const { rows, readsParameters, pool, number } = this
-    const { entries } = pool
+    const { entries, used } = pool
     let at = this.at
     try {
       for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
@@ -917,7 +931,7 @@ class Selection {
         }
         if (
           entry === undefined ||
-          entry.ticket.slot === LET_GO ||
+          entry.slot === LET_GO ||
           entry.id !== id ||
           entry.description !== description ||
           entry.schema !== schema
@@ -925,8 +939,8 @@ class Selection {
           entry = this.#analyse(tool, entry, id, description, schema)
         }
         this.seen[row] = entry
-        entry.ticket.used = number
-        rows[at] = entry.ticket.slot
+        used[entry.slot] = number
+        rows[at] = entry.slot
         if (key === id) {
           rows[at + 1] = KEY_IS_ID
         } else {
@@ -948,29 +962,29 @@ class Selection {
   /** Sends `tool` to be analysed into its slot (a new one if it holds none), and keeps what was read. */
   #analyse(tool, before, id, description, schema) {
     const { pool } = this
-    const holds = before !== undefined && before.ticket.slot !== LET_GO
-    const entry = { ticket: holds ? before.ticket : pool.take(), id, description, schema }
+    const holds = before !== undefined && before.slot !== LET_GO
+    const entry = { slot: holds ? before.slot : pool.take(), id, description, schema }
     pool.entries.set(tool, entry)
+    if (holds) pool.owners[entry.slot] = entry
     this.undoLog.push(tool, holds ? before : undefined)
     this.addedTools.push(tool)
     const idText = typeof id === 'string' ? id : ''
     const descriptionText = typeof description === 'string' ? description : ''
     this.addedText += idText + descriptionText
-    this.added.push(entry.ticket.slot, typeof id === 'string' ? id.length : TABLE.noId, descriptionText.length)
+    this.added.push(entry.slot, typeof id === 'string' ? id.length : TABLE.noId, descriptionText.length)
     return entry
   }
 
   /**
-   * Rust analysed the tools: each new ticket's slot is released when its
-   * tool is collected. What crossed for the analyses is not kept.
+   * Rust analysed the tools: each new one holds its slot until it is
+   * collected. What crossed for the analyses is not kept.
    */
   commit() {
     const { pool, undoLog: log } = this
     for (let i = 0; i < log.length; i += 2) {
-      if (log[i + 1] === undefined) {
-        const { ticket } = pool.entries.get(log[i])
-        pool.registry.register(log[i], ticket, ticket)
-      }
+      if (log[i + 1] !== undefined) continue
+      const entry = pool.entries.get(log[i])
+      pool.hold(log[i], entry.slot, entry)
     }
     this.undoLog = []
     this.added = this.addedTools = undefined
@@ -984,10 +998,12 @@ class Selection {
       const [tool, before] = [log[i], log[i + 1]]
       if (before !== undefined) {
         // Rust may have analysed it already: read it again next time.
-        pool.entries.set(tool, { ...before, id: STALE })
+        const stale = { ...before, id: STALE }
+        pool.entries.set(tool, stale)
+        pool.owners[before.slot] = stale
         continue
       }
-      pool.giveBack(pool.entries.get(tool).ticket)
+      pool.giveBack(pool.entries.get(tool).slot)
       pool.entries.delete(tool)
     }
     this.undoLog = []
