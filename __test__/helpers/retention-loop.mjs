@@ -3,8 +3,9 @@
 // after a warm-up and at the end as JSON `{ early, late }`. A full collection
 // every ten steps keeps V8's own heap from growing between collections, so
 // what grows is what the processor holds. Mode `selection`: each step another
-// selection of one pool of tools; `new-tools`: each step tools never seen
-// before. Run with --expose-gc (see tool-search.retention.test.mjs).
+// selection of one pool of tools; `hooked`: the same through a filter hook,
+// with the catalog injected; `new-tools`: each step tools never seen before.
+// Run with --expose-gc (see tool-search.retention.test.mjs).
 
 import { ToolSearchProcessor } from '../../index.mjs';
 import { createTool } from '@mastra/core/tools';
@@ -24,9 +25,10 @@ const tools = (prefix, count) =>
 
 const pool = tools('pool', 3000);
 const stepTools = (step) =>
-  mode === 'selection' ? Object.fromEntries(pool.filter(() => rand() < 0.9)) : Object.fromEntries(tools(`s${step}`, 2000));
+  mode === 'new-tools' ? Object.fromEntries(tools(`s${step}`, 2000)) : Object.fromEntries(pool.filter(() => rand() < 0.9));
 
-const processor = new ToolSearchProcessor({ tools: {}, includeResolvedTools: true });
+const hooked = mode === 'hooked' ? { filter: ({ toolName }) => !toolName.endsWith('_7_invoice'), injectCatalog: true } : {};
+const processor = new ToolSearchProcessor({ tools: {}, includeResolvedTools: true, ...hooked });
 const requestContext = new RequestContext();
 requestContext.set('mastra__threadId', 'loop');
 const messageList = { addSystem() {}, get: { all: { db: () => [] } } };
