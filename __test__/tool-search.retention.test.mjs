@@ -61,11 +61,13 @@ async function laterAnswers(processor, step, tools, labels, requestContext) {
 }
 
 /**
- * `steps` steps of `processor` made one after another in one turn, each over
- * another selection of the pool, with tools changed in place between them;
- * then each step searched, loaded from and resumed, oldest first.
+ * `steps` selections of a pool made steps of one after another in one turn
+ * (by `makeSteps(tools, labels, requestContext)`, which gives `[processor,
+ * step]` pairs), with `change(tool, i)` done to some tools between them;
+ * then each step searched, loaded from and resumed, oldest first: per
+ * selection, the answers of each pair.
  */
-async function stepsThenAnswers(processor, seed, steps) {
+async function stepsThenAnswers(seed, steps, change, makeSteps) {
   const rand = mulberry32(seed);
   const labels = new Labels();
   const pool = makePool(rand, 60, labels);
@@ -73,17 +75,25 @@ async function stepsThenAnswers(processor, seed, steps) {
   for (let i = 0; i < steps; i++) {
     const tools = selection(rand, pool);
     const requestContext = makeRequestContext({ threadId: `step-${i}` });
-    made.push({ step: await runStep(processor, { labels, tools, requestContext }), tools, requestContext });
+    made.push({ pairs: await makeSteps(tools, labels, requestContext), tools, requestContext });
     // What the earlier steps read must stay what they answer from.
-    for (const [, tool] of pool) if (rand() < 0.1) tool.description = `${tool.description} ${WORDS[i % WORDS.length]} changed`;
+    for (const [, tool] of pool) if (rand() < 0.1) change(tool, i);
   }
   const answers = [];
-  for (const { step, tools, requestContext } of made) answers.push(await laterAnswers(processor, step, tools, labels, requestContext));
+  for (const { pairs, tools, requestContext } of made) {
+    const each = [];
+    for (const [processor, step] of pairs) each.push(await laterAnswers(processor, step, tools, labels, requestContext));
+    answers.push(each);
+  }
   return answers;
 }
 
+const describeAgain = (tool, i) => (tool.description = `${tool.description} ${WORDS[i % WORDS.length]} changed`);
+const schemaAgain = (tool, i) => (tool.inputSchema = z.object({ [WORDS[i % WORDS.length]]: z.string().describe('changed') }));
+
 describe('step catalogs made within one turn of the event loop', () => {
   const steps = stepCatalogsPerTurn + 5;
+  const oneStep = (processor) => async (tools, labels, requestContext) => [[processor, await runStep(processor, { labels, tools, requestContext })]];
 
   const hook = { filter: ({ toolName }) => !toolName.startsWith('tool_3'), injectCatalog: true };
   for (const [seed, extra] of [[1, {}], [2, {}], [3, hook]]) {
@@ -91,7 +101,8 @@ describe('step catalogs made within one turn of the event loop', () => {
     test(`seed ${seed}${named}: the older ones are let go of, made again when searched, and answer as the reference's`, async () => {
       const options = { tools: {}, ttl: 0, includeResolvedTools: true, ...extra };
       const ours = new Ours(options);
-      const [a, b] = [await stepsThenAnswers(new Ref(options), seed, steps), await stepsThenAnswers(ours, seed, steps)];
+      const a = await stepsThenAnswers(seed, steps, describeAgain, oneStep(new Ref(options)));
+      const b = await stepsThenAnswers(seed, steps, describeAgain, oneStep(ours));
       assert.deepEqual(b, a);
       const { letGo, madeAgain } = stepCatalogStats(ours);
       assert.ok(letGo >= steps - stepCatalogsPerTurn, `let go of ${letGo}`);
@@ -102,36 +113,15 @@ describe('step catalogs made within one turn of the event loop', () => {
   test("'fielded' ranking (parameters read): a catalog made again answers as one never let go of", async () => {
     const options = { tools: {}, ttl: 0, includeResolvedTools: true, search: { ranking: 'fielded', topK: 8 } };
     const ours = new Ours(options);
-    const rand = mulberry32(9);
-    const labels = new Labels();
-    const pool = makePool(rand, 60, labels);
-    const made = [];
-    for (let i = 0; i < steps; i++) {
-      const tools = selection(rand, pool);
-      const requestContext = makeRequestContext({ threadId: `step-${i}` });
-      // A processor of its own makes one catalog and never lets go of it.
-      const alone = new Ours(options);
-      made.push({
-        step: await runStep(ours, { labels, tools, requestContext }),
-        alone,
-        kept: await runStep(alone, { labels, tools, requestContext }),
-        tools,
-        requestContext,
-      });
-      for (const [, tool] of pool) {
-        if (rand() < 0.1) tool.inputSchema = z.object({ [WORDS[i % WORDS.length]]: z.string().describe('changed') });
-      }
-    }
-    assert.ok(stepCatalogStats(ours).letGo > 0);
-    for (const [i, { step, alone, kept, tools, requestContext }] of made.entries()) {
-      assert.deepEqual(
-        await laterAnswers(ours, step, tools, labels, requestContext),
-        await laterAnswers(alone, kept, tools, labels, requestContext),
-        `step ${i}`,
-      );
-      assert.equal(stepCatalogStats(alone).letGo, 0);
-    }
-    assert.ok(stepCatalogStats(ours).madeAgain > 0);
+    // A processor of its own for each step makes one catalog and never lets go of it.
+    const alone = [];
+    const answers = await stepsThenAnswers(9, steps, schemaAgain, async (tools, labels, requestContext) => {
+      alone.push(new Ours(options));
+      return Promise.all([ours, alone.at(-1)].map(async (p) => [p, await runStep(p, { labels, tools, requestContext })]));
+    });
+    for (const [i, [made, kept]] of answers.entries()) assert.deepEqual(made, kept, `step ${i}`);
+    assert.ok(stepCatalogStats(ours).madeAgain >= steps - stepCatalogsPerTurn);
+    for (const processor of alone) assert.equal(stepCatalogStats(processor).letGo, 0);
   });
 });
 
