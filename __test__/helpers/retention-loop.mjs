@@ -1,8 +1,8 @@
 // A loop of includeResolvedTools steps, each with a search, that awaits each
 // step and never yields a turn of the event loop: prints the resident memory
-// after a warm-up and at the end as JSON `{ early, late }`. A full collection
-// every ten steps keeps V8's own heap from growing between collections, so
-// what grows is what the processor holds. Mode `selection`: each step another
+// after a warm-up of 60 steps and after the 150th, as JSON `{ early, late }`.
+// A full collection every ten steps keeps V8's own heap from growing between
+// collections, so what grows is what the processor holds. Mode `selection`: each step another
 // selection of one pool of tools; `hooked`: the same through a filter hook,
 // with the catalog injected; `new-tools`: each step tools never seen before.
 // Run with --expose-gc (see tool-search.retention.test.mjs).
@@ -39,6 +39,6 @@ for (let step = 1; step <= 150; step++) {
   const { tools: handed } = await processor.processInputStep(args);
   await handed.search_tools.execute({ query: 'weather email' }, { requestContext });
   if (step % 10 === 0) globalThis.gc();
-  if (step === 30) early = process.memoryUsage().rss;
+  if (step === 60) early = process.memoryUsage().rss;
 }
 process.stdout.write(JSON.stringify({ early, late: process.memoryUsage().rss }));
