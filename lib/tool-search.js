@@ -14,7 +14,7 @@ const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
 const CODES = toolSearchCodes()
-const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE } = CODES
+const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, retention: RETENTION } = CODES
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
@@ -127,6 +127,14 @@ function toolPoolStats(processor) {
   return { ...native.poolStats(), free: pool.free.length, pending: pool.released.length }
 }
 
+/**
+ * For tests: how many step catalogs a processor let go of before they were
+ * collected (`letGo`), and made again to be searched (`madeAgain`).
+ */
+function stepCatalogStats(processor) {
+  return { ...poolOf(processor).catalogs }
+}
+
 /** For tests: does now what the collection of `tool` does (its slot is released at the next step catalog). */
 function forgetPooledTool(processor, tool) {
   poolOf(processor).pool.forget(tool)
@@ -143,7 +151,8 @@ function defineToolSearchProcessor(host) {
     static {
       // One class per host release: each answers for its own instances.
       const other = poolOf
-      poolOf = (processor) => (#pool in processor ? { pool: processor.#pool, native: processor.#native } : other(processor))
+      poolOf = (processor) =>
+        #pool in processor ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts } : other(processor)
     }
 
     #native
@@ -167,6 +176,10 @@ function defineToolSearchProcessor(host) {
     /** The catalog of the constructor's tools: `{ native, live, visible, message }` (see `#stepCatalog`). */
     #staticCatalog
     #lastStepCatalog
+    /** The step catalogs made (or made again) in this turn of the event loop that are built, oldest first (see `#keepBuilt`). */
+    #builtThisTurn = []
+    /** What `#keepBuilt` and `#built` did, for tests (`stepCatalogStats`). */
+    #catalogCounts = { letGo: 0, madeAgain: 0 }
     /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
     #lists = new RememberedLists()
     /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
@@ -253,6 +266,7 @@ function defineToolSearchProcessor(host) {
           // Without a hook the tables are trusted, and what they gave is
           // checked against the record; a search that changes state over a
           // live catalog cannot be run again, so it asks as it goes.
+          this.#built(step.catalog)
           if (!hooked && !(step.live && settings.searchChangesState)) {
             const words = takeWords()
             try {
@@ -285,6 +299,7 @@ function defineToolSearchProcessor(host) {
                 'load_tool needs toolNames to be an array of strings',
                 toolNames,
               )
+              this.#built(step.catalog)
               const output =
                 hooked || step.live
                   ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), this.#answerer(step, requestContext))).loadOutput()
@@ -357,7 +372,7 @@ function defineToolSearchProcessor(host) {
       const memoryThread = memory?.thread
       const record = stepTools ?? {}
       const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
-      const catalog = keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog
+      const catalog = this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
       // The step's tools as its catalog read them: those in `record` now.
       const resolvedKeys = catalog.keys ?? NONE
       const resolved = catalog.tools ?? NONE
@@ -410,14 +425,15 @@ function defineToolSearchProcessor(host) {
       const recordTools = valuesOf(record, recordKeys)
       const tools = valuesOf(stepRecord, keys)
       const pool = this.#pool
-      const selection = new Selection(recordKeys.length + keys.length, this.#readsParameters)
+      const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
       try {
-        selection.read(pool, recordKeys, recordTools, 'options.tools', false)
-        selection.read(pool, keys, tools, 'the step tools', true)
+        selection.read(recordKeys, recordTools, 'options.tools', false)
+        selection.read(keys, tools, 'the step tools', true)
       } catch (error) {
-        selection.undo(pool)
+        selection.undo()
         throw error
       }
+      pool.sweep(recordKeys.length + keys.length)
       const released = pool.takeReleased()
       const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
       let native
@@ -433,12 +449,12 @@ function defineToolSearchProcessor(host) {
           recordKeys.length,
         )
       } catch (error) {
-        selection.undo(pool)
+        selection.undo()
         throw error
       } finally {
         pool.reuse(released)
       }
-      selection.commit(pool)
+      selection.commit()
       this.#lastStepCatalog = {
         keys,
         tools,
@@ -448,8 +464,61 @@ function defineToolSearchProcessor(host) {
         live: native.live,
         visible: native.visible,
         message: undefined,
+        built: true,
       }
+      this.#keepBuilt(this.#lastStepCatalog)
       return this.#lastStepCatalog
+    }
+
+    /**
+     * Notes that `catalog` was built in this turn of the event loop, and lets
+     * go of this turn's oldest when more than the core's
+     * `retention::STEP_CATALOGS_PER_TURN` were: Rust frees a catalog when
+     * its wrappers are collected, which Node tells it only after a turn, so
+     * a caller that makes steps without one would otherwise hold them all.
+     */
+    #keepBuilt(catalog) {
+      const built = this.#builtThisTurn
+      if (built.length === 0) setImmediate(() => (built.length = 0)).unref()
+      if (built.includes(catalog)) return
+      built.push(catalog)
+      if (built.length <= RETENTION.stepCatalogsPerTurn) return
+      const oldest = built.shift()
+      oldest.native.letGo()
+      oldest.built = false
+      this.#catalogCounts.letGo++
+    }
+
+    /**
+     * `catalog`, made again in Rust if it was let go of (see `#keepBuilt`),
+     * from its tools as its selection read them (their keys, and ids,
+     * descriptions and input schemas then): the catalog it was.
+     */
+    #built(catalog) {
+      if (catalog.built !== false) return catalog
+      const { record, keys, selection } = catalog
+      const recordTools = selection.seen.slice(0, record.keys.length)
+      const tools = selection.seen.slice(record.keys.length)
+      const recordTable = toolTable(record.keys, recordTools, 'options.tools')
+      const table = toolTable(keys, tools, 'the step tools', { stepTools: true })
+      const schemas = (seen) => parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
+      const recordParameters = this.#readsParameters ? schemas(recordTools) : undefined
+      const parameters = this.#readsParameters ? schemas(tools) : undefined
+      this.#native.restoreStepCatalog(
+        catalog.native,
+        recordTable.text,
+        recordTable.spans,
+        table.text,
+        table.spans,
+        recordParameters?.text,
+        recordParameters?.table,
+        parameters?.text,
+        parameters?.table,
+      )
+      catalog.built = true
+      this.#catalogCounts.madeAgain++
+      this.#keepBuilt(catalog)
+      return catalog
     }
 
     /**
@@ -462,6 +531,7 @@ function defineToolSearchProcessor(host) {
      * read, and handed over when it is no longer what it was at construction.
      */
     #catalogMessage(step, requestContext) {
+      this.#built(step.catalog)
       const record = step.live && !this.#recordUnchanged() ? step.readRecord() : undefined
       if (this.#filter !== undefined) {
         const operation = drive(
@@ -572,6 +642,7 @@ function defineToolSearchProcessor(host) {
 
     /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
     async #activeList(step, requestContext) {
+      this.#built(step.catalog)
       let active
       if (this.#filter === undefined) {
         active = step.native.active()
@@ -679,34 +750,56 @@ function snapshotStep(native, catalog, resolved, visibleTools) {
   }
 }
 
+/** In place of an entry's slot: the pool let go of its analysis (see `ToolPool.sweep`). */
+const LET_GO = -1
+
 /**
  * The tools the processor's Rust pool (the core's `search::pool`) has
  * analysed, each by its object: `{ slot, id, description, schema }`, what
  * was analysed into its slot. An entry serves while the tool's id and
  * description (and input schema, where read) are what they were; otherwise
- * the tool is analysed again into the same slot. Entries go with their
- * tools: a collected tool's slot is released to Rust at the next step
- * catalog (all of them in that one call), then reused.
+ * the tool is analysed again into the same slot. A slot goes back to Rust
+ * when its tool is collected (all such slots in the next step catalog's
+ * call), or sooner when the pool grows past the core's `retention` bounds
+ * with tools no recent step used (`sweep`): the tool's entry then says
+ * `LET_GO`, and it is analysed again should it come back.
  */
 class ToolPool {
   constructor() {
     this.entries = new WeakMap()
+    /** Per slot: its tool's entry, `undefined` when it holds none. */
+    this.owners = []
+    /** Per slot: the token its tool's registration is known by, to forget it when the slot is swept. */
+    this.tokens = []
+    /** Per slot: the number of the last selection that read its tool. */
+    this.used = new Int32Array(64)
     /** Slots Rust has emptied, to reuse. */
     this.free = []
     /** The next slot never used. */
     this.next = 0
-    /** Slots of collected tools, not yet released to Rust. */
+    /** Slots of collected or swept tools, not yet released to Rust. */
     this.released = []
-    this.registry = new FinalizationRegistry((slot) => this.released.push(slot))
+    /** How many selections were read. */
+    this.selections = 0
+    this.registry = new FinalizationRegistry((slot) => this.#release(slot))
   }
 
-  /** A slot for a tool met for the first time. */
+  /** Room in `used` for the slots of `count` more tools. */
+  reserve(count) {
+    if (this.next + count <= this.used.length) return
+    const used = new Int32Array(Math.max(2 * this.used.length, this.next + count))
+    used.set(this.used)
+    this.used = used
+  }
+
+  /** A slot for a tool met for the first time (or again after a sweep). */
   take() {
     return this.free.length > 0 ? this.free.pop() : this.next++
   }
 
   /** Gives back a slot taken for a tool whose analysis was abandoned (the last taken first). */
   giveBack(slot) {
+    this.owners[slot] = undefined
     if (slot === this.next - 1) this.next--
     else this.free.push(slot)
   }
@@ -718,12 +811,50 @@ class ToolPool {
     return released
   }
 
+  /** `tool` holds `slot` until it is collected: `entry` is what it holds there. */
+  hold(tool, slot, entry) {
+    const token = {}
+    this.tokens[slot] = token
+    this.owners[slot] = entry
+    this.registry.register(tool, slot, token)
+  }
+
+  /** The slot is to be released (its tool was collected). */
+  #release(slot) {
+    this.owners[slot] = undefined
+    this.tokens[slot] = undefined
+    this.released.push(slot)
+  }
+
+  /**
+   * Lets go of the analyses of tools that the last
+   * `retention.stepCatalogsPerTurn` selections did not read, when the pool
+   * holds more than the core's `retention` bounds allow for a selection of
+   * `selected` tools. Collected tools give their slots back only after a
+   * turn of the event loop: without this, a caller that makes steps of new
+   * tools without one would hold every analysis until it yields. The
+   * registry forgets them too: it would keep its record of each until then.
+   */
+  sweep(selected) {
+    const held = this.next - this.free.length - this.released.length
+    if (held <= Math.max(RETENTION.poolSweepFloor, RETENTION.poolSweepFactor * selected)) return
+    const keepFrom = this.selections - RETENTION.stepCatalogsPerTurn + 1
+    const { owners, tokens, used } = this
+    for (let slot = 0; slot < this.next; slot++) {
+      const owner = owners[slot]
+      if (owner === undefined || used[slot] >= keepFrom) continue
+      owner.slot = LET_GO
+      this.registry.unregister(tokens[slot])
+      this.#release(slot)
+    }
+  }
+
   /** What happens when `tool` is collected, now (for tests: `forgetPooledTool`). */
   forget(tool) {
     const entry = this.entries.get(tool)
-    if (entry === undefined || !this.registry.unregister(tool)) return
+    if (entry === undefined || entry.slot === LET_GO || !this.registry.unregister(this.tokens[entry.slot])) return
     this.entries.delete(tool)
-    this.released.push(entry.slot)
+    this.#release(entry.slot)
   }
 
   /** Released slots, now empty in Rust, become free. */
@@ -737,10 +868,12 @@ class ToolPool {
  * `search::table::pool_marker`): per tool `[slot, keyLength]` in `rows`, the
  * keys that are not the tool's id in `keysText`, and the tools to analyse
  * first (new, or changed since) as `[slot, idLength, descriptionLength]` in
- * `added`, their ids and descriptions in `addedText`.
+ * `added`, their ids and descriptions in `addedText`. `seen` keeps what was
+ * read of each tool, from which the catalog can be made again.
  */
 class Selection {
-  constructor(count, readsParameters) {
+  constructor(pool, count, readsParameters) {
+    this.pool = pool
     this.rows = new Int32Array(count * ROW_COLUMNS)
     /** Per row, what was read of its tool (`{ id, description, schema }`), undefined for no tool. */
     this.seen = new Array(count)
@@ -750,17 +883,19 @@ class Selection {
     this.added = []
     this.addedText = ''
     this.addedTools = []
-    /** Per tool analysed: the tool, its entry before (undefined: new). */
+    /** Per tool analysed: the tool, its entry before (undefined: new, or its slot let go of). */
     this.undoLog = []
+    this.number = ++pool.selections
+    pool.reserve(count)
   }
 
   /**
    * Reads `tools` (under `keys`) into the selection, checking them as
    * `toolTable` does; `stepTools` passes over the meta-tools' keys.
    */
-  read(pool, keys, tools, what, stepTools) {
-    const { rows, readsParameters } = this
-    const { entries } = pool
+  read(keys, tools, what, stepTools) {
+    const { rows, readsParameters, pool, number } = this
+    const { entries, used } = pool
     let at = this.at
     try {
       for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
@@ -794,10 +929,17 @@ class Selection {
           this.#noTool(at, key)
           continue
         }
-        if (entry === undefined || entry.id !== id || entry.description !== description || entry.schema !== schema) {
-          entry = this.#analyse(pool, tool, entry, id, description, schema)
+        if (
+          entry === undefined ||
+          entry.slot === LET_GO ||
+          entry.id !== id ||
+          entry.description !== description ||
+          entry.schema !== schema
+        ) {
+          entry = this.#analyse(tool, entry, id, description, schema)
         }
         this.seen[row] = entry
+        used[entry.slot] = number
         rows[at] = entry.slot
         if (key === id) {
           rows[at + 1] = KEY_IS_ID
@@ -817,11 +959,14 @@ class Selection {
     this.keysText += key
   }
 
-  /** Sends `tool` to be analysed into its slot (a new one if it has none), and keeps what was read. */
-  #analyse(pool, tool, before, id, description, schema) {
-    const entry = { slot: before === undefined ? pool.take() : before.slot, id, description, schema }
+  /** Sends `tool` to be analysed into its slot (a new one if it holds none), and keeps what was read. */
+  #analyse(tool, before, id, description, schema) {
+    const { pool } = this
+    const holds = before !== undefined && before.slot !== LET_GO
+    const entry = { slot: holds ? before.slot : pool.take(), id, description, schema }
     pool.entries.set(tool, entry)
-    this.undoLog.push(tool, before)
+    if (holds) pool.owners[entry.slot] = entry
+    this.undoLog.push(tool, holds ? before : undefined)
     this.addedTools.push(tool)
     const idText = typeof id === 'string' ? id : ''
     const descriptionText = typeof description === 'string' ? description : ''
@@ -830,23 +975,32 @@ class Selection {
     return entry
   }
 
-  /** Rust analysed the tools: each new one's slot is released when it is collected. */
-  commit(pool) {
-    const log = this.undoLog
+  /**
+   * Rust analysed the tools: each new one holds its slot until it is
+   * collected. What crossed for the analyses is not kept.
+   */
+  commit() {
+    const { pool, undoLog: log } = this
     for (let i = 0; i < log.length; i += 2) {
-      if (log[i + 1] === undefined) pool.registry.register(log[i], pool.entries.get(log[i]).slot, log[i])
+      if (log[i + 1] !== undefined) continue
+      const entry = pool.entries.get(log[i])
+      pool.hold(log[i], entry.slot, entry)
     }
     this.undoLog = []
+    this.added = this.addedTools = undefined
+    this.addedText = ''
   }
 
   /** Forgets what was read for analysis (the step failed): the pool is as it was. */
-  undo(pool) {
-    const log = this.undoLog
+  undo() {
+    const { pool, undoLog: log } = this
     for (let i = log.length - 2; i >= 0; i -= 2) {
       const [tool, before] = [log[i], log[i + 1]]
       if (before !== undefined) {
         // Rust may have analysed it already: read it again next time.
-        pool.entries.set(tool, { ...before, id: STALE })
+        const stale = { ...before, id: STALE }
+        pool.entries.set(tool, stale)
+        pool.owners[before.slot] = stale
         continue
       }
       pool.giveBack(pool.entries.get(tool).slot)
@@ -1018,9 +1172,11 @@ function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParamete
   return true
 }
 
-/** `record`'s values under `keys`, in order. */
+/** `record`'s values under `keys`, in order (a loop: `map`'s callback cost a third more on 9,000 keys, measured). */
 function valuesOf(record, keys) {
-  return keys.map((key) => record[key])
+  const values = new Array(keys.length)
+  for (let i = 0; i < keys.length; i++) values[i] = record[keys[i]]
+  return values
 }
 
 function loadToolResult(answer) {
@@ -1047,4 +1203,4 @@ function describe(value) {
   return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
 }
 
-module.exports = { defineToolSearchProcessor, toolPoolStats, forgetPooledTool }
+module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool }

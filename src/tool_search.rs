@@ -414,6 +414,31 @@ impl StepCatalog {
     }
 }
 
+/// A step catalog that its holder may let go of ahead of the steps that
+/// search it, and make again from the same tools (see [`retention`]).
+pub struct CatalogCell(Mutex<Option<Arc<StepCatalog>>>);
+
+impl CatalogCell {
+    pub fn new(catalog: Arc<StepCatalog>) -> CatalogCell {
+        CatalogCell(Mutex::new(Some(catalog)))
+    }
+
+    /// The catalog, unless it was let go of.
+    pub fn get(&self) -> Option<Arc<StepCatalog>> {
+        self.0.lock().clone()
+    }
+
+    /// Lets go of the catalog; a call under way keeps its own.
+    pub fn let_go(&self) {
+        self.0.lock().take();
+    }
+
+    /// The catalog again, made from the same tools.
+    pub fn restore(&self, catalog: StepCatalog) {
+        *self.0.lock() = Some(Arc::new(catalog));
+    }
+}
+
 /// The processor's state: its options, the static catalog and the store.
 pub struct ToolSearch {
     options: Options,
@@ -946,12 +971,23 @@ impl ToolSearch {
 pub struct Step {
     pub catalog: Arc<StepCatalog>,
     pub thread: Option<JsString>,
-    pub loaded: Mutex<NameSet>,
+    /// Shared, so that a binding that keeps the step's catalog apart (in a
+    /// [`CatalogCell`]) can make the step anew for each call without losing
+    /// what earlier calls loaded.
+    pub loaded: LoadedNames,
+}
+
+/// A step's loaded names, shared by its calls.
+pub type LoadedNames = Arc<Mutex<NameSet>>;
+
+/// `names`, to share.
+pub fn loaded_names(names: NameSet) -> LoadedNames {
+    Arc::new(Mutex::new(names))
 }
 
 impl Step {
     pub fn new(catalog: Arc<StepCatalog>, thread: Option<JsString>, loaded: NameSet) -> Step {
-        Step { catalog, thread, loaded: Mutex::new(loaded) }
+        Step { catalog, thread, loaded: loaded_names(loaded) }
     }
 
     fn thread(&self) -> Option<&[u16]> {
@@ -964,6 +1000,28 @@ impl Step {
 pub struct SearchOutcome {
     pub results: Vec<SearchHit>,
     pub message: JsString,
+}
+
+/// How much of what steps made a binding keeps alive when its caller does
+/// not let go of it in time.
+///
+/// A binding frees a step catalog, and a pooled tool's analysis, when the
+/// JavaScript objects that hold them are collected; Node tells it only after
+/// a turn of the event loop. A caller that makes step after step without one
+/// (a loop that awaits `processInputStep` and nothing else) would hold every
+/// step's catalog and every analysis until it yields, so the binding lets go
+/// of them sooner, by these bounds, and makes a catalog again should an old
+/// step be searched after all.
+pub mod retention {
+    /// Step catalogs made within one turn of the event loop that stay built;
+    /// an older one of the same turn is let go of.
+    pub const STEP_CATALOGS_PER_TURN: usize = 4;
+    /// Tools the pool analyses before any is let go of for being unused: the
+    /// pool is swept when it holds more than this and more than
+    /// [`POOL_SWEEP_FACTOR`] times the step's tools, and keeps the tools of
+    /// the last [`STEP_CATALOGS_PER_TURN`] step catalogs.
+    pub const POOL_SWEEP_FLOOR: usize = 16_384;
+    pub const POOL_SWEEP_FACTOR: usize = 4;
 }
 
 /// The codes of [`LoadOutcome`]'s shapes, which say what keys the result

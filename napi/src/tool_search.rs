@@ -24,15 +24,15 @@ use std::sync::Arc;
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
-use mastra_native_processors::search::{ParamTable, Span};
+use mastra_native_processors::search::{EntrySpans, ParamTable, Span};
 use mastra_native_processors::stores::facts::read_facts;
 use mastra_native_processors::tool_search::given::Given;
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
 use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    messages, LiveRecord, LoadOutcome, NoFilter, Options, Phase, PoolTool, PooledTool, SearchOutcome, Step,
-    StepCatalog, ToolRef, ToolSearch, VerifyAfter,
+    loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolTool,
+    PooledTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -232,7 +232,7 @@ impl NativeToolSearch {
     /// of their own to search.
     #[napi(catch_unwind)]
     pub fn static_catalog(&self) -> NativeStepCatalog {
-        NativeStepCatalog { inner: self.inner.static_step_catalog() }
+        NativeStepCatalog::new(self.inner.static_step_catalog())
     }
 
     /// The catalog of a step whose agent resolved these tools, with the
@@ -277,7 +277,45 @@ impl NativeToolSearch {
             .collect();
         let (record, resolved) = rows.split_at((record_count as usize).min(rows.len()));
         let catalog = self.inner.pooled_step_catalog(record, resolved).map_err(internal_error)?;
-        Ok(NativeStepCatalog { inner: Arc::new(catalog) })
+        Ok(NativeStepCatalog::new(Arc::new(catalog)))
+    }
+
+    /// Makes `catalog` again after the wrapper let go of it (see the core's
+    /// `tool_search::retention`), from its tools as they were read for it:
+    /// the record's and the step's, as two tool tables like the
+    /// constructor's, each with its parameter table when the ranking reads
+    /// parameters. The core makes it from their text, as the pool's
+    /// catalogs are tested against.
+    #[allow(clippy::too_many_arguments)]
+    #[napi(catch_unwind)]
+    pub fn restore_step_catalog(
+        &self,
+        catalog: &NativeStepCatalog,
+        record_text: Utf16Text,
+        record_table: Int32Array,
+        text: Utf16Text,
+        table: Int32Array,
+        record_parameters_text: Option<Utf16Text>,
+        record_parameters: Option<Int32Array>,
+        parameters_text: Option<Utf16Text>,
+        parameters: Option<Int32Array>,
+    ) -> Result<()> {
+        let (Utf16Text(record_text), Utf16Text(text)) = (record_text, text);
+        let record_spans = read_table(record_text.len(), &record_table).map_err(internal_error)?;
+        let spans = read_table(text.len(), &table).map_err(internal_error)?;
+        let record_parameters = parameter_table(record_parameters_text, record_parameters, record_spans.len())?;
+        let parameters = parameter_table(parameters_text, parameters, spans.len())?;
+        let restored = self
+            .inner
+            .step_catalog_with_parameters(
+                &tool_entries(&record_text, &record_spans),
+                &tool_entries(&text, &spans),
+                record_parameters.as_ref(),
+                parameters.as_ref(),
+            )
+            .map_err(internal_error)?;
+        catalog.cell.restore(restored);
+        Ok(())
     }
 
     /// `{ tools, slots }`: how many tools the pool of analysed tools holds,
@@ -303,7 +341,7 @@ impl NativeToolSearch {
         base: Option<i32>,
     ) -> Result<Option<Utf16String>> {
         let record = live_record(record_text, record_table, base)?;
-        Ok(run_now(self.inner.catalog_message(&catalog.inner, record.as_deref(), &NoFilter))?.map(utf16))
+        Ok(run_now(self.inner.catalog_message(&*catalog.catalog()?, record.as_deref(), &NoFilter))?.map(utf16))
     }
 
     /// Starts a step (or a resume-path lookup) over a catalog from
@@ -357,8 +395,12 @@ impl NativeToolSearch {
                 .map_err(internal_error)?,
             (_, facts) => self.inner.loaded_names(thread_units, facts.as_deref(), now),
         };
-        let step = Step::new(catalog.inner.clone(), thread, loaded);
-        Ok(NativeStep { search: self.inner.clone(), step: Arc::new(step) })
+        Ok(NativeStep {
+            search: self.inner.clone(),
+            catalog: catalog.cell.clone(),
+            thread,
+            loaded: loaded_names(loaded),
+        })
     }
 
     /// `clearState(threadId)`: the thread as given, `undefined` for the default one.
@@ -396,11 +438,42 @@ pub struct PoolStats {
     pub slots: u32,
 }
 
+/// The rows of a tool table, over its text.
+fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>> {
+    // `read_table` checked every span against this text.
+    spans
+        .iter()
+        .map(|e| ToolEntry {
+            key: piece(text, e.key),
+            id: e.id.map(|id| piece(text, id)),
+            description: piece(text, e.description),
+        })
+        .collect()
+}
+
 /// A catalog a step searches: the constructor's tools, or those merged with
-/// the tools the agent resolved for a request.
+/// the tools the agent resolved for a request. The wrapper may let go of it
+/// before it is collected, and have it made again (see the core's
+/// `tool_search::retention`); the steps that search it share it.
 #[napi]
 pub struct NativeStepCatalog {
-    inner: Arc<StepCatalog>,
+    cell: Arc<CatalogCell>,
+}
+
+impl NativeStepCatalog {
+    fn new(catalog: Arc<StepCatalog>) -> NativeStepCatalog {
+        NativeStepCatalog { cell: Arc::new(CatalogCell::new(catalog)) }
+    }
+
+    fn catalog(&self) -> Result<Arc<StepCatalog>> {
+        built(&self.cell)
+    }
+}
+
+/// A cell's catalog, which the wrapper makes again before any use once it
+/// let go of it.
+fn built(cell: &CatalogCell) -> Result<Arc<StepCatalog>> {
+    cell.get().ok_or_else(|| internal_error("the step catalog was let go of and not made again"))
 }
 
 #[napi]
@@ -409,16 +482,24 @@ impl NativeStepCatalog {
     /// constructor's), which the wrapper then reads: see the core's
     /// `StepCatalog::live`.
     #[napi(getter, catch_unwind)]
-    pub fn live(&self) -> bool {
-        self.inner.live
+    pub fn live(&self) -> Result<bool> {
+        Ok(self.catalog()?.live)
     }
 
     /// The step's own tools that stay in the prompt (indexes into them), or
     /// `null` when all do. A property of the catalog, so the wrapper reads
     /// it once, with the catalog, rather than for every step.
     #[napi(getter, catch_unwind)]
-    pub fn visible(&self) -> Option<Int32Array> {
-        self.inner.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect()))
+    pub fn visible(&self) -> Result<Option<Int32Array>> {
+        Ok(self.catalog()?.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect())))
+    }
+
+    /// Lets go of the catalog now, rather than when this wrapper and the
+    /// steps' are collected; `NativeToolSearch.restoreStepCatalog` makes it
+    /// again.
+    #[napi(catch_unwind)]
+    pub fn let_go(&self) {
+        self.cell.let_go();
     }
 }
 
@@ -659,10 +740,22 @@ fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>, checks: Checks) -> Ac
     ActiveTools { text: Utf16String::from(text), count: count as u32, words: Int32Array::new(words), missing }
 }
 
+/// One `processInputStep`'s half in Rust. Its catalog is kept apart, as the
+/// wrapper may let go of it between calls (see [`NativeStepCatalog`]); each
+/// call makes the core's [`Step`] of it.
 #[napi]
 pub struct NativeStep {
     search: Arc<ToolSearch>,
-    step: Arc<Step>,
+    catalog: Arc<CatalogCell>,
+    thread: Option<JsString>,
+    loaded: LoadedNames,
+}
+
+impl NativeStep {
+    fn step(&self) -> Result<Step> {
+        let (thread, loaded) = (self.thread.clone(), self.loaded.clone());
+        Ok(Step { catalog: built(&self.catalog)?, thread, loaded })
+    }
 }
 
 #[napi]
@@ -682,18 +775,18 @@ impl NativeStep {
         mut out: Int32Out,
     ) -> Result<Either<Utf16String, SearchToolsOutput>> {
         let trusted = VerifyAfter::default();
-        let outcome = run_now(self.search.search(&self.step, &query, &trusted, now))?;
+        let outcome = run_now(self.search.search(&self.step()?, &query, &trusted, now))?;
         flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)
     }
 
     /// `search_tools` as an operation, asking the host about each candidate
     /// in rank order.
     #[napi(catch_unwind)]
-    pub fn search_operation(&self, query: Utf16String, now: f64) -> NativeOperation {
-        let (search, step) = (self.search.clone(), self.step.clone());
-        NativeOperation::start(Phase::Search, move |hook| async move {
+    pub fn search_operation(&self, query: Utf16String, now: f64) -> Result<NativeOperation> {
+        let (search, step) = (self.search.clone(), self.step()?);
+        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
             Outcome::Search(search.search(&step, &query, &hook, now).await)
-        })
+        }))
     }
 
     /// `load_tool` at once, for a processor without a filter hook whose
@@ -707,7 +800,7 @@ impl NativeStep {
     ) -> Result<LoadToolOutput> {
         let tool_names = to_names(tool_names);
         let outcome =
-            run_now(self.search.load(&self.step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
+            run_now(self.search.load(&self.step()?, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
         Ok(outcome.into())
     }
 
@@ -719,13 +812,13 @@ impl NativeStep {
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
         now: f64,
-    ) -> NativeOperation {
-        let (search, step) = (self.search.clone(), self.step.clone());
+    ) -> Result<NativeOperation> {
+        let (search, step) = (self.search.clone(), self.step()?);
         let tool_name = tool_name.map(|name| JsString::from(&name[..]));
         let tool_names = to_names(tool_names);
-        NativeOperation::start(Phase::Load, move |hook| async move {
+        Ok(NativeOperation::start(Phase::Load, move |hook| async move {
             Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
-        })
+        }))
     }
 
     /// The loaded tools as of this step's start, without a filter hook,
@@ -735,26 +828,26 @@ impl NativeStep {
     #[napi(catch_unwind)]
     pub fn active(&self) -> Result<Option<ActiveTools>> {
         let names = {
-            let loaded = self.step.loaded.lock();
+            let loaded = self.loaded.lock();
             if loaded.is_empty() {
                 return Ok(None);
             }
             loaded.clone()
         };
         let trusted = VerifyAfter::default();
-        let tools = run_now(self.search.active_tools(&self.step.catalog, &names, &trusted))?;
+        let tools = run_now(self.search.active_tools(&*built(&self.catalog)?, &names, &trusted))?;
         Ok(Some(active_tools(tools, Checks::of(trusted)?)))
     }
 
     /// The loaded tools as an operation, asking the host about each
     /// (phase `'active'`).
     #[napi(catch_unwind)]
-    pub fn active_operation(&self) -> NativeOperation {
-        let (search, step) = (self.search.clone(), self.step.clone());
-        NativeOperation::start(Phase::Active, move |hook| async move {
+    pub fn active_operation(&self) -> Result<NativeOperation> {
+        let (search, step) = (self.search.clone(), self.step()?);
+        Ok(NativeOperation::start(Phase::Active, move |hook| async move {
             let names = step.loaded.lock().clone();
             Outcome::Active(search.active_tools(&step.catalog, &names, &hook).await)
-        })
+        }))
     }
 
     /// The system message listing the step's catalog (`injectCatalog`) as
@@ -768,7 +861,7 @@ impl NativeStep {
         base: Option<i32>,
     ) -> Result<NativeOperation> {
         let record = live_record(record_text, record_table, base)?;
-        let (search, step) = (self.search.clone(), self.step.clone());
+        let (search, step) = (self.search.clone(), self.step()?);
         Ok(NativeOperation::start(Phase::Search, move |hook| async move {
             Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
         }))

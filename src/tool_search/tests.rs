@@ -630,3 +630,33 @@ fn pooled_step_catalogs_merge_and_search_as_catalogs_from_the_text() {
         assert_eq!(pooled.search(&units(query), &options), text.search(&units(query), &options), "{query}");
     }
 }
+
+#[test]
+fn a_catalog_cell_is_let_go_of_and_restored_while_its_steps_share_their_loaded_names() {
+    let tools = weather_tools();
+    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let resolved = Tools::new(&[("email", Some("mail"), "Resolved mail tool"), ("memory", None, "Remember things")]);
+    let make = || search.step_catalog(&tools.entries(), &resolved.entries()).unwrap();
+    let cell = CatalogCell::new(Arc::new(make()));
+    let loaded = loaded_names(NameSet::new());
+    let step = |cell: &CatalogCell| Step { catalog: cell.get().unwrap(), thread: None, loaded: loaded.clone() };
+
+    let before = step(&cell);
+    let first = ready(search.load(&before, Some(&units("mail")), None, &NoFilter, 0.0));
+    cell.let_go();
+    assert!(cell.get().is_none());
+    // A call under way keeps its own catalog.
+    assert_eq!(before.catalog.catalog.entry_count(), 4);
+
+    cell.restore(make());
+    let after = step(&cell);
+    let again = ready(search.load(&after, Some(&units("mail")), None, &NoFilter, 0.0));
+    assert!(matches!(first, LoadOutcome::Single { success: true, .. }), "{first:?}");
+    let LoadOutcome::Single { message, .. } = again else { panic!("{again:?}") };
+    assert_eq!(message.to_string_lossy(), "Tool \"mail\" is already loaded and available.");
+    let query = units("mail email memory");
+    assert_eq!(
+        ready(search.search(&after, &query, &NoFilter, 0.0)),
+        ready(search.search(&before, &query, &NoFilter, 0.0))
+    );
+}

@@ -6,7 +6,7 @@ use mastra_native_processors::search::{table, Ranking};
 use mastra_native_processors::stores::{self, facts, history};
 use mastra_native_processors::tool_search::operation::code as operation;
 use mastra_native_processors::tool_search::options::{defaults, Storage};
-use mastra_native_processors::tool_search::{load_shape, request, Phase, LOAD_TOOL, SEARCH_TOOLS};
+use mastra_native_processors::tool_search::{load_shape, request, retention, Phase, LOAD_TOOL, SEARCH_TOOLS};
 use napi_derive::napi;
 
 use super::flat;
@@ -151,6 +151,15 @@ pub struct FlatLayout {
     pub score: u32,
 }
 
+/// How much of what steps made the wrapper keeps alive before the event
+/// loop turns (the core's `tool_search::retention`).
+#[napi(object)]
+pub struct RetentionCodes {
+    pub step_catalogs_per_turn: u32,
+    pub pool_sweep_floor: u32,
+    pub pool_sweep_factor: u32,
+}
+
 /// Every code, name and default of `ToolSearchProcessor`'s two halves.
 #[napi(object)]
 pub struct ToolSearchCodes {
@@ -162,6 +171,7 @@ pub struct ToolSearchCodes {
     pub request_context: RequestContextKeys,
     pub defaults: ToolSearchDefaults,
     pub flat: FlatLayout,
+    pub retention: RetentionCodes,
     /// The `storage` option's values.
     pub storages: Vec<String>,
     /// The `search.ranking` option's values.
@@ -243,6 +253,11 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             name_length: flat::NAME_LENGTH as u32,
             description_length: flat::DESCRIPTION_LENGTH as u32,
             score: flat::SCORE as u32,
+        },
+        retention: RetentionCodes {
+            step_catalogs_per_turn: retention::STEP_CATALOGS_PER_TURN as u32,
+            pool_sweep_floor: retention::POOL_SWEEP_FLOOR as u32,
+            pool_sweep_factor: retention::POOL_SWEEP_FACTOR as u32,
         },
         storages: Storage::ALL.iter().map(|s| s.name().into()).collect(),
         rankings: Ranking::ALL.iter().map(|r| r.name().into()).collect(),
