@@ -115,24 +115,23 @@ pub fn gen_prompt(u: &mut U<'_>) -> Prompt {
 
 pub fn encode_prompt(prompt: &Prompt) -> Vec<i32> {
     let mut tape = vec![prompt.messages.len() as i32];
-    let role = |assistant: bool| if assistant { code::ASSISTANT } else { code::OTHER_ROLE };
+    let flag = |set: bool, code: i32| if set { code } else { 0 };
     for message in &prompt.messages {
         match message {
             Message::Pass => tape.push(code::PASS),
             Message::Text { assistant, empty } => {
-                tape.extend([code::TEXT_CONTENT, role(*assistant), i32::from(*empty)])
+                tape.push(code::TEXT_CONTENT | flag(*assistant, code::ASSISTANT) | flag(*empty, code::EMPTY))
             }
             Message::Parts { assistant, parts } => {
-                tape.extend([code::PARTS, role(*assistant), parts.len() as i32]);
+                tape.extend([code::PARTS | flag(*assistant, code::ASSISTANT), parts.len() as i32]);
                 for part in parts {
-                    let id = part.id.map_or(code::NO_CALL_ID, |id| id as i32);
-                    match part.kind {
-                        Kind::Other => tape.push(code::PART_OTHER),
-                        Kind::Call => tape.extend([code::TOOL_CALL, id, i32::from(part.excluded)]),
-                        Kind::Result => {
-                            tape.extend([code::TOOL_RESULT, id, i32::from(part.excluded), i32::from(part.own_output)])
-                        }
-                    }
+                    let id = part.id.map_or(0, |id| (id as i32 + 1) * code::CALL_ID_UNIT);
+                    let excluded = flag(part.excluded, code::EXCLUDED);
+                    tape.push(match part.kind {
+                        Kind::Other => code::PART_OTHER,
+                        Kind::Call => code::TOOL_CALL | excluded | id,
+                        Kind::Result => code::TOOL_RESULT | excluded | flag(part.own_output, code::OWN_OUTPUT) | id,
+                    });
                 }
             }
         }
@@ -154,43 +153,49 @@ pub fn parse_prompt(tape: &[i32]) -> Option<Prompt> {
     };
     let mut prompt = Prompt::default();
     for _ in 0..count(&mut at)? {
-        let message = match next(&mut at)? {
-            code::PASS => Message::Pass,
-            kind @ (code::PARTS | code::TEXT_CONTENT) => {
-                let assistant = match next(&mut at)? {
-                    code::OTHER_ROLE => false,
-                    code::ASSISTANT => true,
+        let head = next(&mut at)?;
+        let assistant = head & code::ASSISTANT != 0;
+        let message = if head == code::PASS {
+            Message::Pass
+        } else if head & !code::ASSISTANT == code::TEXT_CONTENT
+            || head & !code::ASSISTANT == code::TEXT_CONTENT | code::EMPTY
+        {
+            Message::Text { assistant, empty: head & code::EMPTY != 0 }
+        } else if head & !code::ASSISTANT == code::PARTS {
+            let mut parts = Vec::new();
+            for _ in 0..count(&mut at)? {
+                let value = next(&mut at)?;
+                if value == code::PART_OTHER {
+                    parts.push(Part { kind: Kind::Other, id: None, excluded: false, own_output: false });
+                    continue;
+                }
+                // Below the call id: the kind and its flags.
+                let low = value.rem_euclid(code::CALL_ID_UNIT);
+                let (kind, own_output) = match low & !code::EXCLUDED {
+                    k if k == code::TOOL_CALL => (Kind::Call, false),
+                    k if k == code::TOOL_RESULT => (Kind::Result, false),
+                    k if k == code::TOOL_RESULT | code::OWN_OUTPUT => (Kind::Result, true),
                     _ => return None,
                 };
-                if kind == code::TEXT_CONTENT {
-                    Message::Text { assistant, empty: next(&mut at)? != 0 }
-                } else {
-                    let mut parts = Vec::new();
-                    for _ in 0..count(&mut at)? {
-                        let kind = match next(&mut at)? {
-                            code::PART_OTHER => {
-                                parts.push(Part { kind: Kind::Other, id: None, excluded: false, own_output: false });
-                                continue;
-                            }
-                            code::TOOL_CALL => Kind::Call,
-                            code::TOOL_RESULT => Kind::Result,
-                            _ => return None,
-                        };
-                        let id = u32::try_from(next(&mut at)?).ok();
-                        if let Some(id) = id {
-                            if id as usize > prompt.id_count {
-                                return None;
-                            }
-                            prompt.id_count = prompt.id_count.max(id as usize + 1);
-                        }
-                        let excluded = next(&mut at)? != 0;
-                        let own_output = kind == Kind::Result && next(&mut at)? != 0;
-                        parts.push(Part { kind, id, excluded, own_output });
-                    }
-                    Message::Parts { assistant, parts }
+                if value < 0 {
+                    return None;
                 }
+                let id = match value / code::CALL_ID_UNIT {
+                    0 => None,
+                    field => {
+                        let id = (field - 1) as usize;
+                        if id > prompt.id_count {
+                            return None;
+                        }
+                        prompt.id_count = prompt.id_count.max(id + 1);
+                        Some(id as u32)
+                    }
+                };
+                parts.push(Part { kind, id, excluded: low & code::EXCLUDED != 0, own_output });
             }
-            _ => return None,
+            Message::Parts { assistant, parts }
+        } else {
+            return None;
         };
         prompt.messages.push(message);
     }

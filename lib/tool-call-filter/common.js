@@ -41,20 +41,21 @@ class Scratch {
     this.outputs.reset()
     if (this.strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
     this.strings.length = 0
-    this.lazyJson.clear()
+    // `Map#clear` allocates a new table even for an empty map.
+    if (this.lazyJson.size !== 0) this.lazyJson.clear()
   }
 }
 
 // One set is kept between calls, so a busy filter allocates nothing for them.
 // A call fills and consumes it synchronously; only a call made from user code
 // in the middle of another (a getter or `toJSON` on a message) finds it busy
-// and gets a set of its own.
+// and gets a set of its own. Every call leaves its set cleared, so the next
+// starts with empty buffers.
 const shared = new Scratch()
 
 function withScratch(use) {
   const scratch = shared.busy ? new Scratch() : shared
   scratch.busy = true
-  scratch.clear()
   try {
     return use(scratch)
   } finally {

@@ -125,21 +125,18 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       continue
     }
     const content = message.content
-    const roleCode = role === 'assistant' ? TAPE.assistant : TAPE.otherRole
+    const roleFlag = role === 'assistant' ? TAPE.assistant : 0
     if (typeof content === 'string') {
-      data[n++] = TAPE.textContent
-      data[n++] = roleCode
-      data[n++] = content.length === 0 ? 1 : 0
+      data[n++] = TAPE.textContent | roleFlag | (content.length === 0 ? TAPE.empty : 0)
       continue
     }
     if (!Array.isArray(content)) {
       throw new TypeError(`ToolCallFilter: the content of prompt message ${i} is not an array`)
     }
     tape.length = n
-    tape.reserve(3 + content.length * 4 + (prompt.length - i))
+    tape.reserve(2 + content.length + (prompt.length - i))
     data = tape.data
-    data[n++] = TAPE.parts
-    data[n++] = roleCode
+    data[n++] = TAPE.parts | roleFlag
     data[n++] = content.length
     for (let j = 0; j < content.length; j++) {
       const part = content[j]
@@ -153,13 +150,22 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
         continue
       }
       const id = part.toolCallId
-      data[n++] = isCall ? TAPE.toolCall : TAPE.toolResult
-      data[n++] = id ? ids.intern(id) : TAPE.noCallId
-      data[n++] = names !== null && names.has(part.toolName) ? 1 : 0
-      if (!isCall) data[n++] = withOutputs && hasOwnModelOutput(part) ? 1 : 0
+      let code = isCall ? TAPE.toolCall : TAPE.toolResult
+      if (id) code += callIdField(ids.intern(id))
+      if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
+      if (!isCall && withOutputs && hasOwnModelOutput(part)) code |= TAPE.ownOutput
+      data[n++] = code
     }
   }
   tape.length = n
+}
+
+/** An interned call id as a part of the tape holds it, above the part's kind and flags. */
+function callIdField(index) {
+  if (index > TAPE.maxCallId) {
+    throw new TypeError(`ToolCallFilter: a prompt may hold at most ${TAPE.maxCallId + 1} distinct tool-call ids`)
+  }
+  return (index + 1) * TAPE.callIdUnit
 }
 
 /** Whether a result carries its own `providerOptions.mastra.modelOutput`. */

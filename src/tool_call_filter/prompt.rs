@@ -12,23 +12,27 @@
 //! text part with the result's model output when `preserveModelOutput` asks
 //! for it; a message left with nothing is dropped.
 //!
-//! The binding walks the prompt once into a tape (codes in [`code`]):
+//! The binding walks the prompt once into a tape (codes in [`code`]), one
+//! number a message head and one a part:
 //!
 //! ```text
 //! prompt  := count message*
-//! message := PASS                            role 'system' or 'user': never read
-//!          | PARTS role part_count part*     any other role, content an array
-//!          | TEXT_CONTENT role empty         any other role, content a string
-//! role    := OTHER_ROLE | ASSISTANT
+//! message := PASS                                   role 'system' or 'user': never read
+//!          | PARTS [| ASSISTANT] part_count part*   any other role, content an array
+//!          | TEXT_CONTENT [| ASSISTANT] [| EMPTY]   any other role, content a string
 //! part    := PART_OTHER
-//!          | TOOL_CALL call_id excluded
-//!          | TOOL_RESULT call_id excluded own_output
-//! call_id := NO_CALL_ID | interned id >= 0   (ids are interned in prompt order, from 0)
+//!          | TOOL_CALL [| EXCLUDED] + call_id
+//!          | TOOL_RESULT [| EXCLUDED] [| OWN_OUTPUT] + call_id
+//! call_id := 0                                      a falsy id
+//!          | (id + 1) * CALL_ID_UNIT                ids interned in prompt order, from 0
 //! ```
 //!
-//! `excluded` says the part's `toolName` is in the exclude list, and
-//! `own_output` that the result carries its own non-nullish
-//! `providerOptions.mastra.modelOutput` (both 0 where they decide nothing).
+//! `ASSISTANT` marks role 'assistant', `EMPTY` an empty string content.
+//! `EXCLUDED` says the part's `toolName` is in the exclude list, and
+//! `OWN_OUTPUT` that the result carries its own non-nullish
+//! `providerOptions.mastra.modelOutput` (both left off where they decide
+//! nothing). A part is one number because a prompt is mostly parts: the
+//! binding writes, and the core reads, a quarter as many.
 //! When results must be turned into text, the first answer names them
 //! ([`Answer::NeedsOutputs`]) and the binding writes their `output`s as
 //! [`super::tape`] nodes, one after another, into a second tape. What the
@@ -36,24 +40,36 @@
 //! the binding keeps it rather than have the prompt tape read again.
 
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
-use super::{keeps_any_step, plan, recent_steps, CallId, Exclude, FilterError};
+use super::{keeps_any_step, plan, recent_steps, Exclude, FilterError};
 use crate::releases::PreservedResults;
 
 /// The codes of the prompt tape.
 pub mod code {
+    /// The kind of a message, in the low bits of its head.
     pub const PASS: i32 = 0;
     pub const PARTS: i32 = 1;
     pub const TEXT_CONTENT: i32 = 2;
+    /// Head flag: role 'assistant'.
+    pub const ASSISTANT: i32 = 4;
+    /// Head flag of `TEXT_CONTENT`: the string is empty.
+    pub const EMPTY: i32 = 8;
 
-    pub const OTHER_ROLE: i32 = 0;
-    pub const ASSISTANT: i32 = 1;
-
+    /// The kind of a part, in its low bits.
     pub const PART_OTHER: i32 = 0;
     pub const TOOL_CALL: i32 = 1;
     pub const TOOL_RESULT: i32 = 2;
+    /// Part flag: the part's `toolName` is in the exclude list.
+    pub const EXCLUDED: i32 = 4;
+    /// Part flag of `TOOL_RESULT`: it carries its own model output.
+    pub const OWN_OUTPUT: i32 = 8;
 
-    /// A falsy tool-call id; any negative id reads the same.
-    pub const NO_CALL_ID: i32 = -1;
+    /// The low bits of a head or part that hold its kind.
+    pub const KIND_MASK: i32 = 3;
+    /// A part holds its call id above its flags, as `(id + 1) * CALL_ID_UNIT`
+    /// (0 for a falsy id).
+    pub const CALL_ID_UNIT: i32 = 16;
+    /// The largest call id a part can hold.
+    pub const MAX_CALL_ID: i32 = i32::MAX / CALL_ID_UNIT - 1;
 }
 
 /// Where the filter records, in the processor's per-request `state`, the
@@ -80,9 +96,45 @@ enum PartKind {
 #[derive(Clone, Copy, Debug)]
 struct Part {
     kind: PartKind,
-    call_id: Option<CallId>,
+    /// The part's call id as a slot of the tables by call id: `id + 1`, or
+    /// [`NO_ID_SLOT`] for a falsy id and for parts that are not tool parts.
+    slot: u32,
     excluded: bool,
     own_output: bool,
+}
+
+/// The slot of a falsy call id. Tables by call id have it first, set so
+/// that its parts stay: the reference never removes them. Looking up every
+/// part, rather than asking first whether it has an id, spares a branch.
+const NO_ID_SLOT: usize = 0;
+
+impl Part {
+    /// Decodes a part of the tape, and whether it follows the grammar given
+    /// `id_count`, the ids interned before it, which it advances. Branch-free:
+    /// the kinds of a prompt's parts follow no pattern a predictor learns.
+    #[inline]
+    fn decode(value: i32, id_count: &mut usize) -> (Part, bool) {
+        const KINDS: [PartKind; 4] = [PartKind::Other, PartKind::Call, PartKind::Result, PartKind::Other];
+        // The flags each kind may carry; the fourth kind does not exist.
+        const FLAGS: [i32; 4] = [0, code::EXCLUDED, code::EXCLUDED | code::OWN_OUTPUT, 0];
+        let kind = (value & code::KIND_MASK) as usize;
+        let flags = value & (code::CALL_ID_UNIT - 1) & !code::KIND_MASK;
+        let field = (value as u32 / code::CALL_ID_UNIT as u32) as usize;
+        let ok = (value >= 0)
+            & (kind != code::KIND_MASK as usize)
+            & (flags & !FLAGS[kind] == 0)
+            & (kind != code::PART_OTHER as usize || field == 0)
+            // Ids are interned in prompt order, so a new one is always the next.
+            & (field <= *id_count + 1);
+        *id_count = (*id_count).max(field);
+        let part = Part {
+            kind: KINDS[kind],
+            slot: field as u32,
+            excluded: value & code::EXCLUDED != 0,
+            own_output: value & code::OWN_OUTPUT != 0,
+        };
+        (part, ok)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,6 +161,13 @@ struct Prompt {
     id_count: usize,
 }
 
+/// A table by call id slot ([`Part::slot`]), every id `value`, the falsy one `no_id`.
+fn slot_table(id_count: usize, value: bool, no_id: bool) -> Vec<bool> {
+    let mut table = vec![value; id_count + 1];
+    table[NO_ID_SLOT] = no_id;
+    table
+}
+
 impl Prompt {
     fn read(tape: &[i32]) -> Result<Prompt, TapeError> {
         let mut reader = Reader::new(tape);
@@ -118,26 +177,40 @@ impl Prompt {
         let parts = Vec::with_capacity(tape.len().saturating_sub(count + 1));
         let mut prompt = Prompt { messages: Vec::with_capacity(count), parts, id_count: 0 };
         for _ in 0..count {
-            let message = match reader.read()? {
-                code::PASS => Message { assistant: false, content: Content::Pass },
-                kind @ (code::PARTS | code::TEXT_CONTENT) => {
-                    let assistant = match reader.read()? {
-                        code::OTHER_ROLE => false,
-                        code::ASSISTANT => true,
-                        _ => return Err(reader.error()),
-                    };
-                    let content = if kind == code::PARTS {
-                        let part_count = reader.count()?;
-                        let start = prompt.parts.len();
+            let head = reader.read()?;
+            let assistant = head & code::ASSISTANT != 0;
+            let message = match (head & code::KIND_MASK, head & !(code::KIND_MASK | code::ASSISTANT)) {
+                (code::PASS, 0) if !assistant => Message { assistant, content: Content::Pass },
+                (code::PARTS, 0) => {
+                    let part_count = reader.count()?;
+                    let at = reader.position();
+                    let values = &tape[at..at + part_count];
+                    let start = prompt.parts.len();
+                    // Decoded without a branch a part; a tape that breaks the
+                    // grammar (never one the binding wrote) is read again for
+                    // the error's position.
+                    let mut valid = true;
+                    let mut id_count = prompt.id_count;
+                    prompt.parts.extend(values.iter().map(|&value| {
+                        let (part, ok) = Part::decode(value, &mut id_count);
+                        valid &= ok;
+                        part
+                    }));
+                    if !valid {
+                        prompt.parts.truncate(start);
                         for _ in 0..part_count {
                             let part = prompt.read_part(&mut reader)?;
                             prompt.parts.push(part);
                         }
-                        Content::Parts { start, end: prompt.parts.len() }
-                    } else {
-                        Content::Text { empty: reader.read()? != 0 }
-                    };
-                    Message { assistant, content }
+                        // The two readers agree on the grammar; should they not, still an error.
+                        return Err(TapeError { position: at });
+                    }
+                    prompt.id_count = id_count;
+                    reader = Reader::at(tape, at + part_count);
+                    Message { assistant, content: Content::Parts { start, end: prompt.parts.len() } }
+                }
+                (code::TEXT_CONTENT, flags @ (0 | code::EMPTY)) => {
+                    Message { assistant, content: Content::Text { empty: flags != 0 } }
                 }
                 _ => return Err(reader.error()),
             };
@@ -148,27 +221,29 @@ impl Prompt {
     }
 
     fn read_part(&mut self, reader: &mut Reader<'_>) -> Result<Part, TapeError> {
-        let kind = match reader.read()? {
-            code::PART_OTHER => {
-                return Ok(Part { kind: PartKind::Other, call_id: None, excluded: false, own_output: false })
+        let value = reader.read()?;
+        let (kind, flags) = match value & code::KIND_MASK {
+            code::PART_OTHER if value == code::PART_OTHER => {
+                return Ok(Part { kind: PartKind::Other, slot: NO_ID_SLOT as u32, excluded: false, own_output: false })
             }
-            code::TOOL_CALL => PartKind::Call,
-            code::TOOL_RESULT => PartKind::Result,
+            code::TOOL_CALL => (PartKind::Call, code::EXCLUDED),
+            code::TOOL_RESULT => (PartKind::Result, code::EXCLUDED | code::OWN_OUTPUT),
             _ => return Err(reader.error()),
         };
-        let at = reader.position();
-        let call_id = reader.call_id()?;
-        if let Some(id) = call_id {
-            // Ids are interned in prompt order, so a new one is always the next.
-            let id = id as usize;
-            if id > self.id_count {
-                return Err(TapeError { position: at });
-            }
-            self.id_count = self.id_count.max(id + 1);
+        // Negative values and flags the kind does not have are refused.
+        let unknown = (code::CALL_ID_UNIT - 1) & !(code::KIND_MASK | flags);
+        if value < 0 || value & unknown != 0 {
+            return Err(reader.error());
         }
-        let excluded = reader.read()? != 0;
-        let own_output = kind == PartKind::Result && reader.read()? != 0;
-        Ok(Part { kind, call_id, excluded, own_output })
+        let slot = (value / code::CALL_ID_UNIT) as usize;
+        // Ids are interned in prompt order, so a new one is always the next.
+        if slot > self.id_count + 1 {
+            return Err(reader.error());
+        }
+        self.id_count = self.id_count.max(slot);
+        let excluded = value & code::EXCLUDED != 0;
+        let own_output = value & code::OWN_OUTPUT != 0;
+        Ok(Part { kind, slot: slot as u32, excluded, own_output })
     }
 
     fn parts(&self, message: &Message) -> &[Part] {
@@ -226,7 +301,7 @@ pub fn filter(
 pub struct Analysis {
     prompt: Prompt,
     exclude: Exclude,
-    /// By call id: the call stays whatever the exclude list says.
+    /// By call id slot: the call stays whatever the exclude list says.
     preserved: Vec<bool>,
     record_history: bool,
 }
@@ -248,13 +323,17 @@ pub fn analyse(
         None => match history {
             None => {
                 record_history = true;
-                vec![false; prompt.id_count]
+                slot_table(prompt.id_count, false, true)
             }
             Some(known) => {
                 if known.len() != prompt.id_count {
                     return Err(TapeError { position: 0 }.into());
                 }
-                known.iter().map(|&held| held == 0).collect()
+                let mut preserved = slot_table(prompt.id_count, false, true);
+                for (slot, &held) in preserved[NO_ID_SLOT + 1..].iter_mut().zip(known) {
+                    *slot = held == 0;
+                }
+                preserved
             }
         },
         Some(keep_steps) => recent_step_ids(&prompt, keep_steps)?,
@@ -275,9 +354,9 @@ impl Analysis {
 }
 
 /// The ids of the calls in the last `keep_steps` assistant messages that
-/// hold tool calls, as a table by call id.
+/// hold tool calls, as a table by call id slot.
 fn recent_step_ids(prompt: &Prompt, keep_steps: f64) -> Result<Vec<bool>, FilterError> {
-    let mut preserved = vec![false; prompt.id_count];
+    let mut preserved = slot_table(prompt.id_count, false, true);
     if !keeps_any_step(keep_steps) {
         // A count of zero keeps nothing, and looks at nothing.
         return Ok(preserved);
@@ -301,9 +380,7 @@ fn recent_step_ids(prompt: &Prompt, keep_steps: f64) -> Result<Vec<bool>, Filter
     }
     for parts in recent_steps(&steps, keep_steps) {
         for part in parts.iter().filter(|part| part.kind == PartKind::Call) {
-            if let Some(id) = part.call_id {
-                preserved[id as usize] = true;
-            }
+            preserved[part.slot as usize] = true;
         }
     }
     Ok(preserved)
@@ -313,11 +390,11 @@ struct Filter<'a> {
     options: &'a Options,
     exclude: Exclude,
     prompt: &'a Prompt,
-    /// By call id: the call stays whatever the exclude list says.
+    /// By call id slot: the call stays whatever the exclude list says.
     preserved: &'a [bool],
 }
 
-/// The text each removed pair leaves, if any, by call id. The strings of
+/// The text each removed pair leaves, if any, by call id slot. The strings of
 /// every text share one vector, so a prompt's texts take two allocations
 /// however many there are.
 #[derive(Default)]
@@ -327,9 +404,14 @@ struct TextsById {
 }
 
 impl TextsById {
-    /// The text of call `id`, with its strings.
-    fn get(&self, id: usize) -> Option<(&ResultText, &[i32])> {
-        let text = self.by_id.get(id)?.as_ref()?;
+    /// Whether no removed pair leaves a text.
+    fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
+    /// The text of the call in `slot`, with its strings.
+    fn get(&self, slot: usize) -> Option<(&ResultText, &[i32])> {
+        let text = self.by_id.get(slot)?.as_ref()?;
         Some((text, &self.strings[text.strings.clone()]))
     }
 }
@@ -345,14 +427,16 @@ struct ResultText {
 impl Filter<'_> {
     fn answer(&self, outputs: Option<&[i32]>) -> Result<Answer, FilterError> {
         let prompt = self.prompt;
-        let mut excluded = vec![false; prompt.id_count];
+        // By slot, without a branch a part: parts that are not tool parts,
+        // and those of falsy ids, are in the slot that is always preserved.
+        let mut excluded = slot_table(prompt.id_count, false, false);
+        let every_tool = self.exclude == Exclude::All;
         let mut any_excluded = false;
-        for part in self.tool_parts() {
-            let Some(id) = part.call_id else { continue };
-            if !self.preserved[id as usize] && (self.exclude == Exclude::All || part.excluded) {
-                excluded[id as usize] = true;
-                any_excluded = true;
-            }
+        for part in &prompt.parts {
+            let slot = part.slot as usize;
+            let goes = !self.preserved[slot] & (every_tool | part.excluded);
+            excluded[slot] |= goes;
+            any_excluded |= goes;
         }
         if !any_excluded {
             return Ok(Answer::Unchanged);
@@ -367,11 +451,12 @@ impl Filter<'_> {
             TextsById::default()
         };
 
-        let mut called = vec![false; prompt.id_count];
-        for message in prompt.messages.iter().filter(|m| m.assistant) {
-            for part in prompt.parts(message).iter().filter(|p| p.kind == PartKind::Call) {
-                if let Some(id) = part.call_id {
-                    called[id as usize] = true;
+        // Only where a text may be left does it matter which ids have a call.
+        let mut called = slot_table(if texts.is_empty() { 0 } else { prompt.id_count }, false, false);
+        if !texts.is_empty() {
+            for message in prompt.messages.iter().filter(|m| m.assistant) {
+                for part in prompt.parts(message) {
+                    called[part.slot as usize] |= part.kind == PartKind::Call;
                 }
             }
         }
@@ -390,19 +475,24 @@ impl Filter<'_> {
             let mut kept = 0;
             let mut rewritten = false;
             for part in prompt.parts(message) {
-                let removed = part.kind != PartKind::Other && part.call_id.is_some_and(|id| excluded[id as usize]);
+                let slot = part.slot as usize;
+                let removed = excluded[slot];
+                rewritten |= removed;
+                if texts.is_empty() {
+                    // Nothing is left in a removed part's place: decided without a branch.
+                    out.push(if removed { plan::PART_DROP } else { plan::PART_KEEP });
+                    kept += usize::from(!removed);
+                    continue;
+                }
                 if !removed {
                     out.push(plan::PART_KEEP);
                     kept += 1;
                     continue;
                 }
-                changed = true;
-                rewritten = true;
-                let id = part.call_id.unwrap_or_default() as usize;
                 // The text goes where the call was, so roles stay valid; a
                 // provider-executed result with no call leaves it in place.
-                let emits_text = part.kind == PartKind::Call || (message.assistant && !called[id]);
-                match texts.get(id).filter(|_| emits_text) {
+                let emits_text = part.kind == PartKind::Call || (message.assistant && !called[slot]);
+                match texts.get(slot).filter(|_| emits_text) {
                     Some((text, strings)) => {
                         out.extend([plan::PART_RESULT_TEXT, text.message as i32, text.part as i32]);
                         out.push(strings.len() as i32);
@@ -412,6 +502,7 @@ impl Filter<'_> {
                     None => out.push(plan::PART_DROP),
                 }
             }
+            changed |= rewritten;
             out.truncate(if kept == 0 || !rewritten { header } else { out.len() });
             if kept == 0 {
                 out.push(plan::DROP);
@@ -420,11 +511,6 @@ impl Filter<'_> {
             }
         }
         Ok(if changed { Answer::Changed(out) } else { Answer::Unchanged })
-    }
-
-    /// Every tool call and result outside system and user messages.
-    fn tool_parts(&self) -> impl Iterator<Item = &Part> {
-        self.prompt.parts.iter().filter(|part| part.kind != PartKind::Other)
     }
 
     /// The text each removed pair leaves, by call id: that of the last
@@ -439,9 +525,9 @@ impl Filter<'_> {
         let mut wanted = Vec::with_capacity(self.prompt.parts.len());
         for (m, message) in self.prompt.messages.iter().enumerate() {
             for (p, part) in self.prompt.parts(message).iter().enumerate() {
-                let removed = part.kind == PartKind::Result && part.call_id.is_some_and(|id| excluded[id as usize]);
+                let removed = part.kind == PartKind::Result && excluded[part.slot as usize];
                 if removed && (every || part.own_output) {
-                    wanted.push((m as u32, p as u32, part.call_id.unwrap_or_default()));
+                    wanted.push((m as u32, p as u32, part.slot));
                 }
             }
         }
@@ -453,10 +539,10 @@ impl Filter<'_> {
         };
 
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
-        texts.by_id.resize_with(self.prompt.id_count, || None);
+        texts.by_id.resize_with(self.prompt.id_count + 1, || None);
         let mut needed_json = Vec::new();
         let mut reader = Reader::new(outputs);
-        for (message, part, id) in wanted {
+        for (message, part, slot) in wanted {
             let start = reader.position();
             let first = texts.strings.len();
             model_output_text(outputs, start, &mut texts.strings, &mut needed_json).map_err(|error| match error {
@@ -465,7 +551,7 @@ impl Filter<'_> {
             })?;
             reader.skip_node(0)?;
             if texts.strings.len() > first {
-                texts.by_id[id as usize] = Some(ResultText { message, part, strings: first..texts.strings.len() });
+                texts.by_id[slot as usize] = Some(ResultText { message, part, strings: first..texts.strings.len() });
             }
         }
         reader.finish()?;

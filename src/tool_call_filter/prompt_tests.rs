@@ -9,16 +9,37 @@ struct PromptTape {
     count: i32,
 }
 
+/// A call id as a part holds it: [`NO_ID`] for a falsy one.
+fn id_field(id: i32) -> i32 {
+    if id == NO_ID {
+        0
+    } else {
+        (id + 1) * code::CALL_ID_UNIT
+    }
+}
+
+/// A falsy call id.
+const NO_ID: i32 = -1;
+
 fn call(id: i32, excluded: bool) -> Vec<i32> {
-    vec![code::TOOL_CALL, id, excluded as i32]
+    vec![code::TOOL_CALL | if excluded { code::EXCLUDED } else { 0 } | id_field(id)]
 }
 
 fn result(id: i32, excluded: bool, own_output: bool) -> Vec<i32> {
-    vec![code::TOOL_RESULT, id, excluded as i32, own_output as i32]
+    let flags = if excluded { code::EXCLUDED } else { 0 } | if own_output { code::OWN_OUTPUT } else { 0 };
+    vec![code::TOOL_RESULT | flags | id_field(id)]
 }
 
 fn text() -> Vec<i32> {
     vec![code::PART_OTHER]
+}
+
+fn role(assistant: bool) -> i32 {
+    if assistant {
+        code::ASSISTANT
+    } else {
+        0
+    }
 }
 
 impl PromptTape {
@@ -29,7 +50,7 @@ impl PromptTape {
     }
 
     fn message(mut self, assistant: bool, parts: Vec<Vec<i32>>) -> Self {
-        self.tape.extend([code::PARTS, assistant as i32, parts.len() as i32]);
+        self.tape.extend([code::PARTS | role(assistant), parts.len() as i32]);
         self.tape.extend(parts.into_iter().flatten());
         self.count += 1;
         self
@@ -44,7 +65,7 @@ impl PromptTape {
     }
 
     fn string_content(mut self, assistant: bool, empty: bool) -> Self {
-        self.tape.extend([code::TEXT_CONTENT, assistant as i32, empty as i32]);
+        self.tape.push(code::TEXT_CONTENT | role(assistant) | if empty { code::EMPTY } else { 0 });
         self.count += 1;
         self
     }
@@ -268,16 +289,31 @@ fn an_empty_exclude_list_changes_and_records_nothing() {
 
 #[test]
 fn falsy_ids_are_never_removed() {
-    let tape = PromptTape::default()
-        .assistant(vec![call(code::NO_CALL_ID, false)])
-        .tool(vec![result(code::NO_CALL_ID, false, false)])
-        .build();
+    let tape =
+        PromptTape::default().assistant(vec![call(NO_ID, false)]).tool(vec![result(NO_ID, false, false)]).build();
     assert_eq!(filter(&plain(), Exclude::All, &tape, None, None).unwrap().answer, Answer::Unchanged);
 }
 
 #[test]
 fn broken_tapes_are_errors() {
-    for tape in [vec![], vec![1], vec![1, 9], vec![1, code::PARTS, 1, 1, code::TOOL_CALL, 5, 0], vec![2, code::PASS]] {
+    let broken = [
+        vec![],
+        vec![1],
+        vec![1, 9],
+        vec![2, code::PASS],
+        // Id 5 where the next new id is 0.
+        vec![1, code::PARTS, 1, code::TOOL_CALL | (6 * code::CALL_ID_UNIT)],
+        // Flags a kind does not have, an unknown kind, a negative part.
+        vec![1, code::PASS | code::ASSISTANT],
+        vec![1, code::PARTS | code::EMPTY, 0],
+        vec![1, code::PARTS, 1, code::PART_OTHER | code::EXCLUDED],
+        vec![1, code::PARTS, 1, code::PART_OTHER | code::CALL_ID_UNIT],
+        vec![1, code::PARTS, 1, code::TOOL_CALL | code::OWN_OUTPUT],
+        vec![1, code::PARTS, 1, code::KIND_MASK],
+        vec![1, code::PARTS, 1, -1],
+        vec![1, code::PARTS, 1, code::TOOL_RESULT | 32],
+    ];
+    for tape in broken {
         assert!(matches!(filter(&plain(), Exclude::All, &tape, None, None), Err(FilterError::Tape(_))), "{tape:?}");
     }
     // A history table of the wrong length.
