@@ -61,6 +61,38 @@ pub struct Bm25Builder {
     /// first occurrence, and each term's position in that list.
     counts: Vec<(u32, u32)>,
     count_slot: Vec<u32>,
+    /// The terms [`add`](Self::add) met lately, by hash (see [`RecentTerms`]).
+    recent: RecentTerms,
+}
+
+/// A small direct-mapped memo in front of the term table, by hash: most
+/// tokens of a catalog are a few hundred common words, whose entries stay in
+/// the first level of cache here, where the table itself is too large to.
+/// An entry is only used when its text equals the token, so it never changes
+/// which number a token gets.
+#[derive(Default)]
+struct RecentTerms {
+    slots: Vec<TermSlot>,
+}
+
+impl RecentTerms {
+    /// Entries; a power of two (16 bytes each: 16 KiB).
+    const SIZE: usize = 1024;
+
+    /// The number of `token` (its `hash32` is `hash`), interned in `terms` if new.
+    #[inline]
+    fn intern(&mut self, terms: &mut TermTable, token: &[u16], hash: u32) -> u32 {
+        if self.slots.is_empty() {
+            // `len: 0` matches no token: every token is at least one unit long.
+            self.slots = vec![TermSlot { start: 0, len: 0, term: 0, hash: 0 }; Self::SIZE];
+        }
+        let recent = &mut self.slots[hash as usize & (Self::SIZE - 1)];
+        if recent.hash == hash && TermTable::matches(&terms.text, recent, token) {
+            return recent.term;
+        }
+        *recent = terms.intern_slot(token, hash);
+        recent.term
+    }
 }
 
 impl Bm25Builder {
@@ -98,7 +130,7 @@ impl Bm25Builder {
         for part in parts {
             for_each_token(part, |token| {
                 len += 1;
-                let term = self.terms.intern(token);
+                let term = self.recent.intern(&mut self.terms, token, hash32(token));
                 self.count(term, 1);
             });
         }
@@ -544,22 +576,23 @@ impl TermTable {
             .map(|slot| slot.term)
     }
 
-    fn intern(&mut self, token: &[u16]) -> u32 {
-        self.intern_hashed(token, hash32(token))
+    fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
+        self.intern_slot(token, hash).term
     }
 
-    fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
+    /// The slot of a token (its `hash32` is `hash`), interned if new.
+    fn intern_slot(&mut self, token: &[u16], hash: u32) -> TermSlot {
         let text = &self.text;
         if let Some(slot) =
             self.table.find(widen(hash), |slot| slot.hash == hash && TermTable::matches(text, slot, token))
         {
-            return slot.term;
+            return *slot;
         }
         let slot = TermSlot { start: self.text.len() as u32, len: token.len() as u32, term: self.count, hash };
         self.text.extend_from_slice(token);
         self.count += 1;
         self.table.insert_unique(widen(hash), slot, |slot| widen(slot.hash));
-        slot.term
+        slot
     }
 }
 
@@ -755,6 +788,26 @@ mod tests {
         assert_eq!(score(&big, "weather").len(), 50);
         assert_eq!(score(&small, "weather"), before);
         assert_eq!(score(&big, "weather weather"), score(&big, "weather weather"));
+    }
+
+    #[test]
+    fn recent_terms_evicted_or_colliding_still_name_each_token_once() {
+        // Far more distinct tokens than the memo has entries, met again in
+        // another order: each query term finds exactly the documents with it.
+        let mut builder = Bm25Index::builder();
+        let word = |k: usize| format!("w{k}");
+        let docs: Vec<[usize; 2]> = (0..6000).map(|i| [i % 3000, (i * 7 + 1) % 3000]).collect();
+        for pair in &docs {
+            add(&mut builder, &format!("{} {}", word(pair[0]), word(pair[1])));
+        }
+        let index = builder.finish();
+        assert_eq!(index.terms.len(), 3000);
+        for k in (0..3000).step_by(97) {
+            let want: Vec<DocId> = (0..docs.len() as DocId).filter(|&d| docs[d as usize].contains(&k)).collect();
+            let mut got: Vec<DocId> = score(&index, &word(k)).into_iter().map(|(doc, _)| doc).collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "w{k}");
+        }
     }
 
     #[test]
