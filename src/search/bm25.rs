@@ -51,8 +51,14 @@ struct Posting {
 #[derive(Default)]
 pub struct Bm25Builder {
     terms: TermTable,
-    /// Every (term, posting) pair, in the order documents were added.
+    /// Every (term, posting) pair, in the order documents were added, but
+    /// for those of appended builders, kept in `appended` (after these).
     pairs: Vec<(u32, Posting)>,
+    /// The pairs of builders appended (see [`append`](Self::append)), as
+    /// they were: rewriting each pair into `pairs` costs a pass over them
+    /// and a copy of `pairs`, on the path every first search waits on;
+    /// [`finish`](Self::finish) reads them where they are instead.
+    appended: Vec<AppendedPairs>,
     doc_len: Vec<u32>,
     live: Vec<bool>,
     live_docs: u32,
@@ -61,6 +67,55 @@ pub struct Bm25Builder {
     /// first occurrence, and each term's position in that list.
     counts: Vec<(u32, u32)>,
     count_slot: Vec<u32>,
+    /// The terms [`add`](Self::add) met lately, by hash (see [`RecentTerms`]).
+    recent: RecentTerms,
+}
+
+/// The pairs of an appended builder, with what turns them into this
+/// builder's: its term numbers into ours, and where its slots start in ours.
+struct AppendedPairs {
+    pairs: Vec<(u32, Posting)>,
+    renumber: Vec<u32>,
+    first_doc: DocId,
+}
+
+impl AppendedPairs {
+    /// The pairs as this builder's own.
+    fn iter(&self) -> impl Iterator<Item = (u32, Posting)> + '_ {
+        self.pairs.iter().map(|&(term, posting)| {
+            (self.renumber[term as usize], Posting { doc: posting.doc + self.first_doc, term_freq: posting.term_freq })
+        })
+    }
+}
+
+/// A small direct-mapped memo in front of the term table, by hash: most
+/// tokens of a catalog are a few hundred common words, whose entries stay in
+/// the first level of cache here, where the table itself is too large to.
+/// An entry is only used when its text equals the token, so it never changes
+/// which number a token gets.
+#[derive(Default)]
+struct RecentTerms {
+    slots: Vec<TermSlot>,
+}
+
+impl RecentTerms {
+    /// Entries; a power of two (16 bytes each: 16 KiB).
+    const SIZE: usize = 1024;
+
+    /// The number of `token` (its `hash32` is `hash`), interned in `terms` if new.
+    #[inline]
+    fn intern(&mut self, terms: &mut TermTable, token: &[u16], hash: u32) -> u32 {
+        if self.slots.is_empty() {
+            // `len: 0` matches no token: every token is at least one unit long.
+            self.slots = vec![TermSlot { start: 0, len: 0, term: 0, hash: 0 }; Self::SIZE];
+        }
+        let recent = &mut self.slots[hash as usize & (Self::SIZE - 1)];
+        if recent.hash == hash && TermTable::matches(&terms.text, recent, token) {
+            return recent.term;
+        }
+        *recent = terms.intern_slot(token, hash);
+        recent.term
+    }
 }
 
 impl Bm25Builder {
@@ -98,7 +153,7 @@ impl Bm25Builder {
         for part in parts {
             for_each_token(part, |token| {
                 len += 1;
-                let term = self.terms.intern(token);
+                let term = self.recent.intern(&mut self.terms, token, hash32(token));
                 self.count(term, 1);
             });
         }
@@ -139,6 +194,7 @@ impl Bm25Builder {
 
     /// Files the counted document, `len` tokens long, under the next slot.
     fn push_counted(&mut self, len: u32) -> DocId {
+        self.settle_appended();
         let doc = self.doc_len.len() as DocId;
         self.pairs.extend(self.counts.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
         self.doc_len.push(len);
@@ -150,6 +206,7 @@ impl Bm25Builder {
 
     /// [`add_counts`](Self::add_counts) for terms that are all distinct.
     pub fn add_distinct_counts(&mut self, terms: &[(u32, u32)]) -> DocId {
+        self.settle_appended();
         let doc = self.doc_len.len() as DocId;
         let len: u32 = terms.iter().map(|&(_, count)| count).sum();
         self.pairs.extend(terms.iter().map(|&(term, term_freq)| (term, Posting { doc, term_freq })));
@@ -174,17 +231,52 @@ impl Bm25Builder {
     pub fn append(&mut self, other: Bm25Builder) {
         let offset = self.doc_len.len() as DocId;
         let mut renumber = vec![0u32; other.terms.len()];
+        self.terms.table.reserve(other.terms.len(), |slot| widen(slot.hash));
         for slot in other.terms.table.iter() {
             let text = &other.terms.text[slot.start as usize..(slot.start + slot.len) as usize];
             renumber[slot.term as usize] = self.terms.intern_hashed(text, slot.hash);
         }
-        self.pairs.extend(other.pairs.into_iter().map(|(term, posting)| {
-            (renumber[term as usize], Posting { doc: posting.doc + offset, term_freq: posting.term_freq })
-        }));
+        // Its own pairs, then those appended to it, each taken into our numbering.
+        self.appended.push(AppendedPairs { pairs: other.pairs, renumber: renumber.clone(), first_doc: offset });
+        for earlier in other.appended {
+            let renumber = earlier.renumber.iter().map(|&term| renumber[term as usize]).collect();
+            self.appended.push(AppendedPairs { renumber, first_doc: earlier.first_doc + offset, ..earlier });
+        }
         self.doc_len.extend(other.doc_len);
         self.live.extend(other.live);
         self.live_docs += other.live_docs;
         self.total_len += other.total_len;
+    }
+
+    /// Moves the appended builders' pairs into `pairs`, so that a document
+    /// added next files its pairs after theirs.
+    fn settle_appended(&mut self) {
+        if self.appended.is_empty() {
+            return;
+        }
+        for appended in std::mem::take(&mut self.appended) {
+            self.pairs.extend(appended.iter());
+        }
+    }
+
+    /// Calls `f` with every (term, posting) pair of a live document, in the
+    /// order documents were added (a loop per run of pairs, not one chained
+    /// iterator: this is the hot loop of `finish`).
+    #[inline]
+    fn for_each_live_pair(&self, mut f: impl FnMut(u32, Posting)) {
+        let live = &self.live;
+        for &(term, posting) in &self.pairs {
+            if live[posting.doc as usize] {
+                f(term, posting);
+            }
+        }
+        for appended in &self.appended {
+            for (term, posting) in appended.iter() {
+                if live[posting.doc as usize] {
+                    f(term, posting);
+                }
+            }
+        }
     }
 
     /// Retires a document: it stops counting towards N, document frequencies
@@ -203,11 +295,7 @@ impl Bm25Builder {
     pub fn finish(self) -> Bm25Index {
         let term_count = self.terms.len();
         let mut offsets = vec![0u32; term_count + 1];
-        for (term, posting) in &self.pairs {
-            if self.live[posting.doc as usize] {
-                offsets[*term as usize + 1] += 1;
-            }
-        }
+        self.for_each_live_pair(|term, _| offsets[term as usize + 1] += 1);
         for i in 0..term_count {
             offsets[i + 1] += offsets[i];
         }
@@ -216,14 +304,12 @@ impl Bm25Builder {
         let mut next = offsets.clone();
         let mut docs = vec![0; offsets[term_count] as usize];
         let mut weights = vec![0.0; offsets[term_count] as usize];
-        for (term, posting) in &self.pairs {
-            if self.live[posting.doc as usize] {
-                let at = &mut next[*term as usize];
-                docs[*at as usize] = posting.doc;
-                weights[*at as usize] = tf_weight(f64::from(posting.term_freq), length_norms[posting.doc as usize]);
-                *at += 1;
-            }
-        }
+        self.for_each_live_pair(|term, posting| {
+            let at = &mut next[term as usize];
+            docs[*at as usize] = posting.doc;
+            weights[*at as usize] = tf_weight(f64::from(posting.term_freq), length_norms[posting.doc as usize]);
+            *at += 1;
+        });
         Bm25Index { terms: self.terms, offsets, docs, weights, live: self.live, live_docs: self.live_docs }
     }
 }
@@ -544,22 +630,23 @@ impl TermTable {
             .map(|slot| slot.term)
     }
 
-    fn intern(&mut self, token: &[u16]) -> u32 {
-        self.intern_hashed(token, hash32(token))
+    fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
+        self.intern_slot(token, hash).term
     }
 
-    fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
+    /// The slot of a token (its `hash32` is `hash`), interned if new.
+    fn intern_slot(&mut self, token: &[u16], hash: u32) -> TermSlot {
         let text = &self.text;
         if let Some(slot) =
             self.table.find(widen(hash), |slot| slot.hash == hash && TermTable::matches(text, slot, token))
         {
-            return slot.term;
+            return *slot;
         }
         let slot = TermSlot { start: self.text.len() as u32, len: token.len() as u32, term: self.count, hash };
         self.text.extend_from_slice(token);
         self.count += 1;
         self.table.insert_unique(widen(hash), slot, |slot| widen(slot.hash));
-        slot.term
+        slot
     }
 }
 
@@ -755,6 +842,64 @@ mod tests {
         assert_eq!(score(&big, "weather").len(), 50);
         assert_eq!(score(&small, "weather"), before);
         assert_eq!(score(&big, "weather weather"), score(&big, "weather weather"));
+    }
+
+    #[test]
+    fn recent_terms_evicted_or_colliding_still_name_each_token_once() {
+        // Far more distinct tokens than the memo has entries, met again in
+        // another order: each query term finds exactly the documents with it.
+        let mut builder = Bm25Index::builder();
+        let word = |k: usize| format!("w{k}");
+        let docs: Vec<[usize; 2]> = (0..6000).map(|i| [i % 3000, (i * 7 + 1) % 3000]).collect();
+        for pair in &docs {
+            add(&mut builder, &format!("{} {}", word(pair[0]), word(pair[1])));
+        }
+        let index = builder.finish();
+        assert_eq!(index.terms.len(), 3000);
+        for k in (0..3000).step_by(97) {
+            let want: Vec<DocId> = (0..docs.len() as DocId).filter(|&d| docs[d as usize].contains(&k)).collect();
+            let mut got: Vec<DocId> = score(&index, &word(k)).into_iter().map(|(doc, _)| doc).collect();
+            got.sort_unstable();
+            assert_eq!(got, want, "w{k}");
+        }
+    }
+
+    #[test]
+    fn appended_builders_answer_as_one_builder_even_when_added_to_after() {
+        let texts: Vec<String> = (0..60).map(|i| format!("w{} w{} shared x{}", i % 7, i % 5, i % 3)).collect();
+        // Three builders appended into a fourth, nested, then two more documents.
+        let mut parts: Vec<Bm25Builder> = (0..4).map(|_| Bm25Index::builder()).collect();
+        for (i, text) in texts[..58].iter().enumerate() {
+            add(&mut parts[i / 15], text);
+        }
+        let mut last = parts.pop().unwrap();
+        let third = parts.pop().unwrap();
+        let mut second = parts.pop().unwrap();
+        let mut first = parts.pop().unwrap();
+        second.append(third);
+        first.append(second);
+        add(&mut last, "late only");
+        first.append(last);
+        // One builder given the same documents in the same order.
+        let mut whole_reordered = Bm25Index::builder();
+        for text in
+            texts[..58].iter().map(String::as_str).chain(["late only"]).chain(texts[58..].iter().map(String::as_str))
+        {
+            add(&mut whole_reordered, text);
+        }
+        for text in &texts[58..] {
+            add(&mut first, text);
+        }
+        first.remove(3);
+        whole_reordered.remove(3);
+        let (a, b) = (first.finish(), whole_reordered.finish());
+        for query in ["w1", "shared w3 x2", "late", "x0 x0", "only w6"] {
+            let hits = |index: &Bm25Index| -> Vec<(DocId, u64)> {
+                score(index, query).into_iter().map(|(doc, score)| (doc, score.to_bits())).collect()
+            };
+            assert!(!hits(&a).is_empty(), "{query}");
+            assert_eq!(hits(&a), hits(&b), "{query}");
+        }
     }
 
     #[test]
