@@ -910,17 +910,16 @@ class Selection {
         }
         const row = at / ROW_COLUMNS
         let entry = entries.get(tool)
+        // What was analysed is checked once: a value that is still the same
+        // needs no other test.
         const id = tool.id
-        if (entry?.id !== id && typeof id !== 'string' && id !== undefined && id !== null) {
+        const sameId = entry !== undefined && entry.id === id
+        if (!sameId && typeof id !== 'string' && id !== undefined && id !== null) {
           throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
         }
         const description = tool.description
-        if (
-          entry?.description !== description &&
-          typeof description !== 'string' &&
-          description !== undefined &&
-          description !== null
-        ) {
+        const sameDescription = sameId && entry.description === description
+        if (!sameDescription && typeof description !== 'string' && description !== undefined && description !== null) {
           throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
         }
         const schema = readsParameters ? tool.inputSchema : undefined
@@ -929,13 +928,7 @@ class Selection {
           this.#noTool(at, key)
           continue
         }
-        if (
-          entry === undefined ||
-          entry.slot === LET_GO ||
-          entry.id !== id ||
-          entry.description !== description ||
-          entry.schema !== schema
-        ) {
+        if (!sameDescription || entry.schema !== schema || entry.slot === LET_GO) {
           entry = this.#analyse(tool, entry, id, description, schema)
         }
         this.seen[row] = entry
