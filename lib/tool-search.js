@@ -828,7 +828,7 @@ class ToolPool {
 
   /**
    * Lets go of the analyses of tools that the last
-   * `retention.stepCatalogsPerTurn` selections did not read, when the pool
+   * `retention.poolKeptSelections` selections did not read, when the pool
    * holds more than the core's `retention` bounds allow for a selection of
    * `selected` tools. Collected tools give their slots back only after a
    * turn of the event loop: without this, a caller that makes steps of new
@@ -838,7 +838,7 @@ class ToolPool {
   sweep(selected) {
     const held = this.next - this.free.length - this.released.length
     if (held <= Math.max(RETENTION.poolSweepFloor, RETENTION.poolSweepFactor * selected)) return
-    const keepFrom = this.selections - RETENTION.stepCatalogsPerTurn + 1
+    const keepFrom = this.selections - RETENTION.poolKeptSelections + 1
     const { owners, tokens, used } = this
     for (let slot = 0; slot < this.next; slot++) {
       const owner = owners[slot]

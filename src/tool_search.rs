@@ -1014,14 +1014,17 @@ pub struct SearchOutcome {
 /// step be searched after all.
 pub mod retention {
     /// Step catalogs made within one turn of the event loop that stay built;
-    /// an older one of the same turn is let go of.
-    pub const STEP_CATALOGS_PER_TURN: usize = 4;
+    /// an older one of the same turn is let go of. A server's requests that
+    /// reach their steps in the same turn, up to this many, keep theirs (a
+    /// catalog made again costs a build from the text).
+    pub const STEP_CATALOGS_PER_TURN: usize = 16;
     /// Tools the pool analyses before any is let go of for being unused: the
     /// pool is swept when it holds more than this and more than
-    /// [`POOL_SWEEP_FACTOR`] times the step's tools, and keeps the tools of
-    /// the last [`STEP_CATALOGS_PER_TURN`] step catalogs.
+    /// [`POOL_SWEEP_FACTOR`] times the step's tools, and keeps the tools the
+    /// last [`POOL_KEPT_SELECTIONS`] step catalogs read.
     pub const POOL_SWEEP_FLOOR: usize = 16_384;
     pub const POOL_SWEEP_FACTOR: usize = 4;
+    pub const POOL_KEPT_SELECTIONS: usize = 4;
 }
 
 /// The codes of [`LoadOutcome`]'s shapes, which say what keys the result

@@ -158,6 +158,7 @@ pub struct RetentionCodes {
     pub step_catalogs_per_turn: u32,
     pub pool_sweep_floor: u32,
     pub pool_sweep_factor: u32,
+    pub pool_kept_selections: u32,
 }
 
 /// Every code, name and default of `ToolSearchProcessor`'s two halves.
@@ -258,6 +259,7 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             step_catalogs_per_turn: retention::STEP_CATALOGS_PER_TURN as u32,
             pool_sweep_floor: retention::POOL_SWEEP_FLOOR as u32,
             pool_sweep_factor: retention::POOL_SWEEP_FACTOR as u32,
+            pool_kept_selections: retention::POOL_KEPT_SELECTIONS as u32,
         },
         storages: Storage::ALL.iter().map(|s| s.name().into()).collect(),
         rankings: Ranking::ALL.iter().map(|r| r.name().into()).collect(),
