@@ -480,7 +480,7 @@ function defineToolSearchProcessor(host) {
     #keepBuilt(catalog) {
       const built = this.#builtThisTurn
       if (built.length === 0) setImmediate(() => (built.length = 0)).unref()
-      if (built.includes(catalog)) return
+      // Never there already: a catalog is made again only once let go of, which took it out.
       built.push(catalog)
       if (built.length <= RETENTION.stepCatalogsPerTurn) return
       const oldest = built.shift()
