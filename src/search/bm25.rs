@@ -379,7 +379,15 @@ impl Bm25Index {
     pub fn top<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>, limit: f64) -> Vec<Scored> {
         let mut top = Vec::new();
         self.with_scores(query_terms, |scored| {
-            let (_, end) = js_slice_bounds(scored.len(), 0.0, Some(limit));
+            // The touched documents bound the hits: a limit that keeps no
+            // more than SELECT_UP_TO of them from the start (a negative one
+            // counts from the end) selects the same without counting the hits.
+            let (_, bound) = js_slice_bounds(scored.touched.len(), 0.0, Some(limit));
+            let end = if limit >= 0.0 && bound <= SELECT_UP_TO {
+                bound
+            } else {
+                js_slice_bounds(scored.len(), 0.0, Some(limit)).1
+            };
             if end <= SELECT_UP_TO {
                 select_top(scored.iter(), end, &mut top);
             } else {
@@ -403,7 +411,7 @@ impl Bm25Index {
     /// postings in insertion order.
     fn with_scores<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>, done: impl FnOnce(Hits<'_>)) {
         if self.live_docs == 0 {
-            return done(Hits { touched: &[], scores: &[], len: 0 });
+            return done(Hits { touched: &[], scores: &[] });
         }
         let doc_count = f64::from(self.live_docs);
         SCORE_SCRATCH.with(|cell| {
@@ -442,13 +450,17 @@ impl Bm25Index {
 struct Hits<'s> {
     touched: &'s [DocId],
     scores: &'s [f64],
-    /// How many hits there are.
-    len: usize,
 }
 
 impl<'s> Hits<'s> {
+    /// How many hits there are (a pass over the touched documents).
     fn len(&self) -> usize {
-        self.len
+        let scores = self.scores;
+        if self.touched.iter().all(|&doc| scores[doc as usize] >= 0.0) {
+            self.touched.len()
+        } else {
+            self.touched.iter().filter(|&&doc| scores[doc as usize] >= 0.0).count()
+        }
     }
 
     fn iter(self) -> impl Iterator<Item = Scored> + 's {
@@ -534,26 +546,28 @@ impl ScoreRun<'_> {
             }
             return;
         }
+        // Whether a document is touched already is as likely as not, so
+        // neither the sum nor the list branches on it: an untouched score
+        // counts as +0.0 (its bits masked off), and each document is written
+        // past the list's end, the end moving over it on a first touch.
+        let mut len = touched.len();
+        touched.resize(len + docs.len(), 0);
         for (&doc, &weight) in docs.iter().zip(weights) {
             let s = idf * weight;
             let score = &mut scores[doc as usize];
-            if score.to_bits() == UNTOUCHED {
-                touched.push(doc);
-                *score = 0.0 + s;
-            } else {
-                *score += s;
-            }
+            let bits = score.to_bits();
+            let first = bits == UNTOUCHED;
+            let kept = bits & u64::from(first).wrapping_sub(1);
+            *score = f64::from_bits(kept) + s;
+            touched[len] = doc;
+            len += usize::from(first);
         }
+        touched.truncate(len);
     }
 
     fn finish(self, done: impl FnOnce(Hits<'_>)) {
         let ScoreScratch { scores, touched } = &*self.scratch;
-        let len = if touched.iter().all(|&doc| scores[doc as usize] >= 0.0) {
-            touched.len()
-        } else {
-            touched.iter().filter(|&&doc| scores[doc as usize] >= 0.0).count()
-        };
-        done(Hits { touched, scores, len });
+        done(Hits { touched, scores });
     }
 }
 
@@ -825,6 +839,57 @@ mod tests {
                     index.top(terms.iter().copied(), limit).iter().map(|h| (h.doc, h.score.to_bits())).collect();
                 assert_eq!(got, want, "{query:?} limit {limit}");
             }
+        }
+    }
+
+    /// The reference's scoring as it is written: a `Map` from document to
+    /// score, `scores.set(id, (scores.get(id) || 0) + s)` for each query
+    /// term's documents in insertion order; hits in the map's order.
+    fn naive_scores(docs: &[Option<Vec<&str>>], query: &[&str]) -> Vec<(DocId, u64)> {
+        let live: Vec<(DocId, &Vec<&str>)> =
+            docs.iter().enumerate().filter_map(|(d, doc)| doc.as_ref().map(|doc| (d as DocId, doc))).collect();
+        let n = live.len() as f64;
+        let avg = live.iter().map(|(_, doc)| doc.len() as f64).sum::<f64>() / n;
+        let mut scores: Vec<(DocId, f64)> = Vec::new();
+        for term in query {
+            let with: Vec<&(DocId, &Vec<&str>)> = live.iter().filter(|(_, doc)| doc.contains(term)).collect();
+            let idf = idf(n, with.len() as f64);
+            for (doc, words) in with {
+                let tf = words.iter().filter(|w| *w == term).count() as f64;
+                let s = term_score(tf, words.len() as f64, avg, idf);
+                match scores.iter_mut().find(|(d, _)| d == doc) {
+                    Some((_, score)) => *score = (if *score == 0.0 || score.is_nan() { 0.0 } else { *score }) + s,
+                    None => scores.push((*doc, 0.0 + s)),
+                }
+            }
+        }
+        scores.into_iter().map(|(doc, score)| (doc, score.to_bits())).collect()
+    }
+
+    #[test]
+    fn scores_and_their_order_are_the_reference_maps() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let words = ["alpha", "beta", "gamma", "delta", "epsilon", "zeta"];
+        for round in 0..40 {
+            let mut builder = Bm25Index::builder();
+            let mut docs: Vec<Option<Vec<&str>>> = Vec::new();
+            for _ in 0..1 + rng.next() % 120 {
+                let doc: Vec<&str> = (0..1 + rng.next() % 6).map(|_| words[(rng.next() % 6) as usize]).collect();
+                let id = add(&mut builder, &doc.join(" "));
+                docs.push(Some(doc));
+                if rng.next() % 5 == 0 {
+                    builder.remove(id);
+                    docs[id as usize] = None;
+                }
+            }
+            if docs.iter().all(Option::is_none) {
+                continue;
+            }
+            let index = builder.finish();
+            let query: Vec<&str> = (0..1 + rng.next() % 4).map(|_| words[(rng.next() % 6) as usize]).collect();
+            let got: Vec<(DocId, u64)> =
+                score(&index, &query.join(" ")).iter().map(|&(d, s)| (d, s.to_bits())).collect();
+            assert_eq!(got, naive_scores(&docs, &query), "round {round}, query {query:?}");
         }
     }
 
