@@ -877,7 +877,7 @@ mod tests {
                 let doc: Vec<&str> = (0..1 + rng.next() % 6).map(|_| words[(rng.next() % 6) as usize]).collect();
                 let id = add(&mut builder, &doc.join(" "));
                 docs.push(Some(doc));
-                if rng.next() % 5 == 0 {
+                if rng.next().is_multiple_of(5) {
                     builder.remove(id);
                     docs[id as usize] = None;
                 }
