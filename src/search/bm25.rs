@@ -217,10 +217,19 @@ impl Bm25Builder {
         doc
     }
 
-    /// The number of a term of this builder's, given its text and its hash
-    /// as [`TermDict`] keeps it, for [`add_counts`](Self::add_counts).
-    pub(super) fn intern_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
-        self.terms.intern_hashed(token, hash)
+    /// The number of a term new to this builder (a [`TermDict`] term met the
+    /// first time), given its text and its hash as [`TermDict`] keeps it, for
+    /// [`add_counts`](Self::add_counts): numbered without looking it up.
+    pub(super) fn intern_new_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
+        debug_assert!(self.terms.get(token).is_none(), "a term interned as new was there already");
+        self.terms.insert_new(token, hash).term
+    }
+
+    /// Room for this many more distinct terms.
+    pub(super) fn reserve_terms(mut self, terms: usize, text_len: usize) -> Bm25Builder {
+        self.terms.table.reserve(terms, |slot| widen(slot.hash));
+        self.terms.text.reserve(text_len);
+        self
     }
 
     /// Appends the documents of `other`, in order, after this builder's, as
@@ -656,6 +665,11 @@ impl TermTable {
         {
             return *slot;
         }
+        self.insert_new(token, hash)
+    }
+
+    /// Interns a token known not to be here yet.
+    fn insert_new(&mut self, token: &[u16], hash: u32) -> TermSlot {
         let slot = TermSlot { start: self.text.len() as u32, len: token.len() as u32, term: self.count, hash };
         self.text.extend_from_slice(token);
         self.count += 1;
@@ -687,6 +701,11 @@ impl TermDict {
             self.by_term.push(TermSlot { start: end - len, len, term, hash });
         }
         term
+    }
+
+    /// The length of all its terms' text.
+    pub(super) fn text_len(&self) -> usize {
+        self.table.text.len()
     }
 
     /// Term `term`'s text and hash.

@@ -328,7 +328,15 @@ impl ToolPool {
         let mut entries = Vec::with_capacity(selection.len());
         let mut id_hashes = Vec::with_capacity(selection.len());
         let mut analysed = (!reads_parameters).then(|| Partial {
-            index: Bm25Builder::with_capacity(selection.len(), 0).reserve_postings(tokens),
+            index: {
+                // No more distinct terms than tokens, nor than the vocabulary has
+                // (bar keys that name tools): room for them at once, not by doubling.
+                let (vocabulary, vocabulary_text) = (self.terms.len(), self.terms.text_len());
+                let distinct = tokens.min(vocabulary);
+                Bm25Builder::with_capacity(selection.len(), 0)
+                    .reserve_postings(tokens)
+                    .reserve_terms(distinct, vocabulary_text / vocabulary.max(1) * distinct)
+            },
             lower_names: Vec::with_capacity(lower_names_len),
             lower_name_ends: Vec::with_capacity(selection.len()),
         });
@@ -479,8 +487,10 @@ fn index_term(index: &mut Bm25Builder, terms: &TermDict, local: &mut Vec<u32>, m
     }
     let number = &mut local[term as usize];
     if *number == u32::MAX {
+        // The vocabulary's terms are distinct texts: met the first time, the
+        // text is new to this index.
         let (text, hash) = terms.term(term);
-        *number = index.intern_hashed(text, hash);
+        *number = index.intern_new_hashed(text, hash);
         met.push(term);
     }
     *number
