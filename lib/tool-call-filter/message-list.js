@@ -158,8 +158,8 @@ function checkHistory(messages) {
  */
 function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew) {
   const tape = scratch.tape
-  // Without an exclude list, ids or model outputs, a tool part's state decides nothing either.
-  const readsInvocations = excluded !== null || ids !== null || withOutputs
+  // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
+  const readsInvocations = excluded !== null || ids !== null
   tape.reserve(to - from + 1)
   let data = tape.data
   let n = tape.length
@@ -213,7 +213,9 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       }
       hasTool = true
       data[n++] = TAPE.partTool
-      if (!readsInvocations) {
+      const mastra = withOutputs ? part.providerMetadata?.mastra : undefined
+      const modelOutput = mastra && Object.hasOwn(mastra, 'modelOutput') ? mastra.modelOutput : undefined
+      if (!readsInvocations && modelOutput == null) {
         // Nothing about the invocation decides anything: its object is not
         // even loaded, which in a long history is a cache miss spared.
         data[n++] = TAPE.stateOther
@@ -231,11 +233,10 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         const id = invocation.toolCallId ?? invocation.toolCall?.id
         data[n++] = id ? (internNew ? ids.intern(id) : ids.lookup(id)) : TAPE.noCallId
       }
-      const mastra = withOutputs ? part.providerMetadata?.mastra : undefined
-      if (mastra && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null) {
+      if (modelOutput != null) {
         data[n++] = TAPE.output
         tape.length = n
-        writeModelOutput(scratch, tape, mastra.modelOutput, [])
+        writeModelOutput(scratch, tape, modelOutput)
         n = tape.length
         tape.reserve((parts.length - j) * 5 + (to - i) + 4)
         data = tape.data
