@@ -224,7 +224,8 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         data[n++] = TAPE.noOutput
         continue
       }
-      const state = invocation.state
+      // Without an exclude list or a model output, a tool part goes or stays by its id alone.
+      const state = excluded !== null || modelOutput != null ? invocation.state : undefined
       data[n++] = state === 'call' ? TAPE.stateCall : state === 'result' ? TAPE.stateResult : TAPE.stateOther
       data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
       if (ids === null) {
@@ -308,6 +309,26 @@ function withoutLegacy(content, parts) {
   return rest
 }
 
+/**
+ * How many parts the `partCount` part actions from `plan[at]` leave. A part
+ * array is made at its size: one pushed to gets room for seventeen, which
+ * for a long history is most of what the call allocates and the collector
+ * then copies.
+ */
+function keptPartCount(plan, at, partCount) {
+  let kept = 0
+  for (let j = 0; j < partCount; j++) {
+    const partAction = plan[at++]
+    if (partAction === PLAN.partKeep) {
+      kept++
+    } else if (partAction === PLAN.partModelOutput) {
+      kept++
+      at += 1 + plan[at]
+    }
+  }
+  return kept
+}
+
 /** Applies the plan of messages `from..to` to them, appending what stays to `out`. */
 function applyPlan(messages, from, to, plan, strings, out) {
   let at = 0
@@ -322,14 +343,15 @@ function applyPlan(messages, from, to, plan, strings, out) {
 
     const content = message.content
     const parts = content.parts
-    const kept = []
+    const kept = new Array(keptPartCount(plan, at, parts.length))
+    let k = 0
     for (let j = 0; j < parts.length; j++) {
       const partAction = plan[at++]
       if (partAction === PLAN.partKeep) {
-        kept.push(parts[j])
+        kept[k++] = parts[j]
       } else if (partAction === PLAN.partModelOutput) {
         const count = plan[at++]
-        kept.push({ type: 'text', text: resultText(parts[j].toolInvocation.toolName, strings, plan, at, count) })
+        kept[k++] = { type: 'text', text: resultText(parts[j].toolInvocation.toolName, strings, plan, at, count) }
         at += count
       }
     }

@@ -208,6 +208,24 @@ function writeOutputs(scratch, prompt, answer, at) {
   return tape.finish()
 }
 
+/**
+ * How many parts the `partCount` part actions from `plan[at]` leave: the
+ * new content array is made at its size (one pushed to gets room for seventeen).
+ */
+function keptPartCount(plan, at, partCount) {
+  let kept = 0
+  for (let j = 0; j < partCount; j++) {
+    const partAction = plan[at++]
+    if (partAction === PLAN.partKeep) {
+      kept++
+    } else if (partAction === PLAN.partResultText) {
+      kept++
+      at += 3 + plan[at + 2]
+    }
+  }
+  return kept
+}
+
 function applyPlan(prompt, plan, at, strings) {
   const filtered = []
   for (let i = 0; i < prompt.length; i++) {
@@ -220,15 +238,16 @@ function applyPlan(prompt, plan, at, strings) {
     if (action === PLAN.drop) continue
 
     const parts = message.content
-    const content = []
+    const content = new Array(keptPartCount(plan, at, parts.length))
+    let k = 0
     for (let j = 0; j < parts.length; j++) {
       const partAction = plan[at++]
       if (partAction === PLAN.partKeep) {
-        content.push(parts[j])
+        content[k++] = parts[j]
       } else if (partAction === PLAN.partResultText) {
         const result = prompt[plan[at++]].content[plan[at++]]
         const count = plan[at++]
-        content.push({ type: 'text', text: resultText(result.toolName, strings, plan, at, count) })
+        content[k++] = { type: 'text', text: resultText(result.toolName, strings, plan, at, count) }
         at += count
       }
     }
