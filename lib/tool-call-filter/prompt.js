@@ -208,24 +208,6 @@ function writeOutputs(scratch, prompt, answer, at) {
   return tape.finish()
 }
 
-/**
- * How many parts the `partCount` part actions from `plan[at]` leave: the
- * new content array is made at its size (one pushed to gets room for seventeen).
- */
-function keptPartCount(plan, at, partCount) {
-  let kept = 0
-  for (let j = 0; j < partCount; j++) {
-    const partAction = plan[at++]
-    if (partAction === PLAN.partKeep) {
-      kept++
-    } else if (partAction === PLAN.partResultText) {
-      kept++
-      at += 3 + plan[at + 2]
-    }
-  }
-  return kept
-}
-
 function applyPlan(prompt, plan, at, strings) {
   const filtered = []
   for (let i = 0; i < prompt.length; i++) {
@@ -238,16 +220,15 @@ function applyPlan(prompt, plan, at, strings) {
     if (action === PLAN.drop) continue
 
     const parts = message.content
-    const content = new Array(keptPartCount(plan, at, parts.length))
-    let k = 0
+    const content = []
     for (let j = 0; j < parts.length; j++) {
       const partAction = plan[at++]
       if (partAction === PLAN.partKeep) {
-        content[k++] = parts[j]
+        content.push(parts[j])
       } else if (partAction === PLAN.partResultText) {
         const result = prompt[plan[at++]].content[plan[at++]]
         const count = plan[at++]
-        content[k++] = { type: 'text', text: resultText(result.toolName, strings, plan, at, count) }
+        content.push({ type: 'text', text: resultText(result.toolName, strings, plan, at, count) })
         at += count
       }
     }
