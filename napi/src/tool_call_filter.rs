@@ -292,33 +292,34 @@ fn write_answer(
     inputs: &[Option<&Int32In<'_>>],
 ) -> Result<i32> {
     let record = decision.record_history as i32;
-    // The head on the stack, the body as the core made it: no answer is built twice.
+    // The head on the stack and a plan, the long part of an answer, as the core
+    // made it; only the positions or slots asked for once in a while are converted.
     let mut head = [record, 0, 0, 0];
-    let (head_length, pairs, slots, plan): (usize, &[(u32, u32)], &[usize], &[i32]) = match &decision.answer {
+    let converted: Vec<i32>;
+    let (head_length, body): (usize, &[i32]) = match &decision.answer {
         Answer::Unchanged => {
             head[1] = PromptAnswer::Unchanged as i32;
-            (2, &[], &[], &[])
+            (2, &[])
         }
         Answer::NeedsOutputs(parts) => {
             head[1..].copy_from_slice(&[PromptAnswer::NeedsOutputs as i32, token as i32, parts.len() as i32]);
-            (4, parts, &[], &[])
+            converted = parts.iter().flat_map(|&(message, part)| [message as i32, part as i32]).collect();
+            (4, &converted)
         }
-        Answer::NeedsJson(needed) => {
-            head[1..3].copy_from_slice(&[PromptAnswer::NeedsJson as i32, needed.len() as i32]);
-            (3, &[], needed, &[])
+        Answer::NeedsJson(slots) => {
+            head[1..3].copy_from_slice(&[PromptAnswer::NeedsJson as i32, slots.len() as i32]);
+            converted = slots.iter().map(|&slot| slot as i32).collect();
+            (3, &converted)
         }
         Answer::Changed(plan) => {
             head[1] = PromptAnswer::Changed as i32;
-            (2, &[], &[], plan)
+            (2, plan)
         }
     };
-    let length = head_length + pairs.len() * 2 + slots.len() + plan.len();
+    let length = head_length + body.len();
     if length > out.len() {
         return Ok(-(length as i32));
     }
-    // Positions and slots, asked for once in a while, are converted first.
-    let pairs: Vec<i32> = pairs.iter().flat_map(|&(message, part)| [message as i32, part as i32]).collect();
-    let slots: Vec<i32> = slots.iter().map(|&slot| slot as i32).collect();
-    out.write(&[&head[..head_length], &pairs, &slots, plan], inputs)?;
+    out.write(&[&head[..head_length], body], inputs)?;
     Ok(length as i32)
 }
