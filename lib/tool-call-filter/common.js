@@ -33,6 +33,8 @@ class Scratch {
   stringsGrown = false
   /** Arrays whose JSON slot was left for later, by tape position. */
   lazyJson = new Map()
+  /** The objects a model output being written is inside; empty between outputs. */
+  ancestors = []
   busy = false
 
   /** Empties the buffers for the next tape of a call. */
@@ -43,6 +45,8 @@ class Scratch {
     this.strings.length = 0
     // `Map#clear` allocates a new table even for an empty map.
     if (this.lazyJson.size !== 0) this.lazyJson.clear()
+    // Left behind only by a getter that threw in the middle of an output.
+    if (this.ancestors.length !== 0) this.ancestors.length = 0
   }
 }
 
@@ -54,15 +58,25 @@ class Scratch {
 const shared = new Scratch()
 
 function withScratch(use) {
-  const scratch = shared.busy ? new Scratch() : shared
-  scratch.busy = true
+  const scratch = takeScratch()
   try {
     return use(scratch)
   } finally {
-    scratch.clear()
-    scratch.busy = false
-    if (scratch === shared) giveBackOutsized(scratch)
+    releaseScratch(scratch)
   }
+}
+
+/** The set for a call; give it back with `releaseScratch` in a `finally`. */
+function takeScratch() {
+  const scratch = shared.busy ? new Scratch() : shared
+  scratch.busy = true
+  return scratch
+}
+
+function releaseScratch(scratch) {
+  scratch.clear()
+  scratch.busy = false
+  if (scratch === shared) giveBackOutsized(scratch)
 }
 
 /** Drops whichever buffer an outsized call grew past the limit; the next call starts small. */
@@ -189,7 +203,12 @@ class CallIds {
 }
 
 /** Writes the shape of a model output onto `tape`; see `node` in src/tool_call_filter/tape.rs. */
-function writeModelOutput(scratch, tape, value, ancestors) {
+function writeModelOutput(scratch, tape, value) {
+  writeNode(scratch, tape, value, scratch.ancestors)
+}
+
+/** `ancestors`: the arrays and objects this node is inside, to catch a cycle. */
+function writeNode(scratch, tape, value, ancestors) {
   const strings = scratch.strings
   switch (typeof value) {
     case 'string':
@@ -222,7 +241,7 @@ function writeModelOutput(scratch, tape, value, ancestors) {
     scratch.lazyJson.set(tape.length, value)
     tape.push(NODE.jsonLater)
     tape.push(value.length)
-    for (let i = 0; i < value.length; i++) writeModelOutput(scratch, tape, value[i], ancestors)
+    for (let i = 0; i < value.length; i++) writeNode(scratch, tape, value[i], ancestors)
   } else {
     const hasValue = 'value' in value
     const text = value.text
@@ -233,7 +252,7 @@ function writeModelOutput(scratch, tape, value, ancestors) {
     tape.push(hasValue || textIsString ? NODE.noJson : jsonIndex(value, strings))
     tape.push(textIsString ? strings.push(text) - 1 : NODE.noText)
     tape.push(textIsString && text.length > 0 ? 1 : 0)
-    if (hasValue) writeModelOutput(scratch, tape, value.value, ancestors)
+    if (hasValue) writeNode(scratch, tape, value.value, ancestors)
   }
   ancestors.pop()
 }
@@ -279,6 +298,8 @@ module.exports = {
   codes,
   ExcludeMode,
   withScratch,
+  takeScratch,
+  releaseScratch,
   readOptions,
   excludeNow,
   CallIds,

@@ -158,8 +158,8 @@ function checkHistory(messages) {
  */
 function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew) {
   const tape = scratch.tape
-  // Without an exclude list, ids or model outputs, a tool part's state decides nothing either.
-  const readsInvocations = excluded !== null || ids !== null || withOutputs
+  // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
+  const readsInvocations = excluded !== null || ids !== null
   tape.reserve(to - from + 1)
   let data = tape.data
   let n = tape.length
@@ -213,7 +213,9 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       }
       hasTool = true
       data[n++] = TAPE.partTool
-      if (!readsInvocations) {
+      const mastra = withOutputs ? part.providerMetadata?.mastra : undefined
+      const modelOutput = mastra && Object.hasOwn(mastra, 'modelOutput') ? mastra.modelOutput : undefined
+      if (!readsInvocations && modelOutput == null) {
         // Nothing about the invocation decides anything: its object is not
         // even loaded, which in a long history is a cache miss spared.
         data[n++] = TAPE.stateOther
@@ -222,7 +224,8 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         data[n++] = TAPE.noOutput
         continue
       }
-      const state = invocation.state
+      // Without an exclude list or a model output, a tool part goes or stays by its id alone.
+      const state = excluded !== null || modelOutput != null ? invocation.state : undefined
       data[n++] = state === 'call' ? TAPE.stateCall : state === 'result' ? TAPE.stateResult : TAPE.stateOther
       data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
       if (ids === null) {
@@ -231,11 +234,10 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         const id = invocation.toolCallId ?? invocation.toolCall?.id
         data[n++] = id ? (internNew ? ids.intern(id) : ids.lookup(id)) : TAPE.noCallId
       }
-      const mastra = withOutputs ? part.providerMetadata?.mastra : undefined
-      if (mastra && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null) {
+      if (modelOutput != null) {
         data[n++] = TAPE.output
         tape.length = n
-        writeModelOutput(scratch, tape, mastra.modelOutput, [])
+        writeModelOutput(scratch, tape, modelOutput)
         n = tape.length
         tape.reserve((parts.length - j) * 5 + (to - i) + 4)
         data = tape.data
@@ -307,6 +309,26 @@ function withoutLegacy(content, parts) {
   return rest
 }
 
+/**
+ * How many parts the `partCount` part actions from `plan[at]` leave. A part
+ * array is made at its size: one pushed to gets room for seventeen, which
+ * for a long history is most of what the call allocates and the collector
+ * then copies.
+ */
+function keptPartCount(plan, at, partCount) {
+  let kept = 0
+  for (let j = 0; j < partCount; j++) {
+    const partAction = plan[at++]
+    if (partAction === PLAN.partKeep) {
+      kept++
+    } else if (partAction === PLAN.partModelOutput) {
+      kept++
+      at += 1 + plan[at]
+    }
+  }
+  return kept
+}
+
 /** Applies the plan of messages `from..to` to them, appending what stays to `out`. */
 function applyPlan(messages, from, to, plan, strings, out) {
   let at = 0
@@ -321,14 +343,15 @@ function applyPlan(messages, from, to, plan, strings, out) {
 
     const content = message.content
     const parts = content.parts
-    const kept = []
+    const kept = new Array(keptPartCount(plan, at, parts.length))
+    let k = 0
     for (let j = 0; j < parts.length; j++) {
       const partAction = plan[at++]
       if (partAction === PLAN.partKeep) {
-        kept.push(parts[j])
+        kept[k++] = parts[j]
       } else if (partAction === PLAN.partModelOutput) {
         const count = plan[at++]
-        kept.push({ type: 'text', text: resultText(parts[j].toolInvocation.toolName, strings, plan, at, count) })
+        kept[k++] = { type: 'text', text: resultText(parts[j].toolInvocation.toolName, strings, plan, at, count) }
         at += count
       }
     }

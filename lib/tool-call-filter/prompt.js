@@ -11,14 +11,14 @@ const { filterPrompt, filterPromptOutputs, promptFilterUsesHistory, PromptAnswer
 const {
   codes,
   ExcludeMode,
-  withScratch,
+  takeScratch,
+  releaseScratch,
   readOptions,
   excludeNow,
   CallIds,
   writeModelOutput,
   fillJson,
   resultText,
-  callNative,
   describe,
 } = require('./common.js')
 
@@ -53,45 +53,68 @@ function definePromptToolCallFilter(preservedResults) {
       const withOutputs = this.#withOutputs
       const steps = this.#filterAfterToolSteps
       const excludeLength = exclude?.length
-      return withScratch((scratch) => {
+      const scratch = takeScratch()
+      try {
         const ids = new CallIds()
         writePrompt(scratch, prompt, names, ids, withOutputs)
         const tape = scratch.tape.finish()
         const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
-        // Calls `filterPrompt` or `filterPromptOutputs`, growing the answer buffer as asked.
-        const answerOf = (call) => {
-          let length = callNative(() => call(scratch.plan))
-          if (length < 0) {
-            scratch.plan = new Int32Array(-length * 2)
-            length = callNative(() => call(scratch.plan))
-          }
-          return scratch.plan.subarray(0, length)
-        }
-        const ask = (outputs) =>
-          answerOf((plan) => filterPrompt(withOutputs, steps, everyResult, excludeLength, tape, history, outputs, plan))
-        // The outputs go to the analysis the first answer left, unless a
-        // nested call replaced it: then the prompt is read again.
-        const askWith = (token, outputs) => {
-          const answer = answerOf((plan) => filterPromptOutputs(token, outputs, plan))
-          return answer[1] === PromptAnswer.Forgotten ? ask(outputs) : answer
-        }
-
-        let answer = ask(undefined)
+        const ask = [withOutputs, steps, everyResult, excludeLength, tape, history]
+        let answer = askPrompt(scratch, ask, undefined)
         if (answer[0] === 1) state[HISTORY_KEY] = ids.set
         if (answer[1] === PromptAnswer.NeedsOutputs) {
           const token = answer[2]
           const outputs = writeOutputs(scratch, prompt, answer, 3)
-          answer = askWith(token, outputs)
+          answer = askOutputs(scratch, ask, token, outputs)
           if (answer[1] === PromptAnswer.NeedsJson) {
             fillJson(scratch, outputs, answer.subarray(3, 3 + answer[2]))
-            answer = askWith(token, outputs)
+            answer = askOutputs(scratch, ask, token, outputs)
           }
         }
         if (answer[1] === PromptAnswer.Unchanged) return undefined
         return { prompt: applyPlan(prompt, answer, 2, scratch.strings) }
-      })
+      } finally {
+        releaseScratch(scratch)
+      }
     }
   }
+}
+
+/**
+ * Calls `filterPrompt` with `ask` (its arguments up to the history) and
+ * `outputs`, growing the answer buffer as asked; the answer's view.
+ */
+function askPrompt(scratch, ask, outputs) {
+  const [withOutputs, steps, everyResult, excludeLength, tape, history] = ask
+  let length
+  for (;;) {
+    try {
+      length = filterPrompt(withOutputs, steps, everyResult, excludeLength, tape, history, outputs, scratch.plan)
+    } catch (error) {
+      throw new TypeError(error.message)
+    }
+    if (length >= 0) return scratch.plan.subarray(0, length)
+    scratch.plan = new Int32Array(-length * 2)
+  }
+}
+
+/**
+ * Gives the outputs to the analysis the first answer left, unless a nested
+ * call replaced it: then the prompt is read again.
+ */
+function askOutputs(scratch, ask, token, outputs) {
+  let length
+  for (;;) {
+    try {
+      length = filterPromptOutputs(token, outputs, scratch.plan)
+    } catch (error) {
+      throw new TypeError(error.message)
+    }
+    if (length >= 0) break
+    scratch.plan = new Int32Array(-length * 2)
+  }
+  const answer = scratch.plan.subarray(0, length)
+  return answer[1] === PromptAnswer.Forgotten ? askPrompt(scratch, ask, outputs) : answer
 }
 
 /**
@@ -180,7 +203,7 @@ function writeOutputs(scratch, prompt, answer, at) {
   const count = answer[at++]
   for (let k = 0; k < count; k++) {
     const part = prompt[answer[at++]].content[answer[at++]]
-    writeModelOutput(scratch, tape, part.output, [])
+    writeModelOutput(scratch, tape, part.output)
   }
   return tape.finish()
 }

@@ -9,47 +9,65 @@
 use napi::bindgen_prelude::*;
 use napi::sys;
 
-/// An `Int32Array` that is not a view of a `SharedArrayBuffer`.
-pub struct Int32In<'a>(Int32ArraySlice<'a>);
+/// A borrowed `Int32Array`'s elements, as read on conversion.
+struct View<'a> {
+    data: std::ptr::NonNull<i32>,
+    len: usize,
+    _borrow: std::marker::PhantomData<&'a mut [i32]>,
+}
 
-impl<'a> Int32In<'a> {
-    pub fn as_slice(&self) -> &[i32] {
-        &self.0
+impl View<'_> {
+    fn as_slice(&self) -> &[i32] {
+        // SAFETY: `data` points to `len` elements of a live, non-shared view
+        // (see `read_view`), borrowed for the call.
+        unsafe { std::slice::from_raw_parts(self.data.as_ptr(), self.len) }
     }
 
     fn byte_range(&self) -> std::ops::Range<usize> {
-        let range = self.0.as_ptr_range();
+        let range = self.as_slice().as_ptr_range();
         range.start as usize..range.end as usize
     }
 }
 
+/// An `Int32Array` that is not a view of a `SharedArrayBuffer`.
+pub struct Int32In<'a>(View<'a>);
+
+impl<'a> Int32In<'a> {
+    pub fn as_slice(&self) -> &[i32] {
+        self.0.as_slice()
+    }
+
+    fn byte_range(&self) -> std::ops::Range<usize> {
+        self.0.byte_range()
+    }
+}
+
 /// The buffer an answer is written into.
-pub struct Int32Out<'a>(Int32ArraySlice<'a>);
+pub struct Int32Out<'a>(View<'a>);
 
 impl Int32Out<'_> {
     pub fn len(&self) -> usize {
-        self.0.len()
+        self.0.len
     }
 
     /// Copies the pieces of an answer, one after another, to the start of
     /// the buffer, after checking that the buffer is long enough and overlaps
-    /// none of `inputs`.
-    pub fn write(&mut self, pieces: &[&[i32]], inputs: &[&Int32In<'_>]) -> Result<()> {
-        let out = self.0.as_ptr_range();
-        let out = out.start as usize..out.end as usize;
-        if inputs.iter().any(|input| {
+    /// none of `inputs` (those given).
+    pub fn write(&mut self, pieces: &[&[i32]], inputs: &[Option<&Int32In<'_>>]) -> Result<()> {
+        let out = self.0.byte_range();
+        if inputs.iter().flatten().any(|input| {
             let input = input.byte_range();
             !input.is_empty() && !out.is_empty() && input.start < out.end && out.start < input.end
         }) {
             return Err(Error::new(Status::InvalidArg, "the answer buffer shares memory with an input"));
         }
-        if pieces.iter().map(|piece| piece.len()).sum::<usize>() > self.0.len() {
+        if pieces.iter().map(|piece| piece.len()).sum::<usize>() > self.0.len {
             return Err(Error::new(Status::InvalidArg, "the answer buffer is too small"));
         }
         // SAFETY: JavaScript is blocked in this call, the view is not shared
         // with another thread (refused on conversion), and no slice of the
         // inputs, the only other views borrowed here, overlaps it.
-        let out = unsafe { self.0.as_mut() };
+        let out = unsafe { std::slice::from_raw_parts_mut(self.0.data.as_ptr(), self.0.len) };
         let mut at = 0;
         for piece in pieces {
             out[at..at + piece.len()].copy_from_slice(piece);
@@ -77,9 +95,7 @@ macro_rules! exclusive_view {
         impl FromNapiValue for $view<'_> {
             unsafe fn from_napi_value(env: sys::napi_env, value: sys::napi_value) -> Result<Self> {
                 // SAFETY: `value` is the argument napi-rs is converting, in its `env`.
-                unsafe { refuse_shared(env, value)? };
-                // SAFETY: as above; the slice borrows the view for the call only.
-                Ok($view(unsafe { Int32ArraySlice::from_napi_value(env, value)? }))
+                Ok($view(unsafe { read_view(env, value)? }))
             }
         }
     };
@@ -88,36 +104,41 @@ macro_rules! exclusive_view {
 exclusive_view!(Int32In);
 exclusive_view!(Int32Out);
 
-/// Fails unless `value` is a typed array over a plain `ArrayBuffer`
-/// (`napi_is_arraybuffer` is false for a `SharedArrayBuffer`).
+/// The elements of `value`, which must be an `Int32Array` over a plain
+/// `ArrayBuffer` (`napi_is_arraybuffer` is false for a `SharedArrayBuffer`).
+/// One `napi_get_typedarray_info` gives both the elements and the buffer.
 ///
 /// # Safety
-/// `value` must be a live value of `env`.
-unsafe fn refuse_shared(env: sys::napi_env, value: sys::napi_value) -> Result<()> {
+/// `value` must be a live value of `env`; the view is borrowed for the call only.
+unsafe fn read_view<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a>> {
     let mut is_typed_array = false;
     // SAFETY: the caller vouches for `env` and `value`.
     check_status!(unsafe { sys::napi_is_typedarray(env, value, &mut is_typed_array) })?;
     if !is_typed_array {
         return Err(Error::new(Status::InvalidArg, "expected an Int32Array"));
     }
+    let mut kind = 0;
+    let mut len = 0;
+    let mut data = std::ptr::null_mut();
     let mut buffer = std::ptr::null_mut();
-    // SAFETY: `value` is a typed array; every out-pointer but the buffer's may be null.
+    // SAFETY: `value` is a typed array; the byte offset's out-pointer may be null.
     check_status!(unsafe {
-        sys::napi_get_typedarray_info(
-            env,
-            value,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            &mut buffer,
-            std::ptr::null_mut(),
-        )
+        sys::napi_get_typedarray_info(env, value, &mut kind, &mut len, &mut data, &mut buffer, std::ptr::null_mut())
     })?;
+    if kind != sys::TypedarrayType::int32_array {
+        return Err(Error::new(Status::InvalidArg, "expected an Int32Array"));
+    }
     let mut plain = false;
     // SAFETY: `buffer` is the typed array's buffer, a live value of `env`.
     check_status!(unsafe { sys::napi_is_arraybuffer(env, buffer, &mut plain) })?;
     if !plain {
         return Err(Error::new(Status::InvalidArg, "views of a SharedArrayBuffer are not accepted"));
     }
-    Ok(())
+    // An empty view may have no data pointer; a slice needs one all the same.
+    let data = if len == 0 {
+        std::ptr::NonNull::dangling()
+    } else {
+        std::ptr::NonNull::new(data.cast()).ok_or_else(|| Error::new(Status::InvalidArg, "expected an Int32Array"))?
+    };
+    Ok(View { data, len, _borrow: std::marker::PhantomData })
 }

@@ -100,9 +100,7 @@ pub fn plan_message_list(
         TapePlan::Ready(plan) => (plan, 1),
         TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
     };
-    let mut inputs = vec![&tape];
-    inputs.extend(preserve.as_ref());
-    out.write(&[&answer], &inputs)?;
+    out.write(&[&answer], &[Some(&tape), preserve.as_ref()])?;
     Ok(sign * answer.len() as i32)
 }
 
@@ -241,9 +239,7 @@ pub fn filter_prompt(
     )
     .map_err(type_error)?;
     let decision = analysis.answer(&options, outputs.as_ref().map(Int32In::as_slice)).map_err(type_error)?;
-    let mut inputs = vec![&tape];
-    inputs.extend(history.as_ref());
-    inputs.extend(outputs.as_ref());
+    let inputs = [Some(&tape), history.as_ref(), outputs.as_ref()];
     let asks_outputs = matches!(decision.answer, Answer::NeedsOutputs(_));
     // Kept within an `i32`, as the answer carries it.
     let token = PENDING.with_borrow(|pending| pending.last_token.wrapping_add(1) & i32::MAX as u32);
@@ -274,13 +270,13 @@ pub fn filter_prompt_outputs(token: u32, outputs: Int32In, mut out: Int32Out) ->
         if out.len() < answer.len() {
             return Ok(-(answer.len() as i32));
         }
-        out.write(&[&answer], &[&outputs])?;
+        out.write(&[&answer], &[Some(&outputs)])?;
         return Ok(answer.len() as i32);
     };
     let decision = analysis.answer(&options, Some(outputs.as_slice())).map_err(type_error)?;
     // Asked again once the JSON is filled in, or once `out` has grown.
     let asks_again = matches!(decision.answer, Answer::NeedsJson(_));
-    let length = write_answer(decision, token, &mut out, &[&outputs])?;
+    let length = write_answer(decision, token, &mut out, &[Some(&outputs)])?;
     if asks_again || length < 0 {
         PENDING.with_borrow_mut(|pending| pending.kept = Some((token, options, analysis)));
     }
@@ -289,25 +285,41 @@ pub fn filter_prompt_outputs(token: u32, outputs: Int32In, mut out: Int32Out) ->
 
 /// Writes a decision as `[record_history, PromptAnswer, ...]` into `out` and
 /// returns its length, or minus the length it needs when `out` is too short.
-fn write_answer(decision: prompt::Decision, token: u32, out: &mut Int32Out, inputs: &[&Int32In<'_>]) -> Result<i32> {
+fn write_answer(
+    decision: prompt::Decision,
+    token: u32,
+    out: &mut Int32Out,
+    inputs: &[Option<&Int32In<'_>>],
+) -> Result<i32> {
     let record = decision.record_history as i32;
-    // The plan, the long part of an answer, is written as the core made it.
-    let (head, body): (Vec<i32>, Vec<i32>) = match decision.answer {
-        Answer::Unchanged => (vec![record, PromptAnswer::Unchanged as i32], Vec::new()),
-        Answer::NeedsOutputs(parts) => (
-            vec![record, PromptAnswer::NeedsOutputs as i32, token as i32, parts.len() as i32],
-            parts.into_iter().flat_map(|(message, part)| [message as i32, part as i32]).collect(),
-        ),
-        Answer::NeedsJson(slots) => (
-            vec![record, PromptAnswer::NeedsJson as i32, slots.len() as i32],
-            slots.into_iter().map(|slot| slot as i32).collect(),
-        ),
-        Answer::Changed(plan) => (vec![record, PromptAnswer::Changed as i32], plan),
+    // The head on the stack and a plan, the long part of an answer, as the core
+    // made it; only the positions or slots asked for once in a while are converted.
+    let mut head = [record, 0, 0, 0];
+    let converted: Vec<i32>;
+    let (head_length, body): (usize, &[i32]) = match &decision.answer {
+        Answer::Unchanged => {
+            head[1] = PromptAnswer::Unchanged as i32;
+            (2, &[])
+        }
+        Answer::NeedsOutputs(parts) => {
+            head[1..].copy_from_slice(&[PromptAnswer::NeedsOutputs as i32, token as i32, parts.len() as i32]);
+            converted = parts.iter().flat_map(|&(message, part)| [message as i32, part as i32]).collect();
+            (4, &converted)
+        }
+        Answer::NeedsJson(slots) => {
+            head[1..3].copy_from_slice(&[PromptAnswer::NeedsJson as i32, slots.len() as i32]);
+            converted = slots.iter().map(|&slot| slot as i32).collect();
+            (3, &converted)
+        }
+        Answer::Changed(plan) => {
+            head[1] = PromptAnswer::Changed as i32;
+            (2, plan)
+        }
     };
-    let length = head.len() + body.len();
+    let length = head_length + body.len();
     if length > out.len() {
         return Ok(-(length as i32));
     }
-    out.write(&[&head, &body], inputs)?;
+    out.write(&[&head[..head_length], body], inputs)?;
     Ok(length as i32)
 }

@@ -28,9 +28,9 @@
 //! Where a field decides nothing the binding may write a fixed value without
 //! reading it: `excluded` 0 without an exclude list, `call_id` 0 where no ids
 //! are compared (every tool goes, none is kept by step), `output` NO_OUTPUT
-//! without `preserveModelOutput`, and, where all three hold, `state`
-//! STATE_OTHER (without an exclude list or a model output, a tool part goes
-//! whatever its state).
+//! without `preserveModelOutput`, and, without an exclude list where the part
+//! has no model output written, `state` STATE_OTHER (a tool part then goes,
+//! or stays by its id, whatever its state).
 //!
 //! The answer is a plan ([`super::plan`]) that the binding applies to the
 //! original objects, so payloads never leave JavaScript and nothing is copied

@@ -150,6 +150,9 @@ enum Content {
 #[derive(Clone, Copy, Debug)]
 struct Message {
     assistant: bool,
+    /// Some part is a tool call: found while decoding, so that finding the
+    /// steps reads no part of a message that is not one.
+    has_call: bool,
     content: Content,
 }
 
@@ -180,7 +183,7 @@ impl Prompt {
             let head = reader.read()?;
             let assistant = head & code::ASSISTANT != 0;
             let message = match (head & code::KIND_MASK, head & !(code::KIND_MASK | code::ASSISTANT)) {
-                (code::PASS, 0) if !assistant => Message { assistant, content: Content::Pass },
+                (code::PASS, 0) if !assistant => Message { assistant, has_call: false, content: Content::Pass },
                 (code::PARTS, 0) => {
                     let part_count = reader.count()?;
                     let at = reader.position();
@@ -190,10 +193,12 @@ impl Prompt {
                     // grammar (never one the binding wrote) is read again for
                     // the error's position.
                     let mut valid = true;
+                    let mut has_call = false;
                     let mut id_count = prompt.id_count;
                     prompt.parts.extend(values.iter().map(|&value| {
                         let (part, ok) = Part::decode(value, &mut id_count);
                         valid &= ok;
+                        has_call |= part.kind == PartKind::Call;
                         part
                     }));
                     if !valid {
@@ -207,10 +212,10 @@ impl Prompt {
                     }
                     prompt.id_count = id_count;
                     reader = Reader::at(tape, at + part_count);
-                    Message { assistant, content: Content::Parts { start, end: prompt.parts.len() } }
+                    Message { assistant, has_call, content: Content::Parts { start, end: prompt.parts.len() } }
                 }
                 (code::TEXT_CONTENT, flags @ (0 | code::EMPTY)) => {
-                    Message { assistant, content: Content::Text { empty: flags != 0 } }
+                    Message { assistant, has_call: false, content: Content::Text { empty: flags != 0 } }
                 }
                 _ => return Err(reader.error()),
             };
@@ -370,9 +375,8 @@ fn recent_step_ids(prompt: &Prompt, keep_steps: f64) -> Result<Vec<bool>, Filter
             // `content.filter` is not a function of a string.
             Content::Text { .. } => return Err(FilterError::ContentNotAnArray { message: index }),
             Content::Parts { .. } => {
-                let parts = prompt.parts(message);
-                if parts.iter().any(|part| part.kind == PartKind::Call) {
-                    steps.push(parts);
+                if message.has_call {
+                    steps.push(prompt.parts(message));
                 }
             }
             Content::Pass => {}
