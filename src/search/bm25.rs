@@ -703,6 +703,11 @@ impl TermDict {
         term
     }
 
+    /// The number of a token, if it is a term.
+    pub(super) fn get(&self, token: &[u16]) -> Option<u32> {
+        self.table.get(token)
+    }
+
     /// The length of all its terms' text.
     pub(super) fn text_len(&self) -> usize {
         self.table.text.len()

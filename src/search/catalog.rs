@@ -841,7 +841,7 @@ impl Partial {
     }
 
     /// Appends the run that follows this one.
-    fn append(&mut self, next: Partial) {
+    pub(super) fn append(&mut self, next: Partial) {
         self.index.append(next.index);
         let offset = self.lower_names.len() as u32;
         self.lower_names.extend(next.lower_names);

@@ -157,16 +157,15 @@ pub struct ToolPool {
     terms: TermDict,
     /// The vocabulary size above which it is rebuilt.
     compact_above: usize,
-    /// While a selection is indexed, each vocabulary term's number in its
-    /// index (`u32::MAX`: not met yet); all `u32::MAX` in between.
-    local: Vec<u32>,
-    /// The terms `local` gave a number, to reset.
-    met: Vec<u32>,
+    /// Where a tool's terms are counted when it is analysed, and a
+    /// selection's (first half's) index numbers terms.
+    numbering: Numbering,
+    /// Where the second half of a split selection's index numbers terms.
+    second_numbering: Numbering,
     /// Scratch for a tool's tokens.
     lowered: Vec<u16>,
     /// Scratch for a tool's id lowercased, when it is the name.
     lower_id: Vec<u16>,
-    counts: Vec<(u32, u32)>,
 }
 
 impl ToolPool {
@@ -179,11 +178,10 @@ impl ToolPool {
             filled: 0,
             terms: TermDict::default(),
             compact_above: COMPACT_SPARE_TERMS,
-            local: Vec::new(),
-            met: Vec::new(),
+            numbering: Numbering::default(),
+            second_numbering: Numbering::default(),
             lowered: Vec::new(),
             lower_id: Vec::new(),
-            counts: Vec::new(),
         }
     }
 
@@ -260,7 +258,7 @@ impl ToolPool {
             // The reference indexes `"<name> <description>"` lowercased; the
             // space separates, so the two are tokenized apart. Counted here
             // as pairs, later flattened into `terms`.
-            let ToolPool { terms, lowered, lower_id, local, met, counts, .. } = self;
+            let ToolPool { terms, lowered, lower_id, numbering: Numbering { local, met, counts }, .. } = self;
             counts.clear();
             let mut count = |token: &[u16]| count_term(local, met, counts, terms.intern(token), 1);
             if tool.named_by_id() {
@@ -305,100 +303,67 @@ impl ToolPool {
     /// The catalog of a selection of the pool's tools, in record order (the
     /// entries `Catalog::new` would take, with each tool's id and description
     /// as analysed): the same catalog, searching the same, as one built from
-    /// the text.
+    /// the text. A large selection is laid out in two halves at once, each
+    /// into an index of its own, the second then appended to the first (as a
+    /// large catalog's build does).
     pub fn catalog(&mut self, selection: &[PoolEntry<'_>]) -> Result<Catalog, PoolError> {
         if self.terms.len() > self.compact_above {
             self.compact();
         }
-        let reads_parameters = self.ranking.reads_parameters();
-        let mut params = reads_parameters.then(ParamTable::new);
-        let (mut keys_len, mut lower_names_len, mut tokens) = (0, 0, 0);
-        for entry in selection {
-            if let Some(Some(tool)) = self.tools.get(entry.slot as usize) {
-                keys_len += entry.key.map_or(0, <[u16]>::len);
-                lower_names_len +=
-                    if tool.named_by_id() { tool.lower_id().len() } else { entry.key.map_or(0, <[u16]>::len) };
-                tokens += tool.terms.len() / 2;
+        self.intern_key_names(selection);
+        let split = !self.ranking.reads_parameters() && selection.len() >= SPLIT_FROM_ENTRIES;
+        let ToolPool { ranking, tools, id_keys, terms, numbering, second_numbering, .. } = self;
+        let pool = PoolView { ranking: *ranking, tools, id_keys, terms };
+        let layout = if split {
+            let (head, tail) = selection.split_at(selection.len() / 2);
+            let (head, tail) = std::thread::scope(|scope| {
+                let tail_thread = std::thread::Builder::new()
+                    .name("tool-pool-layout".into())
+                    .spawn_scoped(scope, || pool.lay_out(tail, second_numbering));
+                let head = pool.lay_out(head, numbering);
+                (head, tail_thread.map(|thread| thread.join()))
+            });
+            let mut layout = head?;
+            match tail {
+                Ok(Ok(tail)) => layout.append(tail?),
+                // No second thread, or it failed: lay out the rest here, and
+                // start its numbering afresh (a failed one may not be clean).
+                _ => {
+                    *second_numbering = Numbering::default();
+                    layout.append(pool.lay_out(tail_of(selection), numbering)?);
+                }
             }
+            layout
+        } else {
+            pool.lay_out(selection, numbering)?
+        };
+        let Layout { own, shared, entries, id_hashes, params, analysed } = layout;
+        let text = CatalogText::with_shared(own, shared, id_hashes);
+        Ok(Catalog::from_analysis(text, entries, *ranking, params, analysed)?)
+    }
+
+    /// Puts the tokens of the keys that name their tools (tools without an
+    /// id of their own) in the vocabulary, so that laying out a selection
+    /// only reads it.
+    fn intern_key_names(&mut self, selection: &[PoolEntry<'_>]) {
+        if self.ranking.reads_parameters() {
+            return;
         }
-        // Keys that are not their tool's id, the catalog's own text; each
-        // tool's id and description are in its shared text.
-        let mut own = Vec::with_capacity(keys_len);
-        let mut shared = Vec::with_capacity(selection.len());
-        let mut entries = Vec::with_capacity(selection.len());
-        let mut id_hashes = Vec::with_capacity(selection.len());
-        let mut analysed = (!reads_parameters).then(|| Partial {
-            index: {
-                // No more distinct terms than tokens, nor than the vocabulary has
-                // (bar keys that name tools): room for them at once, not by doubling.
-                let (vocabulary, vocabulary_text) = (self.terms.len(), self.terms.text_len());
-                let distinct = tokens.min(vocabulary);
-                Bm25Builder::with_capacity(selection.len(), 0)
-                    .reserve_postings(tokens)
-                    .reserve_terms(distinct, vocabulary_text / vocabulary.max(1) * distinct)
-            },
-            lower_names: Vec::with_capacity(lower_names_len),
-            lower_name_ends: Vec::with_capacity(selection.len()),
-        });
-        let ToolPool { tools, id_keys, terms, local, met, counts, .. } = self;
-        for (at, entry) in selection.iter().enumerate() {
-            prefetch_ahead(tools, selection, at);
-            id_hashes.push(id_keys.get(entry.slot as usize).copied().flatten().map_or(0, |id| id.hash));
-            let tool = match tools.get(entry.slot as usize) {
-                Some(Some(tool)) => tool,
-                Some(None) => return Err(PoolError::EmptySlot(entry.slot)),
-                None => return Err(PoolError::SlotOutOfRange(entry.slot)),
-            };
-            let id_span = tool.id_len.map(|len| in_shared(0, len));
-            let id_end = tool.id_len.unwrap_or(0);
-            let description = in_shared(id_end, id_end + tool.description_len);
-            let key = match entry.key {
-                Some(key) => {
-                    let start = own.len() as u32;
-                    own.extend_from_slice(key);
-                    entries.push(EntrySpans { key: Span::new(start, own.len() as u32), id: id_span, description });
-                    key
-                }
-                None => {
-                    let id_span = id_span.ok_or(PoolError::NoIdForKey(entry.slot))?;
-                    entries.push(EntrySpans { key: id_span, id: Some(id_span), description });
-                    tool.id().unwrap_or_default()
-                }
-            };
-            shared.push(tool.text.clone());
-            if let Some(params) = &mut params {
-                params.push(tool.parameters.iter().flat_map(|p| p.entry(0)));
-            }
-            let Some(Partial { index, lower_names, lower_name_ends }) = &mut analysed else {
+        for entry in selection {
+            // A slot without a tool is reported by the layout, in order.
+            let (Some(key), Some(Some(tool))) = (entry.key, self.tools.get(entry.slot as usize)) else {
                 continue;
             };
-            // The document, as numbers of this selection's index.
-            let pairs = tool.terms.chunks_exact(2).map(|pair| (pair[0], pair[1]));
-            counts.clear();
             if tool.named_by_id() {
-                lower_names.extend_from_slice(tool.lower_id());
-                for (term, n) in pairs {
-                    counts.push((index_term(index, terms, local, met, term), n));
-                }
-                index.add_distinct_counts(counts);
-            } else {
-                // Named by its key: a name of this selection's, tokenized now.
-                let start = lower_names.len();
-                to_lower_utf16_into(key, lower_names);
-                for_each_token(&lower_names[start..], |token| {
-                    let term = terms.intern(token);
-                    counts.push((index_term(index, terms, local, met, term), 1));
-                });
-                for (term, n) in pairs {
-                    counts.push((index_term(index, terms, local, met, term), n));
-                }
-                index.add_counts(counts.iter().copied());
+                continue;
             }
-            lower_name_ends.push(lower_names.len() as u32);
+            self.lowered.clear();
+            to_lower_utf16_into(key, &mut self.lowered);
+            let ToolPool { terms, lowered, .. } = self;
+            for_each_token(lowered, |token| {
+                terms.intern(token);
+            });
         }
-        reset_local(local, met);
-        let text = CatalogText::with_shared(own, shared, id_hashes);
-        Ok(Catalog::from_analysis(text, entries, self.ranking, params, analysed)?)
     }
 
     /// Rebuilds the vocabulary from the terms the pool's tools use, and
@@ -422,7 +387,178 @@ impl ToolPool {
         self.terms = kept;
         let live = self.terms.len();
         self.compact_above = live + live.max(tokens / 4) + COMPACT_SPARE_TERMS;
-        self.local = vec![u32::MAX; live];
+        // Renumbered: every term starts unmet again, in both numberings.
+        self.numbering.local = vec![u32::MAX; live];
+        self.second_numbering.local = vec![u32::MAX; live];
+    }
+}
+
+/// Selections this large are laid out in two halves at once.
+const SPLIT_FROM_ENTRIES: usize = 4096;
+
+/// The second half of `selection` as [`ToolPool::catalog`] splits it.
+fn tail_of<'s, 'k>(selection: &'s [PoolEntry<'k>]) -> &'s [PoolEntry<'k>] {
+    &selection[selection.len() / 2..]
+}
+
+/// The tool in `slot`, or why there is none.
+fn pool_tool(tools: &[Option<PoolTool>], slot: Slot) -> Result<&PoolTool, PoolError> {
+    match tools.get(slot as usize) {
+        Some(Some(tool)) => Ok(tool),
+        Some(None) => Err(PoolError::EmptySlot(slot)),
+        None => Err(PoolError::SlotOutOfRange(slot)),
+    }
+}
+
+/// Where an index numbers the vocabulary's terms while a selection is laid
+/// out into it: per vocabulary term its number there (`u32::MAX`: not met
+/// yet; all `u32::MAX` in between), the terms given one (to reset), and a
+/// document's counts.
+#[derive(Default)]
+struct Numbering {
+    local: Vec<u32>,
+    met: Vec<u32>,
+    counts: Vec<(u32, u32)>,
+}
+
+/// What laying out selections reads of a pool, shareable between threads.
+#[derive(Clone, Copy)]
+struct PoolView<'p> {
+    ranking: Ranking,
+    tools: &'p [Option<PoolTool>],
+    id_keys: &'p [Option<IdKey>],
+    terms: &'p TermDict,
+}
+
+/// A run of a selection laid out: its part of the catalog's text and entries
+/// and, for the reference's ranking, of its index.
+struct Layout {
+    /// Keys that are not their tool's id.
+    own: Vec<u16>,
+    shared: Vec<Arc<[u16]>>,
+    entries: Vec<EntrySpans>,
+    id_hashes: Vec<u64>,
+    params: Option<ParamTable>,
+    analysed: Option<Partial>,
+}
+
+impl Layout {
+    /// Appends the run that follows this one (never with parameters: a
+    /// ranking that reads them is not split).
+    fn append(&mut self, next: Layout) {
+        let offset = self.own.len() as u32;
+        self.own.extend_from_slice(&next.own);
+        self.entries.extend(next.entries.into_iter().map(|mut entry| {
+            if entry.key.start & IN_SHARED == 0 {
+                entry.key = Span::new(entry.key.start + offset, entry.key.end + offset);
+            }
+            entry
+        }));
+        self.shared.extend(next.shared);
+        self.id_hashes.extend(next.id_hashes);
+        debug_assert!(next.params.is_none(), "a selection whose tools have parameters is laid out whole");
+        if let (Some(analysed), Some(next)) = (&mut self.analysed, next.analysed) {
+            analysed.append(next);
+        }
+    }
+}
+
+impl PoolView<'_> {
+    /// Lays out `selection` (key names already in the vocabulary, see
+    /// [`ToolPool::intern_key_names`]) into a catalog's parts, numbering
+    /// terms with `numbering`, which it leaves clean.
+    fn lay_out(self, selection: &[PoolEntry<'_>], numbering: &mut Numbering) -> Result<Layout, PoolError> {
+        let PoolView { ranking, tools, id_keys, terms } = self;
+        let reads_parameters = ranking.reads_parameters();
+        let (mut keys_len, mut lower_names_len, mut tokens) = (0, 0, 0);
+        for entry in selection {
+            if let Some(Some(tool)) = tools.get(entry.slot as usize) {
+                keys_len += entry.key.map_or(0, <[u16]>::len);
+                lower_names_len +=
+                    if tool.named_by_id() { tool.lower_id().len() } else { entry.key.map_or(0, <[u16]>::len) };
+                tokens += tool.terms.len() / 2;
+            }
+        }
+        let mut layout = Layout {
+            own: Vec::with_capacity(keys_len),
+            shared: Vec::with_capacity(selection.len()),
+            entries: Vec::with_capacity(selection.len()),
+            id_hashes: Vec::with_capacity(selection.len()),
+            params: reads_parameters.then(ParamTable::new),
+            analysed: (!reads_parameters).then(|| {
+                // No more distinct terms than tokens, nor than the vocabulary has
+                // (key names are in it too): room for them at once, not by doubling.
+                let distinct = tokens.min(terms.len());
+                Partial {
+                    index: Bm25Builder::with_capacity(selection.len(), 0)
+                        .reserve_postings(tokens)
+                        .reserve_terms(distinct, terms.text_len() / terms.len().max(1) * distinct),
+                    lower_names: Vec::with_capacity(lower_names_len),
+                    lower_name_ends: Vec::with_capacity(selection.len()),
+                }
+            }),
+        };
+        let Layout { own, shared, entries, id_hashes, params, analysed } = &mut layout;
+        let Numbering { local, met, counts } = numbering;
+        // Whatever happens, the numbering is left clean for the next selection.
+        let result = (|| {
+            for (at, entry) in selection.iter().enumerate() {
+                prefetch_ahead(tools, selection, at);
+                id_hashes.push(id_keys.get(entry.slot as usize).copied().flatten().map_or(0, |id| id.hash));
+                let tool = pool_tool(tools, entry.slot)?;
+                let id_span = tool.id_len.map(|len| in_shared(0, len));
+                let id_end = tool.id_len.unwrap_or(0);
+                let description = in_shared(id_end, id_end + tool.description_len);
+                let key = match entry.key {
+                    Some(key) => {
+                        let start = own.len() as u32;
+                        own.extend_from_slice(key);
+                        entries.push(EntrySpans { key: Span::new(start, own.len() as u32), id: id_span, description });
+                        key
+                    }
+                    None => {
+                        let id_span = id_span.ok_or(PoolError::NoIdForKey(entry.slot))?;
+                        entries.push(EntrySpans { key: id_span, id: Some(id_span), description });
+                        tool.id().unwrap_or_default()
+                    }
+                };
+                shared.push(tool.text.clone());
+                if let Some(params) = params {
+                    params.push(tool.parameters.iter().flat_map(|p| p.entry(0)));
+                }
+                let Some(Partial { index, lower_names, lower_name_ends }) = analysed else {
+                    continue;
+                };
+                // The document, as numbers of this selection's index.
+                let pairs = tool.terms.chunks_exact(2).map(|pair| (pair[0], pair[1]));
+                counts.clear();
+                if tool.named_by_id() {
+                    lower_names.extend_from_slice(tool.lower_id());
+                    for (term, n) in pairs {
+                        counts.push((index_term(index, terms, local, met, term), n));
+                    }
+                    index.add_distinct_counts(counts);
+                } else {
+                    // Named by its key: a name of this selection's, its
+                    // tokens put in the vocabulary beforehand.
+                    let start = lower_names.len();
+                    to_lower_utf16_into(key, lower_names);
+                    for_each_token(&lower_names[start..], |token| {
+                        if let Some(term) = terms.get(token) {
+                            counts.push((index_term(index, terms, local, met, term), 1));
+                        }
+                    });
+                    for (term, n) in pairs {
+                        counts.push((index_term(index, terms, local, met, term), n));
+                    }
+                    index.add_counts(counts.iter().copied());
+                }
+                lower_name_ends.push(lower_names.len() as u32);
+            }
+            Ok(())
+        })();
+        reset_local(local, met);
+        result.map(|()| layout)
     }
 }
 
@@ -692,6 +828,28 @@ mod tests {
         let picked = distinct_keys(all.iter().enumerate().map(|(i, t)| (i as Slot, t)).collect());
         let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
         assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, Ranking::Reference), "3000 tools");
+    }
+
+    #[test]
+    fn a_selection_laid_out_in_halves_searches_as_one_built_from_its_text() {
+        let mut rng = Rng::new(13);
+        let all = tools(&mut rng, 2 * SPLIT_FROM_ENTRIES + 1000);
+        let mut pool = pool_of(&all, Ranking::Reference);
+        for round in 0..3 {
+            let mut picked: Vec<_> =
+                all.iter().enumerate().filter(|_| rng.next() % 10 < 9).map(|(i, t)| (i as Slot, t)).collect();
+            for i in (1..picked.len()).rev() {
+                picked.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+            }
+            let picked = distinct_keys(picked);
+            assert!(picked.len() >= SPLIT_FROM_ENTRIES, "the selection is split");
+            let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
+            assert_same(
+                &from_pool(&mut pool, &picked),
+                &from_text(&tools, Ranking::Reference),
+                &format!("round {round}"),
+            );
+        }
     }
 
     #[test]
