@@ -9,7 +9,7 @@
 // the codes and names both halves use come from Rust too. Tools' parameters
 // are read from their input schemas only when the ranking reads them.
 
-const { NativeToolFeed, NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
 const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
@@ -200,33 +200,7 @@ function defineToolSearchProcessor(host) {
       this.#keys = keys
       // Faster than Object.values on large (dictionary-mode) records, measured.
       this.#tools = valuesOf(tools, keys)
-      // A large record crosses in runs, indexed on a thread as they come
-      // (see `toolTable`); let go of if a tool or an option is refused.
-      const feed = keys.length >= TABLE.feedFromTools ? new NativeToolFeed() : undefined
-      try {
-        this.#construct(options, search, filter, keys, feed)
-      } catch (error) {
-        feed?.abandon()
-        throw error
-      }
-
-      // The sweep holds the processor weakly and stops once it is collected, so
-      // a discarded processor is not kept alive by its own timer.
-      const interval = this.#settings.sweepIntervalMs
-      if (interval != null) {
-        const processor = new WeakRef(this.#native)
-        const timer = setInterval(() => {
-          const native = processor.deref()
-          if (native === undefined) clearInterval(timer)
-          else native.cleanupNow(Date.now())
-        }, interval)
-        timer.unref?.()
-      }
-    }
-
-    /** What the constructor does once it has the record's keys and tools (`feed`: see `toolTable`). */
-    #construct(options, search, filter, keys, feed) {
-      const table = toolTable(keys, this.#tools, 'options.tools', { ids: true, feed })
+      const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
       this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
       const applied = new NativeToolSearchOptions(
@@ -246,14 +220,24 @@ function defineToolSearchProcessor(host) {
       )
       this.#readsParameters = applied.readsParameters
       const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
-      this.#native =
-        feed === undefined
-          ? new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
-          : NativeToolSearch.fromFeed(applied, feed, parameters?.text, parameters?.table)
+      this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
       this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
+
+      // The sweep holds the processor weakly and stops once it is collected, so
+      // a discarded processor is not kept alive by its own timer.
+      const interval = this.#settings.sweepIntervalMs
+      if (interval != null) {
+        const processor = new WeakRef(this.#native)
+        const timer = setInterval(() => {
+          const native = processor.deref()
+          if (native === undefined) clearInterval(timer)
+          else native.cleanupNow(Date.now())
+        }, interval)
+        timer.unref?.()
+      }
     }
 
     async processInputStep(args) {
@@ -1103,35 +1087,20 @@ async function settleAsReference(answer) {
  * a tool without a string id or whose id equals its key. Options: `stepTools`
  * (the step's tools: meta-tools that are no tools are passed over), `ids` and
  * `descriptions` (also give what was read, as arrays), `descriptions: 'omit'`
- * (send none: lookups only), `feed` (a `NativeToolFeed`: the table goes to
- * it in runs of `TABLE.runTools` tools, and no `text` or `spans` is given).
+ * (send none: lookups only).
  */
-function toolTable(
-  keys,
-  tools,
-  what,
-  { stepTools = false, ids: withIds = false, descriptions: withDescriptions = false, feed = undefined } = {},
-) {
+function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false, descriptions: withDescriptions = false } = {}) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
-  // it once) is the cheapest way across: no per-tool boundary call. Fed, a
-  // run crosses while Rust indexes the runs before it on a thread.
-  const runTools = feed === undefined ? keys.length : TABLE.runTools
+  // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
-  let spans = new Int32Array(Math.min(runTools, keys.length) * TABLE.columns)
-  let runStart = 0
+  const spans = new Int32Array(keys.length * TABLE.columns)
   const ids = withIds ? new Array(keys.length) : null
   const descriptions = withDescriptions === true ? new Array(keys.length) : null
   const sendDescriptions = withDescriptions !== 'omit'
   for (let i = 0; i < keys.length; i++) {
-    if (i - runStart === runTools) {
-      feed.push(text, spans)
-      text = ''
-      runStart = i
-      spans = new Int32Array(Math.min(runTools, keys.length - i) * TABLE.columns)
-    }
     const key = keys[i]
     const tool = tools[i]
-    const row = (i - runStart) * TABLE.columns
+    const row = i * TABLE.columns
     text += key
     spans[row] = key.length
     spans[row + 1] = TABLE.noId
@@ -1161,9 +1130,7 @@ function toolTable(
       throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
     }
   }
-  if (feed === undefined) return { text, spans, ids, descriptions }
-  if (keys.length > runStart) feed.push(text, spans)
-  return { text: undefined, spans: undefined, ids, descriptions }
+  return { text, spans, ids, descriptions }
 }
 
 /**

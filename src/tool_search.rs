@@ -44,8 +44,7 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    Catalog, CatalogError, CatalogFeed, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk,
-    Slot, ToolPool,
+    Catalog, CatalogError, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
@@ -476,35 +475,19 @@ impl ToolSearch {
         entries: Vec<EntrySpans>,
         parameters: Option<ParamTable>,
     ) -> Result<ToolSearch, CatalogError> {
-        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
-        let static_catalog = Catalog::with_ranking(text, entries, options.ranking, parameters)?;
-        Ok(ToolSearch::over(options, static_catalog))
-    }
-
-    /// [`from_table_with_parameters`](Self::from_table_with_parameters) for
-    /// a tool table fed in runs (see [`CatalogFeed`]), indexed as it came.
-    pub fn from_feed_with_parameters(
-        options: Options,
-        feed: CatalogFeed,
-        parameters: Option<ParamTable>,
-    ) -> Result<ToolSearch, CatalogError> {
-        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
-        Ok(ToolSearch::over(options, feed.finish(options.ranking, parameters)?))
-    }
-
-    fn over(options: Options, static_catalog: Catalog) -> ToolSearch {
         let store = match options.storage {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new(options.ttl_ms)),
         };
-        let static_catalog = Arc::new(static_catalog);
-        ToolSearch {
+        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
+        let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
+        Ok(ToolSearch {
             options,
             static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None, true)),
             static_catalog,
             store: Mutex::new(store),
             pool: Mutex::new(ToolPool::new(options.ranking)),
-        }
+        })
     }
 
     /// The options, as applied.

@@ -24,7 +24,7 @@ use std::sync::Arc;
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
-use mastra_native_processors::search::{CatalogFeed, EntrySpans, ParamTable, Span};
+use mastra_native_processors::search::{EntrySpans, ParamTable, Span};
 use mastra_native_processors::stores::facts::read_facts;
 use mastra_native_processors::tool_search::given::Given;
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
@@ -191,38 +191,6 @@ pub struct NativeToolSearch {
     inner: Arc<ToolSearch>,
 }
 
-/// The constructor's tools record, handed over in runs of tool tables (each
-/// a text and its `Int32Array`, as `NativeToolSearch`'s constructor takes the
-/// whole) and indexed on a thread as they come, for `NativeToolSearch.fromFeed`.
-#[napi]
-pub struct NativeToolFeed {
-    feed: Option<CatalogFeed>,
-}
-
-#[napi]
-impl NativeToolFeed {
-    #[napi(constructor, catch_unwind)]
-    #[allow(clippy::new_without_default)]
-    pub fn new() -> Self {
-        NativeToolFeed { feed: Some(CatalogFeed::new()) }
-    }
-
-    /// The next run of tools.
-    #[napi(catch_unwind)]
-    pub fn push(&mut self, text: Utf16Text, table: Int32Array) -> Result<()> {
-        let Utf16Text(text) = text;
-        let entries = read_table(text.len(), &table).map_err(internal_error)?;
-        let feed = self.feed.as_mut().ok_or_else(|| internal_error("tool feed already used"))?;
-        feed.push(text, entries).map_err(internal_error)
-    }
-
-    /// Lets go of the runs (the record held a bad tool): the thread stops.
-    #[napi(catch_unwind)]
-    pub fn abandon(&mut self) {
-        self.feed = None;
-    }
-}
-
 #[napi]
 impl NativeToolSearch {
     /// A processor with these options over the constructor's tools (a tool
@@ -241,21 +209,6 @@ impl NativeToolSearch {
         let parameters = parameter_table(parameters_text, parameters, entries.len())?;
         let inner = ToolSearch::from_table_with_parameters(options.options, text, entries, parameters)
             .map_err(internal_error)?;
-        Ok(Self { inner: Arc::new(inner) })
-    }
-
-    /// [`new`](Self::new) over the tool table `feed` took in runs, which it
-    /// indexed as they came; the feed is used up.
-    #[napi(factory, catch_unwind)]
-    pub fn from_feed(
-        options: &NativeToolSearchOptions,
-        feed: &mut NativeToolFeed,
-        parameters_text: Option<Utf16Text>,
-        parameters: Option<Int32Array>,
-    ) -> Result<Self> {
-        let feed = feed.feed.take().ok_or_else(|| internal_error("tool feed used twice"))?;
-        let parameters = parameter_table(parameters_text, parameters, feed.len())?;
-        let inner = ToolSearch::from_feed_with_parameters(options.options, feed, parameters).map_err(internal_error)?;
         Ok(Self { inner: Arc::new(inner) })
     }
 

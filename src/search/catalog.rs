@@ -26,7 +26,6 @@ use hashbrown::HashTable;
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
-use super::feed::{FeedWorker, RUN_TOOLS};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::params::ParamTable;
 
@@ -100,7 +99,7 @@ pub struct EntrySpans {
 
 impl EntrySpans {
     /// The span the entry is indexed under: `tool.id || key`.
-    pub(super) fn name(&self) -> Span {
+    fn name(&self) -> Span {
         self.id.filter(|id| id.start != id.end).unwrap_or(self.key)
     }
 }
@@ -117,9 +116,6 @@ pub enum CatalogError {
     TooLarge,
     /// A parameter table whose entry count is not the catalog's.
     ParameterCount { entries: usize, parameter_entries: usize },
-    /// Runs of a fed catalog (see [`super::feed`]) other than one per
-    /// `RUN_TOOLS` entries, or a run other than the last that is not full.
-    RunCount { entries: usize, runs: usize },
 }
 
 impl fmt::Display for CatalogError {
@@ -136,9 +132,6 @@ impl fmt::Display for CatalogError {
             CatalogError::TooLarge => f.write_str("catalog too large for 32-bit offsets"),
             CatalogError::ParameterCount { entries, parameter_entries } => {
                 write!(f, "{parameter_entries} parameter lists for {entries} catalog entries")
-            }
-            CatalogError::RunCount { entries, runs } => {
-                write!(f, "{runs} runs of text for {entries} fed catalog entries")
             }
         }
     }
@@ -171,10 +164,6 @@ pub struct Catalog {
 /// as the step lives).
 pub(super) struct CatalogText {
     own: Vec<u16>,
-    /// For a catalog fed in runs (see [`super::feed`]), in place of `own`:
-    /// each run's text as it crossed, entry `i` in run `i / RUN_TOOLS`
-    /// (joining them would copy megabytes on the constructor's path).
-    runs: Vec<Arc<Vec<u16>>>,
     /// Per entry, its tool's text in the pool; empty when no span is in
     /// shared text.
     shared: Vec<Arc<[u16]>>,
@@ -191,19 +180,14 @@ pub(super) const IN_SHARED: u32 = 1 << 31;
 impl CatalogText {
     /// Text of its own only.
     fn own(own: Vec<u16>) -> CatalogText {
-        CatalogText { own, runs: Vec::new(), shared: Vec::new(), id_hashes: Vec::new() }
-    }
-
-    /// The texts of a feed's runs, entry `i` in run `i / RUN_TOOLS`.
-    pub(super) fn runs(runs: Vec<Arc<Vec<u16>>>) -> CatalogText {
-        CatalogText { own: Vec::new(), runs, shared: Vec::new(), id_hashes: Vec::new() }
+        CatalogText { own, shared: Vec::new(), id_hashes: Vec::new() }
     }
 
     /// Text of its own (keys that are not their tool's id) and each entry's
     /// shared tool text, with the hash of each entry's id (`hash_units` of
     /// its id, 0 for an entry without one).
     pub(super) fn with_shared(own: Vec<u16>, shared: Vec<Arc<[u16]>>, id_hashes: Vec<u64>) -> CatalogText {
-        CatalogText { own, runs: Vec::new(), shared, id_hashes }
+        CatalogText { own, shared, id_hashes }
     }
 
     /// The text of `entry`'s `span` (checked by [`Catalog::check_text`]).
@@ -211,29 +195,25 @@ impl CatalogText {
     fn get(&self, entry: usize, span: Span) -> &[u16] {
         if span.start & IN_SHARED != 0 {
             &self.shared[entry][(span.start & !IN_SHARED) as usize..(span.end & !IN_SHARED) as usize]
-        } else if self.runs.is_empty() {
-            &self.own[span.range()]
         } else {
-            &self.runs[entry / RUN_TOOLS][span.range()]
+            &self.own[span.range()]
         }
     }
 
-    /// Units of text in all, own, fed and shared (shared text counted once per entry).
+    /// Units of text in all, own and shared (shared text counted once per entry).
     fn len(&self) -> usize {
-        self.own.len()
-            + self.runs.iter().map(|text| text.len()).sum::<usize>()
-            + self.shared.iter().map(|text| text.len()).sum::<usize>()
+        self.own.len() + self.shared.iter().map(|text| text.len()).sum::<usize>()
     }
 }
 
 /// Everything built from the entries (`searchable` is `None` for an
 /// [`unindexed`](Catalog::unindexed) catalog).
-pub(super) struct Built {
-    pub(super) lookups: Lookups,
-    pub(super) searchable: Option<Searchable>,
+struct Built {
+    lookups: Lookups,
+    searchable: Option<Searchable>,
 }
 
-pub(super) struct Lookups {
+struct Lookups {
     /// Entry index by record key.
     by_key: HashTable<u32>,
     /// First entry (record order) by real `id`.
@@ -241,11 +221,11 @@ pub(super) struct Lookups {
     /// Live document by indexed name.
     by_name: HashTable<DocId>,
     /// Documents whose name a later entry took over.
-    pub(super) retired: Vec<bool>,
+    retired: Vec<bool>,
 }
 
 /// The BM25 index and the lowercased names for boosting. Document `i` is entry `i`.
-pub(super) struct Searchable {
+struct Searchable {
     /// The reference's index (empty for another ranking).
     index: Bm25Index,
     /// The `'fielded'` ranking's index, when that is the ranking.
@@ -257,9 +237,7 @@ pub(super) struct Searchable {
 
 struct BuildCell {
     ready: OnceLock<Built>,
-    /// The thread building it, which gives `None` when it gave up (a feed
-    /// abandoned, see [`super::feed`]).
-    building: Mutex<Option<JoinHandle<Option<Built>>>>,
+    building: Mutex<Option<JoinHandle<Built>>>,
 }
 
 /// Catalogs with fewer entries than this are built at once: a thread costs
@@ -284,75 +262,12 @@ impl Catalog {
     ) -> Result<Catalog, CatalogError> {
         let text: Vec<u16> = text.into();
         Catalog::check_table(text.len(), &entries)?;
-        Catalog::check_parameters(params.as_ref(), entries.len())?;
+        if let Some(params) = &params {
+            if params.len() != entries.len() {
+                return Err(CatalogError::ParameterCount { entries: entries.len(), parameter_entries: params.len() });
+            }
+        }
         Ok(Catalog::index_entries(Arc::new(CatalogText::own(text)), Arc::new(entries), ranking, params.map(Arc::new)))
-    }
-
-    /// A catalog of a record fed to it in runs (see [`super::feed`]): each
-    /// run's text, and the entries' spans, each within its run's text
-    /// (entry `i` in run `i / RUN_TOOLS`). `worker`, when the feed has one,
-    /// indexed the runs as they came and finishes the index. Another
-    /// ranking, or a catalog small enough to build at once, is built as for
-    /// [`with_ranking`](Self::with_ranking), and the worker let go.
-    pub(super) fn from_fed(
-        runs: Vec<Arc<Vec<u16>>>,
-        entries: Vec<EntrySpans>,
-        ranking: Ranking,
-        params: Option<ParamTable>,
-        worker: Option<FeedWorker>,
-    ) -> Result<Catalog, CatalogError> {
-        Catalog::check_runs(&runs, &entries)?;
-        Catalog::check_parameters(params.as_ref(), entries.len())?;
-        let (text, entries, params) = (Arc::new(CatalogText::runs(runs)), Arc::new(entries), params.map(Arc::new));
-        let worker = worker.filter(|_| ranking == Ranking::Reference && entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES);
-        let Some(worker) = worker else {
-            return Ok(Catalog::index_entries(text, entries, ranking, params));
-        };
-        let source =
-            Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone(), analysed: None };
-        let catalog = Catalog {
-            text,
-            entries,
-            params,
-            ranking,
-            built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
-            late_index: OnceLock::new(),
-        };
-        *catalog.built.building.lock() = worker.finish(source);
-        Ok(catalog)
-    }
-
-    /// Refuses parameters for another number of entries than `entries`.
-    fn check_parameters(params: Option<&ParamTable>, entries: usize) -> Result<(), CatalogError> {
-        match params {
-            Some(params) if params.len() != entries => {
-                Err(CatalogError::ParameterCount { entries, parameter_entries: params.len() })
-            }
-            _ => Ok(()),
-        }
-    }
-
-    /// What [`check_table`](Self::check_table) checks, for text in runs:
-    /// every entry's run is there and holds its spans.
-    fn check_runs(runs: &[Arc<Vec<u16>>], entries: &[EntrySpans]) -> Result<(), CatalogError> {
-        if u32::try_from(entries.len()).is_err() {
-            return Err(CatalogError::TooLarge);
-        }
-        if runs.len() != entries.len().div_ceil(RUN_TOOLS) {
-            return Err(CatalogError::RunCount { entries: entries.len(), runs: runs.len() });
-        }
-        for (i, entry) in entries.iter().enumerate() {
-            let text_len = runs[i / RUN_TOOLS].len();
-            if text_len >= IN_SHARED as usize {
-                return Err(CatalogError::TooLarge);
-            }
-            for span in [Some(entry.key), entry.id, Some(entry.description)].into_iter().flatten() {
-                if span.start > span.end || span.end as usize > text_len {
-                    return Err(CatalogError::BadSpan { entry: i, span, text_len });
-                }
-            }
-        }
-        Ok(())
     }
 
     /// A catalog for lookups alone (a record as it is now, looked up for
@@ -483,7 +398,7 @@ impl Catalog {
             let _ = catalog.built.ready.set(source.build());
             return catalog;
         }
-        match std::thread::Builder::new().name("tool-search-index".into()).spawn(move || Some(source.build())) {
+        match std::thread::Builder::new().name("tool-search-index".into()).spawn(move || source.build()) {
             Ok(handle) => *catalog.built.building.lock() = Some(handle),
             // No thread to be had: build here.
             Err(_) => {
@@ -623,7 +538,7 @@ impl Catalog {
         if let Some(handle) = building.take() {
             // The build only reads checked spans; should it panic all the
             // same, build again here rather than unwind into the host.
-            let built = handle.join().ok().flatten().unwrap_or_else(|| self.source().build());
+            let built = handle.join().unwrap_or_else(|_| self.source().build());
             let _ = self.built.ready.set(built);
         }
         drop(building);
@@ -657,7 +572,7 @@ impl Catalog {
 }
 
 /// The entries to build from, shareable with the building thread.
-pub(super) struct Source {
+struct Source {
     text: Arc<CatalogText>,
     entries: Arc<Vec<EntrySpans>>,
     ranking: Ranking,
@@ -694,7 +609,7 @@ impl Source {
         Built { lookups, searchable: Some(index.build()) }
     }
 
-    pub(super) fn lookups(&self) -> Lookups {
+    fn lookups(&self) -> Lookups {
         let (text, entries) = (&self.text, &self.entries);
         let count = entries.len();
         let mut by_key: HashTable<u32> = HashTable::with_capacity(count);
@@ -886,32 +801,23 @@ impl IndexSource {
     }
 
     fn build_range(&self, entries: std::ops::Range<usize>) -> Partial {
+        let mut index =
+            Bm25Builder::with_capacity(entries.len(), self.text.len() * entries.len() / self.entries.len().max(1));
         let first = entries.start;
-        let texts = self.entries[entries.clone()].iter().enumerate().map(|(entry, spans)| {
+        let mut lower_names = Vec::new();
+        let mut lower_name_ends = Vec::with_capacity(entries.len());
+        let mut lower_description = Vec::new();
+        for (entry, spans) in self.entries[entries].iter().enumerate() {
             let entry = first + entry;
-            (self.text.get(entry, spans.name()), self.text.get(entry, spans.description))
-        });
-        index_run(texts, self.text.len() * entries.len() / self.entries.len().max(1))
+            let start = lower_names.len();
+            to_lower_utf16_into(self.text.get(entry, spans.name()), &mut lower_names);
+            lower_name_ends.push(lower_names.len() as u32);
+            lower_description.clear();
+            to_lower_utf16_into(self.text.get(entry, spans.description), &mut lower_description);
+            index.add(&[&lower_names[start..], &lower_description]);
+        }
+        Partial { index, lower_names, lower_name_ends }
     }
-}
-
-/// The reference's index of a run of documents, each given as its name and
-/// description (`"<name> <description>"`, lowercased), with `text_len` about
-/// the units of text they hold (for capacity).
-pub(super) fn index_run<'t>(texts: impl ExactSizeIterator<Item = (&'t [u16], &'t [u16])>, text_len: usize) -> Partial {
-    let mut index = Bm25Builder::with_capacity(texts.len(), text_len);
-    let mut lower_names = Vec::new();
-    let mut lower_name_ends = Vec::with_capacity(texts.len());
-    let mut lower_description = Vec::new();
-    for (name, description) in texts {
-        let start = lower_names.len();
-        to_lower_utf16_into(name, &mut lower_names);
-        lower_name_ends.push(lower_names.len() as u32);
-        lower_description.clear();
-        to_lower_utf16_into(description, &mut lower_description);
-        index.add(&[&lower_names[start..], &lower_description]);
-    }
-    Partial { index, lower_names, lower_name_ends }
 }
 
 /// The index of a run of entries, before the replaced documents retire.
@@ -924,7 +830,7 @@ pub(super) struct Partial {
 
 impl Partial {
     /// The searchable index, once the documents a later entry replaced retire.
-    pub(super) fn finish(self, retired: &[bool]) -> Searchable {
+    fn finish(self, retired: &[bool]) -> Searchable {
         let Partial { mut index, lower_names, lower_name_ends } = self;
         for (doc, &retired) in retired.iter().enumerate() {
             if retired {
@@ -935,7 +841,7 @@ impl Partial {
     }
 
     /// Appends the run that follows this one.
-    pub(super) fn append(&mut self, next: Partial) {
+    fn append(&mut self, next: Partial) {
         self.index.append(next.index);
         let offset = self.lower_names.len() as u32;
         self.lower_names.extend(next.lower_names);

@@ -49,7 +49,6 @@
 mod analyze;
 mod bm25;
 mod catalog;
-pub mod feed;
 pub mod fielded;
 mod params;
 pub mod pool;
@@ -61,7 +60,6 @@ pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};
 pub(crate) use bm25::hash_units;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Ranking, Span};
-pub use feed::CatalogFeed;
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use params::ParamTable;
 pub use pool::{IdKey, PoolEntry, PoolError, Slot, ToolPool};

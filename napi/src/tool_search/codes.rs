@@ -2,7 +2,7 @@
 //! handed over from the core that defines them, so neither side repeats a
 //! bare number or name.
 
-use mastra_native_processors::search::{feed, table, Ranking};
+use mastra_native_processors::search::{table, Ranking};
 use mastra_native_processors::stores::{self, facts, history};
 use mastra_native_processors::tool_search::operation::code as operation;
 use mastra_native_processors::tool_search::options::{defaults, Storage};
@@ -84,11 +84,6 @@ pub struct ToolTableCodes {
     pub no_tool: i32,
     /// In place of a key length: the key is the tool's id.
     pub key_is_id: i32,
-    /// The constructor's records with this many tools or more cross in runs
-    /// (`NativeToolFeed`), indexed as they come (the core's `search::feed`).
-    pub feed_from_tools: u32,
-    /// Tools per run.
-    pub run_tools: u32,
 }
 
 /// The context store's message facts (the core's `stores::facts`).
@@ -224,8 +219,6 @@ pub fn tool_search_codes() -> ToolSearchCodes {
             pool_addition_columns: table::pool_marker::ADDITION_COLUMNS as u32,
             no_tool: table::pool_marker::NO_TOOL,
             key_is_id: table::pool_marker::KEY_IS_ID,
-            feed_from_tools: feed::FEED_FROM_TOOLS as u32,
-            run_tools: feed::RUN_TOOLS as u32,
         },
         message_facts: MessageFactsCodes {
             tool_invocation_part: facts::TOOL_INVOCATION_PART.into(),
