@@ -316,21 +316,21 @@ impl ToolPool {
         let pool = PoolView { ranking: *ranking, tools, id_keys, terms };
         let layout = if split {
             let (head, tail) = selection.split_at(selection.len() / 2);
-            let (head, tail) = std::thread::scope(|scope| {
+            let (head_layout, tail_layout) = std::thread::scope(|scope| {
                 let tail_thread = std::thread::Builder::new()
                     .name("tool-pool-layout".into())
                     .spawn_scoped(scope, || pool.lay_out(tail, second_numbering));
-                let head = pool.lay_out(head, numbering);
-                (head, tail_thread.map(|thread| thread.join()))
+                let head_layout = pool.lay_out(head, numbering);
+                (head_layout, tail_thread.map(|thread| thread.join()))
             });
-            let mut layout = head?;
-            match tail {
-                Ok(Ok(tail)) => layout.append(tail?),
+            let mut layout = head_layout?;
+            match tail_layout {
+                Ok(Ok(tail_layout)) => layout.append(tail_layout?),
                 // No second thread, or it failed: lay out the rest here, and
                 // start its numbering afresh (a failed one may not be clean).
                 _ => {
                     *second_numbering = Numbering::default();
-                    layout.append(pool.lay_out(tail_of(selection), numbering)?);
+                    layout.append(pool.lay_out(tail, numbering)?);
                 }
             }
             layout
@@ -397,11 +397,6 @@ impl ToolPool {
 /// fuzzer, whose inputs are small, nearly all are, so that both ways are
 /// checked against catalogs built from the text).
 const SPLIT_FROM_ENTRIES: usize = if cfg!(fuzzing) { 8 } else { 4096 };
-
-/// The second half of `selection` as [`ToolPool::catalog`] splits it.
-fn tail_of<'s, 'k>(selection: &'s [PoolEntry<'k>]) -> &'s [PoolEntry<'k>] {
-    &selection[selection.len() / 2..]
-}
 
 /// The tool in `slot`, or why there is none.
 fn pool_tool(tools: &[Option<PoolTool>], slot: Slot) -> Result<&PoolTool, PoolError> {
