@@ -212,11 +212,7 @@ impl ToolPool {
     /// The id of the tool in `slot`, which is also its key: a
     /// [`PoolEntry`] without a key.
     pub fn id_as_key(&self, slot: Slot) -> Result<&[u16], PoolError> {
-        match self.tools.get(slot as usize) {
-            Some(Some(tool)) => tool.id().ok_or(PoolError::NoIdForKey(slot)),
-            Some(None) => Err(PoolError::EmptySlot(slot)),
-            None => Err(PoolError::SlotOutOfRange(slot)),
-        }
+        pool_tool(&self.tools, slot)?.id().ok_or(PoolError::NoIdForKey(slot))
     }
 
     /// [`id_as_key`](Self::id_as_key) as what merging it as a key needs.
@@ -796,6 +792,17 @@ mod tests {
         out
     }
 
+    /// About nine tools in ten of `all` (tool `i` in slot `i`), in a random
+    /// order, with distinct keys.
+    fn random_selection<'t>(rng: &mut Rng, all: &'t [Tool]) -> Vec<(Slot, &'t Tool)> {
+        let mut picked: Vec<_> =
+            all.iter().enumerate().filter(|_| rng.next() % 10 < 9).map(|(i, t)| (i as Slot, t)).collect();
+        for i in (1..picked.len()).rev() {
+            picked.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+        }
+        distinct_keys(picked)
+    }
+
     #[test]
     fn random_selections_search_as_catalogs_built_from_their_text() {
         for ranking in Ranking::ALL {
@@ -804,12 +811,7 @@ mod tests {
             let mut pool = pool_of(&all, ranking);
             assert_eq!(pool.len(), all.len());
             for round in 0..12 {
-                let picked = all.iter().enumerate().filter(|_| rng.next() % 10 < 9).map(|(i, t)| (i as Slot, t));
-                let mut picked: Vec<_> = picked.collect();
-                for i in (1..picked.len()).rev() {
-                    picked.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-                }
-                let picked = distinct_keys(picked);
+                let picked = random_selection(&mut rng, &all);
                 let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
                 let label = format!("{} round {round}", ranking.name());
                 assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, ranking), &label);
@@ -833,12 +835,7 @@ mod tests {
         let all = tools(&mut rng, 2 * SPLIT_FROM_ENTRIES + 1000);
         let mut pool = pool_of(&all, Ranking::Reference);
         for round in 0..3 {
-            let mut picked: Vec<_> =
-                all.iter().enumerate().filter(|_| rng.next() % 10 < 9).map(|(i, t)| (i as Slot, t)).collect();
-            for i in (1..picked.len()).rev() {
-                picked.swap(i, (rng.next() % (i as u64 + 1)) as usize);
-            }
-            let picked = distinct_keys(picked);
+            let picked = random_selection(&mut rng, &all);
             assert!(picked.len() >= SPLIT_FROM_ENTRIES, "the selection is split");
             let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
             assert_same(
