@@ -21,12 +21,101 @@ const NODE = codes.modelOutput
  */
 const KEPT_BUFFER_LIMIT = 1 << 18
 
-/** The buffers a tape and its answer cross the boundary in. */
+/**
+ * Interns tool-call ids the way a `Set` compares them (SameValueZero), so the
+ * native side can compare plain integers.
+ */
+class CallIds {
+  /**
+   * Every id interned, in first-seen order: the `Set` the prompt filter
+   * records as a request's history, so a new id costs one hash operation
+   * (`add`) instead of a map's miss and insertion and a set built afterwards.
+   */
+  set = new Set()
+  values = []
+  /** Index by id, built only when an id comes back out of the expected order. */
+  #indexes = null
+  /**
+   * The id after the last one found again. Ids mostly come back in the order
+   * they first came (a step's results follow its calls, and legacy entries
+   * their parts), so the next id is checked here before any hashing. `===`
+   * implies SameValueZero, so a match is the set's own answer; `NaN`, which
+   * `===` never matches, goes to the set.
+   */
+  #next = 0
+
+  /**
+   * Starts over for another call. The set is new: the last one may be a
+   * request's recorded history now.
+   */
+  reset() {
+    this.set = new Set()
+    this.values = []
+    this.#indexes = null
+    this.#next = 0
+  }
+
+  intern(id) {
+    const values = this.values
+    const next = this.#next
+    if (next < values.length && values[next] === id) {
+      this.#next = next + 1
+      return next
+    }
+    const set = this.set
+    const size = set.size
+    set.add(id)
+    if (set.size !== size) {
+      values.push(id)
+      return size
+    }
+    const index = this.#indexOf(id)
+    this.#next = index + 1
+    return index
+  }
+
+  /**
+   * The index of an id interned before, or else `values.length`: one index
+   * shared by every id that is not, and that no earlier tape or set used.
+   * Where ids are only compared against a set of interned ones (the ids a
+   * step keeps), those others all answer "not in it" alike, and skipping
+   * their interning spares a set that grows with the history.
+   */
+  lookup(id) {
+    return this.set.has(id) ? this.#indexOf(id) : this.values.length
+  }
+
+  /** The index of an interned id, from the map, which first catches up with `values`. */
+  #indexOf(id) {
+    const values = this.values
+    const indexes = (this.#indexes ??= new Map())
+    for (let i = indexes.size; i < values.length; i++) indexes.set(values[i], i)
+    return indexes.get(id)
+  }
+}
+
+/**
+ * The buffers a tape and its answer cross the boundary in, and the call ids a
+ * call interns. Everything a call works with lives here, made once, rather
+ * than made per call: a full garbage collection frees the hidden class of an
+ * object no live object has (a class's instance with its fields, reached from
+ * the constructor only by a transition, which V8 holds weakly), and
+ * deoptimizes every function compiled against it, so a server that collects
+ * between requests would run the filter unoptimized after each.
+ */
 class Scratch {
   tape = new TapeWriter(4096)
   /** The prompt filter's second tape: the outputs of the results it turns into text. */
   outputs = new TapeWriter(256)
+  /**
+   * What the request's `state` recorded, as the native side reads it: the
+   * prompt filter's history (one number per interned call id), the message
+   * list's steps and then the ids they keep. Kept through the call.
+   */
+  recorded = new TapeWriter(256)
   plan = new Int32Array(4096)
+  /** The call ids interned by the call; emptied when it gives the set back. */
+  ids = new CallIds()
   /** Strings a tape refers to by index. */
   strings = []
   /** Whether `strings` held more than the kept limit during the call. */
@@ -41,8 +130,10 @@ class Scratch {
   clear() {
     this.tape.reset()
     this.outputs.reset()
-    if (this.strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
-    this.strings.length = 0
+    const strings = this.strings
+    if (strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
+    // Setting an array's length is a call into the runtime, even to what it is.
+    if (strings.length !== 0) strings.length = 0
     // `Map#clear` allocates a new table even for an empty map.
     if (this.lazyJson.size !== 0) this.lazyJson.clear()
     // Left behind only by a getter that threw in the middle of an output.
@@ -57,15 +148,6 @@ class Scratch {
 // starts with empty buffers.
 const shared = new Scratch()
 
-function withScratch(use) {
-  const scratch = takeScratch()
-  try {
-    return use(scratch)
-  } finally {
-    releaseScratch(scratch)
-  }
-}
-
 /** The set for a call; give it back with `releaseScratch` in a `finally`. */
 function takeScratch() {
   const scratch = shared.busy ? new Scratch() : shared
@@ -75,6 +157,8 @@ function takeScratch() {
 
 function releaseScratch(scratch) {
   scratch.clear()
+  scratch.recorded.reset()
+  scratch.ids.reset()
   scratch.busy = false
   if (scratch === shared) giveBackOutsized(scratch)
 }
@@ -83,6 +167,7 @@ function releaseScratch(scratch) {
 function giveBackOutsized(scratch) {
   if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
   if (scratch.outputs.data.length > KEPT_BUFFER_LIMIT) scratch.outputs = new TapeWriter(256)
+  if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
   // An emptied array keeps its backing store; a new one does not.
   if (scratch.stringsGrown) {
@@ -138,68 +223,6 @@ function excludeNow(exclude) {
   const mode = excludeModeOf(exclude?.length)
   // `Set#has` matches like `Array#includes` (SameValueZero, holes as undefined).
   return { mode, names: mode === ExcludeMode.Listed ? new Set(exclude) : null }
-}
-
-/**
- * Interns tool-call ids the way a `Set` compares them (SameValueZero), so the
- * native side can compare plain integers.
- */
-class CallIds {
-  /**
-   * Every id interned, in first-seen order: the `Set` the prompt filter
-   * records as a request's history, so a new id costs one hash operation
-   * (`add`) instead of a map's miss and insertion and a set built afterwards.
-   */
-  set = new Set()
-  values = []
-  /** Index by id, built only when an id comes back out of the expected order. */
-  #indexes = null
-  /**
-   * The id after the last one found again. Ids mostly come back in the order
-   * they first came (a step's results follow its calls, and legacy entries
-   * their parts), so the next id is checked here before any hashing. `===`
-   * implies SameValueZero, so a match is the set's own answer; `NaN`, which
-   * `===` never matches, goes to the set.
-   */
-  #next = 0
-
-  intern(id) {
-    const values = this.values
-    const next = this.#next
-    if (next < values.length && values[next] === id) {
-      this.#next = next + 1
-      return next
-    }
-    const set = this.set
-    const size = set.size
-    set.add(id)
-    if (set.size !== size) {
-      values.push(id)
-      return size
-    }
-    const index = this.#indexOf(id)
-    this.#next = index + 1
-    return index
-  }
-
-  /**
-   * The index of an id interned before, or else `values.length`: one index
-   * shared by every id that is not, and that no earlier tape or set used.
-   * Where ids are only compared against a set of interned ones (the ids a
-   * step keeps), those others all answer "not in it" alike, and skipping
-   * their interning spares a set that grows with the history.
-   */
-  lookup(id) {
-    return this.set.has(id) ? this.#indexOf(id) : this.values.length
-  }
-
-  /** The index of an interned id, from the map, which first catches up with `values`. */
-  #indexOf(id) {
-    const values = this.values
-    const indexes = (this.#indexes ??= new Map())
-    for (let i = indexes.size; i < values.length; i++) indexes.set(values[i], i)
-    return indexes.get(id)
-  }
 }
 
 /** Writes the shape of a model output onto `tape`; see `node` in src/tool_call_filter/tape.rs. */
@@ -279,33 +302,22 @@ function resultText(toolName, strings, plan, at, count) {
   return `${toolName} result:\n${text}`
 }
 
-/** Native refusals surface as the `TypeError`s the reference throws in the same places. */
-function callNative(call) {
-  try {
-    return call()
-  } catch (error) {
-    throw new TypeError(error.message)
-  }
-}
-
 function describe(value) {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
   return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`
 }
 
+globalThis.__st = {}; globalThis.__st.__toolCallFilterHistoryToolCallIds = new Set(); globalThis.__keep = new CallIds(); globalThis.__keep.intern("a"); globalThis.__keep.lookup("b")
 module.exports = {
   codes,
   ExcludeMode,
-  withScratch,
   takeScratch,
   releaseScratch,
   readOptions,
   excludeNow,
-  CallIds,
   writeModelOutput,
   fillJson,
   resultText,
-  callNative,
   describe,
 }

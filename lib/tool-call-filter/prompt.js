@@ -15,7 +15,6 @@ const {
   releaseScratch,
   readOptions,
   excludeNow,
-  CallIds,
   writeModelOutput,
   fillJson,
   resultText,
@@ -55,10 +54,10 @@ function definePromptToolCallFilter(preservedResults) {
       const excludeLength = exclude?.length
       const scratch = takeScratch()
       try {
-        const ids = new CallIds()
+        const ids = scratch.ids
         writePrompt(scratch, prompt, names, ids, withOutputs)
         const tape = scratch.tape.finish()
-        const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
+        const history = this.#usesHistory ? recordedHistory(state, ids, scratch.recorded) : undefined
         const ask = [withOutputs, steps, everyResult, excludeLength, tape, history]
         let answer = askPrompt(scratch, ask, undefined)
         if (answer[0] === 1) state[HISTORY_KEY] = ids.set
@@ -118,13 +117,20 @@ function askOutputs(scratch, ask, token, outputs) {
 }
 
 /**
- * For each interned call id, whether the request's recorded history has it;
- * `undefined` when nothing is recorded yet.
+ * For each interned call id, whether the request's recorded history has it,
+ * written on `tape`; `undefined` when nothing is recorded yet. A plain loop:
+ * `Int32Array.from` with a mapping function would make a closure a call,
+ * whose compiled code V8 holds only weakly and drops at a full collection.
  */
-function recordedHistory(state, ids) {
+function recordedHistory(state, ids, tape) {
   const recorded = state[HISTORY_KEY]
   if (recorded === undefined || recorded === null) return undefined
-  return Int32Array.from(ids.values, (id) => (recorded.has(id) ? 1 : 0))
+  const values = ids.values
+  tape.reserve(values.length)
+  const data = tape.data
+  for (let i = 0; i < values.length; i++) data[i] = recorded.has(values[i]) ? 1 : 0
+  tape.length = values.length
+  return tape.finish()
 }
 
 /** Writes the prompt tape. Bad shapes throw where the reference's walk throws a `TypeError`. */
@@ -140,7 +146,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
   for (let i = 0; i < prompt.length; i++) {
     const message = prompt[i]
     if (message === null || typeof message !== 'object') {
-      throw new TypeError(`ToolCallFilter: prompt message ${i} is ${describe(message)}`)
+      throw badMessage(i, message)
     }
     const role = message.role
     if (role === 'system' || role === 'user') {
@@ -154,7 +160,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       continue
     }
     if (!Array.isArray(content)) {
-      throw new TypeError(`ToolCallFilter: the content of prompt message ${i} is not an array`)
+      throw badContent(i)
     }
     tape.length = n
     tape.reserve(2 + content.length + (prompt.length - i))
@@ -164,7 +170,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
     for (let j = 0; j < content.length; j++) {
       const part = content[j]
       if (part === null || part === undefined) {
-        throw new TypeError(`ToolCallFilter: part ${j} of prompt message ${i} is ${part}`)
+        throw badPart(i, j, part)
       }
       const type = part.type
       const isCall = type === 'tool-call'
@@ -181,6 +187,24 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
     }
   }
   tape.length = n
+}
+
+// The errors of a malformed prompt are made out of line. A template literal
+// in `writePrompt`'s throws had TurboFan convert the loop's indexes to strings
+// on every pass (it placed the conversions before the tests), each a lookup
+// in V8's number-string cache, which a full collection empties: then a
+// string was made for every message of the next calls.
+
+function badMessage(i, message) {
+  return new TypeError(`ToolCallFilter: prompt message ${i} is ${describe(message)}`)
+}
+
+function badContent(i) {
+  return new TypeError(`ToolCallFilter: the content of prompt message ${i} is not an array`)
+}
+
+function badPart(i, j, part) {
+  return new TypeError(`ToolCallFilter: part ${j} of prompt message ${i} is ${part}`)
 }
 
 /** An interned call id as a part of the tape holds it, above the part's kind and flags. */

@@ -106,15 +106,20 @@ pub fn plan_message_list(
 
 /// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
 /// takes the history so far (`seen` ids, and the steps as `[count, ids...]*`)
-/// and the response tape, and answers
-/// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
+/// and the response tape, and writes
+/// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`
+/// into `out`; returns its length, or minus the length it needs when `out`
+/// is too short. Into the caller's buffer, as the plans are: an answer
+/// array made here would be memory outside the JavaScript heap, with a
+/// finalizer, for every step.
 #[napi(catch_unwind)]
 pub fn advance_message_list_steps(
     filter_after_tool_steps: Either3<f64, Null, Undefined>,
     seen: Int32In,
     steps: Int32In,
     response_tape: Int32In,
-) -> Result<Int32Array> {
+    mut out: Int32Out,
+) -> Result<i32> {
     let keep_steps =
         steps_option(given_steps(filter_after_tool_steps)).ok_or_else(|| type_error(FilterError::StepsOff))?;
     let mut history =
@@ -123,14 +128,15 @@ pub fn advance_message_list_steps(
     let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
 
     let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
-    let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
-    out.push(history.seen.len() as i32);
-    out.extend_from_slice(&history.seen);
-    out.push(step.len() as i32);
-    out.extend_from_slice(step);
-    out.push(preserve.len() as i32);
-    out.extend(preserve);
-    Ok(Int32Array::new(out))
+    let preserve: Vec<CallId> = preserve.into_iter().collect();
+    let counts = [history.seen.len() as i32, step.len() as i32, preserve.len() as i32];
+    let pieces: [&[i32]; 6] = [&counts[..1], &history.seen, &counts[1..2], step, &counts[2..], &preserve];
+    let length: usize = pieces.iter().map(|piece| piece.len()).sum();
+    if length > out.len() {
+        return Ok(-(length as i32));
+    }
+    out.write(&pieces, &[Some(&seen), Some(&steps), Some(&response_tape)])?;
+    Ok(length as i32)
 }
 
 /// `filterAfterToolSteps` as given: absent, a number, or `null`.
