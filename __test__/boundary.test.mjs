@@ -35,11 +35,37 @@ describe('panics', () => {
         const item = lines.slice(i + 1).find((next) => !/^\s*(#\[|\/\/)/.test(next)) ?? ''
         if (!/\bfn\b/.test(item)) return
         exported++
+        // Runs once, as the addon loads, to export the plain callbacks checked below.
+        if (attribute === '#[napi(module_exports)]') return
         if (!attribute.includes('catch_unwind')) missing.push(`${file}:${i + 1} ${item.trim()}`)
       })
     }
     assert.ok(exported > 20, `found only ${exported} exported functions: the scan is broken`)
     assert.deepEqual(missing, [])
+  })
+
+  test('every plain Node-API callback runs its body through raw::enter, which catches panics', () => {
+    const dir = join(root, 'napi', 'src')
+    const missing = []
+    let callbacks = 0
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.rs'))) {
+      const source = readFileSync(join(dir, file), 'utf8')
+      // Each `extern "C" fn` up to the first line that closes it.
+      for (const [body, name] of source.matchAll(/extern "C" fn (\w+)\([\s\S]*?\n\}/g)) {
+        callbacks++
+        if (!body.includes('raw::enter')) missing.push(`${file} ${name}`)
+      }
+    }
+    assert.ok(callbacks >= 2, `found only ${callbacks} plain callbacks: the scan is broken`)
+    assert.deepEqual(missing, [])
+  })
+
+  test('a panic in a plain Node-API callback is a JavaScript Error too', () => {
+    assert.throws(
+      () => native.__panicInPlainCallbackForTesting(),
+      (error) => error instanceof Error && error.message === 'a deliberate panic in a plain callback',
+    )
+    assert.equal(native.supportedMastraRange(), '>=1.59.0 <1.72.0')
   })
 })
 

@@ -10,7 +10,7 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 
 /// A borrowed `Int32Array`'s elements, as read on conversion.
-struct View<'a> {
+pub struct View<'a> {
     data: std::ptr::NonNull<i32>,
     len: usize,
     _borrow: std::marker::PhantomData<&'a mut [i32]>,
@@ -32,6 +32,12 @@ impl View<'_> {
 /// An `Int32Array` that is not a view of a `SharedArrayBuffer`.
 pub struct Int32In<'a>(View<'a>);
 
+impl<'a> From<View<'a>> for Int32In<'a> {
+    fn from(view: View<'a>) -> Self {
+        Int32In(view)
+    }
+}
+
 impl<'a> Int32In<'a> {
     pub fn as_slice(&self) -> &[i32] {
         self.0.as_slice()
@@ -44,6 +50,12 @@ impl<'a> Int32In<'a> {
 
 /// The buffer an answer is written into.
 pub struct Int32Out<'a>(View<'a>);
+
+impl<'a> From<View<'a>> for Int32Out<'a> {
+    fn from(view: View<'a>) -> Self {
+        Int32Out(view)
+    }
+}
 
 impl Int32Out<'_> {
     pub fn len(&self) -> usize {
@@ -110,7 +122,7 @@ exclusive_view!(Int32Out);
 ///
 /// # Safety
 /// `value` must be a live value of `env`; the view is borrowed for the call only.
-unsafe fn read_view<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a>> {
+pub unsafe fn read_view<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a>> {
     let mut is_typed_array = false;
     // SAFETY: the caller vouches for `env` and `value`.
     check_status!(unsafe { sys::napi_is_typedarray(env, value, &mut is_typed_array) })?;

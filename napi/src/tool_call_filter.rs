@@ -9,9 +9,11 @@ use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
 use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
+use crate::raw;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
 fn type_error(error: impl std::fmt::Display) -> Error {
@@ -182,12 +184,12 @@ pub enum PromptAnswer {
 /// calls), `every_result` when the host's rule is [`crate::releases::PreservedResultsRule::Every`].
 fn prompt_options(
     preserve_model_output: bool,
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    filter_after_tool_steps: Option<Option<f64>>,
     every_result: bool,
 ) -> prompt::Options {
     prompt::Options {
         preserve_model_output,
-        filter_after_tool_steps: steps_option(given_steps(filter_after_tool_steps)),
+        filter_after_tool_steps: steps_option(filter_after_tool_steps),
         preserved_results: if every_result { PreservedResults::Every } else { PreservedResults::WithOwnModelOutput },
     }
 }
@@ -215,78 +217,82 @@ thread_local! {
 }
 
 /// Filters one prompt tape (see the core's `prompt`), with the filter's
-/// options as [`prompt_options`] takes them. These are plain functions, not
-/// methods of a class: a method call costs several times as much, which
-/// shows on a short prompt. `history` holds, per interned call id, 1 when the
+/// options as [`prompt_options`] takes them: `filterPrompt(preserveModelOutput,
+/// filterAfterToolSteps, everyResult, excludeLength, tape, history, outputs,
+/// out)`. A plain Node-API callback (see [`crate::raw`]): it is called on
+/// every model call. `history` holds, per interned call id, 1 when the
 /// request's recorded history has it, or is `undefined` when nothing is
 /// recorded yet; `outputs` is the tape of the outputs an earlier answer asked
 /// for. Writes `[record_history, PromptAnswer, ...]` into `out` and returns
 /// its length, or, when `out` is too short, minus the length it needs (the
 /// wrapper grows it and asks again).
-#[napi(catch_unwind)]
-#[allow(clippy::too_many_arguments)]
-pub fn filter_prompt(
-    preserve_model_output: bool,
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
-    every_result: bool,
-    exclude_length: Option<u32>,
-    tape: Int32In,
-    history: Option<Int32In>,
-    outputs: Option<Int32In>,
-    mut out: Int32Out,
-) -> Result<i32> {
-    let options = prompt_options(preserve_model_output, filter_after_tool_steps, every_result);
-    PENDING.with_borrow_mut(|pending| pending.kept = None);
-    let analysis = prompt::analyse(
-        &options,
-        Exclude::for_list(exclude_length),
-        tape.as_slice(),
-        history.as_ref().map(Int32In::as_slice),
-    )
-    .map_err(type_error)?;
-    let decision = analysis.answer(&options, outputs.as_ref().map(Int32In::as_slice)).map_err(type_error)?;
-    let inputs = [Some(&tape), history.as_ref(), outputs.as_ref()];
-    let asks_outputs = matches!(decision.answer, Answer::NeedsOutputs(_));
-    // Kept within an `i32`, as the answer carries it.
-    let token = PENDING.with_borrow(|pending| pending.last_token.wrapping_add(1) & i32::MAX as u32);
-    let length = write_answer(decision, token, &mut out, &inputs)?;
-    if asks_outputs && length > 0 {
-        PENDING.with_borrow_mut(|pending| {
-            *pending = PendingAnalysis { last_token: token, kept: Some((token, options, analysis)) }
-        });
+pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: Node-API calls this with its `env` and `info`.
+    unsafe {
+        raw::enter::<8>(env, info, |args| {
+            let options = prompt_options(args.bool(0)?, args.number_or_null(1)?, args.bool(2)?);
+            let exclude = Exclude::for_list(args.optional_u32(3)?);
+            let tape = args.int32_in(4)?;
+            let history = args.optional_int32_in(5)?;
+            let outputs = args.optional_int32_in(6)?;
+            let mut out = args.int32_out(7)?;
+            PENDING.with_borrow_mut(|pending| pending.kept = None);
+            let analysis = prompt::analyse(&options, exclude, tape.as_slice(), history.as_ref().map(Int32In::as_slice))
+                .map_err(type_error)?;
+            let decision = analysis.answer(&options, outputs.as_ref().map(Int32In::as_slice)).map_err(type_error)?;
+            let inputs = [Some(&tape), history.as_ref(), outputs.as_ref()];
+            let asks_outputs = matches!(decision.answer, Answer::NeedsOutputs(_));
+            // Kept within an `i32`, as the answer carries it.
+            let token = PENDING.with_borrow(|pending| pending.last_token.wrapping_add(1) & i32::MAX as u32);
+            let length = write_answer(decision, token, &mut out, &inputs)?;
+            if asks_outputs && length > 0 {
+                PENDING.with_borrow_mut(|pending| {
+                    *pending = PendingAnalysis { last_token: token, kept: Some((token, options, analysis)) }
+                });
+            }
+            args.int32(length)
+        })
     }
-    Ok(length)
 }
 
 /// Answers the prompt of an earlier `NeedsOutputs` answer, named by its
 /// token, with the outputs it asked for, as `filterPrompt` would with the
 /// same options, tape, history and outputs; or [`PromptAnswer::Forgotten`]
-/// when that analysis is no longer held. Writes into `out` as `filterPrompt` does.
-#[napi(catch_unwind)]
-pub fn filter_prompt_outputs(token: u32, outputs: Int32In, mut out: Int32Out) -> Result<i32> {
-    let kept = PENDING.with_borrow_mut(|pending| match pending.kept.take() {
-        Some((held, options, analysis)) if held == token => Some((options, analysis)),
-        other => {
-            pending.kept = other;
-            None
-        }
-    });
-    let Some((options, analysis)) = kept else {
-        let answer = [0, PromptAnswer::Forgotten as i32];
-        if out.len() < answer.len() {
-            return Ok(-(answer.len() as i32));
-        }
-        out.write(&[&answer], &[Some(&outputs)])?;
-        return Ok(answer.len() as i32);
-    };
-    let decision = analysis.answer(&options, Some(outputs.as_slice())).map_err(type_error)?;
-    // Asked again once the JSON is filled in, or once `out` has grown.
-    let asks_again = matches!(decision.answer, Answer::NeedsJson(_));
-    let length = write_answer(decision, token, &mut out, &[Some(&outputs)])?;
-    if asks_again || length < 0 {
-        PENDING.with_borrow_mut(|pending| pending.kept = Some((token, options, analysis)));
+/// when that analysis is no longer held: `filterPromptOutputs(token, outputs,
+/// out)`, writing into `out` as `filterPrompt` does. A plain Node-API
+/// callback, as `filterPrompt` is.
+pub unsafe extern "C" fn filter_prompt_outputs(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: Node-API calls this with its `env` and `info`.
+    unsafe {
+        raw::enter::<3>(env, info, |args| {
+            let token = args.u32(0)?;
+            let outputs = args.int32_in(1)?;
+            let mut out = args.int32_out(2)?;
+            let kept = PENDING.with_borrow_mut(|pending| match pending.kept.take() {
+                Some((held, options, analysis)) if held == token => Some((options, analysis)),
+                other => {
+                    pending.kept = other;
+                    None
+                }
+            });
+            let Some((options, analysis)) = kept else {
+                let answer = [0, PromptAnswer::Forgotten as i32];
+                if out.len() < answer.len() {
+                    return args.int32(-(answer.len() as i32));
+                }
+                out.write(&[&answer], &[Some(&outputs)])?;
+                return args.int32(answer.len() as i32);
+            };
+            let decision = analysis.answer(&options, Some(outputs.as_slice())).map_err(type_error)?;
+            // Asked again once the JSON is filled in, or once `out` has grown.
+            let asks_again = matches!(decision.answer, Answer::NeedsJson(_));
+            let length = write_answer(decision, token, &mut out, &[Some(&outputs)])?;
+            if asks_again || length < 0 {
+                PENDING.with_borrow_mut(|pending| pending.kept = Some((token, options, analysis)));
+            }
+            args.int32(length)
+        })
     }
-    Ok(length)
 }
 
 /// Writes a decision as `[record_history, PromptAnswer, ...]` into `out` and
