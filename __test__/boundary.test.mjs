@@ -94,6 +94,15 @@ describe('buffers handed to the binding', () => {
     assert.equal(filter.plan(undefined, tape, undefined, 0, buffer.subarray(history.length)), 1)
   })
 
+  test("an answer buffer that shares memory with a step's response is refused", () => {
+    const buffer = new Int32Array(64)
+    buffer.set(history)
+    const response = buffer.subarray(0, history.length)
+    const none = new Int32Array(0)
+    assert.throws(() => native.advanceMessageListSteps(2, none, none, response, buffer.subarray(4)), /shares memory/)
+    assert.ok(native.advanceMessageListSteps(2, none, none, response, buffer.subarray(history.length)) > 0)
+  })
+
   test('an answer buffer that shares memory with the kept ids is refused', () => {
     const out = new Int32Array(16)
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), out.subarray(0, 1), 0, out), /shares memory/)
@@ -108,7 +117,12 @@ describe('buffers handed to the binding', () => {
       () => native.filterPrompt(false, undefined, true, undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)),
       /SharedArrayBuffer/,
     )
-    assert.throws(() => native.filterPromptOutputs(1, shared.subarray(0, 1), new Int32Array(8)), /SharedArrayBuffer/)
+    const empty = Int32Array.of(0)
+    assert.throws(
+      () => native.filterPrompt(true, undefined, true, undefined, empty, undefined, shared.subarray(0, 1), new Int32Array(8)),
+      /SharedArrayBuffer/,
+    )
+    assert.throws(() => native.filterPrompt(false, undefined, true, undefined, empty, undefined, undefined, shared), /SharedArrayBuffer/)
   })
 })
 

@@ -4,10 +4,10 @@
 // list or memory. It walks the prompt once to write the tape described in
 // src/tool_call_filter/prompt.rs, lets the native filter decide, and applies
 // the plan it returns to the original objects. When removed results leave
-// text behind, the outputs of just those results cross in a second tape, to
-// the analysis the native filter kept from the first.
+// text behind, the outputs of just those results cross in a second tape,
+// with the prompt's tape again.
 
-const { filterPrompt, filterPromptOutputs, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
+const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
   codes,
   ExcludeMode,
@@ -62,12 +62,11 @@ function definePromptToolCallFilter(preservedResults) {
         let answer = askPrompt(scratch, ask, undefined)
         if (answer[0] === 1) state[HISTORY_KEY] = ids.set
         if (answer[1] === PromptAnswer.NeedsOutputs) {
-          const token = answer[2]
-          const outputs = writeOutputs(scratch, prompt, answer, 3)
-          answer = askOutputs(scratch, ask, token, outputs)
+          const outputs = writeOutputs(scratch, prompt, answer, 2)
+          answer = askPrompt(scratch, ask, outputs)
           if (answer[1] === PromptAnswer.NeedsJson) {
             fillJson(scratch, outputs, answer.subarray(3, 3 + answer[2]))
-            answer = askOutputs(scratch, ask, token, outputs)
+            answer = askPrompt(scratch, ask, outputs)
           }
         }
         if (answer[1] === PromptAnswer.Unchanged) return undefined
@@ -95,25 +94,6 @@ function askPrompt(scratch, ask, outputs) {
     if (length >= 0) return scratch.plan.subarray(0, length)
     scratch.plan = new Int32Array(-length * 2)
   }
-}
-
-/**
- * Gives the outputs to the analysis the first answer left, unless a nested
- * call replaced it: then the prompt is read again.
- */
-function askOutputs(scratch, ask, token, outputs) {
-  let length
-  for (;;) {
-    try {
-      length = filterPromptOutputs(token, outputs, scratch.plan)
-    } catch (error) {
-      throw new TypeError(error.message)
-    }
-    if (length >= 0) break
-    scratch.plan = new Int32Array(-length * 2)
-  }
-  const answer = scratch.plan.subarray(0, length)
-  return answer[1] === PromptAnswer.Forgotten ? askPrompt(scratch, ask, outputs) : answer
 }
 
 /**

@@ -20,9 +20,8 @@ use crate::buffers::{read_view, Int32In, Int32Out};
 use crate::{diagnostics, tool_call_filter};
 
 /// The plain callbacks the addon exports, by their JavaScript names.
-const CALLBACKS: [(&str, Callback); 3] = [
+const CALLBACKS: [(&str, Callback); 2] = [
     ("filterPrompt", tool_call_filter::filter_prompt),
-    ("filterPromptOutputs", tool_call_filter::filter_prompt_outputs),
     ("__panicInPlainCallbackForTesting", diagnostics::panic_in_plain_callback),
 ];
 

@@ -2,11 +2,9 @@
 //! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
-use std::cell::RefCell;
-
 use mastra_native_processors::releases::PreservedResults;
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
-use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
+use mastra_native_processors::tool_call_filter::prompt::{self, Answer, PlanSink};
 use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -166,17 +164,13 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
 pub enum PromptAnswer {
     /// Hand the prompt to the model as it is.
     Unchanged,
-    /// `token, count, (message, part)*`: write these results' outputs and
-    /// give them to `filterPromptOutputs` with the token.
+    /// `count, (message, part)*`: write these results' outputs and ask again
+    /// with them.
     NeedsOutputs,
     /// `count, slot*`: fill these JSON slots of the outputs tape and ask again.
     NeedsJson,
     /// The plan for the new prompt follows.
     Changed,
-    /// The analysis of the token's prompt is no longer held (a call made in
-    /// between, from a getter or `toJSON`, replaced it): ask `filterPrompt`
-    /// again with the prompt's tape and the outputs.
-    Forgotten,
 }
 
 /// The prompt filter's options from the values the caller gave:
@@ -202,20 +196,6 @@ pub fn prompt_filter_uses_history(filter_after_tool_steps: Either3<f64, Null, Un
     steps_option(given_steps(filter_after_tool_steps)).is_none()
 }
 
-/// The analysis behind the last answer that asked for outputs, with its
-/// token and options: the call that brings them answers from it instead of
-/// reading the prompt again. One at most per thread, taken by that call and
-/// dropped by the next `filterPrompt`.
-#[derive(Default)]
-struct PendingAnalysis {
-    last_token: u32,
-    kept: Option<(u32, prompt::Options, prompt::Analysis)>,
-}
-
-thread_local! {
-    static PENDING: RefCell<PendingAnalysis> = RefCell::default();
-}
-
 /// Filters one prompt tape (see the core's `prompt`), with the filter's
 /// options as [`prompt_options`] takes them: `filterPrompt(preserveModelOutput,
 /// filterAfterToolSteps, everyResult, excludeLength, tape, history, outputs,
@@ -223,9 +203,10 @@ thread_local! {
 /// every model call. `history` holds, per interned call id, 1 when the
 /// request's recorded history has it, or is `undefined` when nothing is
 /// recorded yet; `outputs` is the tape of the outputs an earlier answer asked
-/// for. Writes `[record_history, PromptAnswer, ...]` into `out` and returns
-/// its length, or, when `out` is too short, minus the length it needs (the
-/// wrapper grows it and asks again).
+/// for, given with the same prompt tape and history. Writes
+/// `[record_history, PromptAnswer, ...]` into `out`, the plan in place, and
+/// returns its length, or, when `out` is too short, minus the length it
+/// needs (the wrapper grows it and asks again).
 pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {
@@ -236,102 +217,37 @@ pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callb
             let history = args.optional_int32_in(5)?;
             let outputs = args.optional_int32_in(6)?;
             let mut out = args.int32_out(7)?;
-            PENDING.with_borrow_mut(|pending| pending.kept = None);
-            let analysis = prompt::analyse(&options, exclude, tape.as_slice(), history.as_ref().map(Int32In::as_slice))
-                .map_err(type_error)?;
-            let decision = analysis.answer(&options, outputs.as_ref().map(Int32In::as_slice)).map_err(type_error)?;
-            let inputs = [Some(&tape), history.as_ref(), outputs.as_ref()];
-            let asks_outputs = matches!(decision.answer, Answer::NeedsOutputs(_));
-            // Kept within an `i32`, as the answer carries it.
-            let token = PENDING.with_borrow(|pending| pending.last_token.wrapping_add(1) & i32::MAX as u32);
-            let length = write_answer(decision, token, &mut out, &inputs)?;
-            if asks_outputs && length > 0 {
-                PENDING.with_borrow_mut(|pending| {
-                    *pending = PendingAnalysis { last_token: token, kept: Some((token, options, analysis)) }
-                });
-            }
-            args.int32(length)
-        })
-    }
-}
-
-/// Answers the prompt of an earlier `NeedsOutputs` answer, named by its
-/// token, with the outputs it asked for, as `filterPrompt` would with the
-/// same options, tape, history and outputs; or [`PromptAnswer::Forgotten`]
-/// when that analysis is no longer held: `filterPromptOutputs(token, outputs,
-/// out)`, writing into `out` as `filterPrompt` does. A plain Node-API
-/// callback, as `filterPrompt` is.
-pub unsafe extern "C" fn filter_prompt_outputs(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
-    // SAFETY: Node-API calls this with its `env` and `info`.
-    unsafe {
-        raw::enter::<3>(env, info, |args| {
-            let token = args.u32(0)?;
-            let outputs = args.int32_in(1)?;
-            let mut out = args.int32_out(2)?;
-            let kept = PENDING.with_borrow_mut(|pending| match pending.kept.take() {
-                Some((held, options, analysis)) if held == token => Some((options, analysis)),
-                other => {
-                    pending.kept = other;
-                    None
+            let mut answer = out.counted(&[Some(&tape), history.as_ref(), outputs.as_ref()])?;
+            // The head, filled in below; the plan is written after it.
+            answer.extend_from_slice(&[0, 0]);
+            let history = history.as_ref().map(Int32In::as_slice);
+            let outputs = outputs.as_ref().map(Int32In::as_slice);
+            let prompt::Decision { record_history, answer: outcome } =
+                prompt::filter_into(&options, exclude, tape.as_slice(), history, outputs, &mut answer)
+                    .map_err(type_error)?;
+            let kind = match outcome {
+                Answer::Changed(_) => PromptAnswer::Changed,
+                Answer::Unchanged => PromptAnswer::Unchanged,
+                Answer::NeedsOutputs(parts) => {
+                    answer.truncate(2);
+                    answer.push(parts.len() as i32);
+                    for (message, part) in parts {
+                        answer.extend_from_slice(&[message as i32, part as i32]);
+                    }
+                    PromptAnswer::NeedsOutputs
                 }
-            });
-            let Some((options, analysis)) = kept else {
-                let answer = [0, PromptAnswer::Forgotten as i32];
-                if out.len() < answer.len() {
-                    return args.int32(-(answer.len() as i32));
+                Answer::NeedsJson(slots) => {
+                    answer.truncate(2);
+                    answer.push(slots.len() as i32);
+                    for slot in slots {
+                        answer.push(slot as i32);
+                    }
+                    PromptAnswer::NeedsJson
                 }
-                out.write(&[&answer], &[Some(&outputs)])?;
-                return args.int32(answer.len() as i32);
             };
-            let decision = analysis.answer(&options, Some(outputs.as_slice())).map_err(type_error)?;
-            // Asked again once the JSON is filled in, or once `out` has grown.
-            let asks_again = matches!(decision.answer, Answer::NeedsJson(_));
-            let length = write_answer(decision, token, &mut out, &[Some(&outputs)])?;
-            if asks_again || length < 0 {
-                PENDING.with_borrow_mut(|pending| pending.kept = Some((token, options, analysis)));
-            }
-            args.int32(length)
+            answer.set(0, i32::from(record_history));
+            answer.set(1, kind as i32);
+            args.int32(answer.finish())
         })
     }
-}
-
-/// Writes a decision as `[record_history, PromptAnswer, ...]` into `out` and
-/// returns its length, or minus the length it needs when `out` is too short.
-fn write_answer(
-    decision: prompt::Decision,
-    token: u32,
-    out: &mut Int32Out,
-    inputs: &[Option<&Int32In<'_>>],
-) -> Result<i32> {
-    let record = decision.record_history as i32;
-    // The head on the stack and a plan, the long part of an answer, as the core
-    // made it; only the positions or slots asked for once in a while are converted.
-    let mut head = [record, 0, 0, 0];
-    let converted: Vec<i32>;
-    let (head_length, body): (usize, &[i32]) = match &decision.answer {
-        Answer::Unchanged => {
-            head[1] = PromptAnswer::Unchanged as i32;
-            (2, &[])
-        }
-        Answer::NeedsOutputs(parts) => {
-            head[1..].copy_from_slice(&[PromptAnswer::NeedsOutputs as i32, token as i32, parts.len() as i32]);
-            converted = parts.iter().flat_map(|&(message, part)| [message as i32, part as i32]).collect();
-            (4, &converted)
-        }
-        Answer::NeedsJson(slots) => {
-            head[1..3].copy_from_slice(&[PromptAnswer::NeedsJson as i32, slots.len() as i32]);
-            converted = slots.iter().map(|&slot| slot as i32).collect();
-            (3, &converted)
-        }
-        Answer::Changed(plan) => {
-            head[1] = PromptAnswer::Changed as i32;
-            (2, plan)
-        }
-    };
-    let length = head_length + body.len();
-    if length > out.len() {
-        return Ok(-(length as i32));
-    }
-    out.write(&[&head[..head_length], body], inputs)?;
-    Ok(length as i32)
 }

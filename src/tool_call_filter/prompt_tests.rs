@@ -251,23 +251,35 @@ fn json_left_for_later_is_asked_for() {
 }
 
 #[test]
-fn one_analysis_answers_each_round_of_outputs_as_a_fresh_filter_does() {
+fn each_round_of_outputs_reads_the_prompt_again_to_the_answer_it_asks_for() {
     let with_outputs = options(None, true, PreservedResults::Every);
     let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
-    let analysis = analyse(&with_outputs, Exclude::All, &tape, None).unwrap();
+    let ask = |outputs: Option<&[i32]>| filter(&with_outputs, Exclude::All, &tape, None, outputs).unwrap().answer;
+    assert_eq!(ask(None), Answer::NeedsOutputs(vec![(1, 0)]));
     let mut outputs = vec![node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
-    for given in [None, Some(outputs.clone()), {
-        // The JSON filled in: string 4.
-        outputs[2] = 4;
-        Some(outputs.clone())
-    }] {
-        let fresh = filter(&with_outputs, Exclude::All, &tape, None, given.as_deref());
-        assert_eq!(analysis.answer(&with_outputs, given.as_deref()), fresh);
-    }
+    assert_eq!(ask(Some(&outputs)), Answer::NeedsJson(vec![2]));
+    // The JSON filled in: string 4.
+    outputs[2] = 4;
     assert_eq!(
-        changed(analysis.answer(&with_outputs, Some(&outputs)).unwrap()),
-        vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP]
+        ask(Some(&outputs)),
+        Answer::Changed(vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP])
     );
+}
+
+#[test]
+fn a_plan_is_written_after_what_its_sink_holds() {
+    // The binding writes the answer's head first and the plan after it.
+    let tape = PromptTape::default()
+        .pass()
+        .assistant(vec![text(), call(0, false)])
+        .tool(vec![result(0, false, false)])
+        .build();
+    let alone = changed(filter(&plain(), Exclude::All, &tape, None, None).unwrap());
+    let mut sink = vec![7, 8];
+    let decision = filter_into(&plain(), Exclude::All, &tape, None, None, &mut sink).unwrap();
+    assert!(matches!(decision.answer, Answer::Changed(_)));
+    assert_eq!(sink[..2], [7, 8]);
+    assert_eq!(sink[2..], alone[..]);
 }
 
 #[test]
