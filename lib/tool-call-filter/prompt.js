@@ -113,6 +113,18 @@ function recordedHistory(state, ids, tape) {
   return tape.finish()
 }
 
+/**
+ * A part's `type`, read at a site of its own in assistant messages and in
+ * the others (tool messages). A prompt's parts come in more hidden classes
+ * than V8 keeps at one site (texts, calls, results with and without a stored
+ * model output, ...): read at one, `type` goes through V8's megamorphic
+ * cache, which every full collection empties, so the first call after one
+ * looked each class up again in the runtime (about 15 us at 100 messages).
+ * Split by role, each site sees a few classes and keeps them in the code.
+ */
+const assistantPartType = (part) => part.type
+const otherPartType = (part) => part.type
+
 /** Writes the prompt tape. Bad shapes throw where the reference's walk throws a `TypeError`. */
 function writePrompt(scratch, prompt, names, ids, withOutputs) {
   if (!Array.isArray(prompt)) {
@@ -152,7 +164,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       if (part === null || part === undefined) {
         throw badPart(i, j, part)
       }
-      const type = part.type
+      const type = roleFlag === 0 ? otherPartType(part) : assistantPartType(part)
       const isCall = type === 'tool-call'
       if (!isCall && type !== 'tool-result') {
         data[n++] = TAPE.partOther
