@@ -108,6 +108,26 @@ describe('buffers handed to the binding', () => {
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), out.subarray(0, 1), 0, out), /shares memory/)
   })
 
+  test('an answer longer than its buffer is measured, never written past it, whatever the length', () => {
+    // One assistant call and its result, which leaves its output's three strings as text.
+    const { prompt: T, modelOutput: NODE } = native.toolCallFilterCodes()
+    const tape = Int32Array.of(2, T.parts | T.assistant, 1, T.toolCall + T.callIdUnit, T.parts, 1, T.toolResult + T.callIdUnit)
+    const outputs = Int32Array.of(NODE.array, NODE.noJson, 3, NODE.string, 0, 1, NODE.string, 1, 1, NODE.string, 2, 1)
+    const ask = (out) => native.filterPrompt(true, undefined, true, undefined, tape, undefined, outputs, out)
+    const whole = new Int32Array(64)
+    const length = ask(whole)
+    assert.ok(length > 8, `the answer is ${length} long`)
+    for (let size = 0; size < length; size++) {
+      // Marked past the buffer's end to see that nothing is written there.
+      const buffer = new Int32Array(size + 4).fill(-7)
+      assert.equal(ask(buffer.subarray(0, size)), -length, `a buffer of ${size}`)
+      assert.deepEqual([...buffer.subarray(size)], [-7, -7, -7, -7])
+    }
+    const exact = new Int32Array(length)
+    assert.equal(ask(exact), length)
+    assert.deepEqual(exact, whole.subarray(0, length))
+  })
+
   test('views of a SharedArrayBuffer are refused, as tape and as answer buffer', () => {
     const shared = new Int32Array(new SharedArrayBuffer(64 * 4))
     shared.set(history)

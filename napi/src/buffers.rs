@@ -136,8 +136,11 @@ impl PlanSink for Counted<'_> {
     }
 
     fn extend_from_slice(&mut self, values: &[i32]) {
-        let room = self.buffer.len().saturating_sub(self.len).min(values.len());
-        self.buffer[self.len..self.len + room].copy_from_slice(&values[..room]);
+        // Nothing is free once the answer has outgrown the buffer.
+        if let Some(free) = self.buffer.get_mut(self.len..) {
+            let room = free.len().min(values.len());
+            free[..room].copy_from_slice(&values[..room]);
+        }
         self.len += values.len();
     }
 
