@@ -69,6 +69,19 @@ describe('panics', () => {
   })
 })
 
+const { prompt: T, promptInput: INPUT, modelOutput: NODE } = native.toolCallFilterCodes()
+
+/** The prompt filter's input for one round: its head, then the tape, history and outputs given. */
+function promptInput({ preserve = false, tape, history, outputs }) {
+  const head = []
+  head[INPUT.flags] = preserve ? INPUT.preserveModelOutput | INPUT.everyResult : INPUT.everyResult
+  head[INPUT.excludeLength] = INPUT.absent
+  head[INPUT.tapeLength] = tape.length
+  head[INPUT.historyLength] = history?.length ?? INPUT.absent
+  head[INPUT.outputsLength] = outputs?.length ?? INPUT.absent
+  return Int32Array.from([...head, ...tape, ...(history ?? []), ...(outputs ?? [])])
+}
+
 describe('buffers handed to the binding', () => {
   // The message-list planner with options `{}`.
   const filter = { plan: (...args) => native.planMessageList(false, undefined, ...args) }
@@ -110,10 +123,10 @@ describe('buffers handed to the binding', () => {
 
   test('an answer longer than its buffer is measured, never written past it, whatever the length', () => {
     // One assistant call and its result, which leaves its output's three strings as text.
-    const { prompt: T, modelOutput: NODE } = native.toolCallFilterCodes()
-    const tape = Int32Array.of(2, T.parts | T.assistant, 1, T.toolCall + T.callIdUnit, T.parts, 1, T.toolResult + T.callIdUnit)
-    const outputs = Int32Array.of(NODE.array, NODE.noJson, 3, NODE.string, 0, 1, NODE.string, 1, 1, NODE.string, 2, 1)
-    const ask = (out) => native.filterPrompt(true, undefined, true, undefined, tape, undefined, outputs, out)
+    const tape = [2, T.parts | T.assistant, 1, T.toolCall + T.callIdUnit, T.parts, 1, T.toolResult + T.callIdUnit]
+    const outputs = [NODE.array, NODE.noJson, 3, NODE.string, 0, 1, NODE.string, 1, 1, NODE.string, 2, 1]
+    const input = promptInput({ preserve: true, tape, outputs })
+    const ask = (out) => native.filterPrompt(input, out, undefined)
     const whole = new Int32Array(64)
     const length = ask(whole)
     assert.ok(length > 8, `the answer is ${length} long`)
@@ -133,16 +146,18 @@ describe('buffers handed to the binding', () => {
     shared.set(history)
     assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, 0, new Int32Array(16)), /SharedArrayBuffer/)
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, 0, shared), /SharedArrayBuffer/)
-    assert.throws(
-      () => native.filterPrompt(false, undefined, true, undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)),
-      /SharedArrayBuffer/,
-    )
-    const empty = Int32Array.of(0)
-    assert.throws(
-      () => native.filterPrompt(true, undefined, true, undefined, empty, undefined, shared.subarray(0, 1), new Int32Array(8)),
-      /SharedArrayBuffer/,
-    )
-    assert.throws(() => native.filterPrompt(false, undefined, true, undefined, empty, undefined, undefined, shared), /SharedArrayBuffer/)
+    const input = promptInput({ tape: [0] })
+    shared.set(input)
+    assert.throws(() => native.filterPrompt(shared.subarray(0, input.length), new Int32Array(8), undefined), /SharedArrayBuffer/)
+    assert.throws(() => native.filterPrompt(input, shared, undefined), /SharedArrayBuffer/)
+  })
+
+  test("the prompt filter's answer buffer may not share memory with its input", () => {
+    const buffer = new Int32Array(64)
+    const input = promptInput({ tape: [0] })
+    buffer.set(input)
+    assert.throws(() => native.filterPrompt(buffer, buffer.subarray(input.length), undefined), /shares memory/)
+    assert.equal(native.filterPrompt(buffer.subarray(0, input.length), buffer.subarray(input.length), undefined), 2)
   })
 })
 

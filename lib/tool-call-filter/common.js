@@ -104,13 +104,11 @@ class CallIds {
  * between requests would run the filter unoptimized after each.
  */
 class Scratch {
+  /** The tape of a history run, or the prompt filter's whole input (see prompt.js). */
   tape = new TapeWriter(4096)
-  /** The prompt filter's second tape: the outputs of the results it turns into text. */
-  outputs = new TapeWriter(256)
   /**
    * What the request's `state` recorded, as the native side reads it: the
-   * prompt filter's history (one number per interned call id), the message
-   * list's steps and then the ids they keep. Kept through the call.
+   * message list's steps and then the ids they keep. Kept through the call.
    */
   recorded = new TapeWriter(256)
   plan = new Int32Array(4096)
@@ -129,7 +127,6 @@ class Scratch {
   /** Empties the buffers for the next tape of a call. */
   clear() {
     this.tape.reset()
-    this.outputs.reset()
     const strings = this.strings
     if (strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
     // Setting an array's length is a call into the runtime, even to what it is.
@@ -166,7 +163,6 @@ function releaseScratch(scratch) {
 /** Drops whichever buffer an outsized call grew past the limit; the next call starts small. */
 function giveBackOutsized(scratch) {
   if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
-  if (scratch.outputs.data.length > KEPT_BUFFER_LIMIT) scratch.outputs = new TapeWriter(256)
   if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
   // An emptied array keeps its backing store; a new one does not.
@@ -280,9 +276,12 @@ function writeNode(scratch, tape, value, ancestors) {
   ancestors.pop()
 }
 
-/** Fills in JSON slots the native side asked for. */
-function fillJson(scratch, tape, slots) {
-  for (const slot of slots) tape[slot] = jsonIndex(scratch.lazyJson.get(slot), scratch.strings)
+/**
+ * Fills in the JSON slots the native side asked for, by their positions in
+ * a tape that starts at `start` of `data`.
+ */
+function fillJson(scratch, data, start, slots) {
+  for (const slot of slots) data[start + slot] = jsonIndex(scratch.lazyJson.get(start + slot), scratch.strings)
 }
 
 function jsonIndex(value, strings) {

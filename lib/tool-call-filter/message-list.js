@@ -145,7 +145,7 @@ class ToolCallFilter {
       let length = askPlan(scratch, run)
       if (length < 0) {
         // Some JSON is its output's text after all: fill in those slots and plan again.
-        fillJson(scratch, written, scratch.plan.subarray(0, -length))
+        fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
         length = askPlan(scratch, run)
       }
       applyPlan(messages, from, to, scratch.plan.subarray(0, length), scratch.strings, filtered)

@@ -3,9 +3,10 @@
 // rewrites only the provider prompt of each model call, never the message
 // list or memory. It walks the prompt once to write the tape described in
 // src/tool_call_filter/prompt.rs, lets the native filter decide, and applies
-// the plan it returns to the original objects. When removed results leave
-// text behind, the outputs of just those results cross in a second tape,
-// with the prompt's tape again.
+// the plan it returns to the original objects. The tape crosses in one
+// buffer with the request's history table behind it and, when removed
+// results leave text behind, the outputs of just those results behind that,
+// in a second round (the layout is the core's `prompt::input`).
 
 const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
@@ -22,6 +23,7 @@ const {
 } = require('./common.js')
 
 const TAPE = codes.prompt
+const INPUT = codes.promptInput
 const PLAN = codes.plan
 const HISTORY_KEY = codes.stateKeys.history
 
@@ -51,26 +53,36 @@ function definePromptToolCallFilter(preservedResults) {
       if (mode === ExcludeMode.Nothing) return undefined
       const withOutputs = this.#withOutputs
       const steps = this.#filterAfterToolSteps
-      const excludeLength = exclude?.length
       const scratch = takeScratch()
       try {
         const ids = scratch.ids
+        const tape = scratch.tape
+        // The head is written once its lengths are known.
+        tape.reserve(INPUT.head)
+        tape.length = INPUT.head
         writePrompt(scratch, prompt, names, ids, withOutputs)
-        const tape = scratch.tape.finish()
-        const history = this.#usesHistory ? recordedHistory(state, ids, scratch.recorded) : undefined
-        const ask = [withOutputs, steps, everyResult, excludeLength, tape, history]
-        let answer = askPrompt(scratch, ask, undefined)
-        if (answer[0] === 1) state[HISTORY_KEY] = ids.set
-        if (answer[1] === PromptAnswer.NeedsOutputs) {
-          const outputs = writeOutputs(scratch, prompt, answer, 2)
-          answer = askPrompt(scratch, ask, outputs)
-          if (answer[1] === PromptAnswer.NeedsJson) {
-            fillJson(scratch, outputs, answer.subarray(3, 3 + answer[2]))
-            answer = askPrompt(scratch, ask, outputs)
+        const tapeLength = tape.length - INPUT.head
+        const historyLength = this.#usesHistory ? writeRecordedHistory(state, ids, tape) : INPUT.absent
+        const data = tape.data
+        data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0)
+        data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length
+        data[INPUT.tapeLength] = tapeLength
+        data[INPUT.historyLength] = historyLength
+        data[INPUT.outputsLength] = INPUT.absent
+        askPrompt(scratch, steps)
+        if (scratch.plan[0] === 1) state[HISTORY_KEY] = ids.set
+        if (scratch.plan[1] === PromptAnswer.NeedsOutputs) {
+          const outputsStart = tape.length
+          writeOutputs(scratch, prompt, scratch.plan, 2)
+          tape.data[INPUT.outputsLength] = tape.length - outputsStart
+          askPrompt(scratch, steps)
+          if (scratch.plan[1] === PromptAnswer.NeedsJson) {
+            fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(3, 3 + scratch.plan[2]))
+            askPrompt(scratch, steps)
           }
         }
-        if (answer[1] === PromptAnswer.Unchanged) return undefined
-        return { prompt: applyPlan(prompt, answer, 2, scratch.strings) }
+        if (scratch.plan[1] === PromptAnswer.Unchanged) return undefined
+        return { prompt: applyPlan(prompt, scratch.plan, 2, scratch.strings) }
       } finally {
         releaseScratch(scratch)
       }
@@ -79,38 +91,39 @@ function definePromptToolCallFilter(preservedResults) {
 }
 
 /**
- * Calls `filterPrompt` with `ask` (its arguments up to the history) and
- * `outputs`, growing the answer buffer as asked; the answer's view.
+ * Calls `filterPrompt` on the input the scratch set's tape holds, growing the
+ * answer buffer as asked; the answer is at the start of `scratch.plan`.
  */
-function askPrompt(scratch, ask, outputs) {
-  const [withOutputs, steps, everyResult, excludeLength, tape, history] = ask
-  let length
+function askPrompt(scratch, steps) {
   for (;;) {
+    let length
     try {
-      length = filterPrompt(withOutputs, steps, everyResult, excludeLength, tape, history, outputs, scratch.plan)
+      length = filterPrompt(scratch.tape.data, scratch.plan, steps)
     } catch (error) {
       throw new TypeError(error.message)
     }
-    if (length >= 0) return scratch.plan.subarray(0, length)
+    if (length >= 0) return
     scratch.plan = new Int32Array(-length * 2)
   }
 }
 
 /**
- * For each interned call id, whether the request's recorded history has it,
- * written on `tape`; `undefined` when nothing is recorded yet. A plain loop:
- * `Int32Array.from` with a mapping function would make a closure a call,
- * whose compiled code V8 holds only weakly and drops at a full collection.
+ * Writes on `tape`, for each interned call id, whether the request's
+ * recorded history has it, and returns how many it wrote, or `INPUT.absent`
+ * when nothing is recorded yet. A plain loop: `Int32Array.from` with a
+ * mapping function would make a closure a call, whose compiled code V8
+ * holds only weakly and drops at a full collection.
  */
-function recordedHistory(state, ids, tape) {
+function writeRecordedHistory(state, ids, tape) {
   const recorded = state[HISTORY_KEY]
-  if (recorded === undefined || recorded === null) return undefined
+  if (recorded === undefined || recorded === null) return INPUT.absent
   const values = ids.values
   tape.reserve(values.length)
   const data = tape.data
-  for (let i = 0; i < values.length; i++) data[i] = recorded.has(values[i]) ? 1 : 0
-  tape.length = values.length
-  return tape.finish()
+  let n = tape.length
+  for (let i = 0; i < values.length; i++) data[n++] = recorded.has(values[i]) ? 1 : 0
+  tape.length = n
+  return values.length
 }
 
 /**
@@ -213,15 +226,13 @@ function hasOwnModelOutput(part) {
   return Boolean(mastra) && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null
 }
 
-/** Writes the outputs of the results an answer asks for, from `answer[at]` on. */
+/** Writes on the tape the outputs of the results an answer asks for, from `answer[at]` on. */
 function writeOutputs(scratch, prompt, answer, at) {
-  const tape = scratch.outputs
   const count = answer[at++]
   for (let k = 0; k < count; k++) {
     const part = prompt[answer[at++]].content[answer[at++]]
-    writeModelOutput(scratch, tape, part.output)
+    writeModelOutput(scratch, scratch.tape, part.output)
   }
-  return tape.finish()
 }
 
 function applyPlan(prompt, plan, at, strings) {

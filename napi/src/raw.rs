@@ -9,8 +9,8 @@
 //! value is not), and right after a full garbage collection, when all of
 //! that code is out of the CPU's caches, several times as much. These entry
 //! points read their arguments with one `napi_get_cb_info` and a Node-API
-//! call or two each, catch panics as `#[napi(catch_unwind)]` does, and throw
-//! errors as napi-rs throws them.
+//! call or a few each, catch panics as `#[napi(catch_unwind)]` does, and
+//! throw errors as napi-rs throws them.
 
 use napi::bindgen_prelude::*;
 use napi::{sys, Callback, JsError};
@@ -96,44 +96,13 @@ impl<const N: usize> Args<N> {
         Ok(ValueType::from(kind))
     }
 
-    fn is_nullish(&self, index: usize) -> Result<bool> {
-        Ok(matches!(self.kind(index)?, ValueType::Undefined | ValueType::Null))
-    }
-
-    /// A value read by `get`, one of Node-API's `napi_get_value_*`
-    /// functions, which answer an error status for a value of another type.
-    fn scalar<T: Default>(
-        &self,
-        index: usize,
-        expected: &str,
-        get: impl FnOnce(sys::napi_env, sys::napi_value, &mut T) -> sys::napi_status,
-    ) -> Result<T> {
-        let mut value = T::default();
-        check_status!(get(self.env, self.values[index], &mut value), "argument {index}: expected {expected}")?;
+    fn f64(&self, index: usize) -> Result<f64> {
+        let mut value = 0.0;
+        // SAFETY: the value is an argument of this call, in its `env`; one
+        // that is not a number gives an error status.
+        let status = unsafe { sys::napi_get_value_double(self.env, self.values[index], &mut value) };
+        check_status!(status, "argument {index}: expected a number")?;
         Ok(value)
-    }
-
-    pub fn bool(&self, index: usize) -> Result<bool> {
-        // SAFETY: `scalar` passes an argument of this call, its `env`, and room for a `bool`.
-        self.scalar(index, "a boolean", |env, value, out| unsafe { sys::napi_get_value_bool(env, value, out) })
-    }
-
-    pub fn f64(&self, index: usize) -> Result<f64> {
-        // SAFETY: `scalar` passes an argument of this call, its `env`, and room for an `f64`.
-        self.scalar(index, "a number", |env, value, out| unsafe { sys::napi_get_value_double(env, value, out) })
-    }
-
-    pub fn u32(&self, index: usize) -> Result<u32> {
-        // SAFETY: `scalar` passes an argument of this call, its `env`, and room for a `u32`.
-        self.scalar(index, "a number", |env, value, out| unsafe { sys::napi_get_value_uint32(env, value, out) })
-    }
-
-    /// A number, or `None` for `undefined` or `null`.
-    pub fn optional_u32(&self, index: usize) -> Result<Option<u32>> {
-        if self.is_nullish(index)? {
-            return Ok(None);
-        }
-        self.u32(index).map(Some)
     }
 
     /// A number, `null` (`Some(None)`) or `undefined` (`None`).
@@ -148,14 +117,6 @@ impl<const N: usize> Args<N> {
     pub fn int32_in(&self, index: usize) -> Result<Int32In<'_>> {
         // SAFETY: the value is an argument of this call, borrowed for it.
         unsafe { read_view(self.env, self.values[index]) }.map(Int32In::from)
-    }
-
-    /// An `Int32Array`, or `None` for `undefined` or `null`.
-    pub fn optional_int32_in(&self, index: usize) -> Result<Option<Int32In<'_>>> {
-        if self.is_nullish(index)? {
-            return Ok(None);
-        }
-        self.int32_in(index).map(Some)
     }
 
     pub fn int32_out(&self, index: usize) -> Result<Int32Out<'_>> {

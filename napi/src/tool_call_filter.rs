@@ -2,7 +2,6 @@
 //! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
-use mastra_native_processors::releases::PreservedResults;
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer, PlanSink};
 use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
@@ -173,21 +172,6 @@ pub enum PromptAnswer {
     Changed,
 }
 
-/// The prompt filter's options from the values the caller gave:
-/// `filter_after_tool_steps` as given (`undefined` keeps the run's own
-/// calls), `every_result` when the host's rule is [`crate::releases::PreservedResultsRule::Every`].
-fn prompt_options(
-    preserve_model_output: bool,
-    filter_after_tool_steps: Option<Option<f64>>,
-    every_result: bool,
-) -> prompt::Options {
-    prompt::Options {
-        preserve_model_output,
-        filter_after_tool_steps: steps_option(filter_after_tool_steps),
-        preserved_results: if every_result { PreservedResults::Every } else { PreservedResults::WithOwnModelOutput },
-    }
-}
-
 /// Whether a prompt filter with this `filterAfterToolSteps` (as the caller
 /// gave it) decides by the request's history, so the wrapper reads and
 /// records it in the processor's `state`.
@@ -196,34 +180,31 @@ pub fn prompt_filter_uses_history(filter_after_tool_steps: Either3<f64, Null, Un
     steps_option(given_steps(filter_after_tool_steps)).is_none()
 }
 
-/// Filters one prompt tape (see the core's `prompt`), with the filter's
-/// options as [`prompt_options`] takes them: `filterPrompt(preserveModelOutput,
-/// filterAfterToolSteps, everyResult, excludeLength, tape, history, outputs,
-/// out)`. A plain Node-API callback (see [`crate::raw`]): it is called on
-/// every model call. `history` holds, per interned call id, 1 when the
-/// request's recorded history has it, or is `undefined` when nothing is
-/// recorded yet; `outputs` is the tape of the outputs an earlier answer asked
-/// for, given with the same prompt tape and history. Writes
-/// `[record_history, PromptAnswer, ...]` into `out`, the plan in place, and
-/// returns its length, or, when `out` is too short, minus the length it
-/// needs (the wrapper grows it and asks again).
+/// Filters one prompt: `filterPrompt(input, out, filterAfterToolSteps)`,
+/// where `input` holds the round's flags, the prompt tape, the history table
+/// and the outputs tape as the core's `prompt::input` lays them out, and
+/// `filterAfterToolSteps` is the option as given. A plain Node-API callback
+/// (see [`crate::raw`]): it is called on every model call. The history table
+/// holds, per interned call id, 1 when the request's recorded history has
+/// it, and is absent when nothing is recorded yet; the outputs tape holds
+/// the outputs an earlier answer asked for, given with the same prompt tape
+/// and history. Writes `[record_history, PromptAnswer, ...]` into `out`, the
+/// plan in place, and returns its length, or, when `out` is too short,
+/// minus the length it needs (the wrapper grows it and asks again).
 pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {
-        raw::enter::<8>(env, info, |args| {
-            let options = prompt_options(args.bool(0)?, args.number_or_null(1)?, args.bool(2)?);
-            let exclude = Exclude::for_list(args.optional_u32(3)?);
-            let tape = args.int32_in(4)?;
-            let history = args.optional_int32_in(5)?;
-            let outputs = args.optional_int32_in(6)?;
-            let mut out = args.int32_out(7)?;
-            let mut answer = out.counted(&[Some(&tape), history.as_ref(), outputs.as_ref()])?;
+        raw::enter::<3>(env, info, |args| {
+            let input = args.int32_in(0)?;
+            let mut out = args.int32_out(1)?;
+            let steps = steps_option(args.number_or_null(2)?);
+            let round = prompt::Input::read(input.as_slice()).map_err(type_error)?;
+            let options = round.options(steps);
+            let mut answer = out.counted(&[Some(&input)])?;
             // The head, filled in below; the plan is written after it.
             answer.extend_from_slice(&[0, 0]);
-            let history = history.as_ref().map(Int32In::as_slice);
-            let outputs = outputs.as_ref().map(Int32In::as_slice);
             let prompt::Decision { record_history, answer: outcome } =
-                prompt::filter_into(&options, exclude, tape.as_slice(), history, outputs, &mut answer)
+                prompt::filter_into(&options, round.exclude, round.tape, round.history, round.outputs, &mut answer)
                     .map_err(type_error)?;
             let kind = match outcome {
                 Answer::Changed(_) => PromptAnswer::Changed,

@@ -77,6 +77,94 @@ pub mod code {
 /// call ids of the request's first prompt: its history.
 pub const HISTORY_STATE_KEY: &str = "__toolCallFilterHistoryToolCallIds";
 
+/// The binding's input for one round, in one `Int32Array`: a head of
+/// [`input::HEAD`] numbers, then the prompt tape, the history table and the
+/// outputs tape, each as long as the head says ([`input::ABSENT`] for a table
+/// or tape not given). One buffer crosses rather than three, and no view of
+/// one: on a prompt of a hundred messages the crossing is a good part of the
+/// call, and right after a full collection each Node-API call is cache misses.
+pub mod input {
+    /// Which options are set: [`PRESERVE_MODEL_OUTPUT`], [`EVERY_RESULT`].
+    pub const FLAGS: usize = 0;
+    /// The length of the live `exclude` list, or [`ABSENT`] for none.
+    pub const EXCLUDE_LENGTH: usize = 1;
+    pub const TAPE_LENGTH: usize = 2;
+    pub const HISTORY_LENGTH: usize = 3;
+    pub const OUTPUTS_LENGTH: usize = 4;
+    /// Where the prompt tape starts.
+    pub const HEAD: usize = 5;
+
+    /// Flag: `preserveModelOutput`.
+    pub const PRESERVE_MODEL_OUTPUT: i32 = 1;
+    /// Flag: the host's rule turns every removed result into text
+    /// ([`crate::releases::PreservedResults::Every`]).
+    pub const EVERY_RESULT: i32 = 2;
+    /// A length for what is not given.
+    pub const ABSENT: i32 = -1;
+}
+
+/// One round's input, read from the binding's buffer (see [`input`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Input<'a> {
+    pub preserve_model_output: bool,
+    pub preserved_results: PreservedResults,
+    pub exclude: Exclude,
+    pub tape: &'a [i32],
+    pub history: Option<&'a [i32]>,
+    pub outputs: Option<&'a [i32]>,
+}
+
+impl<'a> Input<'a> {
+    /// Reads a buffer whose head accounts for the parts that follow it.
+    pub fn read(buffer: &'a [i32]) -> Result<Input<'a>, TapeError> {
+        let head = buffer.get(..input::HEAD).ok_or(TapeError { position: 0 })?;
+        let flags = head[input::FLAGS];
+        if flags & !(input::PRESERVE_MODEL_OUTPUT | input::EVERY_RESULT) != 0 {
+            return Err(TapeError { position: input::FLAGS });
+        }
+        let exclude = match head[input::EXCLUDE_LENGTH] {
+            input::ABSENT => None,
+            length => Some(u32::try_from(length).map_err(|_| TapeError { position: input::EXCLUDE_LENGTH })?),
+        };
+        let mut rest = &buffer[input::HEAD..];
+        // Each part as long as its length says, or absent.
+        let mut take = |at: usize| -> Result<Option<&'a [i32]>, TapeError> {
+            let length = head[at];
+            if length == input::ABSENT {
+                return Ok(None);
+            }
+            let length = usize::try_from(length).ok().filter(|&n| n <= rest.len()).ok_or(TapeError { position: at })?;
+            let (part, tail) = rest.split_at(length);
+            rest = tail;
+            Ok(Some(part))
+        };
+        let tape = take(input::TAPE_LENGTH)?.ok_or(TapeError { position: input::TAPE_LENGTH })?;
+        let history = take(input::HISTORY_LENGTH)?;
+        let outputs = take(input::OUTPUTS_LENGTH)?;
+        Ok(Input {
+            preserve_model_output: flags & input::PRESERVE_MODEL_OUTPUT != 0,
+            preserved_results: if flags & input::EVERY_RESULT != 0 {
+                PreservedResults::Every
+            } else {
+                PreservedResults::WithOwnModelOutput
+            },
+            exclude: Exclude::for_list(exclude),
+            tape,
+            history,
+            outputs,
+        })
+    }
+
+    /// The options, with `filterAfterToolSteps` as the processor reads it.
+    pub fn options(&self, filter_after_tool_steps: Option<f64>) -> Options {
+        Options {
+            preserve_model_output: self.preserve_model_output,
+            filter_after_tool_steps,
+            preserved_results: self.preserved_results,
+        }
+    }
+}
+
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {

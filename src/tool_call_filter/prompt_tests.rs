@@ -362,3 +362,49 @@ fn arbitrary_tapes_give_answers_or_errors_never_panics() {
     }
     assert!(answered > 1_000, "too few valid tapes to mean anything: {answered}");
 }
+
+#[test]
+fn an_input_buffer_is_a_head_then_the_parts_it_measures() {
+    let tape = two_pairs();
+    let mut buffer = vec![input::PRESERVE_MODEL_OUTPUT, 2, tape.len() as i32, 2, input::ABSENT];
+    buffer.extend(&tape);
+    buffer.extend([1, 0]);
+    // What follows the parts is not read: the buffer may be longer.
+    buffer.extend([9, 9, 9]);
+    let read = Input::read(&buffer).unwrap();
+    assert_eq!(
+        read,
+        Input {
+            preserve_model_output: true,
+            preserved_results: PreservedResults::WithOwnModelOutput,
+            exclude: Exclude::Listed,
+            tape: &tape,
+            history: Some(&[1, 0]),
+            outputs: None,
+        }
+    );
+    assert_eq!(read.options(Some(2.0)).filter_after_tool_steps, Some(2.0));
+
+    let everything = [input::EVERY_RESULT, input::ABSENT, 1, 0, 1, 0, 7];
+    let read = Input::read(&everything).unwrap();
+    assert_eq!((read.exclude, read.preserved_results), (Exclude::All, PreservedResults::Every));
+    assert_eq!((read.tape, read.history, read.outputs), (&[0][..], Some(&[][..]), Some(&[7][..])));
+    assert_eq!(Input::read(&[0, 0, 1, -1, -1, 0]).unwrap().exclude, Exclude::Nothing);
+}
+
+#[test]
+fn an_input_whose_head_does_not_account_for_it_is_refused() {
+    let refused: [&[i32]; 7] = [
+        &[],
+        &[0, -1, 0, -1],
+        // An unknown flag, a negative list length, no tape, lengths past the end.
+        &[4, -1, 0, -1, -1],
+        &[0, -2, 0, -1, -1],
+        &[0, -1, -1, -1, -1],
+        &[0, -1, 2, -1, -1, 0],
+        &[0, -1, 1, 1, -1, 0],
+    ];
+    for buffer in refused {
+        assert!(Input::read(buffer).is_err(), "{buffer:?}");
+    }
+}
