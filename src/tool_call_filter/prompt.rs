@@ -573,15 +573,26 @@ impl Filter<'_> {
         mut out: P,
     ) -> Result<Answer<P>, FilterError> {
         let prompt = self.prompt;
-        // By slot, without a branch a part: parts that are not tool parts,
-        // and those of falsy ids, are in the slot that is always preserved.
-        let every_tool = self.exclude == Exclude::All;
         let mut any_removed = false;
-        for message in prompt.messages() {
-            for part in message.parts() {
-                let goes = !slots.has(part.slot, Slots::PRESERVED) & (every_tool | part.excluded);
-                slots.0[part.slot] |= Slots::REMOVED * u8::from(goes);
+        if self.exclude == Exclude::All {
+            // Every call goes that is not preserved: decided by slot, with no
+            // pass over the parts. Each interned id is some part's, and the
+            // falsy id's slot is always preserved.
+            for flags in &mut slots.0 {
+                let goes = *flags & Slots::PRESERVED == 0;
+                *flags |= Slots::REMOVED * u8::from(goes);
                 any_removed |= goes;
+            }
+        } else {
+            // A call goes when any of its parts names an excluded tool: by
+            // slot, without a branch a part (parts that are not tool parts are
+            // in the falsy id's slot, which is always preserved).
+            for message in prompt.messages() {
+                for part in message.parts() {
+                    let goes = !slots.has(part.slot, Slots::PRESERVED) & part.excluded;
+                    slots.0[part.slot] |= Slots::REMOVED * u8::from(goes);
+                    any_removed |= goes;
+                }
             }
         }
         if !any_removed {
