@@ -248,6 +248,7 @@ struct Message<'a> {
 }
 
 impl<'a> Message<'a> {
+    #[inline]
     fn parts(&self) -> impl Iterator<Item = Part> + 'a {
         let values: &'a [i32] = match self.content {
             Content::Parts(values) => values,
@@ -284,6 +285,7 @@ struct Messages<'a> {
 impl<'a> Iterator for Messages<'a> {
     type Item = Message<'a>;
 
+    #[inline]
     fn next(&mut self) -> Option<Message<'a>> {
         self.left = self.left.checked_sub(1)?;
         let head = self.tape[self.at];
@@ -608,15 +610,6 @@ impl Filter<'_> {
             TextsById::default()
         };
 
-        // Only where a text may be left does it matter which ids have a call.
-        if !texts.is_empty() {
-            for message in prompt.messages().filter(|message| message.assistant) {
-                for part in message.parts() {
-                    slots.0[part.slot] |= Slots::CALLED * u8::from(part.kind == PartKind::Call);
-                }
-            }
-        }
-
         let mut changed = false;
         for message in prompt.messages() {
             let Content::Parts(_) = message.content else {
@@ -670,10 +663,11 @@ impl Filter<'_> {
 
     /// The text each removed pair leaves, by call id: that of the last
     /// removed result of the id whose output has any. `Err` carries what
-    /// the binding must supply first.
+    /// the binding must supply first. Marks the ids that have a call in an
+    /// assistant message on the way, which decides where a text goes.
     fn result_texts<P>(
         &self,
-        slots: &Slots,
+        slots: &mut Slots,
         outputs: Option<&[i32]>,
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
@@ -684,6 +678,7 @@ impl Filter<'_> {
                 if removed && (every || part.own_output) {
                     wanted.push((m as u32, p as u32, part.slot));
                 }
+                slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
             }
         }
         if wanted.is_empty() {
