@@ -91,6 +91,8 @@ pub mod plan {
     pub const DROP: i32 = 1;
     /// Rebuild the message: one part action per part follows (and, for the
     /// message list, the kept `content.toolInvocations`: count, positions).
+    /// On the prompt, the number of parts the message keeps comes first, so
+    /// the binding makes the new content array at its size.
     pub const REWRITE: i32 = 2;
 
     /// Keep the part object as it is.

@@ -500,6 +500,7 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
                 }
             }
             plan::REWRITE => {
+                let kept_count = cursor.read();
                 let (mut kept, mut removed) = (0, 0);
                 for (p, part) in parts.iter().enumerate() {
                     let action = cursor.read();
@@ -542,6 +543,7 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
                     settle(part, false);
                     removed_at.push((m as u32, p as u32));
                 }
+                assert_eq!(kept_count, kept, "the count of kept parts of a rebuilt message");
                 assert!(kept > 0 && removed > 0, "a rebuilt message keeps {kept} and removes {removed}");
             }
             other => panic!("message action {other} for {message:?}"),

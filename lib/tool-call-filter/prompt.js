@@ -247,15 +247,17 @@ function applyPlan(prompt, plan, at, strings) {
     if (action === PLAN.drop) continue
 
     const parts = message.content
-    const content = []
+    // Made at its size: an array pushed to gets room for seventeen.
+    const content = new Array(plan[at++])
+    let kept = 0
     for (let j = 0; j < parts.length; j++) {
       const partAction = plan[at++]
       if (partAction === PLAN.partKeep) {
-        content.push(parts[j])
+        content[kept++] = parts[j]
       } else if (partAction === PLAN.partResultText) {
         const result = prompt[plan[at++]].content[plan[at++]]
         const count = plan[at++]
-        content.push({ type: 'text', text: resultText(result.toolName, strings, plan, at, count) })
+        content[kept++] = { type: 'text', text: resultText(result.toolName, strings, plan, at, count) }
         at += count
       }
     }

@@ -104,15 +104,6 @@ pub struct Counted<'a> {
 }
 
 impl Counted<'_> {
-    /// Sets a number already written, such as a head pushed before the body.
-    pub fn set(&mut self, at: usize, value: i32) {
-        if at < self.len {
-            if let Some(slot) = self.buffer.get_mut(at) {
-                *slot = value;
-            }
-        }
-    }
-
     /// The answer's length, or minus that when it did not fit.
     pub fn finish(self) -> i32 {
         if self.len <= self.buffer.len() {
@@ -146,6 +137,15 @@ impl PlanSink for Counted<'_> {
 
     fn truncate(&mut self, len: usize) {
         self.len = self.len.min(len);
+    }
+
+    fn set(&mut self, at: usize, value: i32) {
+        // Only what was written, and fits.
+        if at < self.len {
+            if let Some(slot) = self.buffer.get_mut(at) {
+                *slot = value;
+            }
+        }
     }
 }
 

@@ -398,9 +398,10 @@ pub enum Answer<P = Vec<i32>> {
     /// These slots of the outputs tape need their JSON: fill them in and ask again.
     NeedsJson(Vec<usize>),
     /// The new prompt, written into the plan given: per message
-    /// [`plan::KEEP`], [`plan::DROP`], or [`plan::REWRITE`] and one action per
-    /// part, where [`plan::PART_RESULT_TEXT`] is followed by the result's
-    /// message and part index, the string count and the string indexes.
+    /// [`plan::KEEP`], [`plan::DROP`], or [`plan::REWRITE`], the number of
+    /// parts it keeps and one action per part, where
+    /// [`plan::PART_RESULT_TEXT`] is followed by the result's message and
+    /// part index, the string count and the string indexes.
     Changed(P),
 }
 
@@ -413,6 +414,8 @@ pub trait PlanSink {
     fn extend_from_slice(&mut self, values: &[i32]);
     /// Takes back what was written after the first `len` numbers.
     fn truncate(&mut self, len: usize);
+    /// Sets a number already written.
+    fn set(&mut self, at: usize, value: i32);
 
     fn is_empty(&self) -> bool {
         self.len() == 0
@@ -435,6 +438,10 @@ impl PlanSink for Vec<i32> {
     fn truncate(&mut self, len: usize) {
         Vec::truncate(self, len);
     }
+
+    fn set(&mut self, at: usize, value: i32) {
+        self[at] = value;
+    }
 }
 
 impl<P: PlanSink> PlanSink for &mut P {
@@ -452,6 +459,10 @@ impl<P: PlanSink> PlanSink for &mut P {
 
     fn truncate(&mut self, len: usize) {
         (**self).truncate(len);
+    }
+
+    fn set(&mut self, at: usize, value: i32) {
+        (**self).set(at, value);
     }
 }
 
@@ -619,7 +630,8 @@ impl Filter<'_> {
                 continue;
             };
             let header = out.len();
-            out.push(plan::REWRITE);
+            // The count of kept parts is set once they are all decided.
+            out.extend_from_slice(&[plan::REWRITE, 0]);
             let mut kept = 0;
             let mut rewritten = false;
             for part in message.parts() {
@@ -651,6 +663,7 @@ impl Filter<'_> {
                 }
             }
             changed |= rewritten;
+            out.set(header + 1, kept as i32);
             out.truncate(if kept == 0 || !rewritten { header } else { out.len() });
             if kept == 0 {
                 out.push(plan::DROP);

@@ -109,7 +109,7 @@ fn the_first_prompt_of_a_request_is_its_history_and_goes() {
     assert!(decision.record_history);
     assert_eq!(
         changed(decision),
-        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::DROP, plan::DROP]
+        vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::DROP, plan::DROP]
     );
 }
 
@@ -120,7 +120,7 @@ fn calls_the_run_made_after_the_history_stay() {
     assert!(!decision.record_history);
     assert_eq!(
         changed(decision),
-        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
+        vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
     );
     // Everything from the run: nothing to do.
     let decision = filter(&plain(), Exclude::All, &two_pairs(), Some(&[0, 0]), None).unwrap();
@@ -144,7 +144,7 @@ fn recent_tool_steps_stay_with_filter_after_tool_steps() {
     let plan = changed(filter(&keep_one, Exclude::All, &two_pairs(), None, None).unwrap());
     assert_eq!(
         plan,
-        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
+        vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
     );
     // Two steps keep everything; zero keeps nothing; NaN keeps everything.
     for (steps, unchanged) in [(2.0, true), (0.0, false), (f64::NAN, true), (-1.0, false)] {
@@ -163,7 +163,7 @@ fn steps_count_assistant_messages_not_tool_messages() {
         .build();
     let keep_one = options(Some(1.0), false, PreservedResults::Every);
     let plan = changed(filter(&keep_one, Exclude::All, &tape, None, None).unwrap());
-    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, plan::PART_DROP, plan::PART_KEEP]);
+    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 1, plan::PART_DROP, plan::PART_KEEP]);
 }
 
 #[test]
@@ -194,7 +194,7 @@ fn preserved_output_becomes_text_where_the_call_was() {
     // The output is the string 7.
     let outputs = [node::STRING, 7, 1];
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 7, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 0, 1, 7, plan::DROP]);
     // An output without text leaves nothing.
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 7, 0])).unwrap());
     assert_eq!(plan, vec![plan::DROP, plan::DROP]);
@@ -220,11 +220,11 @@ fn a_provider_executed_result_without_a_call_keeps_its_text_in_place() {
     let with_outputs = options(None, true, PreservedResults::Every);
     let tape = PromptTape::default().assistant(vec![text(), result(0, false, false)]).build();
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_RESULT_TEXT, 0, 1, 1, 3]);
+    assert_eq!(plan, vec![plan::REWRITE, 2, plan::PART_KEEP, plan::PART_RESULT_TEXT, 0, 1, 1, 3]);
     // In a tool message it is dropped: only assistant messages may carry the text.
     let tape = PromptTape::default().tool(vec![text(), result(0, false, false)]).build();
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP]);
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn the_last_result_with_text_names_the_pair() {
         .build();
     let outputs = [node::STRING, 1, 1, node::STRING, 2, 1, node::NOTHING];
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 1, 1, 2, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 1, 1, 2, plan::DROP]);
 }
 
 #[test]
@@ -262,7 +262,7 @@ fn each_round_of_outputs_reads_the_prompt_again_to_the_answer_it_asks_for() {
     outputs[2] = 4;
     assert_eq!(
         ask(Some(&outputs)),
-        Answer::Changed(vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP])
+        Answer::Changed(vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP])
     );
 }
 
