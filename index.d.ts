@@ -10,17 +10,25 @@ import type {
   ToolSearchFilterPhase,
   ToolSearchProcessor as HostToolSearchProcessor,
   ToolSearchProcessorOptions as HostToolSearchProcessorOptions,
-} from '@mastra/core/processors'
+} from '@mastra/core/processors' with { 'resolution-mode': 'import' }
 
 export type { ToolSearchFilterArgs, ToolSearchFilterPhase }
 
 /**
  * Which processors this import serves: `'native'`, this package's Rust addon;
- * `'fallback'`, `@mastra/core`'s own `ToolSearchProcessor` and `ToolCallFilter`,
- * because no build of the addon loaded on this platform (stderr said why,
- * once, at import).
+ * `'fallback'`, `@mastra/core`'s own `ToolSearchProcessor` and `ToolCallFilter`
+ * (stderr said why, once, at import; `fallbackReason` says it too).
  */
 export declare const implementation: 'native' | 'fallback'
+
+/**
+ * Why `@mastra/core`'s own processors are served, in one sentence, or `null`
+ * when this package's run: no build of the addon loaded on this platform; the
+ * installed `@mastra/core` is a release whose processors this version of the
+ * package does not know (a later release that changed them, a pre-release);
+ * or `MASTRA_NATIVE_PROCESSORS=fallback` is set.
+ */
+export declare const fallbackReason: string | null
 
 // ─── ToolCallFilter ─────────────────────────────────────────────────────────
 

@@ -23,6 +23,9 @@ const PACKAGES = {
 
 export const TESTED_RELEASES = Object.keys(PACKAGES)
 
+/** The package each tested release is installed as. */
+export const PACKAGES_OF = Object.freeze({ ...PACKAGES })
+
 const loaded = new Map()
 
 export async function loadRelease(version) {
