@@ -85,7 +85,7 @@ if (fingerprint.unreadable) {
 let verdict
 let rulesOf
 if (listed?.tested) {
-  verdict = `a tested release: ${installedVersion}'s own suites run in npm test.`
+  verdict = `its processors are ${installedVersion}'s: a tested release, whose suites run in npm test.`
   rulesOf = installedVersion
 } else if (same) {
   rulesOf = same.version
