@@ -53,13 +53,14 @@ pub mod fielded;
 mod params;
 pub mod pool;
 mod rank;
+mod span;
 pub mod table;
 mod tokenize;
 
 pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};
 pub(crate) use bm25::hash_units;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
-pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Ranking, Span};
+pub use catalog::{Catalog, CatalogBuilder, CatalogError, Ranking};
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use params::ParamTable;
 pub use pool::{IdKey, PoolEntry, PoolError, Slot, ToolPool};

@@ -36,8 +36,9 @@ use std::sync::Arc;
 use crate::js::{array_index, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, TermDict};
-use super::catalog::{Catalog, CatalogError, CatalogText, EntrySpans, Partial, Ranking, Span, IN_SHARED};
+use super::catalog::{Catalog, CatalogError, CatalogText, Partial, Ranking, IN_SHARED};
 use super::params::ParamTable;
+use super::span::{EntrySpans, Span};
 use super::tokenize::for_each_token;
 
 /// A tool's number in a [`ToolPool`].

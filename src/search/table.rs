@@ -11,8 +11,8 @@
 
 use std::fmt;
 
-use super::catalog::{EntrySpans, Span};
 use super::params::ParamTable;
+use super::span::{EntrySpans, Span};
 
 /// Numbers per tool.
 pub const COLUMNS: usize = 3;
