@@ -31,6 +31,7 @@ pub mod given;
 pub mod messages;
 pub mod operation;
 pub mod options;
+pub mod protocol;
 pub mod request;
 
 use std::cell::RefCell;
@@ -50,6 +51,7 @@ use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
+pub use protocol::{is_meta_tool, LOAD_TOOL, SEARCH_TOOLS};
 
 /// Where the filter hook is asked: the `phase` the hook receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -242,17 +244,6 @@ impl LiveRecord {
 enum Store {
     InMemory(InMemoryStore),
     Context(ContextStore),
-}
-
-/// The names of the meta-tools: never searchable, never withheld.
-pub const SEARCH_TOOLS: &str = "search_tools";
-pub const LOAD_TOOL: &str = "load_tool";
-
-/// Whether a key (or a tool invocation's `toolName`) names a meta-tool.
-pub fn is_meta_tool(key: &[u16]) -> bool {
-    // Most keys differ in length: the meta-tools' names are ASCII.
-    (key.len() == SEARCH_TOOLS.len() && key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()))
-        || (key.len() == LOAD_TOOL.len() && key.iter().copied().eq(LOAD_TOOL.encode_utf16()))
 }
 
 /// One tool record entry as the binding read it: `key`, `tool.id` when it is

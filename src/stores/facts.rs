@@ -9,7 +9,7 @@
 use std::fmt;
 
 use crate::js::JsString;
-use crate::tool_search::{is_meta_tool, LOAD_TOOL, SEARCH_TOOLS};
+use crate::tool_search::protocol::{is_meta_tool, LOAD_TOOL, SEARCH_TOOLS};
 
 use super::NameSet;
 

@@ -114,7 +114,7 @@ mod tests {
     use crate::js::JsString;
     use crate::stores::activated_names_from_messages;
     use crate::test_rng::Rng;
-    use crate::tool_search::{LOAD_TOOL, SEARCH_TOOLS};
+    use crate::tool_search::protocol::{LOAD_TOOL, SEARCH_TOOLS};
 
     fn random_part(rng: &mut Rng) -> ToolResultFacts {
         let name = |rng: &mut Rng| JsString::from(format!("t{}", rng.next() % 12).as_str());

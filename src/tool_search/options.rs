@@ -16,7 +16,7 @@ pub mod defaults {
     pub const AUTO_LOAD: bool = false;
     pub const STORAGE: Storage = Storage::InMemory;
     /// One hour.
-    pub const TTL_MS: f64 = crate::stores::DEFAULT_TTL_MS;
+    pub const TTL_MS: f64 = 3_600_000.0;
     pub const INCLUDE_RESOLVED_TOOLS: bool = false;
     pub const INJECT_CATALOG: bool = false;
     /// The reference's ranking, so results are @mastra/core's unless asked otherwise.
