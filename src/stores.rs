@@ -9,7 +9,7 @@
 //!   ([`facts`]), plus a per-thread supplemental set for names activated in
 //!   this step that the messages cannot show yet.
 //!
-//! Both keep their per-thread state in [`Threads`], which expires a thread
+//! Both keep their per-thread state in one kind of table, which expires a thread
 //! after `ttl` of inactivity. The reference sweeps only the in-memory store
 //! and keeps the context store's supplemental sets for as long as the process
 //! lives; here they are swept by the same `ttl` (a deliberate difference: a
@@ -171,8 +171,9 @@ impl InMemoryStore {
         self.threads.ttl_ms
     }
 
-    /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all
-    /// (see [`Threads::sweep_interval_ms`]).
+    /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all:
+    /// `max(ttl / 2, 60000)` when `ttl > 0`, at most [`MAX_SWEEP_INTERVAL_MS`],
+    /// and never for an infinite TTL.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         self.threads.sweep_interval_ms()
     }

@@ -346,7 +346,7 @@ impl NativeToolSearch {
 
     /// Starts a step (or a resume-path lookup) over a catalog from
     /// [`static_catalog`](Self::static_catalog) or
-    /// [`step_catalog`](Self::step_catalog).
+    /// [`pool_step_catalog`](Self::pool_step_catalog).
     ///
     /// The thread comes from the request context as the wrapper read it:
     /// `requestContext?.get('mastra__threadId')`, and the memory context

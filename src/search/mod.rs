@@ -44,7 +44,7 @@
 //! Reusing tools' analyses across catalogs ([`pool`]):
 //! - [`ToolPool::new`]`(Ranking)`, `analyse(slot, id, description, parameters)`,
 //!   `release(slot)`, `catalog(&[`[`PoolEntry`]`]) -> Result<Catalog, `[`PoolError`]`>`.
-//! - [`truncate_description`], [`tokenize`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.
+//! - [`truncate_description`], [`tokenize()`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.
 
 mod analyze;
 mod bm25;
@@ -68,6 +68,7 @@ pub use rank::{
     truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
     MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
 };
+pub use span::{EntrySpans, Span};
 pub use tokenize::{for_each_token, is_separator, tokenize, MIN_TOKEN_LEN};
 
 #[cfg(test)]

@@ -610,7 +610,7 @@ fn prefetch<T>(address: *const T) {
 }
 
 /// The number in `index` of the vocabulary's `term`, given it there the
-/// first time (`local` and `met` as in [`ToolPool::local`]).
+/// first time (`local` and `met` as in [`Numbering::local`]).
 fn index_term(index: &mut Bm25Builder, terms: &TermDict, local: &mut Vec<u32>, met: &mut Vec<u32>, term: u32) -> u32 {
     if local.len() <= term as usize {
         local.resize(terms.len().max(term as usize + 1), u32::MAX);
@@ -628,7 +628,7 @@ fn index_term(index: &mut Bm25Builder, terms: &TermDict, local: &mut Vec<u32>, m
 
 /// Counts `count` more of `term` in `counts` (distinct terms in order of
 /// first occurrence), `local` saying where each term already is (see
-/// [`ToolPool::local`], reset with [`reset_local`]).
+/// [`Numbering::local`], reset with [`reset_local`]).
 fn count_term(local: &mut Vec<u32>, met: &mut Vec<u32>, counts: &mut Vec<(u32, u32)>, term: u32, count: u32) {
     if local.len() <= term as usize {
         local.resize(term as usize + 1, u32::MAX);

@@ -44,20 +44,22 @@ use crate::js::JsString;
 
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
 
-/// The numbers [`Operation::resume`] takes and gives.
-///
-/// A question is [`DONE`], [`NEED_RECORD`] (the driver hands the caller's
-/// record over with [`Operation::provide_record`] before resuming), or an
-/// [`Ask`] as `(tool << ask::KIND_BITS) | kind`: kind [`ask::TOOL`] asks the
-/// hook about `tool`; any other kind is `1 + 3 * lookup + found` (see
-/// [`ask`]) and asks which tool the record gives for a name, `tool` being the
-/// one the tables found (`0` when they found none, the name then being
-/// [`Operation::question_name`]).
-///
-/// An answer is [`ALLOWED`], [`DENIED`] or [`FAILED`] (anything else fails
-/// too), or `ALLOWED_AS + tool`: allowed, and the record gives `tool`, not
-/// the one the tables found.
 pub mod code {
+    //! The numbers [`Operation::resume`](super::Operation::resume) takes and gives.
+    //!
+    //! A question is [`DONE`], [`NEED_RECORD`] (the driver hands the caller's
+    //! record over with [`Operation::provide_record`](super::Operation::provide_record)
+    //! before resuming), or an [`Ask`](super::Ask) as `(tool << ask::KIND_BITS) | kind`:
+    //! kind [`ask::TOOL`] asks the hook about `tool`; any other kind is
+    //! `1 + 3 * lookup + found` (see [`ask`]) and asks which tool the record
+    //! gives for a name, `tool` being the one the tables found (`0` when they
+    //! found none, the name then being
+    //! [`Operation::question_name`](super::Operation::question_name)).
+    //!
+    //! An answer is [`ALLOWED`], [`DENIED`] or [`FAILED`] (anything else fails
+    //! too), or `ALLOWED_AS + tool`: allowed, and the record gives `tool`, not
+    //! the one the tables found.
+
     /// What `resume` returns once the operation has ended.
     pub const DONE: i32 = -1;
     /// What `resume` returns when the operation needs the caller's record.
