@@ -9,24 +9,33 @@
 // the codes and names both halves use come from Rust too. Tools' parameters
 // are read from their input schemas only when the ranking reads them.
 
-const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const { NativeToolSearch, NativeToolSearchOptions, toolSearchProtocol } = require('./native.js')
 const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
-const CODES = toolSearchCodes()
-const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, retention: RETENTION } = CODES
+const PROTOCOL = toolSearchProtocol()
+const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, retention: RETENTION, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
-const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
-const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
-const STRINGS = toolSearchStrings()
-const { noTool: NO_TOOL, keyIsId: KEY_IS_ID, poolRowColumns: ROW_COLUMNS } = TABLE
+const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
+const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = PROTOCOL.requestContext
+const { noTool: NO_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
+
+/**
+ * Step catalogs made within one turn of the event loop that stay built; an
+ * older one of the same turn is let go of (see `#keepBuilt`). Rust frees a
+ * catalog when its wrappers are collected, which Node tells it only after a
+ * turn, so a caller that makes steps without one would otherwise hold them
+ * all. A server's requests that reach their steps in the same turn, up to
+ * this many, keep theirs (a catalog made again costs a build from the text).
+ */
+const STEP_CATALOGS_PER_TURN = 16
 
 /** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
 const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
 const lookupOf = (kind) => Math.floor((kind - ASK.resolve) / ASK.founds)
 
-const FLAT = CODES.flat
+const FLAT = PROTOCOL.flat
 /** `Int32Array` words per `Float64Array` element: where a score may start. */
 const F64_WORDS = Float64Array.BYTES_PER_ELEMENT / Int32Array.BYTES_PER_ELEMENT
 
@@ -90,14 +99,14 @@ function metaToolSchemas() {
   if (schemas) return schemas
   const { z } = require('zod/v4')
   schemas = {
-    searchInput: z.object({ query: z.string().describe(STRINGS.searchQueryDescription) }),
+    searchInput: z.object({ query: z.string().describe(SCHEMAS.searchQueryDescription) }),
     searchOutput: z.object({
       results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
       message: z.string(),
     }),
     loadInput: z.object({
-      toolName: z.string().optional().describe(STRINGS.loadToolNameDescription),
-      toolNames: z.array(z.string()).optional().describe(STRINGS.loadToolNamesDescription),
+      toolName: z.string().optional().describe(SCHEMAS.loadToolNameDescription),
+      toolNames: z.array(z.string()).optional().describe(SCHEMAS.loadToolNamesDescription),
     }),
     loadOutput: z.object({
       success: z.boolean(),
@@ -144,9 +153,9 @@ function forgetPooledTool(processor, tool) {
 function defineToolSearchProcessor(host) {
   const { createTool } = host
   return class ToolSearchProcessor {
-    id = 'tool-search'
-    name = 'Tool Search Processor'
-    description = 'Enables dynamic tool discovery and loading via search'
+    id = PROCESSOR.id
+    name = PROCESSOR.name
+    description = PROCESSOR.description
 
     static {
       // One class per host release: each answers for its own instances.
@@ -288,7 +297,7 @@ function defineToolSearchProcessor(host) {
       const loadTool = settings.offersLoadTool
         ? createTool({
             id: LOAD_TOOL,
-            description: STRINGS.loadDescription,
+            description: SCHEMAS.loadDescription,
             inputSchema: loadInput,
             outputSchema: loadOutput,
             execute: async ({ toolName, toolNames }) => {
@@ -472,17 +481,14 @@ function defineToolSearchProcessor(host) {
 
     /**
      * Notes that `catalog` was built in this turn of the event loop, and lets
-     * go of this turn's oldest when more than the core's
-     * `retention::STEP_CATALOGS_PER_TURN` were: Rust frees a catalog when
-     * its wrappers are collected, which Node tells it only after a turn, so
-     * a caller that makes steps without one would otherwise hold them all.
+     * go of this turn's oldest when more than `STEP_CATALOGS_PER_TURN` were.
      */
     #keepBuilt(catalog) {
       const built = this.#builtThisTurn
       if (built.length === 0) setImmediate(() => (built.length = 0)).unref()
       // Never there already: a catalog is made again only once let go of, which took it out.
       built.push(catalog)
-      if (built.length <= RETENTION.stepCatalogsPerTurn) return
+      if (built.length <= STEP_CATALOGS_PER_TURN) return
       const oldest = built.shift()
       oldest.native.letGo()
       oldest.built = false
@@ -559,7 +565,7 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * Answers an operation's questions (the core's `operation::code`): asks
+     * Answers an operation's questions (the protocol's `operation`): asks
      * the hook about a tool, hands over the record, or says which tool the
      * caller's record gives for a name now, and whether the hook allows it.
      */
@@ -864,8 +870,8 @@ class ToolPool {
 }
 
 /**
- * The tools of a step catalog as they cross to Rust (the core's
- * `search::table::pool_marker`): per tool `[slot, keyLength]` in `rows`, the
+ * The tools of a step catalog as they cross to Rust (the protocol's
+ * `toolTable`): per tool `[slot, keyLength]` in `rows`, the
  * keys that are not the tool's id in `keysText`, and the tools to analyse
  * first (new, or changed since) as `[slot, idLength, descriptionLength]` in
  * `added`, their ids and descriptions in `addedText`. `seen` keeps what was
@@ -1196,4 +1202,4 @@ function describe(value) {
   return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
 }
 
-module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool }
+module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, STEP_CATALOGS_PER_TURN }

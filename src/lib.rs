@@ -5,6 +5,7 @@
 //! `cargo test` can reach it without Node.
 
 pub mod js;
+pub mod protocol;
 pub mod releases;
 pub mod search;
 pub mod stores;

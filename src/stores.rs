@@ -26,6 +26,7 @@ pub mod history;
 use indexmap::{IndexMap, IndexSet};
 
 use crate::js::JsString;
+use crate::tool_search::protocol::defaults;
 
 pub use facts::{activated_names_from_messages, ToolResultFacts};
 
@@ -38,11 +39,8 @@ pub const MIN_SWEEP_INTERVAL_MS: f64 = 60_000.0;
 /// a longer one, or an infinite one, is clamped to 1 ms with a warning.
 pub const MAX_SWEEP_INTERVAL_MS: f64 = 2_147_483_647.0;
 
-/// The thread of requests without one, and the one `clearState()` clears.
-pub const DEFAULT_THREAD: &str = "default";
-
 fn default_thread() -> JsString {
-    JsString::from(DEFAULT_THREAD)
+    JsString::from(defaults::THREAD)
 }
 
 /// A JS thread id is "present" when it is a non-empty string (`threadId || ...`).
@@ -502,7 +500,7 @@ mod tests {
     fn context_store_continuing_a_list_prunes_as_a_whole_reading_does() {
         let t = u("t1");
         let loaded = |names: &[&str]| ToolResultFacts {
-            tool_name: Some(js(crate::tool_search::protocol::LOAD_TOOL)),
+            tool_name: Some(js(crate::tool_search::protocol::meta_tools::LOAD_TOOL)),
             is_result_state: true,
             loaded: names.iter().map(|n| js(n)).collect(),
             ..Default::default()
@@ -520,7 +518,9 @@ mod tests {
         // Another slot is another list; a slot past the limit is an error.
         let other = store.loaded_names_continuing(None, 1, 0, &[loaded(&["z"])], 0.0).unwrap();
         assert_eq!(names(&other), ["z"]);
-        assert!(store.loaded_names_continuing(None, history::REMEMBERED_LISTS, 0, &[], 0.0).is_err());
+        assert!(store
+            .loaded_names_continuing(None, crate::tool_search::protocol::message_facts::REMEMBERED_LISTS, 0, &[], 0.0)
+            .is_err());
     }
 
     #[test]

@@ -51,7 +51,9 @@ use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
-pub use protocol::{is_meta_tool, LOAD_TOOL, SEARCH_TOOLS};
+
+use protocol::is_meta_tool;
+use protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 
 /// Where the filter hook is asked: the `phase` the hook receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -69,11 +71,7 @@ impl Phase {
 
     /// The `phase` string the hook receives.
     pub fn name(self) -> &'static str {
-        match self {
-            Phase::Search => "search",
-            Phase::Load => "load",
-            Phase::Active => "active",
-        }
+        protocol::PHASES[self as usize]
     }
 }
 
@@ -406,7 +404,9 @@ impl StepCatalog {
 }
 
 /// A step catalog that its holder may let go of ahead of the steps that
-/// search it, and make again from the same tools (see [`retention`]).
+/// search it, and make again from the same tools: the binding's objects are
+/// freed only once the event loop turns, which a caller that makes steps in
+/// a loop may not let it do.
 pub struct CatalogCell(Mutex<Option<Arc<StepCatalog>>>);
 
 impl CatalogCell {
@@ -993,42 +993,6 @@ pub struct SearchOutcome {
     pub message: JsString,
 }
 
-/// How much of what steps made a binding keeps alive when its caller does
-/// not let go of it in time.
-///
-/// A binding frees a step catalog, and a pooled tool's analysis, when the
-/// JavaScript objects that hold them are collected; Node tells it only after
-/// a turn of the event loop. A caller that makes step after step without one
-/// (a loop that awaits `processInputStep` and nothing else) would hold every
-/// step's catalog and every analysis until it yields, so the binding lets go
-/// of them sooner, by these bounds, and makes a catalog again should an old
-/// step be searched after all.
-pub mod retention {
-    /// Step catalogs made within one turn of the event loop that stay built;
-    /// an older one of the same turn is let go of. A server's requests that
-    /// reach their steps in the same turn, up to this many, keep theirs (a
-    /// catalog made again costs a build from the text).
-    pub const STEP_CATALOGS_PER_TURN: usize = 16;
-    /// Tools the pool analyses before any is let go of for being unused: the
-    /// pool is swept when it holds more than this and more than
-    /// [`POOL_SWEEP_FACTOR`] times the step's tools, and keeps the tools the
-    /// last [`POOL_KEPT_SELECTIONS`] step catalogs read.
-    pub const POOL_SWEEP_FLOOR: usize = 16_384;
-    pub const POOL_SWEEP_FACTOR: usize = 4;
-    pub const POOL_KEPT_SELECTIONS: usize = 4;
-}
-
-/// The codes of [`LoadOutcome`]'s shapes, which say what keys the result
-/// object has.
-pub mod load_shape {
-    /// `{ success, message }`
-    pub const INVALID: i32 = 0;
-    /// `{ success, message, toolName }`
-    pub const SINGLE: i32 = 1;
-    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`
-    pub const MULTI: i32 = 2;
-}
-
 /// What `load_tool` returns, in its three shapes.
 #[derive(Debug, PartialEq)]
 pub enum LoadOutcome {
@@ -1049,8 +1013,9 @@ pub enum LoadOutcome {
 }
 
 impl LoadOutcome {
-    /// Its [`load_shape`] code.
+    /// Its [`load_shape`](protocol::load_shape) code.
     pub fn shape(&self) -> i32 {
+        use protocol::load_shape;
         match self {
             LoadOutcome::Invalid { .. } => load_shape::INVALID,
             LoadOutcome::Single { .. } => load_shape::SINGLE,

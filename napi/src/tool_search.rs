@@ -15,7 +15,6 @@
 //! input is thrown as a `TypeError` naming what was wrong; a failure of the
 //! protocol between the two halves, which no input can cause, as an `Error`.
 
-mod codes;
 mod flat;
 
 use std::fmt::Display;
@@ -243,7 +242,7 @@ impl NativeToolSearch {
     /// table of slots, ids and descriptions, with their parameter table when
     /// the ranking reads parameters) are analysed. `rows` are the record's
     /// tools (the first `recordCount` rows) then the step's, as slots and
-    /// keys (see the core's `search::table::pool_marker`).
+    /// keys (see the protocol's `tool_table`).
     #[allow(clippy::too_many_arguments)]
     #[napi(catch_unwind)]
     pub fn pool_step_catalog(
@@ -280,8 +279,8 @@ impl NativeToolSearch {
         Ok(NativeStepCatalog::new(Arc::new(catalog)))
     }
 
-    /// Makes `catalog` again after the wrapper let go of it (see the core's
-    /// `tool_search::retention`), from its tools as they were read for it:
+    /// Makes `catalog` again after the wrapper let go of it (see
+    /// [`NativeStepCatalog::let_go`]), from its tools as they were read for it:
     /// the record's and the step's, as two tool tables like the
     /// constructor's, each with its parameter table when the ranking reads
     /// parameters. The core makes it from their text, as the pool's
@@ -453,8 +452,8 @@ fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>>
 
 /// A catalog a step searches: the constructor's tools, or those merged with
 /// the tools the agent resolved for a request. The wrapper may let go of it
-/// before it is collected, and have it made again (see the core's
-/// `tool_search::retention`); the steps that search it share it.
+/// before it is collected, and have it made again (see
+/// [`CatalogCell`]); the steps that search it share it.
 #[napi]
 pub struct NativeStepCatalog {
     cell: Arc<CatalogCell>,
@@ -870,25 +869,4 @@ impl NativeStep {
 
 fn to_names(names: Option<Vec<Utf16String>>) -> Option<Vec<JsString>> {
     names.map(|names| names.iter().map(|n| JsString::from(&n[..])).collect())
-}
-
-/// The model-facing strings of the meta-tools' schemas; the instruction and
-/// `search_tools`' description come with each processor's
-/// [`settings`](NativeToolSearch::settings).
-#[napi(object)]
-pub struct ToolSearchStrings {
-    pub search_query_description: String,
-    pub load_description: String,
-    pub load_tool_name_description: String,
-    pub load_tool_names_description: String,
-}
-
-#[napi(catch_unwind)]
-pub fn tool_search_strings() -> ToolSearchStrings {
-    ToolSearchStrings {
-        search_query_description: messages::SEARCH_QUERY_DESCRIPTION.into(),
-        load_description: messages::LOAD_DESCRIPTION.into(),
-        load_tool_name_description: messages::LOAD_TOOL_NAME_DESCRIPTION.into(),
-        load_tool_names_description: messages::LOAD_TOOL_NAMES_DESCRIPTION.into(),
-    }
 }

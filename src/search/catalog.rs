@@ -29,6 +29,7 @@ use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::params::ParamTable;
 use super::span::{EntrySpans, Span};
+use crate::tool_search::protocol::{self, defaults};
 
 /// How a catalog ranks `search_tools` results.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -52,9 +53,14 @@ impl Ranking {
     /// `'fielded'`: only the shipped one can be selected).
     pub fn name(self) -> &'static str {
         match self {
-            Ranking::Reference => "reference",
-            Ranking::Fielded(_) => "fielded",
+            Ranking::Reference => protocol::RANKINGS[0],
+            Ranking::Fielded(_) => protocol::RANKINGS[1],
         }
+    }
+
+    /// The documented default ([`defaults::RANKING`]).
+    pub fn default_ranking() -> Ranking {
+        Ranking::ALL.into_iter().find(|ranking| ranking.name() == defaults::RANKING).expect("the default is a ranking")
     }
 
     /// The ranking a `search.ranking` value names, if any.

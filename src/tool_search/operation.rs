@@ -30,7 +30,7 @@
 //! starts (`search_tools` and the catalog ask in `'search'`, `load_tool` in
 //! `'load'`, the active tools in `'active'`), so the driver reads the phase
 //! once rather than with every question. The questions and answers are
-//! numbers ([`code`]).
+//! numbers (the protocol's [`operation`](super::protocol::operation)).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,58 +42,8 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
+use super::protocol::operation as code;
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
-
-pub mod code {
-    //! The numbers [`Operation::resume`](super::Operation::resume) takes and gives.
-    //!
-    //! A question is [`DONE`], [`NEED_RECORD`] (the driver hands the caller's
-    //! record over with [`Operation::provide_record`](super::Operation::provide_record)
-    //! before resuming), or an [`Ask`](super::Ask) as `(tool << ask::KIND_BITS) | kind`:
-    //! kind [`ask::TOOL`] asks the hook about `tool`; any other kind is
-    //! `1 + 3 * lookup + found` (see [`ask`]) and asks which tool the record
-    //! gives for a name, `tool` being the one the tables found (`0` when they
-    //! found none, the name then being
-    //! [`Operation::question_name`](super::Operation::question_name)).
-    //!
-    //! An answer is [`ALLOWED`], [`DENIED`] or [`FAILED`] (anything else fails
-    //! too), or `ALLOWED_AS + tool`: allowed, and the record gives `tool`, not
-    //! the one the tables found.
-
-    /// What `resume` returns once the operation has ended.
-    pub const DONE: i32 = -1;
-    /// What `resume` returns when the operation needs the caller's record.
-    pub const NEED_RECORD: i32 = -2;
-    /// The answer `resume` is given before the first question.
-    pub const NO_VERDICT: i32 = -2;
-    /// The hook allowed the tool.
-    pub const ALLOWED: i32 = 1;
-    /// The hook denied the tool, or the record gives none.
-    pub const DENIED: i32 = 0;
-    /// The hook threw or its promise rejected.
-    pub const FAILED: i32 = -1;
-    /// Allowed, and the record gives the tool `code - ALLOWED_AS`.
-    pub const ALLOWED_AS: i32 = 2;
-
-    /// The kinds of an [`Ask`](super::Ask) question.
-    pub mod ask {
-        /// How many low bits hold the kind.
-        pub const KIND_BITS: u32 = 4;
-        /// Ask the hook about the tool.
-        pub const TOOL: i32 = 0;
-        /// A resolution's kind is `RESOLVE + FOUNDS * lookup + found`.
-        pub const RESOLVE: i32 = 1;
-        pub const FOUNDS: i32 = 3;
-        /// `lookup` in `1 + 3 * lookup + found`: key first, id first, id only.
-        pub const KEY_FIRST: i32 = 0;
-        pub const ID_FIRST: i32 = 1;
-        pub const ID_ONLY: i32 = 2;
-        /// `found` in `1 + 3 * lookup + found`: by key, by id, nothing.
-        pub const BY_KEY: i32 = 0;
-        pub const BY_ID: i32 = 1;
-        pub const MISSING: i32 = 2;
-    }
-}
 
 impl Verdict {
     /// The verdict a code of [`code`] stands for; anything unknown fails.

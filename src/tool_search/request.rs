@@ -10,11 +10,7 @@
 use crate::js::JsString;
 
 use super::given::{Given, Refused};
-
-/// The request-context key of the thread set by server middleware.
-pub const THREAD_ID_KEY: &str = "mastra__threadId";
-/// The request-context key of the memory context the Agent sets.
-pub const MEMORY_KEY: &str = "MastraMemory";
+use super::protocol::request_context::{MEMORY as MEMORY_KEY, THREAD_ID as THREAD_ID_KEY};
 
 /// The memory context as JavaScript read it: `memory =
 /// requestContext.get('MastraMemory')`, `memory?.thread`,
