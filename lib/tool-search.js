@@ -9,12 +9,12 @@
 // the codes and names both halves use come from Rust too. Tools' parameters
 // are read from their input schemas only when the ranking reads them.
 
-const { NativeToolSearch, NativeToolSearchOptions, toolSearchProtocol } = require('./native.js')
+const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, toolSearchProtocol } = require('./native.js')
 const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
 const PROTOCOL = toolSearchProtocol()
-const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, retention: RETENTION, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
+const { operation: OPERATION, toolTable: TABLE, retention: RETENTION, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
@@ -253,7 +253,6 @@ function defineToolSearchProcessor(host) {
       const { tools, messageList } = args
       const settings = this.#settings
       const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
-      const hooked = this.#filter !== undefined
       const { requestContext } = args
 
       messageList.addSystem(settings.instruction)
@@ -272,25 +271,25 @@ function defineToolSearchProcessor(host) {
         execute: async ({ query }) => {
           expect(typeof query === 'string', 'search_tools needs a string query', query)
           const now = Date.now()
-          // Without a hook the tables are trusted, and what they gave is
-          // checked against the record; a search that changes state over a
-          // live catalog cannot be run again, so it asks as it goes.
           this.#built(step.catalog)
-          if (!hooked && !(step.live && settings.searchChangesState)) {
-            const words = takeWords()
-            try {
-              const output = step.native.search(query, now, words.words)
-              if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
-            } finally {
-              giveBackWords(words)
-            }
-          }
-          const operation = await drive(step.native.searchOperation(query, now), this.#answerer(step, requestContext))
+          // Rust asks as it goes, or trusts its tables and says what to
+          // check in the caller's record; should a check fail, it asks.
+          let operation
           const words = takeWords()
           try {
-            return searchAnswer(operation.searchOutput(words.words), words)
+            const output = step.native.search(query, now, words.words)
+            if (output instanceof NativeOperation) operation = output
+            else if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
+            else operation = step.native.searchOperation(query, now)
           } finally {
             giveBackWords(words)
+          }
+          operation = await drive(operation, this.#answerer(step, requestContext))
+          const out = takeWords()
+          try {
+            return searchAnswer(operation.searchOutput(out.words), out)
+          } finally {
+            giveBackWords(out)
           }
         },
       })
@@ -309,11 +308,9 @@ function defineToolSearchProcessor(host) {
                 toolNames,
               )
               this.#built(step.catalog)
-              const output =
-                hooked || step.live
-                  ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), this.#answerer(step, requestContext))).loadOutput()
-                  : step.native.load(name, toolNames, Date.now())
-              return loadToolResult(output)
+              const output = step.native.load(name, toolNames, Date.now())
+              if (!(output instanceof NativeOperation)) return output
+              return (await drive(output, this.#answerer(step, requestContext))).loadOutput()
             },
           })
         : undefined
@@ -649,15 +646,13 @@ function defineToolSearchProcessor(host) {
     /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
     async #activeList(step, requestContext) {
       this.#built(step.catalog)
-      let active
-      if (this.#filter === undefined) {
-        active = step.native.active()
-        // `null`: nothing is loaded.
-        if (active === null) return null
-        // The checks follow the tools and the names' lengths in `words`.
-        if (!this.#holds(active.words, 2 * active.count, active.missing)) active = undefined
+      let active = step.native.active()
+      if (active === null) return null
+      // The checks follow the tools and the names' lengths in `words`.
+      if (!(active instanceof NativeOperation) && !this.#holds(active.words, 2 * active.count, active.missing)) {
+        active = step.native.activeOperation()
       }
-      active ??= (await drive(step.native.activeOperation(), this.#answerer(step, requestContext))).activeOutput()
+      if (active instanceof NativeOperation) active = (await drive(active, this.#answerer(step, requestContext))).activeOutput()
       // The tools, one per name, come first in `words`.
       const { count, words } = active
       const tools = new Array(count)
@@ -1176,20 +1171,6 @@ function valuesOf(record, keys) {
   const values = new Array(keys.length)
   for (let i = 0; i < keys.length; i++) values[i] = record[keys[i]]
   return values
-}
-
-function loadToolResult(answer) {
-  const { shape, success, message } = answer
-  if (shape === LOAD_SHAPE.invalid) return { success, message }
-  if (shape === LOAD_SHAPE.single) return { success, message, toolName: answer.toolName }
-  return {
-    success,
-    message,
-    loadedCount: answer.loadedCount,
-    loaded: answer.loaded ?? undefined,
-    notFound: answer.notFound ?? undefined,
-    alreadyLoaded: answer.alreadyLoaded ?? undefined,
-  }
 }
 
 function expect(condition, message, value) {

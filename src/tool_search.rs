@@ -196,7 +196,7 @@ fn trusted(ask: &Ask) -> Answer {
 /// resolution is written down for the binding to check against the caller's
 /// record afterwards (it runs the operation again with questions if any
 /// resolution no longer holds, which is safe as long as the operation
-/// changed nothing: see [`ToolSearch::search_changes_state`]).
+/// changed nothing: see [`ToolSearch::asks_as_it_goes`]).
 #[derive(Default)]
 pub struct VerifyAfter {
     resolutions: RefCell<Vec<(Lookup, Found)>>,
@@ -926,10 +926,19 @@ impl ToolSearch {
         }
     }
 
-    /// Whether `search_tools` changes loaded state (`autoLoad`), so that it
-    /// cannot simply be run again.
-    pub fn search_changes_state(&self) -> bool {
-        self.options.auto_load
+    /// Whether an operation (named by its phase) over `catalog` must ask
+    /// the host as it goes (a resumable [`operation::Operation`]), rather
+    /// than trust the catalog's tables with [`VerifyAfter`] and have the host
+    /// check its resolutions after: with a hook, which must be asked anyway,
+    /// and over a live catalog when the operation changes loaded state, as
+    /// it could not simply be run again should a check fail.
+    pub fn asks_as_it_goes(&self, catalog: &StepCatalog, operation: Phase) -> bool {
+        let changes_state = match operation {
+            Phase::Search => self.options.auto_load,
+            Phase::Load => true,
+            Phase::Active => false,
+        };
+        self.has_filter() || (catalog.live && changes_state)
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
@@ -1010,18 +1019,6 @@ pub enum LoadOutcome {
         not_found: Option<Vec<JsString>>,
         already_loaded: Option<Vec<JsString>>,
     },
-}
-
-impl LoadOutcome {
-    /// Its [`load_shape`](protocol::load_shape) code.
-    pub fn shape(&self) -> i32 {
-        use protocol::load_shape;
-        match self {
-            LoadOutcome::Invalid { .. } => load_shape::INVALID,
-            LoadOutcome::Single { .. } => load_shape::SINGLE,
-            LoadOutcome::Multi { .. } => load_shape::MULTI,
-        }
-    }
 }
 
 #[cfg(test)]

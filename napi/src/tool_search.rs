@@ -133,9 +133,6 @@ pub struct ToolSearchSettings {
     /// Whether the step's own tools are searchable (`includeResolvedTools`),
     /// so the wrapper hands them over.
     pub searches_step_tools: bool,
-    /// Whether `search_tools` changes loaded state, so that it cannot simply
-    /// be run again after a check of its resolutions failed.
-    pub search_changes_state: bool,
     /// Whether the store reads the messages (the wrapper then reports them).
     pub reads_messages: bool,
     /// Whether there is a filter hook to ask.
@@ -219,7 +216,6 @@ impl NativeToolSearch {
             search_description: messages::search_description(options.auto_load).into(),
             offers_load_tool: options.offers_load_tool(),
             searches_step_tools: options.include_resolved_tools,
-            search_changes_state: self.inner.search_changes_state(),
             reads_messages: options.reads_messages(),
             has_filter: options.search.has_filter,
             injects_catalog: options.inject_catalog,
@@ -599,9 +595,9 @@ impl NativeOperation {
     }
 
     #[napi(catch_unwind)]
-    pub fn load_output(&mut self) -> Result<LoadToolOutput> {
+    pub fn load_output(&mut self) -> Result<LoadToolResult> {
         match self.outcome()? {
-            Outcome::Load(outcome) => Ok(outcome.into()),
+            Outcome::Load(outcome) => Ok(load_result(outcome)),
             _ => Err(internal_error("not a load operation")),
         }
     }
@@ -650,50 +646,57 @@ impl From<SearchOutcome> for SearchToolsOutput {
     }
 }
 
-/// `load_tool`'s answer; `shape` (a load-shape code) says which keys the
-/// wrapper puts in the result.
-#[napi(object)]
-pub struct LoadToolOutput {
-    pub shape: i32,
+/// `load_tool`'s result when nothing usable was asked for: `{ success, message }`.
+#[napi(object, object_from_js = false)]
+pub struct LoadRefused {
     pub success: bool,
     pub message: Utf16String,
-    pub tool_name: Option<Utf16String>,
-    pub loaded_count: Option<u32>,
-    pub loaded: Option<Vec<Utf16String>>,
-    pub not_found: Option<Vec<Utf16String>>,
-    pub already_loaded: Option<Vec<Utf16String>>,
 }
 
-impl From<LoadOutcome> for LoadToolOutput {
-    fn from(outcome: LoadOutcome) -> Self {
-        let shape = outcome.shape();
-        let list = |names: Option<Vec<JsString>>| names.map(|names| names.into_iter().map(utf16).collect());
-        let output = LoadToolOutput {
-            shape,
-            success: false,
-            message: Utf16String::from(Vec::new()),
-            tool_name: None,
-            loaded_count: None,
-            loaded: None,
-            not_found: None,
-            already_loaded: None,
-        };
-        match outcome {
-            LoadOutcome::Invalid { message } => LoadToolOutput { message: utf16(message), ..output },
-            LoadOutcome::Single { success, message, tool_name } => {
-                LoadToolOutput { success, message: utf16(message), tool_name: Some(utf16(tool_name)), ..output }
-            }
-            LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
-                LoadToolOutput {
-                    success,
-                    message: utf16(message),
-                    loaded_count: Some(loaded_count as u32),
-                    loaded: list(loaded),
-                    not_found: list(not_found),
-                    already_loaded: list(already_loaded),
-                    ..output
-                }
-            }
+/// `load_tool`'s result for a single `toolName`: `{ success, message, toolName }`.
+#[napi(object, object_from_js = false)]
+pub struct LoadedOne {
+    pub success: bool,
+    pub message: Utf16String,
+    pub tool_name: Utf16String,
+}
+
+/// `load_tool`'s result for `toolNames`, each list `undefined` (but there)
+/// when empty: `{ success, message, loadedCount, loaded, notFound,
+/// alreadyLoaded }`.
+#[napi(object, object_from_js = false)]
+pub struct LoadedMany {
+    pub success: bool,
+    pub message: Utf16String,
+    pub loaded_count: u32,
+    pub loaded: Either<Vec<Utf16String>, Undefined>,
+    pub not_found: Either<Vec<Utf16String>, Undefined>,
+    pub already_loaded: Either<Vec<Utf16String>, Undefined>,
+}
+
+/// `load_tool`'s result, in the shape (the keys, in their order) the
+/// reference's has.
+pub type LoadToolResult = Either3<LoadRefused, LoadedOne, LoadedMany>;
+
+fn load_result(outcome: LoadOutcome) -> LoadToolResult {
+    let list = |names: Option<Vec<JsString>>| match names {
+        Some(names) => Either::A(names.into_iter().map(utf16).collect()),
+        None => Either::B(()),
+    };
+    match outcome {
+        LoadOutcome::Invalid { message } => Either3::A(LoadRefused { success: false, message: utf16(message) }),
+        LoadOutcome::Single { success, message, tool_name } => {
+            Either3::B(LoadedOne { success, message: utf16(message), tool_name: utf16(tool_name) })
+        }
+        LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
+            Either3::C(LoadedMany {
+                success,
+                message: utf16(message),
+                loaded_count: loaded_count as u32,
+                loaded: list(loaded),
+                not_found: list(not_found),
+                already_loaded: list(already_loaded),
+            })
         }
     }
 }
@@ -759,27 +762,36 @@ impl NativeStep {
 
 #[napi]
 impl NativeStep {
-    /// `search_tools` without a filter hook, trusting the catalog's tables:
-    /// the resolutions made go to `out` as checks (see [`flat`]), for the
-    /// wrapper to check against the caller's record, which may have changed
-    /// since (it runs [`search_operation`](Self::search_operation) instead
-    /// should any not hold, and when searching changes state, always over a
-    /// live catalog); then the answer, laid out after them and its text
-    /// returned, or as an object when it does not fit.
+    /// `search_tools`: the operation to drive when it must ask as it goes
+    /// (the core's `ToolSearch::asks_as_it_goes`); else the search made at
+    /// once, trusting the catalog's tables: the resolutions made go to `out`
+    /// as checks (see [`flat`]), for the wrapper to check against the
+    /// caller's record, which may have changed since (it runs
+    /// [`search_operation`](Self::search_operation) instead should any not
+    /// hold); then the answer, laid out after them and its text returned, or
+    /// as an object when it does not fit.
     #[napi(catch_unwind)]
     pub fn search(
         &self,
         query: Utf16String,
         now: f64,
         mut out: Int32Out,
-    ) -> Result<Either<Utf16String, SearchToolsOutput>> {
+    ) -> Result<Either3<Utf16String, SearchToolsOutput, NativeOperation>> {
+        let step = self.step()?;
+        if self.search.asks_as_it_goes(&step.catalog, Phase::Search) {
+            return Ok(Either3::C(self.search_operation(query, now)?));
+        }
         let trusted = VerifyAfter::default();
-        let outcome = run_now(self.search.search(&self.step()?, &query, &trusted, now))?;
-        flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)
+        let outcome = run_now(self.search.search(&step, &query, &trusted, now))?;
+        Ok(match flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)? {
+            Either::A(text) => Either3::A(text),
+            Either::B(output) => Either3::B(output),
+        })
     }
 
     /// `search_tools` as an operation, asking the host about each candidate
-    /// in rank order.
+    /// in rank order: when it must, or when the checks of
+    /// [`search`](Self::search)'s answer do not hold.
     #[napi(catch_unwind)]
     pub fn search_operation(&self, query: Utf16String, now: f64) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
@@ -788,44 +800,37 @@ impl NativeStep {
         }))
     }
 
-    /// `load_tool` at once, for a processor without a filter hook whose
-    /// step catalog is not live.
+    /// `load_tool`: its result at once, or the operation to drive when it
+    /// must ask as it goes (with a hook, or over a live catalog), asking the
+    /// host about each name and suggestion.
     #[napi(catch_unwind)]
     pub fn load(
         &self,
         tool_name: Option<Utf16String>,
         tool_names: Option<Vec<Utf16String>>,
         now: f64,
-    ) -> Result<LoadToolOutput> {
+    ) -> Result<Either<LoadToolResult, NativeOperation>> {
+        let step = self.step()?;
         let tool_names = to_names(tool_names);
-        let outcome =
-            run_now(self.search.load(&self.step()?, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
-        Ok(outcome.into())
-    }
-
-    /// `load_tool` as an operation, asking the host about each name and
-    /// suggestion.
-    #[napi(catch_unwind)]
-    pub fn load_operation(
-        &self,
-        tool_name: Option<Utf16String>,
-        tool_names: Option<Vec<Utf16String>>,
-        now: f64,
-    ) -> Result<NativeOperation> {
-        let (search, step) = (self.search.clone(), self.step()?);
+        if !self.search.asks_as_it_goes(&step.catalog, Phase::Load) {
+            let outcome =
+                run_now(self.search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
+            return Ok(Either::A(load_result(outcome)));
+        }
+        let search = self.search.clone();
         let tool_name = tool_name.map(|name| JsString::from(&name[..]));
-        let tool_names = to_names(tool_names);
-        Ok(NativeOperation::start(Phase::Load, move |hook| async move {
+        Ok(Either::B(NativeOperation::start(Phase::Load, move |hook| async move {
             Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
-        }))
+        })))
     }
 
-    /// The loaded tools as of this step's start, without a filter hook,
-    /// trusting the catalog's tables, with the checks (see
-    /// [`search`](Self::search)); `null` when nothing is loaded, which most
-    /// steps find, for far less than an empty answer costs to make.
+    /// The loaded tools as of this step's start: `null` when nothing is
+    /// loaded, which most steps find, for far less than an empty answer
+    /// costs to make; the operation to drive when it must ask as it goes
+    /// (with a hook); else the tools, trusting the catalog's tables, with the
+    /// checks (see [`search`](Self::search)).
     #[napi(catch_unwind)]
-    pub fn active(&self) -> Result<Option<ActiveTools>> {
+    pub fn active(&self) -> Result<Option<Either<ActiveTools, NativeOperation>>> {
         let names = {
             let loaded = self.loaded.lock();
             if loaded.is_empty() {
@@ -833,13 +838,18 @@ impl NativeStep {
             }
             loaded.clone()
         };
+        let catalog = built(&self.catalog)?;
+        if self.search.asks_as_it_goes(&catalog, Phase::Active) {
+            return Ok(Some(Either::B(self.active_operation()?)));
+        }
         let trusted = VerifyAfter::default();
-        let tools = run_now(self.search.active_tools(&*built(&self.catalog)?, &names, &trusted))?;
-        Ok(Some(active_tools(tools, Checks::of(trusted)?)))
+        let tools = run_now(self.search.active_tools(&catalog, &names, &trusted))?;
+        Ok(Some(Either::A(active_tools(tools, Checks::of(trusted)?))))
     }
 
     /// The loaded tools as an operation, asking the host about each
-    /// (phase `'active'`).
+    /// (phase `'active'`): when the checks of [`active`](Self::active)'s
+    /// answer do not hold.
     #[napi(catch_unwind)]
     pub fn active_operation(&self) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);

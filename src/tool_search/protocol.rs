@@ -126,16 +126,6 @@ macro_rules! tool_search_protocol {
                 }
             }
 
-            #[doc = "`load_tool`'s result shapes, which say what keys the result has."]
-            pub mod load_shape: LoadShapeCodes {
-                #[doc = "`{ success, message }`"]
-                pub const INVALID: i32 = 0;
-                #[doc = "`{ success, message, toolName }`"]
-                pub const SINGLE: i32 = 1;
-                #[doc = "`{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`"]
-                pub const MULTI: i32 = 2;
-            }
-
             #[doc = "How a tools record crosses (the core's `search::table`): every"]
             #[doc = "key, id and description end to end in one UTF-16 text, and per"]
             #[doc = "tool, in `Object.keys` order, `[keyLength, idLength,"]
