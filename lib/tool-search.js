@@ -14,12 +14,12 @@ const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
 const PROTOCOL = toolSearchProtocol()
-const { operation: OPERATION, toolTable: TABLE, retention: RETENTION, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
+const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = PROTOCOL.requestContext
-const { noTool: NO_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
+const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
 
 /**
  * Step catalogs made within one turn of the event loop that stay built; an
@@ -87,9 +87,6 @@ function searchAnswer(output, { words, f64 }) {
   return { results, message }
 }
 
-/** An id no tool has: a pool entry to analyse again. */
-const STALE = Symbol('stale')
-
 /** No keys, no tools. */
 const NONE = Object.freeze([])
 
@@ -133,7 +130,7 @@ let poolOf = (processor) => {
  */
 function toolPoolStats(processor) {
   const { pool, native } = poolOf(processor)
-  return { ...native.poolStats(), free: pool.free.length, pending: pool.released.length }
+  return { ...native.poolStats(), pending: pool.released.length }
 }
 
 /**
@@ -432,35 +429,20 @@ function defineToolSearchProcessor(host) {
       const tools = valuesOf(stepRecord, keys)
       const pool = this.#pool
       const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
-      try {
-        selection.read(recordKeys, recordTools, 'options.tools', false)
-        selection.read(keys, tools, 'the step tools', true)
-      } catch (error) {
-        selection.undo()
-        throw error
-      }
-      pool.sweep(recordKeys.length + keys.length)
-      const released = pool.takeReleased()
+      selection.read(recordKeys, recordTools, 'options.tools', false)
+      selection.read(keys, tools, 'the step tools', true)
       const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
-      let native
-      try {
-        native = this.#native.poolStepCatalog(
-          released,
-          selection.addedText,
-          Int32Array.from(selection.added),
-          parameters?.text,
-          parameters?.table,
-          selection.keysText,
-          selection.rows,
-          recordKeys.length,
-        )
-      } catch (error) {
-        selection.undo()
-        throw error
-      } finally {
-        pool.reuse(released)
-      }
-      selection.commit()
+      const { catalog: native, added, forgotten } = this.#native.poolStepCatalog({
+        added: Int32Array.from(selection.added),
+        addedText: selection.addedText,
+        addedParametersText: parameters?.text,
+        addedParameters: parameters?.table,
+        released: Int32Array.from(pool.released),
+        rows: selection.rows,
+        keysText: selection.keysText,
+        recordCount: recordKeys.length,
+      })
+      pool.follow(selection, added, forgotten)
       this.#lastStepCatalog = {
         keys,
         tools,
@@ -751,126 +733,82 @@ function snapshotStep(native, catalog, resolved, visibleTools) {
   }
 }
 
-/** In place of an entry's slot: the pool let go of its analysis (see `ToolPool.sweep`). */
+/** In place of an entry's slot: Rust's pool let go of its analysis (the tool is analysed again should it come back). */
 const LET_GO = -1
 
 /**
- * The tools the processor's Rust pool (the core's `search::pool`) has
- * analysed, each by its object: `{ slot, id, description, schema }`, what
- * was analysed into its slot. An entry serves while the tool's id and
- * description (and input schema, where read) are what they were; otherwise
+ * What JavaScript keeps of the tools Rust's pool has analysed (the core's
+ * `search::pool`, which numbers the slots and sweeps them): by tool object,
+ * the entry `{ slot, id, description, schema, token }` that was analysed
+ * into its slot, while the tool lives. An entry serves while the tool's id
+ * and description (and input schema, where read) are still those; otherwise
  * the tool is analysed again into the same slot. A slot goes back to Rust
- * when its tool is collected (all such slots in the next step catalog's
- * call), or sooner when the pool grows past the core's `retention` bounds
- * with tools no recent step used (`sweep`): the tool's entry then says
- * `LET_GO`, and it is analysed again should it come back.
+ * when its tool is collected (all such slots with the next step catalog),
+ * and Rust says which tools it let go of sooner.
  */
 class ToolPool {
   constructor() {
     this.entries = new WeakMap()
-    /** Per slot: its tool's entry, `undefined` when it holds none. */
+    /** Per slot: its tool's entry, to let go of when Rust sweeps the slot. */
     this.owners = []
-    /** Per slot: the token its tool's registration is known by, to forget it when the slot is swept. */
-    this.tokens = []
-    /** Per slot: the number of the last selection that read its tool. */
-    this.used = new Int32Array(64)
-    /** Slots Rust has emptied, to reuse. */
-    this.free = []
-    /** The next slot never used. */
-    this.next = 0
-    /** Slots of collected or swept tools, not yet released to Rust. */
+    /** Slots of collected tools, not yet released in Rust. */
     this.released = []
-    /** How many selections were read. */
-    this.selections = 0
     this.registry = new FinalizationRegistry((slot) => this.#release(slot))
-  }
-
-  /** Room in `used` for the slots of `count` more tools. */
-  reserve(count) {
-    if (this.next + count <= this.used.length) return
-    const used = new Int32Array(Math.max(2 * this.used.length, this.next + count))
-    used.set(this.used)
-    this.used = used
-  }
-
-  /** A slot for a tool met for the first time (or again after a sweep). */
-  take() {
-    return this.free.length > 0 ? this.free.pop() : this.next++
-  }
-
-  /** Gives back a slot taken for a tool whose analysis was abandoned (the last taken first). */
-  giveBack(slot) {
-    this.owners[slot] = undefined
-    if (slot === this.next - 1) this.next--
-    else this.free.push(slot)
-  }
-
-  /** The slots to release in Rust, as they cross. */
-  takeReleased() {
-    const released = Int32Array.from(this.released)
-    this.released = []
-    return released
-  }
-
-  /** `tool` holds `slot` until it is collected: `entry` is what it holds there. */
-  hold(tool, slot, entry) {
-    const token = {}
-    this.tokens[slot] = token
-    this.owners[slot] = entry
-    this.registry.register(tool, slot, token)
   }
 
   /** The slot is to be released (its tool was collected). */
   #release(slot) {
     this.owners[slot] = undefined
-    this.tokens[slot] = undefined
     this.released.push(slot)
   }
 
   /**
-   * Lets go of the analyses of tools that the last
-   * `retention.poolKeptSelections` selections did not read, when the pool
-   * holds more than the core's `retention` bounds allow for a selection of
-   * `selected` tools. Collected tools give their slots back only after a
-   * turn of the event loop: without this, a caller that makes steps of new
-   * tools without one would hold every analysis until it yields. The
-   * registry forgets them too: it would keep its record of each until then.
+   * Follows what Rust made of `selection`: the released slots are gone, its
+   * new tools hold the slots `added` (in order) until they are collected,
+   * its changed ones were analysed again in theirs, and the tools of the
+   * slots `forgotten` were let go of.
    */
-  sweep(selected) {
-    const held = this.next - this.free.length - this.released.length
-    if (held <= Math.max(RETENTION.poolSweepFloor, RETENTION.poolSweepFactor * selected)) return
-    const keepFrom = this.selections - RETENTION.poolKeptSelections + 1
-    const { owners, tokens, used } = this
-    for (let slot = 0; slot < this.next; slot++) {
+  follow(selection, added, forgotten) {
+    const { entries, owners, registry } = this
+    this.released.length = 0
+    const { addedTools, addedEntries } = selection
+    for (let i = 0, next = 0; i < addedTools.length; i++) {
+      const entry = addedEntries[i]
+      if (entry.slot === NEW_TOOL) {
+        entry.slot = added[next++]
+        entry.token = entry
+        registry.register(addedTools[i], entry.slot, entry.token)
+      }
+      owners[entry.slot] = entry
+      entries.set(addedTools[i], entry)
+    }
+    for (const slot of forgotten) {
       const owner = owners[slot]
-      if (owner === undefined || used[slot] >= keepFrom) continue
+      if (owner === undefined) continue
+      owners[slot] = undefined
       owner.slot = LET_GO
-      this.registry.unregister(tokens[slot])
-      this.#release(slot)
+      registry.unregister(owner.token)
     }
   }
 
   /** What happens when `tool` is collected, now (for tests: `forgetPooledTool`). */
   forget(tool) {
     const entry = this.entries.get(tool)
-    if (entry === undefined || entry.slot === LET_GO || !this.registry.unregister(this.tokens[entry.slot])) return
+    if (entry === undefined || entry.slot === LET_GO || !this.registry.unregister(entry.token)) return
     this.entries.delete(tool)
     this.#release(entry.slot)
-  }
-
-  /** Released slots, now empty in Rust, become free. */
-  reuse(released) {
-    for (const slot of released) this.free.push(slot)
   }
 }
 
 /**
  * The tools of a step catalog as they cross to Rust (the protocol's
- * `toolTable`): per tool `[slot, keyLength]` in `rows`, the
- * keys that are not the tool's id in `keysText`, and the tools to analyse
- * first (new, or changed since) as `[slot, idLength, descriptionLength]` in
- * `added`, their ids and descriptions in `addedText`. `seen` keeps what was
- * read of each tool, from which the catalog can be made again.
+ * `toolTable`): per tool `[slot, keyLength]` in `rows`, the keys that are
+ * not the tool's id in `keysText`, and the tools to analyse first (new, or
+ * changed since) as `[slot, idLength, descriptionLength]` in `added`, their
+ * ids and descriptions in `addedText`; a tool new to the pool has no slot
+ * yet (`newTool`). `seen` keeps what was read of each tool, from which the
+ * catalog can be made again. Nothing of the pool changes until Rust
+ * answers (`ToolPool.follow`).
  */
 class Selection {
   constructor(pool, count, readsParameters) {
@@ -883,11 +821,9 @@ class Selection {
     this.readsParameters = readsParameters
     this.added = []
     this.addedText = ''
+    /** The tools to analyse, and the entries they will have. */
     this.addedTools = []
-    /** Per tool analysed: the tool, its entry before (undefined: new, or its slot let go of). */
-    this.undoLog = []
-    this.number = ++pool.selections
-    pool.reserve(count)
+    this.addedEntries = []
   }
 
   /**
@@ -895,8 +831,8 @@ class Selection {
    * `toolTable` does; `stepTools` passes over the meta-tools' keys.
    */
   read(keys, tools, what, stepTools) {
-    const { rows, readsParameters, pool, number } = this
-    const { entries, used } = pool
+    const { rows, readsParameters, pool } = this
+    const { entries } = pool
     let at = this.at
     try {
       for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
@@ -933,7 +869,6 @@ class Selection {
           entry = this.#analyse(tool, entry, id, description, schema)
         }
         this.seen[row] = entry
-        used[entry.slot] = number
         rows[at] = entry.slot
         if (key === id) {
           rows[at + 1] = KEY_IS_ID
@@ -953,54 +888,18 @@ class Selection {
     this.keysText += key
   }
 
-  /** Sends `tool` to be analysed into its slot (a new one if it holds none), and keeps what was read. */
+  /** Sends `tool` to be analysed (into its slot, if it holds one), and gives the entry it will have. */
   #analyse(tool, before, id, description, schema) {
-    const { pool } = this
     const holds = before !== undefined && before.slot !== LET_GO
-    const entry = { slot: holds ? before.slot : pool.take(), id, description, schema }
-    pool.entries.set(tool, entry)
-    if (holds) pool.owners[entry.slot] = entry
-    this.undoLog.push(tool, holds ? before : undefined)
+    const entry = holds
+      ? { slot: before.slot, id, description, schema, token: before.token }
+      : { slot: NEW_TOOL, id, description, schema, token: undefined }
     this.addedTools.push(tool)
-    const idText = typeof id === 'string' ? id : ''
+    this.addedEntries.push(entry)
     const descriptionText = typeof description === 'string' ? description : ''
-    this.addedText += idText + descriptionText
+    this.addedText += (typeof id === 'string' ? id : '') + descriptionText
     this.added.push(entry.slot, typeof id === 'string' ? id.length : TABLE.noId, descriptionText.length)
     return entry
-  }
-
-  /**
-   * Rust analysed the tools: each new one holds its slot until it is
-   * collected. What crossed for the analyses is not kept.
-   */
-  commit() {
-    const { pool, undoLog: log } = this
-    for (let i = 0; i < log.length; i += 2) {
-      if (log[i + 1] !== undefined) continue
-      const entry = pool.entries.get(log[i])
-      pool.hold(log[i], entry.slot, entry)
-    }
-    this.undoLog = []
-    this.added = this.addedTools = undefined
-    this.addedText = ''
-  }
-
-  /** Forgets what was read for analysis (the step failed): the pool is as it was. */
-  undo() {
-    const { pool, undoLog: log } = this
-    for (let i = log.length - 2; i >= 0; i -= 2) {
-      const [tool, before] = [log[i], log[i + 1]]
-      if (before !== undefined) {
-        // Rust may have analysed it already: read it again next time.
-        const stale = { ...before, id: STALE }
-        pool.entries.set(tool, stale)
-        pool.owners[before.slot] = stale
-        continue
-      }
-      pool.giveBack(pool.entries.get(tool).slot)
-      pool.entries.delete(tool)
-    }
-    this.undoLog = []
   }
 }
 

@@ -45,7 +45,8 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    Catalog, CatalogError, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
+    Catalog, CatalogError, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, PoolSlot, SearchHit, SearchWalk, Slot,
+    ToolPool,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
@@ -262,13 +263,39 @@ pub struct PooledTool<'a> {
     pub key: Option<&'a [u16]>,
 }
 
-/// A tool to analyse into the processor's [`ToolPool`]: its slot, `tool.id`
-/// when it is a string, and `tool.description || ''`.
+/// A tool to analyse into the processor's [`ToolPool`]: its slot when it
+/// holds one (its analysis is replaced), else `None` (the pool gives it
+/// one), `tool.id` when it is a string, and `tool.description || ''`.
 #[derive(Clone, Copy, Debug)]
 pub struct PoolTool<'a> {
-    pub slot: Slot,
+    pub slot: Option<Slot>,
     pub id: Option<&'a [u16]>,
     pub description: &'a [u16],
+}
+
+/// A step's tools as the binding read them against the processor's
+/// [`ToolPool`] (see [`ToolSearch::pool_step_catalog`]).
+pub struct PoolStep<'a> {
+    /// The tools to analyse first: new to the pool, or changed since.
+    pub added: &'a [PoolTool<'a>],
+    /// Their parameters (one list per added tool), for a ranking that reads them.
+    pub parameters: Option<&'a ParamTable>,
+    /// The slots of tools collected since the last step.
+    pub released: &'a [i32],
+    /// The record's tools, then the step's: where each is, and its key
+    /// (`None`: the tool's id).
+    pub rows: &'a [(PoolSlot, Option<&'a [u16]>)],
+    /// How many of `rows` are the record's.
+    pub record_count: usize,
+}
+
+/// What a step changed in the pool, for the binding to follow: the slots
+/// its new tools were given, in order, and the slots of tools it let go of
+/// (see [`retention`](protocol::retention)).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PoolChanges {
+    pub added: Vec<Slot>,
+    pub forgotten: Vec<Slot>,
 }
 
 /// A key as [`spread`] merges it: its hash (`hash_units`), its value as an
@@ -561,22 +588,68 @@ impl ToolSearch {
         Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible), false))
     }
 
-    /// [`step_catalog`](Self::step_catalog) from tools analysed before, kept
-    /// in the processor's [`ToolPool`] by slot (see [`update_pool`](Self::update_pool)):
-    /// `record` and `resolved` are the slots (and keys) of the record's and
-    /// the step's tools. The catalog is the one `step_catalog` makes of the
+    /// [`step_catalog`](Self::step_catalog) from tools analysed once and
+    /// kept in the processor's [`ToolPool`] by slot. First the pool is
+    /// brought up to date: the step's `added` tools are analysed (a new one
+    /// into a slot the pool chooses), then the slots of collected tools are
+    /// emptied. The step's selection is noted, and when the pool holds more
+    /// than [`retention`](protocol::retention) allows for it, the tools
+    /// none of the last few selections read are let go of: their binding
+    /// may not learn soon enough that they are gone (a caller that makes
+    /// steps without a turn of the event loop), and one that comes back is
+    /// analysed again. The catalog is the one `step_catalog` makes of the
     /// tools' ids and descriptions as analysed, searching the same; only its
     /// making is cheaper. No instance is kept: the binding hands out the
     /// step's own tools by [`ToolRef`], as for `step_catalog`.
-    pub fn pooled_step_catalog(
+    pub fn pool_step_catalog(&self, step: PoolStep<'_>) -> Result<(StepCatalog, PoolChanges), PoolError> {
+        let mut pool = self.pool.lock();
+        let mut changes = PoolChanges::default();
+        for (i, tool) in step.added.iter().enumerate() {
+            let parameters = step.parameters.map(|p| p.entry(i));
+            match tool.slot {
+                Some(slot) if pool.holds(slot) => pool.analyse(slot, tool.id, tool.description, parameters)?,
+                Some(slot) => return Err(PoolError::EmptySlot(slot)),
+                None => changes.added.push(pool.add(tool.id, tool.description, parameters)?),
+            }
+        }
+        for &slot in step.released {
+            pool.release(u32::try_from(slot).map_err(|_| PoolError::SlotOutOfRange(u32::MAX))?)?;
+        }
+        let mut new_slots = changes.added.iter().copied();
+        let rows = step
+            .rows
+            .iter()
+            .map(|&(slot, key)| {
+                let slot = match slot {
+                    PoolSlot::Held(slot) => Some(slot),
+                    PoolSlot::New => Some(new_slots.next().ok_or(PoolError::NoTool)?),
+                    PoolSlot::NoTool => None,
+                };
+                Ok(PooledTool { slot, key })
+            })
+            .collect::<Result<Vec<_>, PoolError>>()?;
+        pool.note_selection(rows.iter().filter_map(|row| row.slot));
+        let bound = protocol::retention::POOL_SWEEP_FLOOR.max(protocol::retention::POOL_SWEEP_FACTOR * rows.len());
+        if pool.len() > bound {
+            changes.forgotten = pool.sweep(protocol::retention::POOL_KEPT_SELECTIONS as u32);
+        }
+        let (record, resolved) = rows.split_at(step.record_count.min(rows.len()));
+        let catalog = self.pooled_step_catalog(&mut pool, record, resolved)?;
+        Ok((catalog, changes))
+    }
+
+    /// The catalog of a selection of the pool's tools: `record` and
+    /// `resolved` are the slots (and keys) of the record's and the step's
+    /// tools.
+    fn pooled_step_catalog(
         &self,
+        pool: &mut ToolPool,
         record: &[PooledTool<'_>],
         resolved: &[PooledTool<'_>],
     ) -> Result<StepCatalog, PoolError> {
         if !self.options.include_resolved_tools {
             return Ok(StepCatalog::new(self.static_catalog.clone(), None, None, true));
         }
-        let mut pool = self.pool.lock();
         let (selection, sources, visible) = {
             fn key_of<'k>(pool: &'k ToolPool, tool: &PooledTool<'k>) -> Result<&'k [u16], PoolError> {
                 match (tool.key, tool.slot) {
@@ -617,31 +690,11 @@ impl ToolSearch {
         Ok(StepCatalog::new(Arc::new(catalog), Some(sources), Some(visible), false))
     }
 
-    /// Updates the processor's [`ToolPool`] before a
-    /// [`pooled_step_catalog`](Self::pooled_step_catalog): empties the
-    /// `released` slots (their tools are gone), then analyses `added` tools
-    /// into their slots, with their parameters (one list per added tool) for
-    /// a ranking that reads them.
-    pub fn update_pool(
-        &self,
-        released: &[i32],
-        added: &[PoolTool<'_>],
-        parameters: Option<&ParamTable>,
-    ) -> Result<(), PoolError> {
-        let mut pool = self.pool.lock();
-        for &slot in released {
-            pool.release(u32::try_from(slot).map_err(|_| PoolError::NoTool)?)?;
-        }
-        for (i, tool) in added.iter().enumerate() {
-            pool.analyse(tool.slot, tool.id, tool.description, parameters.map(|p| p.entry(i)))?;
-        }
-        Ok(())
-    }
-
-    /// How many tools the processor's [`ToolPool`] holds, and its slots.
-    pub fn pool_stats(&self) -> (usize, usize) {
+    /// How many tools the processor's [`ToolPool`] holds, its slots, and
+    /// how many of them are free.
+    pub fn pool_stats(&self) -> (usize, usize, usize) {
         let pool = self.pool.lock();
-        (pool.len(), pool.slot_count())
+        (pool.len(), pool.slot_count(), pool.free_count())
     }
 
     /// The catalog of a step that has no tools of its own to search.

@@ -30,8 +30,8 @@ use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
 use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolTool,
-    PooledTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
+    loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolStep,
+    PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -231,32 +231,27 @@ impl NativeToolSearch {
     }
 
     /// The catalog of a step whose agent resolved these tools, with the
-    /// constructor's tools record as it is now, made of tools analysed
-    /// before and kept by slot (the core's `ToolSearch::pooled_step_catalog`).
-    /// First the pool is brought up to date: the `released` slots are
-    /// emptied (their tools were collected), then the tools in `added` (a
-    /// table of slots, ids and descriptions, with their parameter table when
-    /// the ranking reads parameters) are analysed. `rows` are the record's
-    /// tools (the first `recordCount` rows) then the step's, as slots and
-    /// keys (see the protocol's `tool_table`).
-    #[allow(clippy::too_many_arguments)]
+    /// constructor's tools record as it is now, made of tools analysed once
+    /// and kept by slot in the processor's pool (the core's
+    /// `ToolSearch::pool_step_catalog`), with what the step changed there.
     #[napi(catch_unwind)]
-    pub fn pool_step_catalog(
-        &self,
-        released: Int32Array,
-        added_text: Utf16Text,
-        added: Int32Array,
-        added_parameters_text: Option<Utf16Text>,
-        added_parameters: Option<Int32Array>,
-        keys_text: Utf16Text,
-        rows: Int32Array,
-        record_count: u32,
-    ) -> Result<NativeStepCatalog> {
+    pub fn pool_step_catalog(&self, selection: PoolSelection) -> Result<PooledStepCatalog> {
+        let PoolSelection {
+            added,
+            added_text,
+            added_parameters_text,
+            added_parameters,
+            released,
+            rows,
+            keys_text,
+            record_count,
+        } = selection;
         let (Utf16Text(added_text), Utf16Text(keys_text)) = (added_text, keys_text);
         let additions = read_pool_additions(added_text.len(), &added).map_err(internal_error)?;
         let parameters = parameter_table(added_parameters_text, added_parameters, additions.len())?;
+        let rows = read_pool_rows(keys_text.len(), &rows).map_err(internal_error)?;
         // `read_pool_additions` and `read_pool_rows` checked every span against its text.
-        let tools: Vec<PoolTool<'_>> = additions
+        let added: Vec<PoolTool<'_>> = additions
             .iter()
             .map(|a| PoolTool {
                 slot: a.slot,
@@ -264,15 +259,21 @@ impl NativeToolSearch {
                 description: piece(&added_text, a.description),
             })
             .collect();
-        self.inner.update_pool(&released, &tools, parameters.as_ref()).map_err(internal_error)?;
-        let rows = read_pool_rows(keys_text.len(), &rows).map_err(internal_error)?;
-        let rows: Vec<PooledTool<'_>> = rows
-            .iter()
-            .map(|row| PooledTool { slot: row.slot, key: row.key.map(|key| piece(&keys_text, key)) })
-            .collect();
-        let (record, resolved) = rows.split_at((record_count as usize).min(rows.len()));
-        let catalog = self.inner.pooled_step_catalog(record, resolved).map_err(internal_error)?;
-        Ok(NativeStepCatalog::new(Arc::new(catalog)))
+        let rows: Vec<_> = rows.iter().map(|row| (row.slot, row.key.map(|key| piece(&keys_text, key)))).collect();
+        let step = PoolStep {
+            added: &added,
+            parameters: parameters.as_ref(),
+            released: &released,
+            rows: &rows,
+            record_count: record_count as usize,
+        };
+        let (catalog, changes) = self.inner.pool_step_catalog(step).map_err(internal_error)?;
+        let slots = |slots: Vec<u32>| Int32Array::new(slots.into_iter().map(|slot| slot as i32).collect());
+        Ok(PooledStepCatalog {
+            catalog: NativeStepCatalog::new(Arc::new(catalog)),
+            added: slots(changes.added),
+            forgotten: slots(changes.forgotten),
+        })
     }
 
     /// Makes `catalog` again after the wrapper let go of it (see
@@ -313,12 +314,12 @@ impl NativeToolSearch {
         Ok(())
     }
 
-    /// `{ tools, slots }`: how many tools the pool of analysed tools holds,
-    /// and how many slots it has (for tests: memory follows the live tools).
+    /// What the pool of analysed tools holds (for tests: memory follows
+    /// the live tools).
     #[napi(catch_unwind)]
     pub fn pool_stats(&self) -> PoolStats {
-        let (tools, slots) = self.inner.pool_stats();
-        PoolStats { tools: tools as u32, slots: slots as u32 }
+        let (tools, slots, free) = self.inner.pool_stats();
+        PoolStats { tools: tools as u32, slots: slots as u32, free: free as u32 }
     }
 
     /// The system message listing a catalog (`injectCatalog`) for a
@@ -431,6 +432,44 @@ pub struct PoolStats {
     pub tools: u32,
     /// Slots, in use or free.
     pub slots: u32,
+    /// Slots emptied, which tools new to the pool fill first.
+    pub free: u32,
+}
+
+/// A step's tools as read against the processor's pool of analysed tools
+/// (the protocol's `toolTable`).
+#[napi(object, object_to_js = false)]
+pub struct PoolSelection {
+    /// The tools to analyse first, new to the pool or changed since: per
+    /// tool `[slot (or newTool), idLength (or noId), descriptionLength]`.
+    pub added: Int32Array,
+    /// Their ids and descriptions, end to end.
+    #[napi(ts_type = "string")]
+    pub added_text: Utf16Text,
+    /// Their parameter table, when the ranking reads parameters.
+    #[napi(ts_type = "string")]
+    pub added_parameters_text: Option<Utf16Text>,
+    pub added_parameters: Option<Int32Array>,
+    /// The slots of tools collected since the last step.
+    pub released: Int32Array,
+    /// The record's tools, then the step's: per tool `[slot (or newTool,
+    /// noTool), keyLength (or keyIsId)]`.
+    pub rows: Int32Array,
+    /// The keys that are not their tool's id, end to end.
+    #[napi(ts_type = "string")]
+    pub keys_text: Utf16Text,
+    /// How many of `rows` are the record's.
+    pub record_count: u32,
+}
+
+/// A step's catalog made of pooled tools, and what it changed in the pool.
+#[napi(object, object_from_js = false)]
+pub struct PooledStepCatalog {
+    pub catalog: NativeStepCatalog,
+    /// The slots given to the step's new tools, in order.
+    pub added: Int32Array,
+    /// The slots whose tools the pool let go of (see the protocol's `retention`).
+    pub forgotten: Int32Array,
 }
 
 /// The rows of a tool table, over its text.

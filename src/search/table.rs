@@ -16,9 +16,10 @@
 use std::fmt;
 
 use super::params::ParamTable;
+use super::pool::PoolSlot;
 use super::span::{EntrySpans, Span};
 use crate::tool_search::protocol::tool_table::{
-    ADDITION_COLUMNS, COLUMNS, ID_IS_KEY, KEY_IS_ID, NO_ID, NO_TOOL, ROW_COLUMNS,
+    ADDITION_COLUMNS, COLUMNS, ID_IS_KEY, KEY_IS_ID, NEW_TOOL, NO_ID, NO_TOOL, ROW_COLUMNS,
 };
 
 /// A table that does not follow the layout.
@@ -92,24 +93,26 @@ pub fn read_parameters(text: Vec<u16>, table: &[i32], tools: usize) -> Result<Pa
     Ok(ParamTable::from_parts(text, params, ends))
 }
 
-/// One tool of a selection: its slot (`None` for no tool), and its key
-/// (`None`: its id).
+/// One tool of a selection: where it is in the pool, and its key (`None`:
+/// its id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolRow {
-    pub slot: Option<u32>,
+    pub slot: PoolSlot,
     pub key: Option<Span>,
 }
 
-/// One tool to analyse into a slot: where its id (a string) and description are.
+/// One tool to analyse: its slot (`None`: new to the pool), and where its id
+/// (a string) and description are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolAddition {
-    pub slot: u32,
+    pub slot: Option<u32>,
     pub id: Option<Span>,
     pub description: Span,
 }
 
-/// The rows of a selection (slot or [`NO_TOOL`], key length or [`KEY_IS_ID`]) over a keys text of
-/// `keys_len` units. Anything else is an error, never a panic.
+/// The rows of a selection (a slot, [`NEW_TOOL`] or [`NO_TOOL`], then a key
+/// length or [`KEY_IS_ID`]) over a keys text of `keys_len` units. Anything
+/// else is an error, never a panic.
 pub fn read_pool_rows(keys_len: usize, rows: &[i32]) -> Result<Vec<PoolRow>, TableError> {
     if !rows.len().is_multiple_of(ROW_COLUMNS) {
         return Err(TableError { row: rows.len() / ROW_COLUMNS });
@@ -119,11 +122,12 @@ pub fn read_pool_rows(keys_len: usize, rows: &[i32]) -> Result<Vec<PoolRow>, Tab
     for (row, numbers) in rows.chunks_exact(ROW_COLUMNS).enumerate() {
         let bad = || TableError { row };
         let slot = match numbers[0] {
-            NO_TOOL => None,
-            slot => Some(u32::try_from(slot).map_err(|_| bad())?),
+            NO_TOOL => PoolSlot::NoTool,
+            NEW_TOOL => PoolSlot::New,
+            slot => PoolSlot::Held(u32::try_from(slot).map_err(|_| bad())?),
         };
         let key = match numbers[1] {
-            KEY_IS_ID if slot.is_some() => None,
+            KEY_IS_ID if slot != PoolSlot::NoTool => None,
             len => Some(keys.take(len).ok_or_else(bad)?),
         };
         if keys.at as usize > keys_len {
@@ -137,9 +141,9 @@ pub fn read_pool_rows(keys_len: usize, rows: &[i32]) -> Result<Vec<PoolRow>, Tab
     Ok(out)
 }
 
-/// The tools to analyse (see [`ADDITION_COLUMNS`]), ids and
-/// descriptions end to end in a text of `text_len` units. Anything else is
-/// an error, never a panic.
+/// The tools to analyse (`[slot or NEW_TOOL, idLength or NO_ID,
+/// descriptionLength]`), ids and descriptions end to end in a text of
+/// `text_len` units. Anything else is an error, never a panic.
 pub fn read_pool_additions(text_len: usize, table: &[i32]) -> Result<Vec<PoolAddition>, TableError> {
     if !table.len().is_multiple_of(ADDITION_COLUMNS) {
         return Err(TableError { row: table.len() / ADDITION_COLUMNS });
@@ -148,7 +152,10 @@ pub fn read_pool_additions(text_len: usize, table: &[i32]) -> Result<Vec<PoolAdd
     let mut out = Vec::with_capacity(table.len() / ADDITION_COLUMNS);
     for (row, numbers) in table.chunks_exact(ADDITION_COLUMNS).enumerate() {
         let bad = || TableError { row };
-        let slot = u32::try_from(numbers[0]).map_err(|_| bad())?;
+        let slot = match numbers[0] {
+            NEW_TOOL => None,
+            slot => Some(u32::try_from(slot).map_err(|_| bad())?),
+        };
         let id = match numbers[1] {
             NO_ID => None,
             len => Some(text.take(len).ok_or_else(bad)?),
@@ -215,6 +222,36 @@ mod tests {
         ] {
             assert!(read_table(text_len, table).is_err(), "{table:?}");
         }
+    }
+
+    #[test]
+    fn reads_a_selection_and_the_tools_to_analyse() {
+        // "mail" (slot 4), a new tool keyed by its id, a meta-tool's key "load_tool".
+        let keys: Vec<u16> = "mailload_tool".encode_utf16().collect();
+        let rows = [4, 4, NEW_TOOL, KEY_IS_ID, NO_TOOL, 9];
+        assert_eq!(
+            read_pool_rows(keys.len(), &rows),
+            Ok(vec![
+                PoolRow { slot: PoolSlot::Held(4), key: Some(Span::new(0, 4)) },
+                PoolRow { slot: PoolSlot::New, key: None },
+                PoolRow { slot: PoolSlot::NoTool, key: Some(Span::new(4, 13)) },
+            ])
+        );
+        // A key of no tool is never the tool's id; a negative slot other than the markers is no slot.
+        assert!(read_pool_rows(0, &[NO_TOOL, KEY_IS_ID]).is_err());
+        assert!(read_pool_rows(0, &[-7, KEY_IS_ID]).is_err());
+        assert!(read_pool_rows(1, &[0, KEY_IS_ID]).is_err());
+        // Slot 2 again ("x" "d"), a new tool without an id ("" "ab").
+        let text: Vec<u16> = "xdab".encode_utf16().collect();
+        assert_eq!(
+            read_pool_additions(text.len(), &[2, 1, 1, NEW_TOOL, NO_ID, 2]),
+            Ok(vec![
+                PoolAddition { slot: Some(2), id: Some(Span::new(0, 1)), description: Span::new(1, 2) },
+                PoolAddition { slot: None, id: None, description: Span::new(2, 4) },
+            ])
+        );
+        assert!(read_pool_additions(text.len(), &[2, 1, 1, NEW_TOOL, NO_ID, 1]).is_err());
+        assert!(read_pool_additions(0, &[-5, NO_ID, 0]).is_err());
     }
 
     #[test]

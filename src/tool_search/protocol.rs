@@ -150,6 +150,9 @@ macro_rules! tool_search_protocol {
                 pub const NO_TOOL: i32 = -1;
                 #[doc = "In place of a key length: the key is the tool's id."]
                 pub const KEY_IS_ID: i32 = -2;
+                #[doc = "In place of a slot: a tool new to the pool, analysed in this call"]
+                #[doc = "(among the tools to analyse, in order); the pool gives it a slot."]
+                pub const NEW_TOOL: i32 = -2;
             }
 
             #[doc = "What the `'context'` store reads of the messages (the core's"]
