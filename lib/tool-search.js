@@ -766,7 +766,7 @@ class ToolPool {
    * Follows what Rust made of `selection`: the released slots are gone, its
    * new tools hold the slots `added` (in order) until they are collected,
    * its changed ones were analysed again in theirs, and the tools of the
-   * slots `forgotten` were let go of.
+   * slots `forgotten` (if any) were let go of.
    */
   follow(selection, added, forgotten) {
     const { entries, owners, registry } = this
@@ -782,7 +782,7 @@ class ToolPool {
       owners[entry.slot] = entry
       entries.set(addedTools[i], entry)
     }
-    for (const slot of forgotten) {
+    for (const slot of forgotten ?? NONE) {
       const owner = owners[slot]
       if (owner === undefined) continue
       owners[slot] = undefined

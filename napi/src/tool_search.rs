@@ -268,7 +268,10 @@ impl NativeToolSearch {
             record_count: record_count as usize,
         };
         let (catalog, changes) = self.inner.pool_step_catalog(step).map_err(internal_error)?;
-        let slots = |slots: Vec<u32>| Int32Array::new(slots.into_iter().map(|slot| slot as i32).collect());
+        // No array when there are none, which most steps find: each array made costs a step of few tools more than the rest of the answer.
+        let slots = |slots: Vec<u32>| {
+            (!slots.is_empty()).then(|| Int32Array::new(slots.into_iter().map(|slot| slot as i32).collect()))
+        };
         Ok(PooledStepCatalog {
             catalog: NativeStepCatalog::new(Arc::new(catalog)),
             added: slots(changes.added),
@@ -466,10 +469,11 @@ pub struct PoolSelection {
 #[napi(object, object_from_js = false)]
 pub struct PooledStepCatalog {
     pub catalog: NativeStepCatalog,
-    /// The slots given to the step's new tools, in order.
-    pub added: Int32Array,
-    /// The slots whose tools the pool let go of (see the protocol's `retention`).
-    pub forgotten: Int32Array,
+    /// The slots given to the step's new tools, in order (absent: none).
+    pub added: Option<Int32Array>,
+    /// The slots whose tools the pool let go of (see the protocol's
+    /// `retention`; absent: none).
+    pub forgotten: Option<Int32Array>,
 }
 
 /// The rows of a tool table, over its text.
