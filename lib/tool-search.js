@@ -9,7 +9,7 @@
 // the codes and names both halves use come from Rust too. Tools' parameters
 // are read from their input schemas only when the ranking reads them.
 
-const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, toolSearchProtocol } = require('./native.js')
+const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = require('./native.js')
 const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
@@ -17,6 +17,12 @@ const PROTOCOL = toolSearchProtocol()
 const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
+const FOUND_MASK = (1 << ASK.foundBits) - 1
+const READ_MASK = (1 << ASK.readBits) - 1
+const REFUSED = PROTOCOL.refused
+/** How a record's values are refused: the constructor's record (`options.tools`) and a step's tools. */
+const RECORD_VALUES = { tool: REFUSED.tool, id: REFUSED.toolId, description: REFUSED.toolDescription }
+const STEP_VALUES = { tool: REFUSED.stepTool, id: REFUSED.stepToolId, description: REFUSED.stepToolDescription }
 const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = PROTOCOL.requestContext
 const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
@@ -31,9 +37,6 @@ const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_
  */
 const STEP_CATALOGS_PER_TURN = 16
 
-/** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
-const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
-const lookupOf = (kind) => Math.floor((kind - ASK.resolve) / ASK.founds)
 
 const FLAT = PROTOCOL.flat
 /** `Int32Array` words per `Float64Array` element: where a score may start. */
@@ -120,7 +123,7 @@ function metaToolSchemas() {
 
 /** A processor's tool pool and native half, for the test hooks below. */
 let poolOf = (processor) => {
-  throw new TypeError(`not a ToolSearchProcessor: ${describe(processor)}`)
+  throw new TypeError('not a ToolSearchProcessor')
 }
 
 /**
@@ -166,7 +169,7 @@ function defineToolSearchProcessor(host) {
     #settings
     /**
      * The caller's tools record, kept as the reference keeps it: names are
-     * looked up in it as it is when they are (see `#liveTool`).
+     * looked up in it as it is when they are (see `#resolve`).
      */
     #record
     /**
@@ -194,19 +197,15 @@ function defineToolSearchProcessor(host) {
     #lastActive
 
     constructor(options) {
-      if (options === null || typeof options !== 'object') {
-        throw new TypeError(`ToolSearchProcessor: options must be an object, got ${describe(options)}`)
-      }
+      if (options === null || typeof options !== 'object') refuseToolSearchValue(REFUSED.options, '', options)
       const { tools, search, filter } = options
-      if (tools === null || typeof tools !== 'object') {
-        throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
-      }
+      if (tools === null || typeof tools !== 'object') refuseToolSearchValue(REFUSED.tools, '', tools)
       const keys = Object.keys(tools)
       this.#record = tools
       this.#keys = keys
       // Faster than Object.values on large (dictionary-mode) records, measured.
       this.#tools = valuesOf(tools, keys)
-      const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
+      const table = toolTable(keys, this.#tools, RECORD_VALUES, { ids: true })
       this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
       const applied = new NativeToolSearchOptions(
@@ -266,7 +265,6 @@ function defineToolSearchProcessor(host) {
         inputSchema: searchInput,
         outputSchema: searchOutput,
         execute: async ({ query }) => {
-          expect(typeof query === 'string', 'search_tools needs a string query', query)
           const now = Date.now()
           this.#built(step.catalog)
           // Rust asks as it goes, or trusts its tables and says what to
@@ -297,15 +295,8 @@ function defineToolSearchProcessor(host) {
             inputSchema: loadInput,
             outputSchema: loadOutput,
             execute: async ({ toolName, toolNames }) => {
-              const name = toolName ?? undefined
-              expect(name === undefined || typeof name === 'string', 'load_tool needs toolName to be a string', toolName)
-              expect(
-                toolNames === undefined || (Array.isArray(toolNames) && toolNames.every((n) => typeof n === 'string')),
-                'load_tool needs toolNames to be an array of strings',
-                toolNames,
-              )
               this.#built(step.catalog)
-              const output = step.native.load(name, toolNames, Date.now())
+              const output = step.native.load(toolName, toolNames, Date.now())
               if (!(output instanceof NativeOperation)) return output
               return (await drive(output, this.#answerer(step, requestContext))).loadOutput()
             },
@@ -429,8 +420,8 @@ function defineToolSearchProcessor(host) {
       const tools = valuesOf(stepRecord, keys)
       const pool = this.#pool
       const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
-      selection.read(recordKeys, recordTools, 'options.tools', false)
-      selection.read(keys, tools, 'the step tools', true)
+      selection.read(recordKeys, recordTools, false)
+      selection.read(keys, tools, true)
       const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
       const { catalog: native, added, forgotten } = this.#native.poolStepCatalog({
         added: Int32Array.from(selection.added),
@@ -484,8 +475,8 @@ function defineToolSearchProcessor(host) {
       const { record, keys, selection } = catalog
       const recordTools = selection.seen.slice(0, record.keys.length)
       const tools = selection.seen.slice(record.keys.length)
-      const recordTable = toolTable(record.keys, recordTools, 'options.tools')
-      const table = toolTable(keys, tools, 'the step tools', { stepTools: true })
+      const recordTable = toolTable(record.keys, recordTools, RECORD_VALUES)
+      const table = toolTable(keys, tools, STEP_VALUES, { stepTools: true })
       const schemas = (seen) => parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
       const recordParameters = this.#readsParameters ? schemas(recordTools) : undefined
       const parameters = this.#readsParameters ? schemas(tools) : undefined
@@ -559,12 +550,11 @@ function defineToolSearchProcessor(host) {
         const kind = question & KIND_MASK
         const ref = question >> ASK.kindBits
         if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
-        const found = foundOf(kind)
-        const name = found === ASK.missing ? operation.questionName : undefined
-        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
+        const missing = (kind & FOUND_MASK) === ASK.missing
+        const tool = this.#resolve(kind, ref, missing ? operation.questionName : undefined)
         if (tool === undefined) return OPERATION.denied
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
-        if (found !== ASK.missing && tool === this.#tools[ref]) return verdict
+        if (!missing && tool === this.#tools[ref]) return verdict
         const liveRef = step.adopt(tool)
         const as = (code) => (code === OPERATION.allowed ? OPERATION.allowedAs + liveRef : code)
         return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
@@ -572,34 +562,28 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * The tool the caller's record gives now for a name the reference looks
-     * up with `lookup` (the core's `Lookup`), where Rust's tables (the record
-     * at construction) found the tool `ref` by key or by id, or nothing
-     * (`name` then given): what the reference's `findToolForDynamicName` or
-     * `findToolById` would find, read in O(1) where the record still holds
-     * what was found, by a scan where it does not. Where the tables found a
-     * tool by id and it still stands under its key with that id, it is taken
-     * without a scan, although a tool put since under an earlier key with the
-     * same id would come first in the reference; and with a hook, a name the
-     * tables found only as a key is taken as the key's tool without a scan,
-     * although a tool given that id since would come first in the reference.
+     * The tool the caller's record gives now for a name Rust resolved (the
+     * protocol's `operation.ask`): `kind` says what its tables (the record
+     * at construction) found, the tool `ref` by key or by id or nothing
+     * (`missingName` then given), and which reads to make, in order, until
+     * one gives a tool. Rust chose them as the reference looks the name up.
      */
-    #liveTool(lookup, found, ref, name) {
+    #resolve(kind, ref, missingName) {
+      const found = kind & FOUND_MASK
+      const name = found === ASK.byKey ? this.#keys[ref] : found === ASK.byId ? this.#ids[ref] : missingName
       const record = this.#record
-      const tools = this.#tools
-      if (found === ASK.byKey) name = this.#keys[ref]
-      else if (found === ASK.byId) name = this.#ids[ref]
-      // The tool found by id still stands under its key, with that id.
-      const standing = found === ASK.byId && record[this.#keys[ref]] === tools[ref] && tools[ref].id === name
-      switch (lookup) {
-        case ASK.keyFirst:
-          return ownTool(record, name) ?? (standing ? tools[ref] : toolById(record, name))
-        case ASK.idFirst:
-          if (found === ASK.byKey) return ownTool(record, name) ?? toolById(record, name)
-          return (standing ? tools[ref] : toolById(record, name)) ?? ownTool(record, name)
-        default:
-          return standing ? tools[ref] : toolById(record, name)
+      for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
+        const read = reads & READ_MASK
+        const tool = read === ASK.ownKey ? ownTool(record, name) : read === ASK.standing ? this.#standing(ref, name) : toolById(record, name)
+        if (tool !== undefined) return tool
       }
+      return undefined
+    }
+
+    /** The constructor's tool `ref`, if it still stands under its key with the id `id`. */
+    #standing(ref, id) {
+      const tool = this.#tools[ref]
+      return this.#record[this.#keys[ref]] === tool && tool.id === id ? tool : undefined
     }
 
     /**
@@ -617,10 +601,9 @@ function defineToolSearchProcessor(host) {
         const code = words[i]
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
-        const found = foundOf(kind)
-        const name = found === ASK.missing ? missing[next++] : undefined
-        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
-        if (tool !== (found === ASK.missing ? undefined : this.#tools[ref])) return false
+        const isMissing = (kind & FOUND_MASK) === ASK.missing
+        const tool = this.#resolve(kind, ref, isMissing ? missing[next++] : undefined)
+        if (tool !== (isMissing ? undefined : this.#tools[ref])) return false
       }
       return true
     }
@@ -830,8 +813,9 @@ class Selection {
    * Reads `tools` (under `keys`) into the selection, checking them as
    * `toolTable` does; `stepTools` passes over the meta-tools' keys.
    */
-  read(keys, tools, what, stepTools) {
+  read(keys, tools, stepTools) {
     const { rows, readsParameters, pool } = this
+    const refused = stepTools ? STEP_VALUES : RECORD_VALUES
     const { entries } = pool
     let at = this.at
     try {
@@ -841,7 +825,7 @@ class Selection {
         const isMeta = stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)
         if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
           // The meta-tools among the step tools are passed through, never read.
-          if (!isMeta) throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
+          if (!isMeta) refuseToolSearchValue(refused.tool, key, tool)
           this.#noTool(at, key)
           continue
         }
@@ -851,13 +835,11 @@ class Selection {
         // needs no other test.
         const id = tool.id
         const sameId = entry !== undefined && entry.id === id
-        if (!sameId && typeof id !== 'string' && id !== undefined && id !== null) {
-          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
-        }
+        if (!sameId && typeof id !== 'string' && id !== undefined && id !== null) refuseToolSearchValue(refused.id, key, id)
         const description = tool.description
         const sameDescription = sameId && entry.description === description
         if (!sameDescription && typeof description !== 'string' && description !== undefined && description !== null) {
-          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
+          refuseToolSearchValue(refused.description, key, description)
         }
         const schema = readsParameters ? tool.inputSchema : undefined
         if (isMeta) {
@@ -908,9 +890,7 @@ function ownTool(record, name) {
   if (!Object.hasOwn(record, name)) return undefined
   const tool = record[name]
   if (tool === undefined || tool === null) return undefined
-  if (typeof tool !== 'object' && typeof tool !== 'function') {
-    throw new TypeError(`ToolSearchProcessor: options.tools.${name} must be a tool, got ${describe(tool)}`)
-  }
+  if (typeof tool !== 'object' && typeof tool !== 'function') refuseToolSearchValue(REFUSED.tool, name, tool)
   return tool
 }
 
@@ -918,9 +898,7 @@ function ownTool(record, name) {
 function toolById(record, id) {
   for (const key of Object.keys(record)) {
     const tool = record[key]
-    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
-      throw new TypeError(`ToolSearchProcessor: options.tools.${key} must be a tool, got ${describe(tool)}`)
-    }
+    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) refuseToolSearchValue(REFUSED.tool, key, tool)
     if (tool.id === id) return tool
   }
   return undefined
@@ -930,7 +908,7 @@ function toolById(record, id) {
 function readRecord(record) {
   const keys = Object.keys(record)
   const tools = valuesOf(record, keys)
-  return { keys, tools, ...toolTable(keys, tools, 'options.tools', { descriptions: 'omit' }) }
+  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { descriptions: false }) }
 }
 
 /**
@@ -981,22 +959,21 @@ async function settleAsReference(answer) {
 }
 
 /**
- * A tool record as Rust reads it (the core's `search::table`): keys, ids and
+ * A tool record as Rust reads it (the protocol's `toolTable`): keys, ids and
  * descriptions end to end in one string, and `[keyLength, idLength,
  * descriptionLength]` per tool, with the id length replaced by a marker for
- * a tool without a string id or whose id equals its key. Options: `stepTools`
- * (the step's tools: meta-tools that are no tools are passed over), `ids` and
- * `descriptions` (also give what was read, as arrays), `descriptions: 'omit'`
+ * a tool without a string id or whose id equals its key. A value Rust could
+ * not read is handed to it to be refused, as `refused` names it. Options:
+ * `stepTools` (the step's tools: meta-tools that are no tools are passed
+ * over), `ids` (also give the ids read, as an array), `descriptions: false`
  * (send none: lookups only).
  */
-function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false, descriptions: withDescriptions = false } = {}) {
+function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = false, descriptions: sendDescriptions = true } = {}) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
   const spans = new Int32Array(keys.length * TABLE.columns)
   const ids = withIds ? new Array(keys.length) : null
-  const descriptions = withDescriptions === true ? new Array(keys.length) : null
-  const sendDescriptions = withDescriptions !== 'omit'
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
@@ -1007,7 +984,7 @@ function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false,
     if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
       // The meta-tools among the step tools are passed through, never read.
       if (stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)) continue
-      throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
+      refuseToolSearchValue(refused.tool, key, tool)
     }
     const id = tool.id
     if (ids !== null) ids[i] = id
@@ -1018,19 +995,18 @@ function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false,
       text += id
       spans[row + 1] = id.length
     } else if (id !== undefined && id !== null) {
-      throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
+      refuseToolSearchValue(refused.id, key, id)
     }
     if (!sendDescriptions) continue
     const description = tool.description
-    if (descriptions !== null) descriptions[i] = description
     if (typeof description === 'string') {
       text += description
       spans[row + 2] = description.length
     } else if (description !== undefined && description !== null) {
-      throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
+      refuseToolSearchValue(refused.description, key, description)
     }
   }
-  return { text, spans, ids, descriptions }
+  return { text, spans, ids }
 }
 
 /**
@@ -1070,16 +1046,6 @@ function valuesOf(record, keys) {
   const values = new Array(keys.length)
   for (let i = 0; i < keys.length; i++) values[i] = record[keys[i]]
   return values
-}
-
-function expect(condition, message, value) {
-  if (!condition) throw new TypeError(`ToolSearchProcessor: ${message}, got ${describe(value)}`)
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
 }
 
 module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, STEP_CATALOGS_PER_TURN }

@@ -25,10 +25,12 @@ use mastra_native_processors::releases;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
 use mastra_native_processors::search::{EntrySpans, ParamTable, Span};
 use mastra_native_processors::stores::facts::read_facts;
-use mastra_native_processors::tool_search::given::Given;
+use mastra_native_processors::tool_search::given::{refuse_record_value, Given};
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
-use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
+use mastra_native_processors::tool_search::request::{
+    load_tool_name, load_tool_names, request_thread, search_query, thread_to_clear, MemoryContext,
+};
 use mastra_native_processors::tool_search::{
     loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolStep,
     PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
@@ -73,6 +75,31 @@ fn given(value: Option<Unknown<'_>>) -> Result<Given> {
         ValueType::BigInt => Given::Other { type_of: "bigint", truthy: truthy(&value)? },
         _ => Given::Other { type_of: "unknown", truthy: truthy(&value)? },
     })
+}
+
+/// Throws the `TypeError` that refuses a value the wrapper found in a tools
+/// record and cannot use (`what`, a code of the protocol's `refused`, under
+/// `key`), as the core words it.
+#[napi(catch_unwind)]
+pub fn refuse_tool_search_value(env: Env, what: i32, key: Utf16String, value: Unknown) -> Result<()> {
+    let refusal = refuse_record_value(what, &JsString::from(&key[..]), &given(Some(value))?)
+        .ok_or_else(|| internal_error(format!("no refusal {what}")))?;
+    Err(type_error(&env, refusal))
+}
+
+/// `load_tool`'s `toolNames` for the core: the value, and its elements when
+/// it is an array.
+fn read_tool_names(env: &Env, names: Unknown<'_>) -> Result<Option<Vec<JsString>>> {
+    let classified = given(Some(names))?;
+    let elements = match classified {
+        Given::Object { is_array: true } => {
+            // SAFETY: the value is an array of its env, read as such.
+            let elements = unsafe { Vec::<Unknown>::from_napi_value(env.raw(), names.raw()) }?;
+            Some(elements.into_iter().map(|element| given(Some(element))).collect::<Result<Vec<_>>>()?)
+        }
+        _ => None,
+    };
+    load_tool_names(classified, elements).map_err(|refusal| type_error(env, refusal))
 }
 
 /// `!!value`, as JavaScript decides it.
@@ -801,6 +828,14 @@ impl NativeStep {
         let (thread, loaded) = (self.thread.clone(), self.loaded.clone());
         Ok(Step { catalog: built(&self.catalog)?, thread, loaded })
     }
+
+    /// `search_tools` as an operation (see [`search_operation`](Self::search_operation)).
+    fn start_search(&self, query: JsString, now: f64) -> Result<NativeOperation> {
+        let (search, step) = (self.search.clone(), self.step()?);
+        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
+            Outcome::Search(search.search(&step, &query, &hook, now).await)
+        }))
+    }
 }
 
 #[napi]
@@ -816,13 +851,15 @@ impl NativeStep {
     #[napi(catch_unwind)]
     pub fn search(
         &self,
-        query: Utf16String,
+        env: Env,
+        query: Unknown,
         now: f64,
         mut out: Int32Out,
     ) -> Result<Either3<Utf16String, SearchToolsOutput, NativeOperation>> {
+        let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
         let step = self.step()?;
         if self.search.asks_as_it_goes(&step.catalog, Phase::Search) {
-            return Ok(Either3::C(self.search_operation(query, now)?));
+            return Ok(Either3::C(self.start_search(query, now)?));
         }
         let trusted = VerifyAfter::default();
         let outcome = run_now(self.search.search(&step, &query, &trusted, now))?;
@@ -836,11 +873,9 @@ impl NativeStep {
     /// in rank order: when it must, or when the checks of
     /// [`search`](Self::search)'s answer do not hold.
     #[napi(catch_unwind)]
-    pub fn search_operation(&self, query: Utf16String, now: f64) -> Result<NativeOperation> {
-        let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
-            Outcome::Search(search.search(&step, &query, &hook, now).await)
-        }))
+    pub fn search_operation(&self, env: Env, query: Unknown, now: f64) -> Result<NativeOperation> {
+        let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
+        self.start_search(query, now)
     }
 
     /// `load_tool`: its result at once, or the operation to drive when it
@@ -849,19 +884,20 @@ impl NativeStep {
     #[napi(catch_unwind)]
     pub fn load(
         &self,
-        tool_name: Option<Utf16String>,
-        tool_names: Option<Vec<Utf16String>>,
+        env: Env,
+        tool_name: Unknown,
+        tool_names: Unknown,
         now: f64,
     ) -> Result<Either<LoadToolResult, NativeOperation>> {
+        let tool_name = load_tool_name(given(Some(tool_name))?).map_err(|refusal| type_error(&env, refusal))?;
+        let tool_names = read_tool_names(&env, tool_names)?;
         let step = self.step()?;
-        let tool_names = to_names(tool_names);
         if !self.search.asks_as_it_goes(&step.catalog, Phase::Load) {
             let outcome =
                 run_now(self.search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
             return Ok(Either::A(load_result(outcome)));
         }
         let search = self.search.clone();
-        let tool_name = tool_name.map(|name| JsString::from(&name[..]));
         Ok(Either::B(NativeOperation::start(Phase::Load, move |hook| async move {
             Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
         })))
@@ -918,8 +954,4 @@ impl NativeStep {
             Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
         }))
     }
-}
-
-fn to_names(names: Option<Vec<Utf16String>>) -> Option<Vec<JsString>> {
-    names.map(|names| names.iter().map(|n| JsString::from(&n[..])).collect())
 }

@@ -45,6 +45,28 @@ use crate::js::JsString;
 use super::protocol::operation as code;
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
 
+/// The reads that find, in the caller's record as it is now, the tool the
+/// reference would find for a name looked up with `lookup`, where the tables
+/// (the record as it was) found `found`: what `findToolForDynamicName` or
+/// `findToolById` would find, read in O(1) where the record still holds
+/// what was found, by a scan where it does not. Where the tables found a
+/// tool by id and it still stands under its key with that id, it is taken
+/// without a scan, although a tool put since under an earlier key with the
+/// same id would come first in the reference; and with a hook, a name the
+/// tables found only as a key is taken as the key's tool without a scan,
+/// although a tool given that id since would come first in the reference.
+fn live_reads(lookup: Lookup, found: &Found) -> &'static [i32] {
+    use code::ask::{FIRST_BY_ID, OWN_KEY, STANDING};
+    match (lookup, found) {
+        (Lookup::KeyFirst, Found::ById(_)) => &[OWN_KEY, STANDING, FIRST_BY_ID],
+        (Lookup::KeyFirst, _) | (Lookup::IdFirst, Found::ByKey(_)) => &[OWN_KEY, FIRST_BY_ID],
+        (Lookup::IdFirst, Found::ById(_)) => &[STANDING, FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdFirst, Found::Missing(_)) => &[FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdOnly, Found::ById(_)) => &[STANDING, FIRST_BY_ID],
+        (Lookup::IdOnly, _) => &[FIRST_BY_ID],
+    }
+}
+
 impl Verdict {
     /// The verdict a code of [`code`] stands for; anything unknown fails.
     pub fn from_code(verdict: i32) -> Verdict {
@@ -73,17 +95,16 @@ impl Ask {
         let (tool, kind) = match self {
             Ask::Tool(tool) => (*tool, code::ask::TOOL),
             Ask::Resolve { lookup, found } => {
-                let lookup = match lookup {
-                    Lookup::KeyFirst => code::ask::KEY_FIRST,
-                    Lookup::IdFirst => code::ask::ID_FIRST,
-                    Lookup::IdOnly => code::ask::ID_ONLY,
-                };
-                let (tool, found) = match found {
+                let (tool, found_code) = match found {
                     Found::ByKey(tool) => (*tool, code::ask::BY_KEY),
                     Found::ById(tool) => (*tool, code::ask::BY_ID),
                     Found::Missing(_) => (0, code::ask::MISSING),
                 };
-                (tool, code::ask::RESOLVE + code::ask::FOUNDS * lookup + found)
+                let reads = live_reads(*lookup, found)
+                    .iter()
+                    .rev()
+                    .fold(0, |reads, &read| (reads << code::ask::READ_BITS) | read);
+                (tool, found_code | (reads << code::ask::FOUND_BITS))
             }
         };
         if tool < 0 {
@@ -352,12 +373,15 @@ mod tests {
             }
             answers
         });
-        let kind = |lookup: i32, found: i32| 1 + 3 * lookup + found;
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(code::ask::KEY_FIRST, code::ask::BY_KEY)));
+        use code::ask::{BY_ID, BY_KEY, FIRST_BY_ID, FOUND_BITS, MISSING, OWN_KEY, READ_BITS, STANDING};
+        let kind = |found: i32, reads: &[i32]| {
+            reads.iter().enumerate().fold(found, |kind, (i, read)| kind | read << (FOUND_BITS + i as u32 * READ_BITS))
+        };
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(BY_KEY, &[OWN_KEY, FIRST_BY_ID])));
         assert_eq!(operation.question_name(), None);
-        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(code::ask::ID_FIRST, code::ask::BY_ID)));
-        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(code::ask::ID_ONLY, code::ask::BY_ID)));
-        assert_eq!(operation.resume(code::DENIED), Ok(kind(code::ask::KEY_FIRST, code::ask::MISSING)));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(BY_ID, &[STANDING, FIRST_BY_ID, OWN_KEY])));
+        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(BY_ID, &[STANDING, FIRST_BY_ID])));
+        assert_eq!(operation.resume(code::DENIED), Ok(kind(MISSING, &[OWN_KEY, FIRST_BY_ID])));
         assert_eq!(operation.question_name(), Some(JsString::from("gone")));
         assert_eq!(operation.resume(code::ALLOWED_AS), Ok(code::DONE));
         assert_eq!(

@@ -81,11 +81,11 @@ macro_rules! tool_search_protocol {
             #[doc = "A question is `DONE`, `NEED_RECORD` (the driver hands the"]
             #[doc = "caller's record over with `useRecord` before resuming), or a"]
             #[doc = "tool question `(tool << ask.KIND_BITS) | kind`: kind"]
-            #[doc = "`ask.TOOL` asks the hook about `tool`; any other kind is"]
-            #[doc = "`RESOLVE + FOUNDS * lookup + found` and asks which tool the"]
-            #[doc = "record gives for a name, `tool` being the one the tables found"]
-            #[doc = "(`0` when they found none, the name then being the operation's"]
-            #[doc = "`questionName`)."]
+            #[doc = "`ask.TOOL` asks the hook about `tool`; any other asks which tool"]
+            #[doc = "the record gives for a name, and whether the hook allows it,"]
+            #[doc = "`tool` being the one the tables found (`0` when they found none)."]
+            #[doc = "The same codes, in `flat`, are the checks of an answer made"]
+            #[doc = "trusting the tables."]
             #[doc = ""]
             #[doc = "An answer is `ALLOWED`, `DENIED` or `FAILED` (anything else"]
             #[doc = "fails too), or `ALLOWED_AS + tool`: allowed, and the record"]
@@ -108,22 +108,45 @@ macro_rules! tool_search_protocol {
 
                 #[doc = "A tool question's kind, in its low `KIND_BITS` bits."]
                 pub mod ask: AskCodes {
-                    pub const KIND_BITS: u32 = 4;
+                    pub const KIND_BITS: u32 = 8;
                     #[doc = "Ask the hook about the tool."]
                     pub const TOOL: i32 = 0;
-                    #[doc = "A resolution's kind is `RESOLVE + FOUNDS * lookup + found`."]
-                    pub const RESOLVE: i32 = 1;
-                    pub const FOUNDS: i32 = 3;
-                    #[doc = "`lookup`: key first (`findToolForDynamicName` without a"]
-                    #[doc = "hook), id first (with one), id only (`findToolById`)."]
-                    pub const KEY_FIRST: i32 = 0;
-                    pub const ID_FIRST: i32 = 1;
-                    pub const ID_ONLY: i32 = 2;
-                    #[doc = "`found`: by key, by id, nothing."]
-                    pub const BY_KEY: i32 = 0;
-                    pub const BY_ID: i32 = 1;
-                    pub const MISSING: i32 = 2;
+                    #[doc = "Any other kind resolves a name in the caller's record as it is now:"]
+                    #[doc = "what the tables found for it, in the low `FOUND_BITS` bits (the name"]
+                    #[doc = "is then the key found, the id found, or the operation's `questionName`),"]
+                    #[doc = "then the reads to make, `READ_BITS` bits each, the first lowest, until"]
+                    #[doc = "one gives a tool (none: the record gives none)."]
+                    pub const FOUND_BITS: u32 = 2;
+                    pub const BY_KEY: i32 = 1;
+                    pub const BY_ID: i32 = 2;
+                    pub const MISSING: i32 = 3;
+                    pub const READ_BITS: u32 = 2;
+                    #[doc = "`tools[name]`, own keys only."]
+                    pub const OWN_KEY: i32 = 1;
+                    #[doc = "The tool found by id, if it still stands under its key with that id."]
+                    pub const STANDING: i32 = 2;
+                    #[doc = "The first tool, in key order, whose `id` is the name."]
+                    pub const FIRST_BY_ID: i32 = 3;
                 }
+            }
+
+            #[doc = "What JavaScript found where it reads a tools record, and cannot use:"]
+            #[doc = "it hands the value to `refuseToolSearchValue`, which throws the"]
+            #[doc = "`TypeError` that names it."]
+            pub mod refused: RefusedValues {
+                #[doc = "The options object."]
+                pub const OPTIONS: i32 = 0;
+                #[doc = "`options.tools`."]
+                pub const TOOLS: i32 = 1;
+                #[doc = "A value of `options.tools` (under the key given) that is no tool,"]
+                #[doc = "and a tool's `id` or `description` that is no string."]
+                pub const TOOL: i32 = 2;
+                pub const TOOL_ID: i32 = 3;
+                pub const TOOL_DESCRIPTION: i32 = 4;
+                #[doc = "The same among a step's tools."]
+                pub const STEP_TOOL: i32 = 5;
+                pub const STEP_TOOL_ID: i32 = 6;
+                pub const STEP_TOOL_DESCRIPTION: i32 = 7;
             }
 
             #[doc = "How a tools record crosses (the core's `search::table`): every"]
