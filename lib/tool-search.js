@@ -225,7 +225,7 @@ function defineToolSearchProcessor(host) {
       )
       this.#readsParameters = applied.readsParameters
       const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
-      this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
+      this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
@@ -475,21 +475,16 @@ function defineToolSearchProcessor(host) {
       const { record, keys, selection } = catalog
       const recordTools = selection.seen.slice(0, record.keys.length)
       const tools = selection.seen.slice(record.keys.length)
-      const recordTable = toolTable(record.keys, recordTools, RECORD_VALUES)
-      const table = toolTable(keys, tools, STEP_VALUES, { stepTools: true })
-      const schemas = (seen) => parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
-      const recordParameters = this.#readsParameters ? schemas(recordTools) : undefined
-      const parameters = this.#readsParameters ? schemas(tools) : undefined
+      // The schemas read then, for a ranking that reads parameters.
+      const withParameters = (table, seen) => {
+        if (!this.#readsParameters) return table
+        const parameters = parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
+        return { ...table, parametersText: parameters.text, parameters: parameters.table }
+      }
       this.#native.restoreStepCatalog(
         catalog.native,
-        recordTable.text,
-        recordTable.spans,
-        table.text,
-        table.spans,
-        recordParameters?.text,
-        recordParameters?.table,
-        parameters?.text,
-        parameters?.table,
+        withParameters(toolTable(record.keys, recordTools, RECORD_VALUES), recordTools),
+        withParameters(toolTable(keys, tools, STEP_VALUES, { stepTools: true }), tools),
       )
       catalog.built = true
       this.#catalogCounts.madeAgain++
@@ -507,19 +502,16 @@ function defineToolSearchProcessor(host) {
      * read, and handed over when it is no longer what it was at construction.
      */
     #catalogMessage(step, requestContext) {
-      this.#built(step.catalog)
+      const catalog = this.#built(step.catalog)
       const record = step.live && !this.#recordUnchanged() ? step.readRecord() : undefined
-      if (this.#filter !== undefined) {
-        const operation = drive(
-          step.native.catalogOperation(record?.text, record?.spans, record?.base),
-          this.#answerer(step, requestContext),
-        )
+      if (record === undefined && catalog.message !== undefined) return catalog.message
+      const message = step.native.catalogMessage(record)
+      if (message instanceof NativeOperation) {
+        const operation = drive(message, this.#answerer(step, requestContext))
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
-      if (record !== undefined) return this.#native.catalogMessage(step.catalog.native, record.text, record.spans, record.base)
-      const catalog = step.catalog
-      if (catalog.message === undefined) catalog.message = this.#native.catalogMessage(catalog.native)
-      return catalog.message
+      if (record === undefined) catalog.message = message
+      return message
     }
 
     /** Whether the caller's record still has the constructor's keys, tools and ids. */
@@ -543,8 +535,7 @@ function defineToolSearchProcessor(host) {
       const filter = this.#filter
       return (question, phase, operation) => {
         if (question === OPERATION.needRecord) {
-          const record = step.readRecord()
-          operation.useRecord(record.text, record.spans, record.base)
+          operation.useRecord(step.readRecord())
           return OPERATION.noVerdict
         }
         const kind = question & KIND_MASK
