@@ -1,13 +1,13 @@
 'use strict'
-// ToolSearchProcessor: the JavaScript half. It hands the tool records to Rust
-// as one UTF-16 string plus a tool table, reports what Rust needs to read
-// from options, request contexts and messages as it finds it, and keeps only
-// what must stay in JavaScript: the tool objects themselves (Rust names them
-// by index), the filter hook and the request context it receives, and the
-// `createTool`/zod plumbing the Agent expects. Options, threads, search,
-// load, loaded state and every message a model reads are decided in Rust;
-// the codes and names both halves use come from Rust too. Tools' parameters
-// are read from their input schemas only when the ranking reads them.
+// ToolSearchProcessor: the JavaScript half. It reads what Rust needs from
+// the tools records, options, request contexts and messages (tools records
+// cross as one UTF-16 string plus a tool table; tools' parameters are read
+// from their input schemas only when the ranking reads them), calls the
+// filter hook and `createTool`/zod, and applies Rust's answers. It keeps the
+// tool objects themselves (Rust names them by number) and the rules about
+// their identity and lifetime. Everything else is decided in Rust (see
+// src/lib.rs), and every code, name and layout both halves use comes from
+// the protocol Rust declares (`toolSearchProtocol()`).
 
 const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = require('./native.js')
 const { parameterTable } = require('./tool-parameters.js')
@@ -37,14 +37,13 @@ const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_
  */
 const STEP_CATALOGS_PER_TURN = 16
 
-
 const FLAT = PROTOCOL.flat
 /** `Int32Array` words per `Float64Array` element: where a score may start. */
 const F64_WORDS = Float64Array.BYTES_PER_ELEMENT / Int32Array.BYTES_PER_ELEMENT
 
 /**
  * The buffer an operation without questions writes its checks and
- * `search_tools`' answer into (laid out as the binding's `flat` says), reused:
+ * `search_tools`' answer into (laid out as the protocol's `flat` says), reused:
  * making one per call would cost more than a search of a small catalog. A
  * call made while it is in use (from a getter of the caller's record, say)
  * gets one of its own. Its size bounds only what goes this way: an answer
@@ -128,8 +127,8 @@ let poolOf = (processor) => {
 
 /**
  * For tests: what a processor's pool of analysed tools holds, in Rust
- * (`tools` analysed and alive, `slots`) and here (`free` slots to reuse,
- * `pending` slots of collected tools not yet released to Rust).
+ * (`tools` analysed and alive, `slots`, `free` slots to reuse) and here
+ * (`pending` slots of collected tools not yet released to Rust).
  */
 function toolPoolStats(processor) {
   const { pool, native } = poolOf(processor)

@@ -24,8 +24,10 @@
 //! catalog, suggestions) reads a [`LiveRecord`]: the record as it is now.
 //!
 //! What JavaScript hands over is read here too: the options
-//! ([`options::Options::from_given`]), the request's thread
-//! ([`request::request_thread`]) and the codes and names both sides share.
+//! ([`options::Options::from_given`]), the request's thread and the
+//! meta-tools' inputs ([`request`]), and what it found in a tools record and
+//! could not use ([`given::refuse_record_value`]). The codes, layouts and
+//! names both sides share are the [`protocol`]'s.
 
 pub mod given;
 pub mod messages;
@@ -524,7 +526,7 @@ impl ToolSearch {
     /// The catalog for a step whose agent resolved `resolved` tools (in
     /// `Object.entries` order), with `record` the constructor's tools record
     /// as it is now, from their text (the binding makes it from tools it
-    /// analysed before: [`pooled_step_catalog`](Self::pooled_step_catalog)).
+    /// analysed before: [`pool_step_catalog`](Self::pool_step_catalog)).
     /// Two requests may carry tools of the same name bound to different
     /// credentials, and one must never get the other's: a catalog names
     /// tools by [`ToolRef`] only, and the host hands out its own. The
