@@ -1,7 +1,9 @@
-//! How a processor's boundary is declared: every code, layout, limit and
-//! string that both halves use, written once.
+//! The processors' boundaries: every code, layout, limit and string that
+//! both halves of a processor use, written once, in a module per processor
+//! ([`tool_search`]). The modules import nothing, so every module of the
+//! core can read them.
 //!
-//! A processor's `protocol` module holds its declaration in an exported
+//! A processor's module holds its declaration in an exported
 //! `macro_rules!` that hands it, as tokens, to whichever macro it is given:
 //! `declare!` makes the core's constants of it, and the binding's
 //! `export!` makes the objects JavaScript reads (their types in
@@ -30,6 +32,8 @@
 //! Docs are `#[doc]` attributes rather than `///` comments: a comment in a
 //! macro's body reaches napi-rs as a raw string, which it would print into
 //! `binding.d.ts` with its `r"`.
+
+pub mod tool_search;
 
 /// The core's half of a declaration: its modules and constants, under the
 /// module that holds the declaration. The export's name and type are the

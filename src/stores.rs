@@ -26,7 +26,7 @@ pub mod history;
 use indexmap::{IndexMap, IndexSet};
 
 use crate::js::JsString;
-use crate::tool_search::protocol::defaults;
+use crate::protocol::tool_search::defaults;
 
 pub use facts::{activated_names_from_messages, ToolResultFacts};
 
@@ -500,7 +500,7 @@ mod tests {
     fn context_store_continuing_a_list_prunes_as_a_whole_reading_does() {
         let t = u("t1");
         let loaded = |names: &[&str]| ToolResultFacts {
-            tool_name: Some(js(crate::tool_search::protocol::meta_tools::LOAD_TOOL)),
+            tool_name: Some(js(crate::protocol::tool_search::meta_tools::LOAD_TOOL)),
             is_result_state: true,
             loaded: names.iter().map(|n| js(n)).collect(),
             ..Default::default()
@@ -519,7 +519,7 @@ mod tests {
         let other = store.loaded_names_continuing(None, 1, 0, &[loaded(&["z"])], 0.0).unwrap();
         assert_eq!(names(&other), ["z"]);
         assert!(store
-            .loaded_names_continuing(None, crate::tool_search::protocol::message_facts::REMEMBERED_LISTS, 0, &[], 0.0)
+            .loaded_names_continuing(None, crate::protocol::tool_search::message_facts::REMEMBERED_LISTS, 0, &[], 0.0)
             .is_err());
     }
 

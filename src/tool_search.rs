@@ -27,13 +27,12 @@
 //! ([`options::Options::from_given`]), the request's thread and the
 //! meta-tools' inputs ([`request`]), and what it found in a tools record and
 //! could not use ([`given::refuse_record_value`]). The codes, layouts and
-//! names both sides share are the [`protocol`]'s.
+//! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
 
 pub mod given;
 pub mod messages;
 pub mod operation;
 pub mod options;
-pub mod protocol;
 pub mod request;
 
 use std::cell::RefCell;
@@ -55,6 +54,7 @@ use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, 
 
 pub use options::{Options, Storage};
 
+use crate::protocol::tool_search as protocol;
 use protocol::is_meta_tool;
 use protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 

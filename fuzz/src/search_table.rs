@@ -8,9 +8,9 @@
 //! writes them and on raw ones, must read back what was written, and accept
 //! nothing whose spans leave the text.
 
+use mastra_native_processors::protocol::tool_search::tool_table::{KEY_IS_ID, NEW_TOOL, NO_ID, NO_TOOL};
 use mastra_native_processors::search::table::{read_pool_additions, read_pool_rows, read_table};
 use mastra_native_processors::search::{PoolSlot, Span};
-use mastra_native_processors::tool_search::protocol::tool_table::{KEY_IS_ID, NEW_TOOL, NO_ID, NO_TOOL};
 
 use crate::gen::{int, one_in, pick, raw_tape, size, U};
 use crate::tool_catalog::{gen_rows, spans_of_rows};

@@ -29,7 +29,7 @@ use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::params::ParamTable;
 use super::span::{EntrySpans, Span};
-use crate::tool_search::protocol::{self, defaults};
+use crate::protocol::tool_search::{self as protocol, defaults};
 
 /// How a catalog ranks `search_tools` results.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

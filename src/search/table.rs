@@ -18,7 +18,7 @@ use std::fmt;
 use super::params::ParamTable;
 use super::pool::PoolSlot;
 use super::span::{EntrySpans, Span};
-use crate::tool_search::protocol::tool_table::{
+use crate::protocol::tool_search::tool_table::{
     ADDITION_COLUMNS, COLUMNS, ID_IS_KEY, KEY_IS_ID, NEW_TOOL, NO_ID, NO_TOOL, ROW_COLUMNS,
 };
 

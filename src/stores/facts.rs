@@ -9,9 +9,9 @@
 use std::fmt;
 
 use crate::js::JsString;
-use crate::tool_search::protocol::is_meta_tool;
-use crate::tool_search::protocol::message_facts as code;
-use crate::tool_search::protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
+use crate::protocol::tool_search::is_meta_tool;
+use crate::protocol::tool_search::message_facts as code;
+use crate::protocol::tool_search::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 
 use super::NameSet;
 

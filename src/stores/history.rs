@@ -21,7 +21,7 @@ use std::fmt;
 
 use super::facts::{activate, ToolResultFacts};
 use super::NameSet;
-use crate::tool_search::protocol::message_facts::REMEMBERED_LISTS;
+use crate::protocol::tool_search::message_facts::REMEMBERED_LISTS;
 
 #[cfg(doc)]
 use super::facts::activated_names_from_messages;
@@ -94,9 +94,9 @@ impl RememberedLists {
 mod tests {
     use super::*;
     use crate::js::JsString;
+    use crate::protocol::tool_search::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
     use crate::stores::activated_names_from_messages;
     use crate::test_rng::Rng;
-    use crate::tool_search::protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 
     fn random_part(rng: &mut Rng) -> ToolResultFacts {
         let name = |rng: &mut Rng| JsString::from(format!("t{}", rng.next() % 12).as_str());

@@ -125,7 +125,7 @@ impl std::error::Error for Refused {}
 /// code of the protocol's `refused`; `key` the record key it was under),
 /// or `None` for an unknown code.
 pub fn refuse_record_value(what: i32, key: &JsString, found: &Given) -> Option<Refused> {
-    use super::protocol::refused::*;
+    use crate::protocol::tool_search::refused::*;
     let key = key.to_string_lossy();
     let (subject, expected) = match what {
         OPTIONS => ("options".to_owned(), "an object"),
@@ -224,7 +224,7 @@ mod tests {
 
     #[test]
     fn a_records_values_are_refused_by_type_under_their_key() {
-        use crate::tool_search::protocol::refused::*;
+        use crate::protocol::tool_search::refused::*;
         let refused = |what, found: Given| refuse_record_value(what, &JsString::from("k"), &found).unwrap().to_string();
         assert_eq!(
             refused(TOOL_DESCRIPTION, Given::Number(42.0)),

@@ -30,7 +30,7 @@
 //! starts (`search_tools` and the catalog ask in `'search'`, `load_tool` in
 //! `'load'`, the active tools in `'active'`), so the driver reads the phase
 //! once rather than with every question. The questions and answers are
-//! numbers (the protocol's [`operation`](super::protocol::operation)).
+//! numbers (the protocol's [`operation`](crate::protocol::tool_search::operation)).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,8 +42,8 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
-use super::protocol::operation as code;
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
+use crate::protocol::tool_search::operation as code;
 
 /// The reads that find, in the caller's record as it is now, the tool the
 /// reference would find for a name looked up with `lookup`, where the tables

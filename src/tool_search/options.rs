@@ -5,7 +5,7 @@ use crate::releases::Behaviours;
 use crate::search::{Ranking, SearchOptions};
 
 use super::given::{Given, Refused};
-use super::protocol::{self, defaults};
+use crate::protocol::tool_search::{self as protocol, defaults};
 
 /// Where loaded-tool state lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@
 use crate::js::JsString;
 
 use super::given::{Given, Refused};
-use super::protocol::request_context::{MEMORY as MEMORY_KEY, THREAD_ID as THREAD_ID_KEY};
+use crate::protocol::tool_search::request_context::{MEMORY as MEMORY_KEY, THREAD_ID as THREAD_ID_KEY};
 
 /// The memory context as JavaScript read it: `memory =
 /// requestContext.get('MastraMemory')`, `memory?.thread`,

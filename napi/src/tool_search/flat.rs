@@ -11,7 +11,7 @@ use napi::bindgen_prelude::*;
 use super::{internal_error, SearchToolsOutput};
 use crate::buffers::Int32Out;
 
-pub use mastra_native_processors::tool_search::protocol::flat::{
+pub use mastra_native_processors::protocol::tool_search::flat::{
     CHECKS, COUNT, DESCRIPTION_LENGTH, HEADER, NAME_LENGTH, RESULT_WORDS, SCORE, UNCHECKED,
 };
 

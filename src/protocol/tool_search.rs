@@ -9,7 +9,7 @@
 #[macro_export]
 macro_rules! tool_search_protocol {
     ($($then:tt)*) => { $($then)*! {
-        [$crate::tool_search::protocol]
+        [$crate::protocol::tool_search]
         #[doc = "Every code, layout, limit, default and shared string of"]
         #[doc = "`ToolSearchProcessor`'s boundary."]
         pub fn tool_search_protocol() -> ToolSearchProtocol {
