@@ -4,10 +4,12 @@
 //! Translation only. Tool records cross once, as one UTF-16 string and a
 //! tool table (the core's `search::table`), with a parameter table beside it
 //! for a ranking that reads parameters; the context store's reading of the
-//! messages crosses as facts (the core's `stores::facts`); options and
-//! request-context entries cross as they are and are classified as
-//! [`Given`] values for the core to judge. Queries and names cross as UTF-16
-//! so lone surrogates survive. Tools themselves stay in JavaScript: Rust
+//! messages crosses as facts (the core's `stores::facts`); options,
+//! request-context entries, the meta-tools' inputs and any value the wrapper
+//! found in a tools record and could not use cross as they are and are
+//! classified as [`Given`] values for the core to judge. Queries and names
+//! cross as UTF-16 so lone surrogates survive. The layouts and codes are the
+//! core's `protocol::tool_search`. Tools themselves stay in JavaScript: Rust
 //! refers to them by [`ToolRef`]. Operations that consult the filter hook are
 //! the core's resumable [`Operation`]s, which JavaScript drives.
 //!
