@@ -27,7 +27,7 @@ import { z } from 'zod'
 
 import { ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
 
-const { toolSearchCodes } = createRequire(import.meta.url)('../lib/native.js')
+const { toolSearchProtocol } = createRequire(import.meta.url)('../lib/native.js')
 
 const argv = process.argv.slice(2)
 const option = (name) => (argv.includes(name) ? argv[argv.indexOf(name) + 1] : undefined)
@@ -92,7 +92,7 @@ async function evaluate(label, Processor, options) {
 
 const tools = buildTools()
 const rows = [await evaluate(`@mastra/core ${coreVersion} (reference)`, RefToolSearchProcessor, { tools })]
-for (const ranking of toolSearchCodes().rankings) {
+for (const ranking of toolSearchProtocol().rankings) {
   rows.push(await evaluate(`ours, ranking '${ranking}'`, OursToolSearchProcessor, { tools, search: { ranking } }))
 }
 

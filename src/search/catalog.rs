@@ -28,6 +28,8 @@ use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::params::ParamTable;
+use super::span::{EntrySpans, Span};
+use crate::protocol::tool_search::{self as protocol, defaults};
 
 /// How a catalog ranks `search_tools` results.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -51,9 +53,14 @@ impl Ranking {
     /// `'fielded'`: only the shipped one can be selected).
     pub fn name(self) -> &'static str {
         match self {
-            Ranking::Reference => "reference",
-            Ranking::Fielded(_) => "fielded",
+            Ranking::Reference => protocol::RANKINGS[0],
+            Ranking::Fielded(_) => protocol::RANKINGS[1],
         }
+    }
+
+    /// The documented default ([`defaults::RANKING`]).
+    pub fn default_ranking() -> Ranking {
+        Ranking::ALL.into_iter().find(|ranking| ranking.name() == defaults::RANKING).expect("the default is a ranking")
     }
 
     /// The ranking a `search.ranking` value names, if any.
@@ -65,42 +72,6 @@ impl Ranking {
     /// read them from the tools' input schemas and send them).
     pub fn reads_parameters(self) -> bool {
         matches!(self, Ranking::Fielded(_))
-    }
-}
-
-/// A `[start, end)` range of UTF-16 units in a catalog's text buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Span {
-    pub start: u32,
-    pub end: u32,
-}
-
-impl Span {
-    pub fn new(start: u32, end: u32) -> Span {
-        Span { start, end }
-    }
-
-    fn range(self) -> std::ops::Range<usize> {
-        self.start as usize..self.end as usize
-    }
-}
-
-/// Where one record entry's strings live in the text buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct EntrySpans {
-    /// The record key.
-    pub key: Span,
-    /// `tool.id`, when it is a string. `''` is a real id (`find_by_id('')`
-    /// finds it) but indexes under the key, since `tool.id || key` falls back.
-    pub id: Option<Span>,
-    /// `tool.description || ''`.
-    pub description: Span,
-}
-
-impl EntrySpans {
-    /// The span the entry is indexed under: `tool.id || key`.
-    fn name(&self) -> Span {
-        self.id.filter(|id| id.start != id.end).unwrap_or(self.key)
     }
 }
 

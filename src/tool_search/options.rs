@@ -5,23 +5,7 @@ use crate::releases::Behaviours;
 use crate::search::{Ranking, SearchOptions};
 
 use super::given::{Given, Refused};
-
-/// The documented defaults, applied where an option is `undefined` or `null`
-/// (the reference reads every option with `??`).
-pub mod defaults {
-    use super::{Ranking, Storage};
-
-    pub const TOP_K: f64 = 5.0;
-    pub const MIN_SCORE: f64 = 0.0;
-    pub const AUTO_LOAD: bool = false;
-    pub const STORAGE: Storage = Storage::InMemory;
-    /// One hour.
-    pub const TTL_MS: f64 = crate::stores::DEFAULT_TTL_MS;
-    pub const INCLUDE_RESOLVED_TOOLS: bool = false;
-    pub const INJECT_CATALOG: bool = false;
-    /// The reference's ranking, so results are @mastra/core's unless asked otherwise.
-    pub const RANKING: Ranking = Ranking::Reference;
-}
+use crate::protocol::tool_search::{self as protocol, defaults};
 
 /// Where loaded-tool state lives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,15 +21,17 @@ impl Storage {
 
     /// The option value that selects it.
     pub fn name(self) -> &'static str {
-        match self {
-            Storage::InMemory => "in-memory",
-            Storage::Context => "context",
-        }
+        protocol::STORAGES[self as usize]
     }
 
     /// The storage an option value names, if any.
     pub fn from_name(name: &[u16]) -> Option<Storage> {
         Storage::ALL.into_iter().find(|storage| name.iter().copied().eq(storage.name().encode_utf16()))
+    }
+
+    /// The documented default ([`defaults::STORAGE`]).
+    pub fn default_storage() -> Storage {
+        Storage::ALL.into_iter().find(|storage| storage.name() == defaults::STORAGE).expect("the default is a storage")
     }
 }
 
@@ -124,14 +110,14 @@ impl Options {
             return Err(refuse("options.search", "an object", &given.search));
         }
         let storage = match &given.storage {
-            value if value.is_nullish() => defaults::STORAGE,
+            value if value.is_nullish() => Storage::default_storage(),
             Given::String(name) => {
                 Storage::from_name(name).ok_or_else(|| refuse("options.storage", STORAGE_NAMES, &given.storage))?
             }
             other => return Err(refuse("options.storage", STORAGE_NAMES, other)),
         };
         let ranking = match &given.ranking {
-            value if value.is_nullish() => defaults::RANKING,
+            value if value.is_nullish() => Ranking::default_ranking(),
             Given::String(name) => Ranking::from_name(name)
                 .ok_or_else(|| refuse("options.search.ranking", RANKING_NAMES, &given.ranking))?,
             other => return Err(refuse("options.search.ranking", RANKING_NAMES, other)),
@@ -142,7 +128,7 @@ impl Options {
             other => return Err(refuse("options.filter", "a function", other)),
         };
         let ttl_ms = match &given.ttl {
-            value if value.is_nullish() => defaults::TTL_MS,
+            value if value.is_nullish() => defaults::TTL,
             Given::Number(n) => *n,
             other => return Err(refuse("options.ttl", "a number of milliseconds", other)),
         };
@@ -296,6 +282,15 @@ mod tests {
             assert_eq!(Storage::from_name(&name), Some(storage));
         }
         assert_eq!(Storage::from_name(&"In-Memory".encode_utf16().collect::<Vec<_>>()), None);
+    }
+
+    #[test]
+    fn the_protocol_names_every_value_in_order_and_the_defaults_among_them() {
+        assert_eq!(&Storage::ALL.map(Storage::name)[..], protocol::STORAGES);
+        assert_eq!(&Ranking::ALL.map(Ranking::name)[..], protocol::RANKINGS);
+        assert_eq!(&super::super::Phase::ALL.map(super::super::Phase::name)[..], protocol::PHASES);
+        assert_eq!(Storage::default_storage().name(), defaults::STORAGE);
+        assert_eq!(Ranking::default_ranking().name(), defaults::RANKING);
     }
 
     #[test]
