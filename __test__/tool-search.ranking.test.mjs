@@ -299,7 +299,7 @@ for (const version of ['1.59.0', '1.71.0']) {
           (error) =>
             error instanceof TypeError &&
             error.message ===
-              `ToolSearchProcessor: options.search.ranking must be 'reference' or 'fielded', got ${shown}`,
+              `ToolSearchProcessor: options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got ${shown}`,
         )
       })
     }

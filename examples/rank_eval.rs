@@ -25,7 +25,9 @@
 
 use std::time::Instant;
 
-use mastra_native_processors::search::{AnalyzerConfig, Catalog, FieldedConfig, Ranking, SearchOptions};
+use mastra_native_processors::search::{
+    AnalyzerConfig, BuiltinModel, Catalog, FieldedConfig, HybridConfig, Ranking, SearchOptions,
+};
 
 /// (name, description, [(parameter, description)])
 type Tool = (String, String, Vec<(String, String)>);
@@ -203,6 +205,11 @@ fn main() {
         "/work/shared/data/tool-retrieval-dev.json".to_owned()
     };
     let mut data = load(&path);
+    // The built-in model, as the model package ships it (MODEL=<file> for another).
+    let model = std::env::var("MODEL").unwrap_or_else(|_| {
+        concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-2m/potion-base-2m.m2v").to_owned()
+    });
+    BuiltinModel::locate(std::path::Path::new(&model));
     // SCALE=n: the catalog copied (names suffixed) until it has n tools, to time queries on a large catalog.
     if let Some(scale) = std::env::var("SCALE").ok().and_then(|s| s.parse::<usize>().ok()) {
         let original = data.tools.clone();
@@ -235,11 +242,21 @@ fn main() {
     };
     if !args.is_empty() {
         let mut config = FieldedConfig::DEFAULT;
+        let mut hybrid = None;
         for arg in &args {
             let (key, value) = arg.split_once('=').expect("key=value");
-            apply(&mut config, key, value);
+            let number = || value.parse::<f32>().expect("number");
+            match key {
+                "semantic_weight" => hybrid.get_or_insert(HybridConfig::DEFAULT).semantic_weight = number(),
+                "semantic_floor" => hybrid.get_or_insert(HybridConfig::DEFAULT).semantic_floor = number(),
+                _ => apply(&mut config, key, value),
+            }
         }
-        row(&args.join(" "), Ranking::Fielded(config), true);
+        let ranking = match hybrid {
+            Some(hybrid) => Ranking::Hybrid(HybridConfig { fielded: config, ..hybrid }),
+            None => Ranking::Fielded(config),
+        };
+        row(&args.join(" "), ranking, true);
         return;
     }
     let full = FieldedConfig::DEFAULT;
@@ -250,6 +267,17 @@ fn main() {
     };
     row("reference (the core's, as @mastra/core)", Ranking::Reference, true);
     row("fielded", Ranking::Fielded(full), true);
+    row("hybrid (built-in model)", Ranking::HYBRID, true);
+
+    println!("\nhybrid: what a similarity of 1 adds (semantic_weight), and the floor for a tool sharing no term");
+    for weight in [4.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0] {
+        let config = HybridConfig { semantic_weight: weight, ..HybridConfig::DEFAULT };
+        row(&format!("  weight {weight}, floor {}", config.semantic_floor), Ranking::Hybrid(config), true);
+    }
+    for floor in [0.0, 0.3, 0.5] {
+        let config = HybridConfig { semantic_floor: floor, ..HybridConfig::DEFAULT };
+        row(&format!("  weight {}, floor {floor}", config.semantic_weight), Ranking::Hybrid(config), true);
+    }
 
     println!("\nfielded without one technique");
     let without = |change: &dyn Fn(&mut AnalyzerConfig)| with(&|c| both(c, change));

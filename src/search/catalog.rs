@@ -26,7 +26,9 @@ use hashbrown::HashTable;
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
+use super::embedding::{BuiltinModel, ToolVectors};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
+use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
 
 /// How a catalog ranks `search_tools` results.
@@ -38,21 +40,47 @@ pub enum Ranking {
     /// BM25F over name, description and parameters, with identifier
     /// splitting and stemming (see [`super::fielded`]).
     Fielded(FieldedConfig),
+    /// `'fielded'` plus the semantic similarity of question and tool (see
+    /// [`super::hybrid`]).
+    Hybrid(HybridConfig),
 }
 
 impl Ranking {
     /// The `'fielded'` ranking as shipped.
     pub const FIELDED: Ranking = Ranking::Fielded(FieldedConfig::DEFAULT);
 
+    /// The `'hybrid'` ranking as shipped, with the built-in model.
+    pub const HYBRID: Ranking = Ranking::Hybrid(HybridConfig::DEFAULT);
+
     /// The rankings `search.ranking` names, the default first.
-    pub const ALL: [Ranking; 2] = [Ranking::Reference, Ranking::FIELDED];
+    pub const ALL: [Ranking; 3] = [Ranking::Reference, Ranking::FIELDED, Ranking::HYBRID];
 
     /// The `search.ranking` value that selects it (any [`FieldedConfig`] is
-    /// `'fielded'`: only the shipped one can be selected).
+    /// `'fielded'`, any [`HybridConfig`] `'hybrid'`: only the shipped ones
+    /// can be selected, and the vectors' source by `search.embedder`).
     pub fn name(self) -> &'static str {
         match self {
             Ranking::Reference => "reference",
             Ranking::Fielded(_) => "fielded",
+            Ranking::Hybrid(_) => "hybrid",
+        }
+    }
+
+    /// The lexical ranking's settings, for a ranking that ranks as
+    /// `'fielded'` does (alone or with vectors).
+    pub fn fielded(self) -> Option<FieldedConfig> {
+        match self {
+            Ranking::Reference => None,
+            Ranking::Fielded(config) => Some(config),
+            Ranking::Hybrid(config) => Some(config.fielded),
+        }
+    }
+
+    /// The same ranking, its vectors from `source` (for `'hybrid'`).
+    pub fn with_vectors(self, source: VectorSource) -> Ranking {
+        match self {
+            Ranking::Hybrid(config) => Ranking::Hybrid(HybridConfig { vectors: source, ..config }),
+            other => other,
         }
     }
 
@@ -64,7 +92,7 @@ impl Ranking {
     /// Whether this ranking reads tools' parameters (so JavaScript should
     /// read them from the tools' input schemas and send them).
     pub fn reads_parameters(self) -> bool {
-        matches!(self, Ranking::Fielded(_))
+        self.fielded().is_some()
     }
 }
 
@@ -155,6 +183,9 @@ pub struct Catalog {
     /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
     /// be searched after all.
     late_index: OnceLock<Searchable>,
+    /// For `'hybrid'` with vectors made elsewhere: one per document, once
+    /// they are in ([`set_tool_vectors`](Catalog::set_tool_vectors)).
+    given_vectors: OnceLock<ToolVectors>,
 }
 
 /// A catalog's strings: its own buffer and, for a catalog made from a
@@ -228,8 +259,12 @@ struct Lookups {
 struct Searchable {
     /// The reference's index (empty for another ranking).
     index: Bm25Index,
-    /// The `'fielded'` ranking's index, when that is the ranking.
+    /// The `'fielded'` ranking's index, when that is the ranking (or the
+    /// lexical half of `'hybrid'`).
     fielded: Option<FieldedIndex>,
+    /// `'hybrid'` with the built-in model: each document's vector (zeros for
+    /// one a later entry retired), or `None` when the model cannot be read.
+    vectors: Option<ToolVectors>,
     lower_names: Vec<u16>,
     /// Per document, its lowercased name as a range of `lower_names`.
     lower_name_ends: Vec<u32>,
@@ -291,6 +326,7 @@ impl Catalog {
             ranking: source.ranking,
             built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
             late_index: OnceLock::new(),
+            given_vectors: OnceLock::new(),
         };
         let _ = catalog.built.ready.set(built);
         Ok(catalog)
@@ -393,7 +429,15 @@ impl Catalog {
     ) -> Catalog {
         let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
         let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone(), analysed };
-        let catalog = Catalog { text, entries, params, ranking, built, late_index: OnceLock::new() };
+        let catalog = Catalog {
+            text,
+            entries,
+            params,
+            ranking,
+            built,
+            late_index: OnceLock::new(),
+            given_vectors: OnceLock::new(),
+        };
         if !(background && catalog.entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES) {
             let _ = catalog.built.ready.set(source.build());
             return catalog;
@@ -555,9 +599,40 @@ impl Catalog {
         }
     }
 
-    /// The `'fielded'` index, when that is this catalog's ranking.
+    /// The `'fielded'` index, when that is this catalog's ranking (or the
+    /// lexical half of its `'hybrid'` ranking).
     pub(crate) fn fielded_index(&self) -> Option<&FieldedIndex> {
         self.searchable().fielded.as_ref()
+    }
+
+    /// The documents' vectors, for `'hybrid'`: the built-in model's, or
+    /// those given once they are in.
+    pub(crate) fn tool_vectors(&self) -> Option<&ToolVectors> {
+        self.searchable().vectors.as_ref().or_else(|| self.given_vectors.get())
+    }
+
+    /// The text an entry's vector is made from ([`hybrid::tool_text`]): for
+    /// an embedding model of the user's to embed.
+    pub fn tool_text(&self, entry: usize) -> String {
+        let parameters = self.parameters(entry);
+        hybrid::tool_text(self.name(entry), self.description(entry), parameters)
+    }
+
+    /// Sets the entries' vectors (one per entry, in record order, each
+    /// scaled to unit length here; an entry without one, zeros), for a
+    /// `'hybrid'` catalog whose vectors are made elsewhere. The first set
+    /// stays; `false` if there was one, or this catalog takes none.
+    pub fn set_tool_vectors(&self, mut vectors: ToolVectors) -> bool {
+        let takes = matches!(self.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::Given, .. }));
+        if !takes || vectors.len() != self.entries.len() {
+            return false;
+        }
+        // A document a later entry retired is never found by its vector.
+        let retired = &self.lookups().retired;
+        for (doc, _) in retired.iter().enumerate().filter(|(_, &r)| r) {
+            vectors.vector_mut(doc).fill(0.0);
+        }
+        self.given_vectors.set(vectors).is_ok()
     }
 
     fn index_source(&self) -> IndexSource {
@@ -687,10 +762,60 @@ impl IndexSource {
     const SPLIT_FROM_ENTRIES: usize = 4096;
 
     fn build(&self) -> Searchable {
+        let split = self.entries.len() >= Self::SPLIT_FROM_ENTRIES;
         match self.ranking {
-            Ranking::Reference => self.build_split(self.entries.len() >= Self::SPLIT_FROM_ENTRIES),
-            Ranking::Fielded(config) => self.build_fielded(config, self.entries.len() >= Self::SPLIT_FROM_ENTRIES),
+            Ranking::Reference => self.build_split(split),
+            Ranking::Fielded(config) => self.build_fielded(config, split),
+            Ranking::Hybrid(config) => self.build_hybrid(config, split),
         }
+    }
+
+    /// The `'fielded'` index and, with the built-in model, every live
+    /// document's vector, made beside it on a second thread for a large
+    /// catalog (embedding costs about as much as indexing).
+    fn build_hybrid(&self, config: HybridConfig, split: bool) -> Searchable {
+        let builtin = BuiltinModel::current().filter(|_| config.vectors == VectorSource::BuiltIn);
+        let Some(builtin) = builtin else {
+            return self.build_fielded(config.fielded, split);
+        };
+        let count = self.entries.len();
+        let (mut searchable, vectors) = if count >= BACKGROUND_INDEX_FROM_ENTRIES {
+            std::thread::scope(|scope| {
+                let vectors = std::thread::Builder::new().spawn_scoped(scope, || self.embed_entries(&builtin));
+                let searchable = self.build_fielded(config.fielded, split);
+                let vectors = match vectors.map(|handle| handle.join()) {
+                    Ok(Ok(vectors)) => vectors,
+                    _ => self.embed_entries(&builtin),
+                };
+                (searchable, vectors)
+            })
+        } else {
+            (self.build_fielded(config.fielded, false), self.embed_entries(&builtin))
+        };
+        searchable.vectors = vectors;
+        searchable
+    }
+
+    /// Every live document's vector from the built-in model (`None` when it
+    /// cannot be read: the catalog then ranks as `'fielded'`).
+    fn embed_entries(&self, builtin: &BuiltinModel) -> Option<ToolVectors> {
+        let model = builtin.get().ok()?;
+        let mut vectors = ToolVectors::zeros(model.dimensions(), self.entries.len());
+        let mut scratch = String::new();
+        for (entry, spans) in self.entries.iter().enumerate() {
+            if self.retired[entry] {
+                continue;
+            }
+            let text = self.tool_text(entry, spans);
+            model.embed(&text, &mut scratch, vectors.vector_mut(entry));
+        }
+        Some(vectors)
+    }
+
+    /// An entry's text for its vector ([`hybrid::tool_text`]).
+    fn tool_text(&self, entry: usize, spans: &EntrySpans) -> String {
+        let parameters = self.params.iter().flat_map(|params| params.entry(entry));
+        hybrid::tool_text(self.text.get(entry, spans.name()), self.text.get(entry, spans.description), parameters)
     }
 
     /// The `'fielded'` index (in two halves at once for a large catalog, as
@@ -725,7 +850,13 @@ impl IndexSource {
             }
             None => {}
         }
-        Searchable { index: Bm25Index::default(), fielded: Some(first.finish()), lower_names, lower_name_ends }
+        Searchable {
+            index: Bm25Index::default(),
+            fielded: Some(first.finish()),
+            vectors: None,
+            lower_names,
+            lower_name_ends,
+        }
     }
 
     fn build_fielded_range(&self, config: FieldedConfig, entries: std::ops::Range<usize>) -> FieldedBuilder {
@@ -837,7 +968,7 @@ impl Partial {
                 index.remove(doc as DocId);
             }
         }
-        Searchable { index: index.finish(), fielded: None, lower_names, lower_name_ends }
+        Searchable { index: index.finish(), fielded: None, vectors: None, lower_names, lower_name_ends }
     }
 
     /// Appends the run that follows this one.

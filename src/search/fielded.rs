@@ -398,18 +398,18 @@ impl FieldedIndex {
         terms
     }
 
-    /// The documents that share a term with `query`, best first (equal
-    /// scores in document order), cut to `limit` with `Array.prototype.slice`
-    /// semantics.
-    pub fn search(&self, query: &[u16], limit: f64) -> Vec<FieldedHit> {
+    /// Number of documents, live or not (the length of a dense score array).
+    pub fn doc_count(&self) -> usize {
+        self.doc_count
+    }
+
+    /// Adds every document's score for `query` into `score` (one slot per
+    /// document, zeros to start) and lists the documents that share a term
+    /// with it in `touched`, each once.
+    pub fn score_into(&self, query: &[u16], score: &mut [f32], touched: &mut Vec<u32>) {
         let terms = self.query_terms(query);
-        if terms.is_empty() {
-            return Vec::new();
-        }
         let k1 = self.config.k1 as f32;
-        let mut score = vec![0f32; self.doc_count];
-        let mut seen = vec![false; self.doc_count];
-        let mut touched: Vec<u32> = Vec::new();
+        let mut seen = vec![false; if terms.is_empty() { 0 } else { self.doc_count }];
         for &(term, weight) in &terms {
             let idf = self.idf[term as usize] * weight;
             let postings =
@@ -423,23 +423,38 @@ impl FieldedIndex {
                 score[doc] += idf * p.tf / (k1 + p.tf);
             }
         }
-        // Sorting keys: best score first, then document order. Scores are
-        // finite and positive, so their bits order like the numbers; packing
-        // score and document into one integer makes the order total (so the
-        // best `end` selected and then sorted are exactly the head of a full
-        // sort) and cheap to compare.
-        let mut keys: Vec<u64> =
-            touched.into_iter().map(|doc| (u64::from(!score[doc as usize].to_bits()) << 32) | u64::from(doc)).collect();
-        let (_, end) = js_slice_bounds(keys.len(), 0.0, Some(limit));
-        if end > 0 && end < keys.len() {
-            keys.select_nth_unstable(end - 1);
-        }
-        keys.truncate(end);
-        keys.sort_unstable();
-        keys.into_iter()
-            .map(|key| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) })
-            .collect()
     }
+
+    /// The documents that share a term with `query`, best first (equal
+    /// scores in document order), cut to `limit` with `Array.prototype.slice`
+    /// semantics.
+    pub fn search(&self, query: &[u16], limit: f64) -> Vec<FieldedHit> {
+        let mut score = vec![0f32; self.doc_count];
+        let mut touched: Vec<u32> = Vec::new();
+        self.score_into(query, &mut score, &mut touched);
+        best_first(touched.into_iter().map(|doc| (doc, score[doc as usize])), limit)
+    }
+}
+
+/// `(document, score)` pairs (positive, finite scores) best first, equal
+/// scores in document order, cut to `limit` with `Array.prototype.slice`
+/// semantics.
+pub fn best_first(scored: impl Iterator<Item = (u32, f32)>, limit: f64) -> Vec<FieldedHit> {
+    // Sorting keys: best score first, then document order. Scores are
+    // finite and positive, so their bits order like the numbers; packing
+    // score and document into one integer makes the order total (so the
+    // best `end` selected and then sorted are exactly the head of a full
+    // sort) and cheap to compare.
+    let mut keys: Vec<u64> = scored.map(|(doc, score)| (u64::from(!score.to_bits()) << 32) | u64::from(doc)).collect();
+    let (_, end) = js_slice_bounds(keys.len(), 0.0, Some(limit));
+    if end > 0 && end < keys.len() {
+        keys.select_nth_unstable(end - 1);
+    }
+    keys.truncate(end);
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|key| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) })
+        .collect()
 }
 
 #[cfg(test)]

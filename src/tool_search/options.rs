@@ -187,7 +187,7 @@ impl Options {
 
 const STORAGE_NAMES: &str = "'in-memory' or 'context'";
 /// [`Ranking::ALL`]'s names, as a refusal lists them (a test keeps them in step).
-const RANKING_NAMES: &str = "'reference' or 'fielded'";
+const RANKING_NAMES: &str = "'reference' or 'fielded' or 'hybrid'";
 
 #[cfg(test)]
 mod tests {
@@ -281,11 +281,11 @@ mod tests {
         );
         assert_eq!(
             refused(GivenOptions { ranking: text("bm25"), ..GivenOptions::default() }),
-            "options.search.ranking must be 'reference' or 'fielded', got the string \"bm25\""
+            "options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got the string \"bm25\""
         );
         assert_eq!(
             refused(GivenOptions { ranking: Given::Boolean(true), ..GivenOptions::default() }),
-            "options.search.ranking must be 'reference' or 'fielded', got the boolean true"
+            "options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got the boolean true"
         );
     }
 
