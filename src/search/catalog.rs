@@ -630,7 +630,7 @@ impl Catalog {
         // A document a later entry retired is never found by its vector.
         let retired = &self.lookups().retired;
         for (doc, _) in retired.iter().enumerate().filter(|(_, &r)| r) {
-            vectors.vector_mut(doc).fill(0.0);
+            vectors.clear(doc);
         }
         self.given_vectors.set(vectors).is_ok()
     }
@@ -802,12 +802,15 @@ impl IndexSource {
         let model = builtin.get().ok()?;
         let mut vectors = ToolVectors::zeros(model.dimensions(), self.entries.len());
         let mut scratch = String::new();
+        let mut vector = vec![0.0; model.dimensions()];
         for (entry, spans) in self.entries.iter().enumerate() {
             if self.retired[entry] {
                 continue;
             }
             let text = self.tool_text(entry, spans);
-            model.embed(&text, &mut scratch, vectors.vector_mut(entry));
+            if model.embed(&text, &mut scratch, &mut vector) {
+                vectors.set_normalized(entry, &vector);
+            }
         }
         Some(vectors)
     }

@@ -188,7 +188,9 @@ mod tests {
         let model = StaticModel::new(WordPiece::new(tokens, "[UNK]"), 3, rows).unwrap();
         let mut vectors = ToolVectors::zeros(3, docs.len());
         for (doc, (name, description)) in docs.iter().enumerate() {
-            model.embed(&tool_text(&u(name), &u(description), []), &mut String::new(), vectors.vector_mut(doc));
+            let mut vector = [0.0; 3];
+            model.embed(&tool_text(&u(name), &u(description), []), &mut String::new(), &mut vector);
+            vectors.set_normalized(doc, &vector);
         }
         (builder.finish(), vectors, model)
     }

@@ -139,89 +139,140 @@ impl StaticModel {
 }
 
 /// One unit vector per tool (document), and their similarities to a question.
+///
+/// Kept as 8-bit integers with a scale per vector: a quarter of the memory
+/// of 32-bit floats, which is what a search reads (10,000 tools of 64
+/// dimensions are 640 KB, within a core's caches, where floats are 2.5 MB),
+/// and integer dot products. Measured on the dev data, retrieval is the same.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct ToolVectors {
     dimensions: usize,
-    /// Document `d`'s vector is `data[d * dimensions..(d + 1) * dimensions]`;
-    /// zeros for a document without one.
-    data: Vec<f32>,
+    /// Document `d`'s vector is `values[d * dimensions..(d + 1) * dimensions]`
+    /// times `scales[d]`; zeros for a document without one.
+    values: Vec<i8>,
+    scales: Vec<f32>,
+}
+
+/// `vector` as 8-bit integers and the scale that turns them back (its
+/// largest magnitude over 127, rounded to nearest); zeros and 0 for a zero
+/// or non-finite vector.
+fn quantize(vector: &[f32], out: &mut [i8]) -> f32 {
+    let largest = vector.iter().fold(0f32, |m, &v| m.max(v.abs()));
+    if largest == 0.0 || !largest.is_finite() {
+        out.fill(0);
+        return 0.0;
+    }
+    let scale = largest / 127.0;
+    for (o, &v) in out.iter_mut().zip(vector) {
+        *o = (v / scale).round().clamp(-127.0, 127.0) as i8;
+    }
+    scale
 }
 
 impl ToolVectors {
     /// `count` zero vectors of `dimensions`.
     pub fn zeros(dimensions: usize, count: usize) -> ToolVectors {
-        ToolVectors { dimensions, data: vec![0.0; dimensions * count] }
+        ToolVectors { dimensions, values: vec![0; dimensions * count], scales: vec![0.0; count] }
     }
 
     /// Number of documents.
     pub fn len(&self) -> usize {
-        self.data.len().checked_div(self.dimensions).unwrap_or(0)
+        self.scales.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.len() == 0
+        self.scales.is_empty()
     }
 
     pub fn dimensions(&self) -> usize {
         self.dimensions
     }
 
-    /// Document `doc`'s vector, to write.
-    pub fn vector_mut(&mut self, doc: usize) -> &mut [f32] {
-        &mut self.data[doc * self.dimensions..][..self.dimensions]
-    }
-
-    pub fn vector(&self, doc: usize) -> &[f32] {
-        &self.data[doc * self.dimensions..][..self.dimensions]
+    /// Document `doc`'s vector (as stored, within the 8-bit rounding).
+    pub fn vector(&self, doc: usize) -> Vec<f32> {
+        let scale = self.scales[doc];
+        self.values[doc * self.dimensions..][..self.dimensions].iter().map(|&v| f32::from(v) * scale).collect()
     }
 
     /// Sets document `doc`'s vector to `vector` scaled to unit length (a
-    /// zero vector, or one of another length, stays zeros).
+    /// zero vector, or one of another length, makes it zeros).
     pub fn set_normalized(&mut self, doc: usize, vector: &[f32]) {
-        let out = self.vector_mut(doc);
-        out.fill(0.0);
-        if vector.len() != out.len() {
+        let out = &mut self.values[doc * self.dimensions..][..self.dimensions];
+        let norm = vector.iter().map(|&v| v * v).sum::<f32>().sqrt();
+        if vector.len() != out.len() || norm == 0.0 || !norm.is_finite() {
+            out.fill(0);
+            self.scales[doc] = 0.0;
             return;
         }
-        let norm = vector.iter().map(|&v| v * v).sum::<f32>().sqrt();
-        if norm > 0.0 && norm.is_finite() {
-            for (o, &v) in out.iter_mut().zip(vector) {
-                *o = v / norm;
-            }
-        }
+        // The scale absorbs the norm: the integers are the same either way.
+        self.scales[doc] = quantize(vector, out) / norm;
+    }
+
+    /// Makes document `doc`'s vector zeros (never similar to anything).
+    pub fn clear(&mut self, doc: usize) {
+        self.values[doc * self.dimensions..][..self.dimensions].fill(0);
+        self.scales[doc] = 0.0;
     }
 
     /// Bytes the vectors take.
     pub fn heap_bytes(&self) -> usize {
-        self.data.len() * 4
+        self.values.len() + self.scales.len() * 4
     }
 
     /// Every document's similarity to `query` (a unit vector of the same
-    /// length), in document order, into `out`.
+    /// length), in document order, into `out`; zeros for a query of
+    /// another length.
     pub fn similarities(&self, query: &[f32], out: &mut Vec<f32>) {
         out.clear();
         if query.len() != self.dimensions || self.dimensions == 0 {
             out.resize(self.len(), 0.0);
             return;
         }
-        out.extend(self.data.chunks_exact(self.dimensions).map(|row| dot(row, query)));
+        let mut quantized = vec![0i8; self.dimensions];
+        let query_scale = quantize(query, &mut quantized);
+        out.resize(self.len(), 0.0);
+        #[cfg(target_arch = "x86_64")]
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU has AVX2 (checked just above), all the function requires.
+            unsafe { similarities_avx2(&self.values, &self.scales, &quantized, query_scale, out) };
+            return;
+        }
+        similarities_into(&self.values, &self.scales, &quantized, query_scale, out);
     }
 }
 
-/// The dot product, summed in eight lanes so the compiler vectorises it.
-#[inline]
-pub fn dot(a: &[f32], b: &[f32]) -> f32 {
-    let mut lanes = [0f32; 8];
-    let (a_chunks, b_chunks) = (a.chunks_exact(8), b.chunks_exact(8));
+/// Each row's dot product with `query`, scaled back, into `out` (one per scale).
+#[inline(always)]
+fn similarities_into(values: &[i8], scales: &[f32], query: &[i8], query_scale: f32, out: &mut [f32]) {
+    for ((row, &scale), out) in values.chunks_exact(query.len()).zip(scales).zip(out) {
+        *out = dot_i8(row, query) as f32 * scale * query_scale;
+    }
+}
+
+/// [`similarities_into`] compiled for AVX2, where the widening multiply-adds
+/// of [`dot_i8`] take 16 values an instruction (the baseline x86-64 target,
+/// SSE2, has no 8-bit widening and takes four times as long).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn similarities_avx2(values: &[i8], scales: &[f32], query: &[i8], query_scale: f32, out: &mut [f32]) {
+    similarities_into(values, scales, query, query_scale, out);
+}
+
+/// The dot product of two 8-bit vectors, summed in 16 lanes of 32 bits so
+/// the compiler vectorises it (widening multiply-adds).
+#[inline(always)]
+fn dot_i8(a: &[i8], b: &[i8]) -> i32 {
+    let mut lanes = [0i32; 16];
+    let (a_chunks, b_chunks) = (a.chunks_exact(16), b.chunks_exact(16));
     let (a_rest, b_rest) = (a_chunks.remainder(), b_chunks.remainder());
     for (x, y) in a_chunks.zip(b_chunks) {
-        for i in 0..8 {
-            lanes[i] += x[i] * y[i];
+        for i in 0..16 {
+            lanes[i] += i32::from(x[i]) * i32::from(y[i]);
         }
     }
-    let mut sum: f32 = lanes.iter().sum();
-    for (x, y) in a_rest.iter().zip(b_rest) {
-        sum += x * y;
+    let mut sum: i32 = lanes.iter().sum();
+    for (&x, &y) in a_rest.iter().zip(b_rest) {
+        sum += i32::from(x) * i32::from(y);
     }
     sum
 }
@@ -301,19 +352,26 @@ mod tests {
     }
 
     #[test]
-    fn tool_vectors_answer_with_dot_products() {
-        let mut vectors = ToolVectors::zeros(3, 3);
+    fn tool_vectors_answer_with_dot_products_within_their_rounding() {
+        let mut vectors = ToolVectors::zeros(3, 4);
         vectors.set_normalized(0, &[3.0, 0.0, 4.0]);
         vectors.set_normalized(1, &[0.0, 2.0, 0.0]);
         // Wrong length, or nothing: zeros.
         vectors.set_normalized(2, &[1.0]);
-        assert_eq!(vectors.vector(0), [0.6, 0.0, 0.8]);
+        vectors.set_normalized(3, &[0.0, 0.0, 0.0]);
+        // 4/5 is 127 steps of 0.8/127; 3/5 is 95 of them (95.25 rounded).
+        let step = 0.8f32 / 127.0;
+        assert_eq!(vectors.vector(0), [95.0 * step, 0.0, 127.0 * step]);
         let mut out = Vec::new();
         vectors.similarities(&[0.0, 0.0, 1.0], &mut out);
-        assert_eq!(out, [0.8, 0.0, 0.0]);
+        assert_eq!(out, [127.0 * step * 127.0 * (1.0 / 127.0), 0.0, 0.0, 0.0]);
+        vectors.similarities(&[0.0, 1.0, 0.0], &mut out);
+        assert_eq!(out, [0.0, 1.0, 0.0, 0.0]);
         vectors.similarities(&[1.0], &mut out);
-        assert_eq!(out, [0.0, 0.0, 0.0]);
-        let long: Vec<f32> = (0..19).map(|i| i as f32).collect();
-        assert_eq!(dot(&long, &long), (0..19).map(|i| (i * i) as f32).sum::<f32>());
+        assert_eq!(out, [0.0; 4]);
+        vectors.clear(1);
+        assert_eq!(vectors.vector(1), [0.0; 3]);
+        let long: Vec<i8> = (0..35).collect();
+        assert_eq!(dot_i8(&long, &long), (0..35).map(|i| i * i).sum::<i32>());
     }
 }
