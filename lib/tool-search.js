@@ -9,9 +9,11 @@
 // the codes and names both halves use come from Rust too. Tools' parameters
 // are read from their input schemas only when the ranking reads them.
 
-const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const binding = require('./native.js')
+const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = binding
 const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
+const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 
 const CODES = toolSearchCodes()
 const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, retention: RETENTION } = CODES
@@ -135,6 +137,11 @@ function stepCatalogStats(processor) {
   return { ...poolOf(processor).catalogs }
 }
 
+/** For tests: settles once a processor's tools are embedded by its `search.embedder` (or that failed). */
+function toolVectorsReady(processor) {
+  return poolOf(processor).embedder?.settled ?? Promise.resolve()
+}
+
 /** For tests: does now what the collection of `tool` does (its slot is released at the next step catalog). */
 function forgetPooledTool(processor, tool) {
   poolOf(processor).pool.forget(tool)
@@ -152,7 +159,9 @@ function defineToolSearchProcessor(host) {
       // One class per host release: each answers for its own instances.
       const other = poolOf
       poolOf = (processor) =>
-        #pool in processor ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts } : other(processor)
+        #pool in processor
+          ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts, embedder: processor.#embedder }
+          : other(processor)
     }
 
     #native
@@ -184,6 +193,8 @@ function defineToolSearchProcessor(host) {
     #lists = new RememberedLists()
     /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
     #pool = new ToolPool()
+    /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
+    #embedder
     /** The loaded names last split from Rust's text (`{ text, names }`), kept while a step loads the same (see `#activeNames`). */
     #lastActive
 
@@ -210,6 +221,8 @@ function defineToolSearchProcessor(host) {
           minScore: search?.minScore,
           autoLoad: search?.autoLoad,
           ranking: search?.ranking,
+          embedder: search?.embedder,
+          embedderDoEmbed: search?.embedder?.doEmbed,
           storage: options.storage,
           ttl: options.ttl,
           filter,
@@ -219,9 +232,11 @@ function defineToolSearchProcessor(host) {
         host.version,
       )
       this.#readsParameters = applied.readsParameters
+      if (applied.usesBuiltinModel) locateBuiltinModel(binding)
       const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
       this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
       this.#settings = this.#native.settings
+      if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
       this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
@@ -262,6 +277,7 @@ function defineToolSearchProcessor(host) {
         outputSchema: searchOutput,
         execute: async ({ query }) => {
           expect(typeof query === 'string', 'search_tools needs a string query', query)
+          const queryVector = this.#embedder === undefined ? undefined : await this.#embedder.queryVector(query)
           const now = Date.now()
           // Without a hook the tables are trusted, and what they gave is
           // checked against the record; a search that changes state over a
@@ -270,13 +286,13 @@ function defineToolSearchProcessor(host) {
           if (!hooked && !(step.live && settings.searchChangesState)) {
             const words = takeWords()
             try {
-              const output = step.native.search(query, now, words.words)
+              const output = step.native.search(query, now, words.words, queryVector)
               if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
             } finally {
               giveBackWords(words)
             }
           }
-          const operation = await drive(step.native.searchOperation(query, now), this.#answerer(step, requestContext))
+          const operation = await drive(step.native.searchOperation(query, now, queryVector), this.#answerer(step, requestContext))
           const words = takeWords()
           try {
             return searchAnswer(operation.searchOutput(words.words), words)
@@ -1196,4 +1212,4 @@ function describe(value) {
   return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
 }
 
-module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool }
+module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, toolVectorsReady }
