@@ -285,7 +285,7 @@ impl NativeToolSearch {
     #[napi(catch_unwind)]
     pub fn set_tool_vectors(&self, vectors: Float32Array, dimensions: u32) -> bool {
         let dimensions = dimensions as usize;
-        if dimensions == 0 || vectors.len() % dimensions != 0 {
+        if dimensions == 0 || !vectors.len().is_multiple_of(dimensions) {
             return false;
         }
         self.inner.set_tool_vectors(vectors.chunks_exact(dimensions))
