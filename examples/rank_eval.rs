@@ -5,17 +5,21 @@
 //!
 //! The data is `{ source, tools: { name: { description, parameters: { name:
 //! description } } }, cases: [{ id, query, relevant }] }` (by default
-//! /work/shared/data/tool-retrieval-dev.json). Every tool goes into one catalog
+//! data/tool-retrieval-dev.json in this repository). Every tool goes into one catalog
 //! as the JavaScript side would send it (name, description, parameter names and
 //! descriptions), each query is searched whole with topK 5, and hit@1, hit@5
-//! and MRR@5 are printed: for the reference ranking, for `'fielded'`, for
-//! `'fielded'` without each of its techniques, and for `'fielded'` built up
-//! one technique at a time.
+//! and MRR@5 are printed for the non-live and the live questions apart: for
+//! the reference ranking, `'fielded'` and `'hybrid'` (with the model package's
+//! file, or `MODEL=<file>`), `'hybrid'` with other fusion weights, `'fielded'`
+//! without each of its techniques, and `'fielded'` built up one technique at
+//! a time.
 //!
 //! `key=value` arguments print one row instead, for `'fielded'` with changed
 //! settings (keys: k1, w.name, w.desc, w.pname, w.pdesc, b.name, b.desc,
-//! b.pname, b.pdesc, idf_cap, stem_weight, prefix_weight, prefix_len, stem,
-//! keep_unstemmed, split_case, keep_whole, stopwords, cjk). Environment:
+//! b.pname, b.pdesc, idf_cap, stem_weight, prefix_weight, compound_weight,
+//! prefix_len, stem, keep_unstemmed, split_case, keep_whole, stopwords,
+//! filler, filler.docs, join_words, whole_meets_word, cjk), or for
+//! `'hybrid'` when one of them is semantic_weight or semantic_floor. Environment:
 //! `SHOW_MISSES=1` lists the questions whose first result is not relevant
 //! (`=live` or `=tidy`: that half's questions with no relevant result in the
 //! first five),
@@ -202,7 +206,7 @@ fn main() {
     let path = if args.first().is_some_and(|a| !a.contains('=')) {
         args.remove(0)
     } else {
-        "/work/shared/data/tool-retrieval-dev.json".to_owned()
+        concat!(env!("CARGO_MANIFEST_DIR"), "/data/tool-retrieval-dev.json").to_owned()
     };
     let mut data = load(&path);
     // The built-in model, as the model package ships it (MODEL=<file> for another).

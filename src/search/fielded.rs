@@ -468,29 +468,10 @@ mod tests {
     /// Words only: no stems, prefixes, stop words or whole identifiers, so
     /// the terms are plain to see.
     fn plain() -> FieldedConfig {
+        let words = AnalyzerConfig { split_case: true, cjk_ngrams: true, ..AnalyzerConfig::NONE };
         FieldedConfig {
-            analyzer: AnalyzerConfig {
-                split_case: true,
-                keep_whole: false,
-                stem: false,
-                keep_unstemmed: false,
-                cjk_ngrams: true,
-                stopwords: false,
-                filler: false,
-                join_words: false,
-                prefix_len: 0,
-            },
-            query_analyzer: AnalyzerConfig {
-                split_case: true,
-                keep_whole: false,
-                stem: false,
-                keep_unstemmed: false,
-                cjk_ngrams: true,
-                stopwords: false,
-                filler: false,
-                join_words: false,
-                prefix_len: 0,
-            },
+            analyzer: words,
+            query_analyzer: words,
             whole_meets_word: false,
             idf_cap: 1.0,
             ..FieldedConfig::DEFAULT
