@@ -250,7 +250,7 @@ test('the defaults the core applies are the documented ones', () => {
     thread: 'default',
   });
   assert.deepEqual(toolSearchCodes().storages, ['in-memory', 'context']);
-  assert.deepEqual(toolSearchCodes().rankings, ['reference', 'fielded']);
+  assert.deepEqual(toolSearchCodes().rankings, ['reference', 'fielded', 'hybrid']);
   assert.deepEqual(toolSearchCodes().phases, ['search', 'load', 'active']);
 });
 

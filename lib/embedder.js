@@ -52,7 +52,7 @@ async function embedAll(model, texts) {
       }
       values.forEach((value, i) => made.set(value, embeddings[i]))
     }
-    if (model.supportsParallelCalls) await Promise.all(batches.map(embedBatch))
+    if (await model.supportsParallelCalls) await Promise.all(batches.map(embedBatch))
     else for (const batch of batches) await embedBatch(batch)
   }
   return texts.map((text) => made.get(text))

@@ -801,15 +801,10 @@ impl IndexSource {
     fn embed_entries(&self, builtin: &BuiltinModel) -> Option<ToolVectors> {
         let model = builtin.get().ok()?;
         let mut vectors = ToolVectors::zeros(model.dimensions(), self.entries.len());
-        let mut scratch = String::new();
-        let mut vector = vec![0.0; model.dimensions()];
+        let mut scratch = (String::new(), Vec::new());
         for (entry, spans) in self.entries.iter().enumerate() {
-            if self.retired[entry] {
-                continue;
-            }
-            let text = self.tool_text(entry, spans);
-            if model.embed(&text, &mut scratch, &mut vector) {
-                vectors.set_normalized(entry, &vector);
+            if !self.retired[entry] {
+                builtin.embed_into(model, &self.tool_text(entry, spans), &mut vectors, entry, &mut scratch);
             }
         }
         Some(vectors)

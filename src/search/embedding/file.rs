@@ -22,7 +22,24 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
-use super::{ModelError, StaticModel, WordPiece};
+use std::hash::{BuildHasher, Hasher};
+
+use super::{ModelError, StaticModel, ToolVectors, WordPiece};
+
+type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
+
+/// A text's hash for the vectors made before (64 bits: two of the at most
+/// [`MADE_VECTORS_KEPT`] texts share one with odds of about 1 in 10^10).
+fn text_hash(text: &str) -> u64 {
+    static STATE: OnceLock<foldhash::fast::FixedState> = OnceLock::new();
+    let state = STATE.get_or_init(|| {
+        let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        foldhash::fast::FixedState::with_seed(seed)
+    });
+    let mut hasher = state.build_hasher();
+    hasher.write(text.as_bytes());
+    hasher.finish()
+}
 
 /// The file's first bytes.
 pub const MAGIC: &[u8; 8] = b"M2VI8\0\0\x01";
@@ -105,7 +122,22 @@ pub fn write(tokens: &[&str], unknown: u32, dimensions: usize, values: &[i8], sc
 pub struct BuiltinModel {
     path: PathBuf,
     model: OnceLock<Result<Arc<StaticModel>, String>>,
+    /// Tool texts' vectors made before, by the text's hash: a step's catalog
+    /// of resolved tools (`includeResolvedTools`) is made anew each step
+    /// from mostly the same tools, which then cost a lookup, not an
+    /// embedding (about 15 µs a tool).
+    made: Mutex<Made>,
 }
+
+/// Vectors by text hash, as the 8-bit values and scale [`ToolVectors`] keep.
+#[derive(Default)]
+struct Made {
+    vectors: HashMap<u64, (Box<[i8]>, f32)>,
+}
+
+/// At most this many texts' vectors are kept (about 5 MB); past it they are
+/// all let go and made again as needed.
+pub const MADE_VECTORS_KEPT: usize = 1 << 16;
 
 static BUILTIN: Mutex<Option<Arc<BuiltinModel>>> = Mutex::new(None);
 
@@ -113,18 +145,47 @@ impl BuiltinModel {
     /// Names the file the built-in model is read from. The first file named
     /// is the one: a later call (the same package, found again) keeps it.
     pub fn locate(path: &Path) -> Arc<BuiltinModel> {
-        BUILTIN
-            .lock()
-            .get_or_insert_with(|| Arc::new(BuiltinModel { path: path.to_owned(), model: OnceLock::new() }))
-            .clone()
+        BUILTIN.lock().get_or_insert_with(|| Arc::new(BuiltinModel::new(path.to_owned()))).clone()
+    }
+
+    fn new(path: PathBuf) -> BuiltinModel {
+        BuiltinModel { path, model: OnceLock::new(), made: Mutex::new(Made::default()) }
+    }
+
+    /// Sets document `doc` of `vectors` to the vector of `text`, made by
+    /// `model` (this one's) or found among those made before. `scratch`
+    /// holds the text's normalised form and its float vector.
+    pub fn embed_into(
+        &self,
+        model: &StaticModel,
+        text: &str,
+        vectors: &mut ToolVectors,
+        doc: usize,
+        scratch: &mut (String, Vec<f32>),
+    ) {
+        let key = text_hash(text);
+        if let Some((values, scale)) = self.made.lock().vectors.get(&key) {
+            vectors.set_quantized(doc, values, *scale);
+            return;
+        }
+        let (normalized, vector) = scratch;
+        vector.resize(model.dimensions(), 0.0);
+        if model.embed(text, normalized, vector) {
+            vectors.set_normalized(doc, vector);
+        } else {
+            vectors.clear(doc);
+        }
+        let (values, scale) = vectors.quantized(doc);
+        let mut made = self.made.lock();
+        if made.vectors.len() >= MADE_VECTORS_KEPT {
+            made.vectors.clear();
+        }
+        made.vectors.insert(key, (values.into(), scale));
     }
 
     /// Serves a model made in memory (tests), if no file was named first.
     pub fn provide(model: StaticModel) -> Arc<BuiltinModel> {
-        let builtin = BUILTIN
-            .lock()
-            .get_or_insert_with(|| Arc::new(BuiltinModel { path: PathBuf::new(), model: OnceLock::new() }))
-            .clone();
+        let builtin = BUILTIN.lock().get_or_insert_with(|| Arc::new(BuiltinModel::new(PathBuf::new()))).clone();
         let _ = builtin.model.set(Ok(Arc::new(model)));
         builtin
     }
@@ -174,5 +235,31 @@ mod tests {
         let mut other = bytes;
         other[0] = b'X';
         assert!(matches!(parse(&other), Err(FileError::Format("no magic"))));
+    }
+
+    #[test]
+    fn a_text_embedded_before_is_looked_up_not_embedded_again() {
+        let bytes = write(&["[UNK]", "weather", "##s"], 0, 2, &[0, 0, 127, -64, 10, 20], &[1.0, 0.5, 0.25]);
+        let builtin = BuiltinModel::new(PathBuf::new());
+        let _ = builtin.model.set(Ok(Arc::new(parse(&bytes).unwrap())));
+        let model = builtin.get().unwrap();
+        let mut scratch = (String::new(), Vec::new());
+        let (mut first, mut again) = (ToolVectors::zeros(2, 3), ToolVectors::zeros(2, 3));
+        for (doc, text) in ["weathers", "weather", "zzz"].into_iter().enumerate() {
+            builtin.embed_into(model, text, &mut first, doc, &mut scratch);
+        }
+        assert_eq!(builtin.made.lock().vectors.len(), 3);
+        for (doc, text) in ["zzz", "weathers", "weather"].into_iter().enumerate() {
+            builtin.embed_into(model, text, &mut again, doc, &mut scratch);
+        }
+        assert_eq!(builtin.made.lock().vectors.len(), 3);
+        assert_eq!((again.quantized(1), again.quantized(2)), (first.quantized(0), first.quantized(1)));
+        assert_eq!(again.quantized(0), (&[0i8, 0][..], 0.0));
+        // As made directly.
+        let mut direct = ToolVectors::zeros(2, 1);
+        let mut vector = [0.0; 2];
+        model.embed("weathers", &mut String::new(), &mut vector);
+        direct.set_normalized(0, &vector);
+        assert_eq!(direct.quantized(0), first.quantized(0));
     }
 }

@@ -208,6 +208,24 @@ impl ToolVectors {
         self.scales[doc] = quantize(vector, out) / norm;
     }
 
+    /// Document `doc`'s vector as stored: its 8-bit values and scale.
+    pub fn quantized(&self, doc: usize) -> (&[i8], f32) {
+        (&self.values[doc * self.dimensions..][..self.dimensions], self.scales[doc])
+    }
+
+    /// Sets document `doc`'s vector as [`quantized`](Self::quantized) gave
+    /// one (values of another length make it zeros).
+    pub fn set_quantized(&mut self, doc: usize, values: &[i8], scale: f32) {
+        let out = &mut self.values[doc * self.dimensions..][..self.dimensions];
+        if values.len() == out.len() {
+            out.copy_from_slice(values);
+            self.scales[doc] = scale;
+        } else {
+            out.fill(0);
+            self.scales[doc] = 0.0;
+        }
+    }
+
     /// Makes document `doc`'s vector zeros (never similar to anything).
     pub fn clear(&mut self, doc: usize) {
         self.values[doc * self.dimensions..][..self.dimensions].fill(0);
