@@ -670,7 +670,7 @@ async function stepAndSearch(processor, requestContext, query) {
  * build overlaps a later sample. With `thenSearch` a step and a search are
  * timed too, index included.
  */
-function constructWorkload(name, { thenSearch, ranking, sizes }) {
+function constructWorkload(name, { thenSearch, ranking, sizes, newTexts = false }) {
   return {
     name,
     sizes,
@@ -679,7 +679,20 @@ function constructWorkload(name, { thenSearch, ranking, sizes }) {
       const oursOptions = ranking === undefined ? { tools } : { tools, search: { ranking } }
       const requestContext = makeRequestContext()
       const freshRef = () => stepAndSearch(new RefToolSearchProcessor({ tools }), requestContext, QUERIES[3])
-      const freshOurs = () => stepAndSearch(new OursToolSearchProcessor(oursOptions), requestContext, QUERIES[3])
+      // `newTexts`: every processor of ours gets descriptions no processor had
+      // before (copies of the tools, made in the timed call), so that nothing
+      // made for an earlier one (the built-in model's vectors) serves it.
+      let made = 0
+      const renamed = () => {
+        const suffix = ` (${++made})`
+        return Object.fromEntries(Object.entries(tools).map(([k, t]) => [k, { ...t, description: t.description + suffix }]))
+      }
+      const freshOurs = () =>
+        stepAndSearch(
+          new OursToolSearchProcessor(newTexts ? { ...oursOptions, tools: renamed() } : oursOptions),
+          requestContext,
+          QUERIES[3],
+        )
       // Same work check: a fresh processor of each kind answers the same query
       // identically (with the same number of results, for another ranking).
       const [refAnswer, oursAnswer] = [await freshRef(), await freshOurs()]
@@ -850,6 +863,12 @@ const WORKLOADS = [
   constructWorkload("ToolSearch construct + first search, ranking 'hybrid'", {
     thenSearch: true,
     ranking: 'hybrid',
+    sizes: [1_000, 10_000],
+  }),
+  constructWorkload("ToolSearch construct + first search, ranking 'hybrid', texts new to the process", {
+    thenSearch: true,
+    ranking: 'hybrid',
+    newTexts: true,
     sizes: [1_000, 10_000],
   }),
   searchWorkload("search_tools, ranking 'hybrid'", { ranking: 'hybrid', sizes: [1_000, 10_000] }),

@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
+use mastra_native_processors::search::embedding::TokenScratch;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
 use mastra_native_processors::search::{
     BuiltinModel, EntrySpans, HybridConfig, ParamTable, Ranking, Span, VectorSource,
@@ -222,7 +223,7 @@ pub fn builtin_model_embed(texts: Vec<String>) -> Result<Float32Array> {
     let model = builtin.get().map_err(internal_error)?;
     let dimensions = model.dimensions();
     let mut out = vec![0.0f32; texts.len() * dimensions];
-    let mut scratch = String::new();
+    let mut scratch = TokenScratch::default();
     for (text, vector) in texts.iter().zip(out.chunks_exact_mut(dimensions)) {
         model.embed(text, &mut scratch, vector);
     }

@@ -26,7 +26,7 @@ use hashbrown::HashTable;
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
-use super::embedding::{BuiltinModel, ToolVectors};
+use super::embedding::{BuiltinModel, TokenScratch, ToolVectors};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
@@ -801,7 +801,7 @@ impl IndexSource {
     fn embed_entries(&self, builtin: &BuiltinModel) -> Option<ToolVectors> {
         let model = builtin.get().ok()?;
         let mut vectors = ToolVectors::zeros(model.dimensions(), self.entries.len());
-        let mut scratch = (String::new(), Vec::new());
+        let mut scratch = (TokenScratch::default(), Vec::new());
         for (entry, spans) in self.entries.iter().enumerate() {
             if !self.retired[entry] {
                 builtin.embed_into(model, &self.tool_text(entry, spans), &mut vectors, entry, &mut scratch);

@@ -20,7 +20,7 @@
 //! for the built-in model and a user's own.
 
 use super::analyze::{Analyzer, AnalyzerConfig, TermKind};
-use super::embedding::{StaticModel, ToolVectors};
+use super::embedding::{StaticModel, TokenScratch, ToolVectors};
 use super::fielded::{best_first, FieldedConfig, FieldedHit, FieldedIndex};
 
 /// Where a hybrid catalog's vectors come from.
@@ -124,7 +124,7 @@ pub fn search(
         QueryVector::Model(model) => {
             embedded.resize(model.dimensions(), 0.0);
             let text = String::from_utf16_lossy(query);
-            model.embed(&text, &mut String::new(), &mut embedded).then_some(&embedded[..])
+            model.embed(&text, &mut TokenScratch::default(), &mut embedded).then_some(&embedded[..])
         }
         QueryVector::Given(vector) => Some(vector),
         QueryVector::None => None,
@@ -189,7 +189,7 @@ mod tests {
         let mut vectors = ToolVectors::zeros(3, docs.len());
         for (doc, (name, description)) in docs.iter().enumerate() {
             let mut vector = [0.0; 3];
-            model.embed(&tool_text(&u(name), &u(description), []), &mut String::new(), &mut vector);
+            model.embed(&tool_text(&u(name), &u(description), []), &mut TokenScratch::default(), &mut vector);
             vectors.set_normalized(doc, &vector);
         }
         (builder.finish(), vectors, model)

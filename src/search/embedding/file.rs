@@ -24,7 +24,7 @@ use parking_lot::Mutex;
 
 use std::hash::{BuildHasher, Hasher};
 
-use super::{ModelError, StaticModel, ToolVectors, WordPiece};
+use super::{ModelError, StaticModel, TokenScratch, ToolVectors, WordPiece};
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -154,23 +154,23 @@ impl BuiltinModel {
 
     /// Sets document `doc` of `vectors` to the vector of `text`, made by
     /// `model` (this one's) or found among those made before. `scratch`
-    /// holds the text's normalised form and its float vector.
+    /// holds what tokenizing keeps and the text's float vector.
     pub fn embed_into(
         &self,
         model: &StaticModel,
         text: &str,
         vectors: &mut ToolVectors,
         doc: usize,
-        scratch: &mut (String, Vec<f32>),
+        scratch: &mut (TokenScratch, Vec<f32>),
     ) {
         let key = text_hash(text);
         if let Some((values, scale)) = self.made.lock().vectors.get(&key) {
             vectors.set_quantized(doc, values, *scale);
             return;
         }
-        let (normalized, vector) = scratch;
+        let (tokens, vector) = scratch;
         vector.resize(model.dimensions(), 0.0);
-        if model.embed(text, normalized, vector) {
+        if model.embed(text, tokens, vector) {
             vectors.set_normalized(doc, vector);
         } else {
             vectors.clear(doc);
@@ -222,7 +222,7 @@ mod tests {
         let model = parse(&bytes).unwrap();
         assert_eq!(model.dimensions(), 2);
         let mut out = [0.0; 2];
-        assert!(model.embed("weathers", &mut String::new(), &mut out));
+        assert!(model.embed("weathers", &mut TokenScratch::default(), &mut out));
         // (63.5, -32) + (2.5, 5) = (66, -27), normalised.
         let norm = (66f32 * 66.0 + 27.0 * 27.0).sqrt();
         assert_eq!(out, [66.0 / norm, -27.0 / norm]);
@@ -243,7 +243,7 @@ mod tests {
         let builtin = BuiltinModel::new(PathBuf::new());
         let _ = builtin.model.set(Ok(Arc::new(parse(&bytes).unwrap())));
         let model = builtin.get().unwrap();
-        let mut scratch = (String::new(), Vec::new());
+        let mut scratch = (TokenScratch::default(), Vec::new());
         let (mut first, mut again) = (ToolVectors::zeros(2, 3), ToolVectors::zeros(2, 3));
         for (doc, text) in ["weathers", "weather", "zzz"].into_iter().enumerate() {
             builtin.embed_into(model, text, &mut first, doc, &mut scratch);
@@ -258,7 +258,7 @@ mod tests {
         // As made directly.
         let mut direct = ToolVectors::zeros(2, 1);
         let mut vector = [0.0; 2];
-        model.embed("weathers", &mut String::new(), &mut vector);
+        model.embed("weathers", &mut TokenScratch::default(), &mut vector);
         direct.set_normalized(0, &vector);
         assert_eq!(direct.quantized(0), first.quantized(0));
     }

@@ -12,7 +12,7 @@ pub mod file;
 mod wordpiece;
 
 pub use file::BuiltinModel;
-pub use wordpiece::{normalize, WordPiece, MAX_WORD_CHARS};
+pub use wordpiece::{normalize, TokenScratch, WordPiece, MAX_WORD_CHARS};
 
 /// A text is read up to this many tokens (Model2Vec's default `max_length`).
 pub const MAX_TOKENS: usize = 512;
@@ -101,7 +101,7 @@ impl StaticModel {
     /// Model2Vec's `encode` makes it: the mean of its tokens' rows (unknown
     /// tokens left out, at most [`MAX_TOKENS`]), normalised. A text with no
     /// known token is the zero vector, and `false`.
-    pub fn embed(&self, text: &str, scratch: &mut String, out: &mut [f32]) -> bool {
+    pub fn embed(&self, text: &str, scratch: &mut TokenScratch, out: &mut [f32]) -> bool {
         let out = &mut out[..self.dimensions];
         out.fill(0.0);
         let unknown = self.tokenizer.unknown();
@@ -313,7 +313,7 @@ mod tests {
 
     fn embed(model: &StaticModel, text: &str) -> (bool, Vec<f32>) {
         let mut out = vec![7.0; 2];
-        let known = model.embed(text, &mut String::new(), &mut out);
+        let known = model.embed(text, &mut TokenScratch::default(), &mut out);
         (known, out)
     }
 
@@ -354,7 +354,7 @@ mod tests {
         let numbers = |value: &serde_json::Value| -> Vec<f64> {
             value.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect()
         };
-        let mut scratch = String::new();
+        let mut scratch = TokenScratch::default();
         for case in golden["cases"].as_array().unwrap() {
             let text = case["text"].as_str().unwrap();
             let mut ids = Vec::new();

@@ -31,6 +31,20 @@ pub struct WordPiece {
     /// Tokens that continue one, without their `##`.
     continuations: HashMap<Box<str>, u32>,
     unknown: Option<u32>,
+    /// The longest token's length in bytes: no longer piece is looked up.
+    longest: usize,
+}
+
+/// What tokenizing keeps from one text to the next: the normalised text,
+/// and each word met so far with its token ids (texts of one catalog repeat
+/// most of their words, and a word's pieces cost several lookups in a large
+/// table, each likely a cache miss).
+#[derive(Default)]
+pub struct TokenScratch {
+    normalized: String,
+    /// Word to its ids, `ids[start..end]`.
+    words: HashMap<Box<str>, (u32, u32)>,
+    ids: Vec<u32>,
 }
 
 impl WordPiece {
@@ -40,8 +54,10 @@ impl WordPiece {
         let mut starts = HashMap::default();
         let mut continuations = HashMap::default();
         let mut unknown_id = None;
+        let mut longest = 0;
         for (id, token) in tokens.into_iter().enumerate() {
             let id = id as u32;
+            longest = longest.max(token.len());
             if token == unknown {
                 unknown_id = Some(id);
             }
@@ -52,7 +68,7 @@ impl WordPiece {
                 _ => starts.entry(token.into()).or_insert(id),
             };
         }
-        WordPiece { starts, continuations, unknown: unknown_id }
+        WordPiece { starts, continuations, unknown: unknown_id, longest }
     }
 
     /// The id of the unknown token, if the vocabulary has one.
@@ -70,12 +86,25 @@ impl WordPiece {
     }
 
     /// Calls `emit` with the id of every token of `text`, in order (the
-    /// unknown token included); `scratch` holds the normalised text.
-    pub fn ids(&self, text: &str, scratch: &mut String, mut emit: impl FnMut(u32)) {
-        scratch.clear();
-        normalize(text, scratch);
-        for word in pre_tokenize(scratch) {
-            self.word(word, &mut emit);
+    /// unknown token included).
+    pub fn ids(&self, text: &str, scratch: &mut TokenScratch, mut emit: impl FnMut(u32)) {
+        let TokenScratch { normalized, words, ids } = scratch;
+        normalized.clear();
+        normalize(text, normalized);
+        for word in pre_tokenize(normalized) {
+            let (start, end) = match words.get(word) {
+                Some(&range) => range,
+                None => {
+                    let start = ids.len() as u32;
+                    self.word(word, &mut |id| ids.push(id));
+                    let range = (start, ids.len() as u32);
+                    words.insert(word.into(), range);
+                    range
+                }
+            };
+            for &id in &ids[start as usize..end as usize] {
+                emit(id);
+            }
         }
     }
 
@@ -99,7 +128,7 @@ impl WordPiece {
             let rest = &word[start..];
             let vocabulary = if start == 0 { &self.starts } else { &self.continuations };
             let mut found = None;
-            let mut end = rest.len();
+            let mut end = rest.len().min(self.longest);
             while end > 0 {
                 if rest.is_char_boundary(end) {
                     if let Some(&id) = vocabulary.get(&rest[..end]) {
@@ -220,7 +249,7 @@ mod tests {
 
     fn ids(text: &str) -> Vec<u32> {
         let mut out = Vec::new();
-        vocabulary().ids(text, &mut String::new(), |id| out.push(id));
+        vocabulary().ids(text, &mut TokenScratch::default(), |id| out.push(id));
         out
     }
 
