@@ -13,6 +13,8 @@
 //!    word that cannot be covered so, or longer than 100 characters, is the
 //!    unknown token.
 
+use std::hash::{BuildHasher, Hasher};
+
 use unicode_normalization::char::decompose_canonical;
 use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
 
@@ -42,9 +44,24 @@ pub struct WordPiece {
 #[derive(Default)]
 pub struct TokenScratch {
     normalized: String,
-    /// Word to its ids, `ids[start..end]`.
-    words: HashMap<Box<str>, (u32, u32)>,
+    /// A word's 64-bit hash to its ids, `ids[start..end]`. Keyed by the hash
+    /// alone, so a lookup reads no key text (another cache miss); two of a
+    /// catalog's hundred thousand words share a hash with odds of about 1 in
+    /// 10^9, and would then share their ids.
+    words: HashMap<u64, (u32, u32)>,
     ids: Vec<u32>,
+}
+
+/// A word's hash for [`TokenScratch`].
+fn word_hash(word: &str) -> u64 {
+    static STATE: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
+    let state = STATE.get_or_init(|| {
+        let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
+        foldhash::fast::FixedState::with_seed(seed)
+    });
+    let mut hasher = state.build_hasher();
+    hasher.write(word.as_bytes());
+    hasher.finish()
 }
 
 impl WordPiece {
@@ -92,16 +109,11 @@ impl WordPiece {
         normalized.clear();
         normalize(text, normalized);
         for word in pre_tokenize(normalized) {
-            let (start, end) = match words.get(word) {
-                Some(&range) => range,
-                None => {
-                    let start = ids.len() as u32;
-                    self.word(word, &mut |id| ids.push(id));
-                    let range = (start, ids.len() as u32);
-                    words.insert(word.into(), range);
-                    range
-                }
-            };
+            let (start, end) = *words.entry(word_hash(word)).or_insert_with(|| {
+                let start = ids.len() as u32;
+                self.word(word, &mut |id| ids.push(id));
+                (start, ids.len() as u32)
+            });
             for &id in &ids[start as usize..end as usize] {
                 emit(id);
             }
