@@ -779,32 +779,55 @@ impl IndexSource {
             return self.build_fielded(config.fielded, split);
         };
         let count = self.entries.len();
-        let (mut searchable, vectors) = if count >= BACKGROUND_INDEX_FROM_ENTRIES {
-            std::thread::scope(|scope| {
-                let vectors = std::thread::Builder::new().spawn_scoped(scope, || self.embed_entries(&builtin));
-                let searchable = self.build_fielded(config.fielded, split);
-                let vectors = match vectors.map(|handle| handle.join()) {
-                    Ok(Ok(vectors)) => vectors,
-                    _ => self.embed_entries(&builtin),
+        if count < BACKGROUND_INDEX_FROM_ENTRIES {
+            let mut searchable = self.build_fielded(config.fielded, false);
+            searchable.vectors = self.embed_entries(&builtin, 0..count);
+            return searchable;
+        }
+        // Embedding costs about as much as indexing: a catalog split for its
+        // index is embedded in two halves too, each on a thread of its own.
+        let middle = if split { count / 2 } else { count };
+        let (mut searchable, vectors) = std::thread::scope(|scope| {
+            let halves = [0..middle, middle..count].map(|range| {
+                let fallback = range.clone();
+                let thread = std::thread::Builder::new().spawn_scoped(scope, || self.embed_entries(&builtin, range));
+                (thread, fallback)
+            });
+            let searchable = self.build_fielded(config.fielded, split);
+            let mut vectors: Option<ToolVectors> = None;
+            for (thread, range) in halves {
+                let half = match thread.map(|handle| handle.join()) {
+                    Ok(Ok(half)) => half,
+                    // No thread to be had, or it failed: embed here.
+                    _ => self.embed_entries(&builtin, range),
                 };
-                (searchable, vectors)
-            })
-        } else {
-            (self.build_fielded(config.fielded, false), self.embed_entries(&builtin))
-        };
+                vectors = match (vectors, half) {
+                    (None, half) => half,
+                    (Some(mut first), Some(second)) => {
+                        first.append(second);
+                        Some(first)
+                    }
+                    (Some(_), None) => None,
+                };
+            }
+            (searchable, vectors)
+        });
         searchable.vectors = vectors;
         searchable
     }
 
-    /// Every live document's vector from the built-in model (`None` when it
-    /// cannot be read: the catalog then ranks as `'fielded'`).
-    fn embed_entries(&self, builtin: &BuiltinModel) -> Option<ToolVectors> {
+    /// The vectors of the live documents of `entries` (in order) from the
+    /// built-in model; `None` when it cannot be read (the catalog then ranks
+    /// as `'fielded'`).
+    fn embed_entries(&self, builtin: &BuiltinModel, entries: std::ops::Range<usize>) -> Option<ToolVectors> {
         let model = builtin.get().ok()?;
-        let mut vectors = ToolVectors::zeros(model.dimensions(), self.entries.len());
+        let first = entries.start;
+        let mut vectors = ToolVectors::zeros(model.dimensions(), entries.len());
         let mut scratch = (TokenScratch::default(), Vec::new());
-        for (entry, spans) in self.entries.iter().enumerate() {
+        for entry in entries {
             if !self.retired[entry] {
-                builtin.embed_into(model, &self.tool_text(entry, spans), &mut vectors, entry, &mut scratch);
+                let text = self.tool_text(entry, &self.entries[entry]);
+                builtin.embed_into(model, &text, &mut vectors, entry - first, &mut scratch);
             }
         }
         Some(vectors)
@@ -1269,6 +1292,38 @@ mod tests {
             assert!(!a.is_empty(), "{query}");
             assert_eq!(a, b, "{query}");
         }
+    }
+
+    #[test]
+    fn a_hybrid_catalog_embedded_in_halves_has_the_vectors_of_one_pass() {
+        BuiltinModel::locate(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/potion-base-2m/potion-base-2m.m2v"
+        )));
+        let mut rng = crate::test_rng::Rng::new(5);
+        let words = ["weather", "Email", "getForecast", "send_message", "psychologist", "sort", "ツール", "numbers"];
+        let mut builder = Catalog::builder();
+        builder.ranking(Ranking::HYBRID);
+        for i in 0..4200 {
+            let mut description = String::new();
+            for _ in 0..(rng.next() % 8) {
+                description.push_str(words[(rng.next() % 8) as usize]);
+                description.push(' ');
+            }
+            let id = format!("tool_{}", rng.next() % 3000);
+            builder.push_with_parameters(&u(&format!("key{i}")), Some(&u(&id)), &u(&description), []);
+        }
+        let catalog = builder.build().unwrap();
+        let source = catalog.index_source();
+        let (halves, whole) =
+            (source.build_hybrid(HybridConfig::DEFAULT, true), source.build_hybrid(HybridConfig::DEFAULT, false));
+        let (halves, whole) = (halves.vectors.unwrap(), whole.vectors.unwrap());
+        assert_eq!(halves.len(), 4200);
+        assert_eq!(halves, whole);
+        // Retired documents have no vector.
+        let retired = source.retired.iter().position(|&r| r).unwrap();
+        assert_eq!(halves.quantized(retired), (&[0i8; 64][..], 0.0));
+        assert!(!catalog.rank(&u("a psychologist"), 10.0).is_empty());
     }
 
     #[test]

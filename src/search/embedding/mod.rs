@@ -226,6 +226,13 @@ impl ToolVectors {
         }
     }
 
+    /// Appends the documents of `other` (of the same dimensions) after these.
+    pub fn append(&mut self, other: ToolVectors) {
+        debug_assert_eq!(self.dimensions, other.dimensions);
+        self.values.extend(other.values);
+        self.scales.extend(other.scales);
+    }
+
     /// Makes document `doc`'s vector zeros (never similar to anything).
     pub fn clear(&mut self, doc: usize) {
         self.values[doc * self.dimensions..][..self.dimensions].fill(0);
