@@ -22,23 +22,15 @@ use std::sync::{Arc, OnceLock};
 
 use parking_lot::Mutex;
 
-use std::hash::{BuildHasher, Hasher};
-
 use super::{ModelError, StaticModel, TokenScratch, ToolVectors, WordPiece};
+use crate::search::bm25::hash_bytes;
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
 /// A text's hash for the vectors made before (64 bits: two of the at most
 /// [`MADE_VECTORS_KEPT`] texts share one with odds of about 1 in 10^10).
 fn text_hash(text: &str) -> u64 {
-    static STATE: OnceLock<foldhash::fast::FixedState> = OnceLock::new();
-    let state = STATE.get_or_init(|| {
-        let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
-        foldhash::fast::FixedState::with_seed(seed)
-    });
-    let mut hasher = state.build_hasher();
-    hasher.write(text.as_bytes());
-    hasher.finish()
+    hash_bytes(text.as_bytes())
 }
 
 /// The file's first bytes.

@@ -13,10 +13,10 @@
 //!    word that cannot be covered so, or longer than 100 characters, is the
 //!    unknown token.
 
-use std::hash::{BuildHasher, Hasher};
-
 use unicode_normalization::char::decompose_canonical;
 use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
+
+use crate::search::bm25::hash_bytes;
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
@@ -54,14 +54,7 @@ pub struct TokenScratch {
 
 /// A word's hash for [`TokenScratch`].
 fn word_hash(word: &str) -> u64 {
-    static STATE: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
-    let state = STATE.get_or_init(|| {
-        let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
-        foldhash::fast::FixedState::with_seed(seed)
-    });
-    let mut hasher = state.build_hasher();
-    hasher.write(word.as_bytes());
-    hasher.finish()
+    hash_bytes(word.as_bytes())
 }
 
 impl WordPiece {
