@@ -83,7 +83,7 @@ pub struct AnalyzerConfig {
     /// Drop the most common English function words.
     pub stopwords: bool,
     /// Also drop conversational filler ("me", "can", "would", "want",
-    /// "please", ...; see [`is_filler`]), words a question is wrapped in
+    /// "please", ...; see `is_filler`), words a question is wrapped in
     /// rather than what it asks for, as whole words and as identifier pieces
     /// (the `me` of `help_me`).
     pub filler: bool,
