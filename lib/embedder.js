@@ -50,7 +50,8 @@ async function embedAll(model, texts) {
       if (!Array.isArray(embeddings) || embeddings.length !== values.length) {
         throw new Error(`doEmbed gave ${Array.isArray(embeddings) ? embeddings.length : 'no'} embeddings for ${values.length} values`)
       }
-      values.forEach((value, i) => made.set(value, embeddings[i]))
+      // Kept as 32-bit floats: half the memory of the arrays of numbers the model gives.
+      values.forEach((value, i) => made.set(value, Float32Array.from(embeddings[i])))
     }
     if (await model.supportsParallelCalls) await Promise.all(batches.map(embedBatch))
     else for (const batch of batches) await embedBatch(batch)
@@ -86,6 +87,8 @@ class UserEmbedder {
 
   async #embedTools(native) {
     try {
+      // Not in the constructor's turn: making the texts of a large catalog takes a while.
+      await new Promise((resolve) => setImmediate(resolve))
       const texts = native.toolTexts()
       if (texts.length === 0) return
       const vectors = flatten(await embedAll(this.#model, texts))
