@@ -77,6 +77,7 @@ if (ABLATION) {
     encoding: 'utf8',
   })
   if (cargo.status !== 0) throw new Error(`cargo run --example rank_eval failed (${cargo.status ?? cargo.error})`)
-  // Its header repeats the data and source printed above.
-  console.log(cargo.stdout.slice(cargo.stdout.indexOf('ranking') - 80).trimEnd())
+  // Its header repeats the data and source printed above: from the line naming the halves on.
+  const table = cargo.stdout.lastIndexOf('\n', cargo.stdout.indexOf('non-live (')) + 1
+  console.log(cargo.stdout.slice(table).trimEnd())
 }
