@@ -3,27 +3,36 @@
 // ToolSearchProcessor and ToolCallFilter. Swap the import; nothing else changes.
 // The classes behave as those of the @mastra/core release installed beside them.
 //
-// Where no build of the addon loads (a platform without one, an optional
-// dependency npm left out, a broken download), @mastra/core's own processors are
-// served instead and one line on stderr says why: a Mastra project never breaks
-// because of this package. `implementation` says which are in use. An
-// unsupported @mastra/core is an error at import either way.
+// @mastra/core's own processors are served instead, with one line on stderr
+// saying why, where no build of the addon loads (a platform without one, an
+// optional dependency npm left out, a broken download), where the installed
+// release's processors are not ones this package knows (a release after ours
+// that changed them, a pre-release), or where MASTRA_NATIVE_PROCESSORS=fallback
+// asks for them: a Mastra project never breaks because of this package.
+// `implementation` says which are in use and `fallbackReason` why. Only a
+// @mastra/core older than 1.59.0 is an error at import.
 
 const { outcome } = require('./lib/native.js')
 const host = require('./lib/host.js')
 
-const { implementation } = outcome
-let processors
-if (implementation === 'fallback') {
-  host.checkedHostVersionWithoutAddon()
-  processors = require('@mastra/core/processors')
-  process.stderr.write(
-    `mastra-native-processors: ${outcome.reason}; using @mastra/core's own ToolSearchProcessor and ToolCallFilter instead.\n`,
-  )
-} else {
-  processors = require('./lib/processors.js').processorsFor(host.installedHost())
+/** `{ ToolCallFilter, ToolSearchProcessor, implementation, fallbackReason }`, the notice written if any. */
+function served() {
+  if (outcome.implementation === 'fallback') {
+    host.checkedHostVersionWithoutAddon()
+    return hostProcessors(outcome.reason, null)
+  }
+  const serving = host.serveInstalledHost()
+  if (serving.implementation === 'fallback') return hostProcessors(serving.reason, serving.remedy)
+  const { ToolCallFilter, ToolSearchProcessor } = require('./lib/processors.js').processorsFor(serving.host)
+  return { ToolCallFilter, ToolSearchProcessor, implementation: 'native', fallbackReason: null }
 }
 
-const { ToolCallFilter, ToolSearchProcessor } = processors
+function hostProcessors(reason, remedy) {
+  const { ToolCallFilter, ToolSearchProcessor } = require('@mastra/core/processors')
+  process.stderr.write(
+    `mastra-native-processors: ${reason}; using @mastra/core's own ToolSearchProcessor and ToolCallFilter instead.${remedy ? ` ${remedy}` : ''}\n`,
+  )
+  return { ToolCallFilter, ToolSearchProcessor, implementation: 'fallback', fallbackReason: reason }
+}
 
-module.exports = { ToolCallFilter, ToolSearchProcessor, implementation }
+module.exports = served()

@@ -1,2 +1,2 @@
 import native from './index.js'
-export const { ToolCallFilter, ToolSearchProcessor, implementation } = native
+export const { ToolCallFilter, ToolSearchProcessor, implementation, fallbackReason } = native

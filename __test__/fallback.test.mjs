@@ -2,8 +2,9 @@
 // serves @mastra/core's own processors, says so once on stderr with the reason,
 // and exports implementation: 'fallback'. The reasons: a platform we publish no
 // build for, a platform package npm left out (package.test.mjs installs the main
-// package alone), a build that is there but does not load. An unsupported
-// @mastra/core is still an error at import.
+// package alone), a build that is there but does not load. A
+// @mastra/core older than 1.59.0 is still an error at import; a later release
+// than this package knows is releases.test.mjs's matter.
 
 import { after, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -11,13 +12,13 @@ import { spawnSync } from 'node:child_process'
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 
 import { ROOT, binaryOf, packageForThisMachine, platformPackages } from '../scripts/platform-packages.mjs'
 
 const require = createRequire(import.meta.url)
 const { checkVersionWithoutAddon } = require('../lib/host.js')
-const { releaseBehaviours } = require('../lib/native.js')
+const { serveHost } = require('../lib/native.js')
 
 const USING = "; using @mastra/core's own ToolSearchProcessor and ToolCallFilter instead.\n"
 const work = mkdtempSync(join(tmpdir(), 'mnp-fallback-'))
@@ -185,7 +186,7 @@ describe('a WebAssembly build', () => {
         path: join(work, 'wasm-package-template'),
         write: (target) => {
           writeFileSync(join(target, 'package.json'), JSON.stringify({ name: 'mastra-native-processors-wasm32-wasi', version: '0.1.0', main: 'binding.cjs' }))
-          writeFileSync(join(target, 'binding.cjs'), "module.exports = { supportedMastraRange: () => '>=1.59.0 <1.72.0' }\n")
+          writeFileSync(join(target, 'binding.cjs'), "module.exports = { mastraPeerRange: () => '^1.59.0' }\n")
         },
       },
     })
@@ -196,38 +197,51 @@ describe('a WebAssembly build', () => {
   })
 })
 
-describe('without the addon, an unsupported @mastra/core is still an error at import', () => {
-  test('1.58.0 and 1.72.0 are refused with the message the addon gives', () => {
-    for (const version of ['1.58.0', '1.72.0']) {
-      const dir = project(`host-${version}`, { core: version })
-      const result = node("require('mastra-native-processors')", { cwd: dir })
-      assert.notEqual(result.status, 0)
-      let expected
-      assert.throws(() => releaseBehaviours(version), (error) => ((expected = error.message), true))
-      assert.ok(result.stderr.includes(`Error: ${expected}\n`), result.stderr)
-      assert.ok(!result.stderr.includes('using @mastra/core'), 'no fallback notice for a host it cannot serve')
-    }
+describe('without the addon, a @mastra/core older than 1.59.0 is still an error at import', () => {
+  test('1.58.0 is refused with the message the addon gives; 1.72.0 is served its own processors', () => {
+    const dir = project('host-1.58.0', { core: '1.58.0' })
+    const result = node("require('mastra-native-processors')", { cwd: dir })
+    assert.notEqual(result.status, 0)
+    assert.ok(result.stderr.includes(`Error: ${addonsVerdict('1.58.0')}\n`), result.stderr)
+    assert.ok(!result.stderr.includes('using @mastra/core'), 'no fallback notice for a host it cannot serve')
+
+    assert.equal(addonsVerdict('1.72.0'), 'accepted')
+    const newer = node("require('mastra-native-processors')", { cwd: project('host-1.72.0', { core: '1.72.0' }), arch: 'riscv64', platform: 'freebsd' })
+    assert.equal(newer.status, 1, 'a fake @mastra/core has no processors to serve')
+    assert.match(newer.stderr, /Cannot find module '@mastra\/core\/processors'/, 'the version passed the check')
   })
 
   test('no @mastra/core at all: the error says it is needed', () => {
     const dir = project('no-host', { core: null })
     const result = node("require('mastra-native-processors')", { cwd: dir })
     assert.notEqual(result.status, 0)
-    assert.match(result.stderr, /Error: mastra-native-processors needs @mastra\/core >=1\.59\.0 <1\.72\.0 installed beside it: Cannot find module '@mastra\/core\/package\.json'/)
+    assert.match(result.stderr, /Error: mastra-native-processors needs @mastra\/core \^1\.59\.0 installed beside it: Cannot find module '@mastra\/core\/package\.json'/)
   })
 
   test('the check without the addon accepts and refuses exactly the versions the addon does, with its message', () => {
-    const versions = ['1.59.0', '1.60.0', '1.63.2', '1.71.0', '1.71.9', '1.63.2+build.7', '1.58.0', '1.58.99', '1.72.0', '2.0.0', '0.24.9', '1.67.0-alpha.4', '1.71.0-rc.1', 'latest', '', '1', '1.2', '1.2.3.4', 'v1.60.0', '1.060.0', '1.60.x', '1.60.0-', ' 1.60.0', '1..3', '1.60.0+', '1.60.0+a..b', '1.60.0+a+b', '1.60.0+build.7', '1.60.0-rc.1+b.2', '1.60.0-alpha..1', '1.60.0-ä', '1.60.0+ä']
+    const versions = ['1.59.0', '1.60.0', '1.63.2', '1.71.0', '1.71.9', '1.63.2+build.7', '1.58.0', '1.58.99', '1.72.0', '2.0.0', '0.24.9', '1.67.0-alpha.4', '1.71.0-rc.1', '1.58.9-rc.1', '1.59.0-rc.1', 'latest', '', '1', '1.2', '1.2.3.4', 'v1.60.0', '1.060.0', '1.60.x', '1.60.0-', ' 1.60.0', '1..3', '1.60.0+', '1.60.0+a..b', '1.60.0+a+b', '1.60.0+build.7', '1.60.0-rc.1+b.2', '1.60.0-alpha..1', '1.60.0-ä', '1.60.0+ä']
     for (const version of versions) {
-      const outcome = (check) => {
-        try {
-          check(version)
-          return 'accepted'
-        } catch (error) {
-          return error.message
-        }
+      let ours
+      try {
+        checkVersionWithoutAddon(version)
+        ours = 'accepted'
+      } catch (error) {
+        ours = error.message
       }
-      assert.equal(outcome(checkVersionWithoutAddon), outcome(releaseBehaviours), JSON.stringify(version))
+      assert.equal(ours, addonsVerdict(version), JSON.stringify(version))
     }
   })
 })
+
+/** 'accepted', or the error the addon gives, for a @mastra/core of this version. */
+function addonsVerdict(version) {
+  const manifest = join(work, 'verdict', 'package.json')
+  mkdirSync(dirname(manifest), { recursive: true })
+  writeFileSync(manifest, JSON.stringify({ name: '@mastra/core', version }))
+  try {
+    serveHost(manifest)
+    return 'accepted'
+  } catch (error) {
+    return error.message
+  }
+}

@@ -35,8 +35,8 @@ const filesUnder = (dir) =>
     .map((entry) => relative(ROOT, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'))
 
 describe('the tarballs', () => {
-  test('the main package carries the JavaScript, the types and the generated loader: no binary, no install script, no Rust', () => {
-    const expected = ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json', ...filesUnder('lib')].sort()
+  test('the main package carries the JavaScript, the types, the generated loader and the bench command: no binary, no install script, no Rust', () => {
+    const expected = ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json', ...filesUnder('lib'), ...filesUnder('cli')].sort()
     assert.deepEqual(main.files, expected)
   })
 

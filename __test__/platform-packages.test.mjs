@@ -85,9 +85,10 @@ describe('the main package', () => {
 
   test('has no install script and ships no binary; a source checkout builds through prepare', () => {
     for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(root.scripts[hook], undefined, hook)
-    assert.equal(root.engines.node, '^20.19.0 || ^22.13.0 || ^24.0.0')
+    assert.equal(root.engines.node, '^20.19.0 || >=22.13.0', 'open upward: Node-API is stable across majors')
     assert.equal(root.scripts.prepare, 'npm run build')
-    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'lib/'])
+    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'lib/', 'cli/'])
+    assert.deepEqual(root.bin, { 'mastra-native-processors': 'cli/main.mjs' })
   })
 })
 

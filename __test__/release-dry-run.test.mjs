@@ -100,6 +100,7 @@ describe('the publish job, dry', () => {
     assert.equal(main.id, `mastra-native-processors@${manifest.version}`)
     assert.deepEqual(JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8')).optionalDependencies, { [platform.manifest.name]: manifest.version })
     assert.ok(!main.files.some((file) => file.endsWith('.node')), 'the main package carries no binary')
-    assert.deepEqual(main.files.filter((file) => !file.startsWith('lib/')), ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json'])
+    assert.deepEqual(main.files.filter((file) => !file.startsWith('lib/') && !file.startsWith('cli/')), ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json'])
+    assert.ok(main.files.includes('cli/main.mjs'), 'the bench command is published')
   })
 })

@@ -14,9 +14,9 @@ import assert from 'node:assert/strict'
 import { createRng, deriveSeed } from './helpers/random.mjs'
 import { settle, assertSameOutcome, assertSameValue, deepFreeze } from './helpers/tool-call-filter-harness.mjs'
 import { INHERITED_MODEL_OUTPUT_PROTO, outputGenerators } from './helpers/model-outputs.mjs'
-import { loadRelease } from './helpers/releases.mjs'
+import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
 
-const PROMPT_RELEASES = ['1.60.0', '1.67.0', '1.71.0'].filter((v) => !process.env.TCF_RELEASE || v === process.env.TCF_RELEASE)
+const PROMPT_RELEASES = releasesWithFilterStage('prompt').filter((v) => !process.env.TCF_RELEASE || v === process.env.TCF_RELEASE)
 const CASES = 5_000
 const BASE_SEED = 0x9c0ffee
 

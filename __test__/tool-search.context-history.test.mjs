@@ -12,7 +12,7 @@ import { createRequire } from 'node:module';
 import { toolSearchKit } from './helpers/tool-search-kit.mjs';
 
 const require = createRequire(import.meta.url);
-const { messageFacts: FACTS } = require('../lib/native.js').toolSearchCodes();
+const { RECHECKED_LAST_MESSAGES } = require('../lib/context-history.js');
 
 const { Ref, Ours, load, runStep, makeRequestContext, makeRng, docsCatalog, userMessage, createTool, z } = await toolSearchKit('1.71.0');
 
@@ -64,12 +64,12 @@ function metaParts(messages) {
 
 /**
  * A message whose parts a change may alter in place: one holding a meta-tool
- * part, or one of the list's last `FACTS.recheckedLastMessages` (the others
+ * part, or one of the list's last `RECHECKED_LAST_MESSAGES` (the others
  * are compared by identity only: see the documented test below). Mastra
  * alters the latest message of a run.
  */
 function mutableMessage(rng, list) {
-  const recent = list.slice(-FACTS.recheckedLastMessages);
+  const recent = list.slice(-RECHECKED_LAST_MESSAGES);
   const holding = metaParts(list).map(([message]) => message);
   return rng.pick(holding.length > 0 && rng.bool(0.5) ? holding : recent);
 }
@@ -311,10 +311,10 @@ describe("storage: 'context' over a history read step by step", () => {
     const { tools, labels } = docsCatalog();
     const both = processors(tools);
     const requestContext = makeRequestContext({ threadId: 'cut' });
-    const list = Array.from({ length: 3 * FACTS.recheckedLastMessages }, (_, i) => userMessage(`m ${i}`));
+    const list = Array.from({ length: 3 * RECHECKED_LAST_MESSAGES }, (_, i) => userMessage(`m ${i}`));
     const names = async messages => (await stepBoth(both, messages, labels, requestContext, `${messages.length} messages`)).ours.toolNames;
     assert.deepEqual(await names([...list]), ['search_tools', 'load_tool']);
-    const cut = list.slice(0, FACTS.recheckedLastMessages + 10);
+    const cut = list.slice(0, RECHECKED_LAST_MESSAGES + 10);
     assert.deepEqual(await names([...cut]), ['search_tools', 'load_tool']);
     // Before the longer list's last messages, within the shorter one's.
     cut[12].content.parts.push({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'c', toolName: 'load_tool', args: {}, result: { success: true, message: 'x', toolName: 'get_weather' } } });
@@ -344,7 +344,7 @@ describe("storage: 'context' over a history read step by step", () => {
     const { tools, labels } = docsCatalog();
     const ours = new Ours({ tools, storage: 'context', ttl: 0 });
     const old = userMessage('early');
-    const list = [old, ...Array.from({ length: FACTS.recheckedLastMessages }, (_, i) => userMessage(`later ${i}`))];
+    const list = [old, ...Array.from({ length: RECHECKED_LAST_MESSAGES }, (_, i) => userMessage(`later ${i}`))];
     const names = async messages => (await runStep(ours, { labels, messages, schemas: false })).toolNames;
     assert.deepEqual(await names([...list]), ['search_tools', 'load_tool']);
     old.content.parts.push({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'c', toolName: 'load_tool', args: {}, result: { success: true, message: 'x', toolName: 'get_weather' } } });

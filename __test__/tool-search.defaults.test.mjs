@@ -24,7 +24,7 @@ import {
 } from './helpers/tool-search-literals.mjs';
 
 const require = createRequire(import.meta.url);
-const { toolSearchCodes } = require('../lib/native.js');
+const { toolSearchProtocol } = require('../lib/native.js');
 const { Ref, Ours, both, stepOf, search, load, lowIdfCatalog, createTool, runStep, makeRequestContext, describeMetaTool, docsCatalog } =
   await toolSearchKit('1.71.0');
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -238,7 +238,7 @@ describe('documented defaults (topK 5, minScore 0)', () => {
 });
 
 test('the defaults the core applies are the documented ones', () => {
-  assert.deepEqual(toolSearchCodes().defaults, {
+  assert.deepEqual(toolSearchProtocol().defaults, {
     topK: 5,
     minScore: 0,
     autoLoad: false,
@@ -249,9 +249,9 @@ test('the defaults the core applies are the documented ones', () => {
     ranking: 'reference',
     thread: 'default',
   });
-  assert.deepEqual(toolSearchCodes().storages, ['in-memory', 'context']);
-  assert.deepEqual(toolSearchCodes().rankings, ['reference', 'fielded']);
-  assert.deepEqual(toolSearchCodes().phases, ['search', 'load', 'active']);
+  assert.deepEqual(toolSearchProtocol().storages, ['in-memory', 'context']);
+  assert.deepEqual(toolSearchProtocol().rankings, ['reference', 'fielded', 'hybrid']);
+  assert.deepEqual(toolSearchProtocol().phases, ['search', 'load', 'active']);
 });
 
 describe('JavaScript string semantics', () => {

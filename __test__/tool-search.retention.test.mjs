@@ -4,7 +4,8 @@
 // holding them are collected, which Node tells it only after a turn. So the
 // wrapper lets go of this turn's older step catalogs (and makes one again
 // should its step be searched after all) and sweeps the pool of tools no
-// recent step used (see the core's `tool_search::retention`). These tests
+// recent step used (see `STEP_CATALOGS_PER_TURN` in lib/tool-search.js and
+// the protocol's `retention`). These tests
 // check that old steps still answer exactly as the reference's, that swept
 // tools come back right, and, in a child process, that memory stays flat.
 
@@ -18,9 +19,9 @@ import { toolSearchKit } from './helpers/tool-search-kit.mjs';
 import { mulberry32 } from './helpers/random.mjs';
 
 const require = createRequire(import.meta.url);
-const { toolPoolStats, stepCatalogStats } = require('../lib/tool-search.js');
-const { toolSearchCodes } = require('../lib/native.js');
-const { stepCatalogsPerTurn, poolSweepFloor, poolSweepFactor, poolKeptSelections } = toolSearchCodes().retention;
+const { toolPoolStats, stepCatalogStats, STEP_CATALOGS_PER_TURN: stepCatalogsPerTurn } = require('../lib/tool-search.js');
+const { toolSearchProtocol } = require('../lib/native.js');
+const { poolSweepFloor, poolSweepFactor, poolKeptSelections } = toolSearchProtocol().retention;
 
 const { Ref, Ours, createTool, z, Labels, runStep, makeRequestContext, execTool, describeTools } = await toolSearchKit('1.71.0');
 

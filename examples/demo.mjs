@@ -1,14 +1,18 @@
 // Demo: a Mastra Agent with a scripted mock model (AI SDK v5 MockLanguageModelV2,
 // no network) goes through search -> load -> use with both processors from
-// this package. For every model call it prints which tools the model was
-// offered and how large their definitions were, against offering the whole
-// catalog directly.
+// this package. It says which implementation ran (the native addon, or
+// @mastra/core's own where it cannot), prints for every model call which tools
+// the model was offered and how large their definitions were, against offering
+// the whole catalog directly, and times one search side by side with Mastra's.
 //
 //   npm run demo        (= node examples/demo.mjs)
 
 import { Agent } from '@mastra/core/agent';
 import { MockLanguageModelV2, convertArrayToReadableStream } from 'ai/test';
-import { ToolSearchProcessor, ToolCallFilter } from 'mastra-native-processors';
+import { ToolSearchProcessor as MastraToolSearchProcessor } from '@mastra/core/processors';
+import { createRequire } from 'node:module';
+import { performance } from 'node:perf_hooks';
+import { ToolSearchProcessor, ToolCallFilter, fallbackReason, implementation } from 'mastra-native-processors';
 
 import { buildCatalog } from './catalog.mjs';
 
@@ -189,6 +193,13 @@ const executed = [];
 const catalog = buildCatalog(executed);
 const whole = await measureWholeCatalog(catalog);
 
+const mastraVersion = createRequire(import.meta.url)('@mastra/core/package.json').version;
+console.log(
+  implementation === 'native'
+    ? `Processors: mastra-native-processors, native (the Rust addon), behaving as @mastra/core ${mastraVersion}'s own.`
+    : `Processors: @mastra/core ${mastraVersion}'s own, served by mastra-native-processors as a fallback: ${fallbackReason}.`,
+);
+
 console.log(`Catalog: ${Object.keys(catalog).length} tools; offering all of them directly = ${whole.count} tool definitions, ${fmtBytes(whole.bytes)} bytes of JSON (name + description + input schema).`);
 console.log(`User: ${USER_PROMPT}\n`);
 
@@ -221,4 +232,28 @@ console.log(
   `\nagent.stream (same script): ${str.steps.length} model calls, tools offered per call ${sameTools ? 'identical to generate' : 'DIFFERENT from generate'}, ` +
     `${chunkTypes['tool-call'] ?? 0} tool-call / ${chunkTypes['tool-result'] ?? 0} tool-result chunks, ` +
     `${executed.length - executedBefore} tool executed, final text ${streamText === result.text ? 'identical' : 'DIFFERENT'}.`,
+);
+
+// One figure side by side: search_tools over this catalog, Mastra's own
+// processor against ours, alternating in this process.
+const searchOf = async Processor => {
+  const messageList = { addSystem() {}, get: { all: { db: () => [] } } };
+  const step = await new Processor({ tools: catalog }).processInputStep({ messages: [], messageList, tools: {}, state: {}, stepNumber: 0, steps: [], abort() {} });
+  return () => step.tools.search_tools.execute({ query: 'weather forecast' }, {});
+};
+const searches = { mastra: await searchOf(MastraToolSearchProcessor), ours: await searchOf(ToolSearchProcessor) };
+const times = { mastra: [], ours: [] };
+for (let round = 0; round < 41; round++) {
+  for (const side of round % 2 ? ['ours', 'mastra'] : ['mastra', 'ours']) {
+    const t0 = performance.now();
+    for (let i = 0; i < 20; i++) await searches[side]();
+    times[side].push((performance.now() - t0) / 20);
+  }
+}
+const median = xs => xs.sort((a, b) => a - b)[xs.length >> 1];
+const [mastraUs, oursUs] = [median(times.mastra) * 1000, median(times.ours) * 1000];
+console.log(
+  `\nSide by side: search_tools("weather forecast") over these ${Object.keys(catalog).length} tools takes ${mastraUs.toFixed(1)} µs with @mastra/core's own ToolSearchProcessor ` +
+    `and ${oursUs.toFixed(1)} µs with ${implementation === 'native' ? 'ours' : "ours (here Mastra's own too)"} (${(mastraUs / oursUs).toFixed(1)}x; medians of 41 alternating samples).\n` +
+    'On your own tools: npx mastra-native-processors bench --tools <module exporting them>; every workload: npm run bench.',
 );

@@ -16,7 +16,7 @@
 //   by side. That notices a message replaced, removed (from the front, the
 //   middle or the end) or moved, without reading any message.
 // - the messages that held a `search_tools` / `load_tool` invocation part
-//   when read, and the list's last `FACTS.recheckedLastMessages` (32): that
+//   when read, and the list's last `RECHECKED_LAST_MESSAGES` (32): that
 //   `message.content?.parts` is still the same array, of the same length.
 //   That notices, there, `content` replaced and parts pushed, spliced in or
 //   cut off (what Mastra's MessageList does to the latest message of a run).
@@ -44,17 +44,34 @@
 // stored. Such a change also hides a malformed part (a `null` put in place of
 // another) that the reference would throw on.
 //
-// Memory: at most `FACTS.rememberedLists` (8) lists, each holding the
+// Memory: at most `FACTS.rememberedLists` (8, the core's) lists, each holding the
 // caller's message objects of one list (and the parts arrays of its last
 // messages and of those holding meta-tool parts) until it is forgotten: replaced by another list, cleared by `clearAllState()`, or after
-// `FACTS.rememberedListIdleMs` (60 s) unused, by an unreferenced timer.
+// `REMEMBERED_LIST_IDLE_MS` (60 s) unused, by an unreferenced timer.
 
-const { toolSearchCodes } = require('./native.js')
+const { toolSearchProtocol } = require('./native.js')
 
-const CODES = toolSearchCodes()
-const { messageFacts: FACTS } = CODES
-const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
+const PROTOCOL = toolSearchProtocol()
+const { messageFacts: FACTS } = PROTOCOL
+const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
 const TOOL_INVOCATION = FACTS.toolInvocationPart
+
+/**
+ * How many of a remembered list's last messages are checked within each
+ * step (their `content.parts`, its length, their meta-tool parts), beside
+ * those holding a meta-tool part; the others are compared by identity only.
+ * Mastra changes in place the latest message of a run (it appends parts to
+ * it and merges tool results into its calls), which this covers with room
+ * to spare.
+ */
+const RECHECKED_LAST_MESSAGES = 32
+
+/**
+ * A remembered list unused for this long is forgotten (it holds the
+ * caller's message objects), so that a finished run's messages are not kept
+ * alive; the next step on it reads it afresh.
+ */
+const REMEMBERED_LIST_IDLE_MS = 60_000
 
 const NO_FACTS = Object.freeze({ slot: undefined, kept: 0, text: '', facts: new Int32Array(0), list: undefined })
 
@@ -98,7 +115,7 @@ function sameParts(message, parts, length) {
 
 /**
  * One remembered list: its messages, what was read from its last
- * `FACTS.recheckedLastMessages` messages (the tail), and its meta-tool parts
+ * `RECHECKED_LAST_MESSAGES` messages (the tail), and its meta-tool parts
  * in order. What was read from other messages is not kept: a step that
  * continues the list compares them by identity only.
  */
@@ -130,7 +147,7 @@ class RememberedList {
    * again (`from`), and how many meta-tool parts, all in messages before
    * it, still stand (`kept`). Every message is compared by identity (two
    * arrays side by side, no message object touched); the messages that held
-   * a meta-tool part, and the last `FACTS.recheckedLastMessages`, are
+   * a meta-tool part, and the last `RECHECKED_LAST_MESSAGES`, are
    * checked within too (see `sameParts`), and their meta-tool parts re-read.
    */
   check(messages) {
@@ -167,7 +184,7 @@ class RememberedList {
     }
     // The new list's tail must be known as read: a shorter list's tail
     // reaching before this one's is read again.
-    const newTailStart = Math.max(0, messages.length - FACTS.recheckedLastMessages)
+    const newTailStart = Math.max(0, messages.length - RECHECKED_LAST_MESSAGES)
     if (newTailStart < tailStart) from = Math.min(from, newTailStart)
     let kept = metas.length
     while (kept > 0 && metas[kept - 1].message >= from) kept--
@@ -190,7 +207,7 @@ class RememberedList {
       for (let i = from; i < count; i++) known.push(messages[i])
     }
     // The tail as read: kept from the last reading before `from`, read now after.
-    const tailStart = Math.max(0, count - FACTS.recheckedLastMessages)
+    const tailStart = Math.max(0, count - RECHECKED_LAST_MESSAGES)
     const tailParts = []
     const tailLengths = []
     for (let i = tailStart; i < from; i++) {
@@ -283,7 +300,7 @@ function isString(value) {
 
 /**
  * A processor's remembered lists: at most `FACTS.rememberedLists`, each
- * forgotten after `FACTS.rememberedListIdleMs` unused (by an unreferenced
+ * forgotten after `REMEMBERED_LIST_IDLE_MS` unused (by an unreferenced
  * timer, armed only while a list is remembered), so what they keep of the
  * caller's messages is bounded in number and in time.
  */
@@ -316,7 +333,7 @@ class RememberedLists {
     list.valid = reading.continuable
     list.first = reading.first
     list.usedAt = performance.now()
-    if (list.valid) this.#arm(FACTS.rememberedListIdleMs)
+    if (list.valid) this.#arm(REMEMBERED_LIST_IDLE_MS)
     else list.forget()
   }
 
@@ -364,11 +381,11 @@ class RememberedLists {
     for (const list of this.#lists) {
       if (!list.valid) continue
       const idle = now - list.usedAt
-      if (idle >= FACTS.rememberedListIdleMs) list.forget()
-      else next = Math.min(next, FACTS.rememberedListIdleMs - idle)
+      if (idle >= REMEMBERED_LIST_IDLE_MS) list.forget()
+      else next = Math.min(next, REMEMBERED_LIST_IDLE_MS - idle)
     }
     if (next !== Infinity) this.#arm(next)
   }
 }
 
-module.exports = { RememberedLists, NO_FACTS }
+module.exports = { RememberedLists, NO_FACTS, RECHECKED_LAST_MESSAGES }

@@ -1,19 +1,21 @@
 'use strict'
-// The @mastra/core release this package stands in for. Its version is read
-// once, at import, and Rust (src/releases.rs) says which of the processors'
-// rules that release has; a release outside the supported range is refused
-// with one clear error instead of being served the wrong rules.
+// The @mastra/core release installed beside this package, and what to serve
+// beside it. Rust decides (src/releases/): a release whose processors it knows
+// runs natively with their rules; a later one whose processors' sources are a
+// tested release's does too; any other 1.x from 1.59.0 (processors changed, a
+// pre-release, sources unreadable) is served its own processors with one notice,
+// never an error. Only a release older than 1.59.0 is refused.
 //
 // Where the addon did not load (index.js then serves @mastra/core's own
-// processors), the same range is checked here against package.json's peer
-// range, which a test holds equal to the one Rust enforces: an unsupported
-// release stays an error, because the user has to act either way.
+// processors anyway), that one refusal is made here, from package.json's peer
+// range, which a test holds equal to the one Rust states.
 
 const native = require('./native.js')
 
 /**
- * A host release: its version, its processors' rules, and how to reach its
- * `createTool` (the meta-tools are made with the host's own).
+ * The processors' rules of a known release (its version, as the release table
+ * has it), and how to reach the host's `createTool` (the meta-tools are made
+ * with the host's own).
  */
 function hostRelease(version, loadTools) {
   let createTool
@@ -27,37 +29,43 @@ function hostRelease(version, loadTools) {
   }
 }
 
-/** The version of the @mastra/core installed beside this package. */
-function installedVersion(supportedRange) {
+/** The path of the installed @mastra/core's package.json. */
+function installedManifest(peerRange) {
   try {
-    return require('@mastra/core/package.json').version
+    return require.resolve('@mastra/core/package.json')
   } catch (error) {
-    throw new Error(`mastra-native-processors needs @mastra/core ${supportedRange} installed beside it: ${error.message}`)
+    throw new Error(`mastra-native-processors needs @mastra/core ${peerRange} installed beside it: ${error.message}`)
   }
 }
 
-/** The `@mastra/core` installed beside this package. */
-function installedHost() {
-  return hostRelease(installedVersion(native.supportedMastraRange()), () => require('@mastra/core/tools'))
+/**
+ * What to serve beside the installed @mastra/core, with the addon loaded:
+ * `{ implementation: 'native', host }` (host as from hostRelease), or
+ * `{ implementation: 'fallback', reason, remedy }`.
+ */
+function serveInstalledHost() {
+  const served = native.serveHost(installedManifest(native.mastraPeerRange()))
+  if (served.implementation === 'fallback') return { implementation: 'fallback', reason: served.reason, remedy: served.remedy ?? null }
+  return { implementation: 'native', host: hostRelease(served.rulesOf, () => require('@mastra/core/tools')) }
 }
 
 // ─── Without the addon ──────────────────────────────────────────────────────
 
-/** `{ first, firstUnsupported }` of package.json's peer range, which has the form `>=A <B`. */
+/** `{ range, first }` of package.json's peer range, which has the form `^A`. */
 function peerRange() {
   const range = require('../package.json').peerDependencies['@mastra/core']
-  const match = /^>=(\S+) <(\S+)$/.exec(range)
-  const bounds = match && [parseRelease(match[1]), parseRelease(match[2])]
-  if (!bounds || !bounds[0] || !bounds[1] || bounds[0].preRelease || bounds[1].preRelease) {
-    throw new Error(`mastra-native-processors: package.json's @mastra/core peer range ${JSON.stringify(range)} is not of the form >=A <B`)
+  const first = /^\^(\S+)$/.exec(range)?.[1]
+  const release = first && parseRelease(first)
+  if (!release || release.preRelease) {
+    throw new Error(`mastra-native-processors: package.json's @mastra/core peer range ${JSON.stringify(range)} is not of the form ^A`)
   }
-  return { range, first: bounds[0].numbers, firstUnsupported: bounds[1].numbers }
+  return { range, first: release.numbers }
 }
 
 /**
  * `{ numbers: [major, minor, patch], preRelease }` of a version as npm writes it,
- * or null, as src/releases.rs parses it: pre-release and build identifiers are
- * dot-separated, non-empty, of ASCII letters, digits and hyphens.
+ * or null, as src/releases/mod.rs parses it: pre-release and build identifiers
+ * are dot-separated, non-empty, of ASCII letters, digits and hyphens.
  */
 const IDENTIFIERS = '[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*'
 const VERSION = new RegExp(`^(0|[1-9]\\d*)\\.(0|[1-9]\\d*)\\.(0|[1-9]\\d*)(?:-(${IDENTIFIERS}))?(?:\\+${IDENTIFIERS})?$`)
@@ -73,12 +81,12 @@ function compare(a, b) {
 
 /**
  * A host version, when the addon is not loaded: refused, with the message the
- * addon gives, unless it is inside the supported range.
+ * addon gives, if it is older than the first supported release or no version.
  */
 function checkVersionWithoutAddon(version) {
-  const { range, first, firstUnsupported } = peerRange()
+  const { range, first } = peerRange()
   const release = typeof version === 'string' ? parseRelease(version) : null
-  if (!release || release.preRelease || compare(release.numbers, first) < 0 || compare(release.numbers, firstUnsupported) >= 0) {
+  if (!release || compare(release.numbers, first) < 0) {
     throw new Error(
       `mastra-native-processors supports @mastra/core ${range}, but this project has @mastra/core ${JSON.stringify(version)}. ` +
         "Install a supported @mastra/core, or import ToolSearchProcessor and ToolCallFilter from '@mastra/core/processors' instead.",
@@ -89,7 +97,8 @@ function checkVersionWithoutAddon(version) {
 
 /** The installed @mastra/core's version, checked as above. */
 function checkedHostVersionWithoutAddon() {
-  return checkVersionWithoutAddon(installedVersion(peerRange().range))
+  const { range } = peerRange()
+  return checkVersionWithoutAddon(require(installedManifest(range)).version)
 }
 
-module.exports = { checkVersionWithoutAddon, checkedHostVersionWithoutAddon, hostRelease, installedHost }
+module.exports = { checkVersionWithoutAddon, checkedHostVersionWithoutAddon, hostRelease, serveInstalledHost }

@@ -1,38 +1,51 @@
 'use strict'
-// ToolSearchProcessor: the JavaScript half. It hands the tool records to Rust
-// as one UTF-16 string plus a tool table, reports what Rust needs to read
-// from options, request contexts and messages as it finds it, and keeps only
-// what must stay in JavaScript: the tool objects themselves (Rust names them
-// by index), the filter hook and the request context it receives, and the
-// `createTool`/zod plumbing the Agent expects. Options, threads, search,
-// load, loaded state and every message a model reads are decided in Rust;
-// the codes and names both halves use come from Rust too. Tools' parameters
-// are read from their input schemas only when the ranking reads them.
+// ToolSearchProcessor: the JavaScript half. It reads what Rust needs from
+// the tools records, options, request contexts and messages (tools records
+// cross as one UTF-16 string plus a tool table; tools' parameters are read
+// from their input schemas only when the ranking reads them), calls the
+// filter hook and `createTool`/zod, and applies Rust's answers. It keeps the
+// tool objects themselves (Rust names them by number) and the rules about
+// their identity and lifetime. Everything else is decided in Rust (see
+// src/lib.rs), and every code, name and layout both halves use comes from
+// the protocol Rust declares (`toolSearchProtocol()`).
 
-const { NativeToolSearch, NativeToolSearchOptions, toolSearchCodes, toolSearchStrings } = require('./native.js')
+const binding = require('./native.js')
+const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = binding
 const { parameterTable } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
+const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 
-const CODES = toolSearchCodes()
-const { operation: OPERATION, loadShape: LOAD_SHAPE, toolTable: TABLE, retention: RETENTION } = CODES
+const PROTOCOL = toolSearchProtocol()
+const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const ASK = OPERATION.ask
 const KIND_MASK = (1 << ASK.kindBits) - 1
-const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = CODES.metaTools
-const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = CODES.requestContext
-const STRINGS = toolSearchStrings()
-const { noTool: NO_TOOL, keyIsId: KEY_IS_ID, poolRowColumns: ROW_COLUMNS } = TABLE
+const FOUND_MASK = (1 << ASK.foundBits) - 1
+const READ_MASK = (1 << ASK.readBits) - 1
+const REFUSED = PROTOCOL.refused
+/** How a record's values are refused: the constructor's record (`options.tools`) and a step's tools. */
+const RECORD_VALUES = { tool: REFUSED.tool, id: REFUSED.toolId, description: REFUSED.toolDescription }
+const STEP_VALUES = { tool: REFUSED.stepTool, id: REFUSED.stepToolId, description: REFUSED.stepToolDescription }
+const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
+const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = PROTOCOL.requestContext
+const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
 
-/** A resolution's `found` and `lookup` (see `ASK`), from its kind. */
-const foundOf = (kind) => (kind - ASK.resolve) % ASK.founds
-const lookupOf = (kind) => Math.floor((kind - ASK.resolve) / ASK.founds)
+/**
+ * Step catalogs made within one turn of the event loop that stay built; an
+ * older one of the same turn is let go of (see `#keepBuilt`). Rust frees a
+ * catalog when its wrappers are collected, which Node tells it only after a
+ * turn, so a caller that makes steps without one would otherwise hold them
+ * all. A server's requests that reach their steps in the same turn, up to
+ * this many, keep theirs (a catalog made again costs a build from the text).
+ */
+const STEP_CATALOGS_PER_TURN = 16
 
-const FLAT = CODES.flat
+const FLAT = PROTOCOL.flat
 /** `Int32Array` words per `Float64Array` element: where a score may start. */
 const F64_WORDS = Float64Array.BYTES_PER_ELEMENT / Int32Array.BYTES_PER_ELEMENT
 
 /**
  * The buffer an operation without questions writes its checks and
- * `search_tools`' answer into (laid out as the binding's `flat` says), reused:
+ * `search_tools`' answer into (laid out as the protocol's `flat` says), reused:
  * making one per call would cost more than a search of a small catalog. A
  * call made while it is in use (from a getter of the caller's record, say)
  * gets one of its own. Its size bounds only what goes this way: an answer
@@ -78,9 +91,6 @@ function searchAnswer(output, { words, f64 }) {
   return { results, message }
 }
 
-/** An id no tool has: a pool entry to analyse again. */
-const STALE = Symbol('stale')
-
 /** No keys, no tools. */
 const NONE = Object.freeze([])
 
@@ -90,14 +100,14 @@ function metaToolSchemas() {
   if (schemas) return schemas
   const { z } = require('zod/v4')
   schemas = {
-    searchInput: z.object({ query: z.string().describe(STRINGS.searchQueryDescription) }),
+    searchInput: z.object({ query: z.string().describe(SCHEMAS.searchQueryDescription) }),
     searchOutput: z.object({
       results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
       message: z.string(),
     }),
     loadInput: z.object({
-      toolName: z.string().optional().describe(STRINGS.loadToolNameDescription),
-      toolNames: z.array(z.string()).optional().describe(STRINGS.loadToolNamesDescription),
+      toolName: z.string().optional().describe(SCHEMAS.loadToolNameDescription),
+      toolNames: z.array(z.string()).optional().describe(SCHEMAS.loadToolNamesDescription),
     }),
     loadOutput: z.object({
       success: z.boolean(),
@@ -114,17 +124,17 @@ function metaToolSchemas() {
 
 /** A processor's tool pool and native half, for the test hooks below. */
 let poolOf = (processor) => {
-  throw new TypeError(`not a ToolSearchProcessor: ${describe(processor)}`)
+  throw new TypeError('not a ToolSearchProcessor')
 }
 
 /**
  * For tests: what a processor's pool of analysed tools holds, in Rust
- * (`tools` analysed and alive, `slots`) and here (`free` slots to reuse,
- * `pending` slots of collected tools not yet released to Rust).
+ * (`tools` analysed and alive, `slots`, `free` slots to reuse) and here
+ * (`pending` slots of collected tools not yet released to Rust).
  */
 function toolPoolStats(processor) {
   const { pool, native } = poolOf(processor)
-  return { ...native.poolStats(), free: pool.free.length, pending: pool.released.length }
+  return { ...native.poolStats(), pending: pool.released.length }
 }
 
 /**
@@ -133,6 +143,11 @@ function toolPoolStats(processor) {
  */
 function stepCatalogStats(processor) {
   return { ...poolOf(processor).catalogs }
+}
+
+/** For tests: settles once a processor's tools are embedded by its `search.embedder` (or that failed). */
+function toolVectorsReady(processor) {
+  return poolOf(processor).embedder?.settled ?? Promise.resolve()
 }
 
 /** For tests: does now what the collection of `tool` does (its slot is released at the next step catalog). */
@@ -144,15 +159,17 @@ function forgetPooledTool(processor, tool) {
 function defineToolSearchProcessor(host) {
   const { createTool } = host
   return class ToolSearchProcessor {
-    id = 'tool-search'
-    name = 'Tool Search Processor'
-    description = 'Enables dynamic tool discovery and loading via search'
+    id = PROCESSOR.id
+    name = PROCESSOR.name
+    description = PROCESSOR.description
 
     static {
       // One class per host release: each answers for its own instances.
       const other = poolOf
       poolOf = (processor) =>
-        #pool in processor ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts } : other(processor)
+        #pool in processor
+          ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts, embedder: processor.#embedder }
+          : other(processor)
     }
 
     #native
@@ -160,7 +177,7 @@ function defineToolSearchProcessor(host) {
     #settings
     /**
      * The caller's tools record, kept as the reference keeps it: names are
-     * looked up in it as it is when they are (see `#liveTool`).
+     * looked up in it as it is when they are (see `#resolve`).
      */
     #record
     /**
@@ -184,23 +201,21 @@ function defineToolSearchProcessor(host) {
     #lists = new RememberedLists()
     /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
     #pool = new ToolPool()
+    /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
+    #embedder
     /** The loaded names last split from Rust's text (`{ text, names }`), kept while a step loads the same (see `#activeNames`). */
     #lastActive
 
     constructor(options) {
-      if (options === null || typeof options !== 'object') {
-        throw new TypeError(`ToolSearchProcessor: options must be an object, got ${describe(options)}`)
-      }
+      if (options === null || typeof options !== 'object') refuseToolSearchValue(REFUSED.options, '', options)
       const { tools, search, filter } = options
-      if (tools === null || typeof tools !== 'object') {
-        throw new TypeError(`ToolSearchProcessor: options.tools must be an object of tools, got ${describe(tools)}`)
-      }
+      if (tools === null || typeof tools !== 'object') refuseToolSearchValue(REFUSED.tools, '', tools)
       const keys = Object.keys(tools)
       this.#record = tools
       this.#keys = keys
       // Faster than Object.values on large (dictionary-mode) records, measured.
       this.#tools = valuesOf(tools, keys)
-      const table = toolTable(keys, this.#tools, 'options.tools', { ids: true })
+      const table = toolTable(keys, this.#tools, RECORD_VALUES, { ids: true })
       this.#ids = table.ids
       // Rust applies the defaults and refuses values of the wrong type.
       const applied = new NativeToolSearchOptions(
@@ -210,6 +225,8 @@ function defineToolSearchProcessor(host) {
           minScore: search?.minScore,
           autoLoad: search?.autoLoad,
           ranking: search?.ranking,
+          embedder: search?.embedder,
+          embedderDoEmbed: search?.embedder?.doEmbed,
           storage: options.storage,
           ttl: options.ttl,
           filter,
@@ -219,9 +236,11 @@ function defineToolSearchProcessor(host) {
         host.version,
       )
       this.#readsParameters = applied.readsParameters
+      if (applied.usesBuiltinModel) locateBuiltinModel(binding)
       const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
-      this.#native = new NativeToolSearch(applied, table.text, table.spans, parameters?.text, parameters?.table)
+      this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
+      if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
       this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
@@ -244,7 +263,6 @@ function defineToolSearchProcessor(host) {
       const { tools, messageList } = args
       const settings = this.#settings
       const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
-      const hooked = this.#filter !== undefined
       const { requestContext } = args
 
       messageList.addSystem(settings.instruction)
@@ -261,50 +279,42 @@ function defineToolSearchProcessor(host) {
         inputSchema: searchInput,
         outputSchema: searchOutput,
         execute: async ({ query }) => {
-          expect(typeof query === 'string', 'search_tools needs a string query', query)
+          // Only a string is a question; Rust refuses anything else.
+          const queryVector = this.#embedder === undefined || typeof query !== 'string' ? undefined : await this.#embedder.queryVector(query)
           const now = Date.now()
-          // Without a hook the tables are trusted, and what they gave is
-          // checked against the record; a search that changes state over a
-          // live catalog cannot be run again, so it asks as it goes.
           this.#built(step.catalog)
-          if (!hooked && !(step.live && settings.searchChangesState)) {
-            const words = takeWords()
-            try {
-              const output = step.native.search(query, now, words.words)
-              if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
-            } finally {
-              giveBackWords(words)
-            }
-          }
-          const operation = await drive(step.native.searchOperation(query, now), this.#answerer(step, requestContext))
+          // Rust asks as it goes, or trusts its tables and says what to
+          // check in the caller's record; should a check fail, it asks.
+          let operation
           const words = takeWords()
           try {
-            return searchAnswer(operation.searchOutput(words.words), words)
+            const output = step.native.search(query, now, words.words, queryVector)
+            if (output instanceof NativeOperation) operation = output
+            else if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
+            else operation = step.native.searchOperation(query, now, queryVector)
           } finally {
             giveBackWords(words)
+          }
+          operation = await drive(operation, this.#answerer(step, requestContext))
+          const out = takeWords()
+          try {
+            return searchAnswer(operation.searchOutput(out.words), out)
+          } finally {
+            giveBackWords(out)
           }
         },
       })
       const loadTool = settings.offersLoadTool
         ? createTool({
             id: LOAD_TOOL,
-            description: STRINGS.loadDescription,
+            description: SCHEMAS.loadDescription,
             inputSchema: loadInput,
             outputSchema: loadOutput,
             execute: async ({ toolName, toolNames }) => {
-              const name = toolName ?? undefined
-              expect(name === undefined || typeof name === 'string', 'load_tool needs toolName to be a string', toolName)
-              expect(
-                toolNames === undefined || (Array.isArray(toolNames) && toolNames.every((n) => typeof n === 'string')),
-                'load_tool needs toolNames to be an array of strings',
-                toolNames,
-              )
               this.#built(step.catalog)
-              const output =
-                hooked || step.live
-                  ? (await drive(step.native.loadOperation(name, toolNames, Date.now()), this.#answerer(step, requestContext))).loadOutput()
-                  : step.native.load(name, toolNames, Date.now())
-              return loadToolResult(output)
+              const output = step.native.load(toolName, toolNames, Date.now())
+              if (!(output instanceof NativeOperation)) return output
+              return (await drive(output, this.#answerer(step, requestContext))).loadOutput()
             },
           })
         : undefined
@@ -426,35 +436,20 @@ function defineToolSearchProcessor(host) {
       const tools = valuesOf(stepRecord, keys)
       const pool = this.#pool
       const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
-      try {
-        selection.read(recordKeys, recordTools, 'options.tools', false)
-        selection.read(keys, tools, 'the step tools', true)
-      } catch (error) {
-        selection.undo()
-        throw error
-      }
-      pool.sweep(recordKeys.length + keys.length)
-      const released = pool.takeReleased()
+      selection.read(recordKeys, recordTools, false)
+      selection.read(keys, tools, true)
       const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
-      let native
-      try {
-        native = this.#native.poolStepCatalog(
-          released,
-          selection.addedText,
-          Int32Array.from(selection.added),
-          parameters?.text,
-          parameters?.table,
-          selection.keysText,
-          selection.rows,
-          recordKeys.length,
-        )
-      } catch (error) {
-        selection.undo()
-        throw error
-      } finally {
-        pool.reuse(released)
-      }
-      selection.commit()
+      const { catalog: native, added, forgotten } = this.#native.poolStepCatalog({
+        added: Int32Array.from(selection.added),
+        addedText: selection.addedText,
+        addedParametersText: parameters?.text,
+        addedParameters: parameters?.table,
+        released: Int32Array.from(pool.released),
+        rows: selection.rows,
+        keysText: selection.keysText,
+        recordCount: recordKeys.length,
+      })
+      pool.follow(selection, added, forgotten)
       this.#lastStepCatalog = {
         keys,
         tools,
@@ -472,17 +467,14 @@ function defineToolSearchProcessor(host) {
 
     /**
      * Notes that `catalog` was built in this turn of the event loop, and lets
-     * go of this turn's oldest when more than the core's
-     * `retention::STEP_CATALOGS_PER_TURN` were: Rust frees a catalog when
-     * its wrappers are collected, which Node tells it only after a turn, so
-     * a caller that makes steps without one would otherwise hold them all.
+     * go of this turn's oldest when more than `STEP_CATALOGS_PER_TURN` were.
      */
     #keepBuilt(catalog) {
       const built = this.#builtThisTurn
       if (built.length === 0) setImmediate(() => (built.length = 0)).unref()
       // Never there already: a catalog is made again only once let go of, which took it out.
       built.push(catalog)
-      if (built.length <= RETENTION.stepCatalogsPerTurn) return
+      if (built.length <= STEP_CATALOGS_PER_TURN) return
       const oldest = built.shift()
       oldest.native.letGo()
       oldest.built = false
@@ -499,21 +491,16 @@ function defineToolSearchProcessor(host) {
       const { record, keys, selection } = catalog
       const recordTools = selection.seen.slice(0, record.keys.length)
       const tools = selection.seen.slice(record.keys.length)
-      const recordTable = toolTable(record.keys, recordTools, 'options.tools')
-      const table = toolTable(keys, tools, 'the step tools', { stepTools: true })
-      const schemas = (seen) => parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
-      const recordParameters = this.#readsParameters ? schemas(recordTools) : undefined
-      const parameters = this.#readsParameters ? schemas(tools) : undefined
+      // The schemas read then, for a ranking that reads parameters.
+      const withParameters = (table, seen) => {
+        if (!this.#readsParameters) return table
+        const parameters = parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
+        return { ...table, parametersText: parameters.text, parameters: parameters.table }
+      }
       this.#native.restoreStepCatalog(
         catalog.native,
-        recordTable.text,
-        recordTable.spans,
-        table.text,
-        table.spans,
-        recordParameters?.text,
-        recordParameters?.table,
-        parameters?.text,
-        parameters?.table,
+        withParameters(toolTable(record.keys, recordTools, RECORD_VALUES), recordTools),
+        withParameters(toolTable(keys, tools, STEP_VALUES, { stepTools: true }), tools),
       )
       catalog.built = true
       this.#catalogCounts.madeAgain++
@@ -531,19 +518,16 @@ function defineToolSearchProcessor(host) {
      * read, and handed over when it is no longer what it was at construction.
      */
     #catalogMessage(step, requestContext) {
-      this.#built(step.catalog)
+      const catalog = this.#built(step.catalog)
       const record = step.live && !this.#recordUnchanged() ? step.readRecord() : undefined
-      if (this.#filter !== undefined) {
-        const operation = drive(
-          step.native.catalogOperation(record?.text, record?.spans, record?.base),
-          this.#answerer(step, requestContext),
-        )
+      if (record === undefined && catalog.message !== undefined) return catalog.message
+      const message = step.native.catalogMessage(record)
+      if (message instanceof NativeOperation) {
+        const operation = drive(message, this.#answerer(step, requestContext))
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
-      if (record !== undefined) return this.#native.catalogMessage(step.catalog.native, record.text, record.spans, record.base)
-      const catalog = step.catalog
-      if (catalog.message === undefined) catalog.message = this.#native.catalogMessage(catalog.native)
-      return catalog.message
+      if (record === undefined) catalog.message = message
+      return message
     }
 
     /** Whether the caller's record still has the constructor's keys, tools and ids. */
@@ -559,7 +543,7 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * Answers an operation's questions (the core's `operation::code`): asks
+     * Answers an operation's questions (the protocol's `operation`): asks
      * the hook about a tool, hands over the record, or says which tool the
      * caller's record gives for a name now, and whether the hook allows it.
      */
@@ -567,19 +551,17 @@ function defineToolSearchProcessor(host) {
       const filter = this.#filter
       return (question, phase, operation) => {
         if (question === OPERATION.needRecord) {
-          const record = step.readRecord()
-          operation.useRecord(record.text, record.spans, record.base)
+          operation.useRecord(step.readRecord())
           return OPERATION.noVerdict
         }
         const kind = question & KIND_MASK
         const ref = question >> ASK.kindBits
         if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
-        const found = foundOf(kind)
-        const name = found === ASK.missing ? operation.questionName : undefined
-        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
+        const missing = (kind & FOUND_MASK) === ASK.missing
+        const tool = this.#resolve(kind, ref, missing ? operation.questionName : undefined)
         if (tool === undefined) return OPERATION.denied
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
-        if (found !== ASK.missing && tool === this.#tools[ref]) return verdict
+        if (!missing && tool === this.#tools[ref]) return verdict
         const liveRef = step.adopt(tool)
         const as = (code) => (code === OPERATION.allowed ? OPERATION.allowedAs + liveRef : code)
         return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
@@ -587,34 +569,28 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * The tool the caller's record gives now for a name the reference looks
-     * up with `lookup` (the core's `Lookup`), where Rust's tables (the record
-     * at construction) found the tool `ref` by key or by id, or nothing
-     * (`name` then given): what the reference's `findToolForDynamicName` or
-     * `findToolById` would find, read in O(1) where the record still holds
-     * what was found, by a scan where it does not. Where the tables found a
-     * tool by id and it still stands under its key with that id, it is taken
-     * without a scan, although a tool put since under an earlier key with the
-     * same id would come first in the reference; and with a hook, a name the
-     * tables found only as a key is taken as the key's tool without a scan,
-     * although a tool given that id since would come first in the reference.
+     * The tool the caller's record gives now for a name Rust resolved (the
+     * protocol's `operation.ask`): `kind` says what its tables (the record
+     * at construction) found, the tool `ref` by key or by id or nothing
+     * (`missingName` then given), and which reads to make, in order, until
+     * one gives a tool. Rust chose them as the reference looks the name up.
      */
-    #liveTool(lookup, found, ref, name) {
+    #resolve(kind, ref, missingName) {
+      const found = kind & FOUND_MASK
+      const name = found === ASK.byKey ? this.#keys[ref] : found === ASK.byId ? this.#ids[ref] : missingName
       const record = this.#record
-      const tools = this.#tools
-      if (found === ASK.byKey) name = this.#keys[ref]
-      else if (found === ASK.byId) name = this.#ids[ref]
-      // The tool found by id still stands under its key, with that id.
-      const standing = found === ASK.byId && record[this.#keys[ref]] === tools[ref] && tools[ref].id === name
-      switch (lookup) {
-        case ASK.keyFirst:
-          return ownTool(record, name) ?? (standing ? tools[ref] : toolById(record, name))
-        case ASK.idFirst:
-          if (found === ASK.byKey) return ownTool(record, name) ?? toolById(record, name)
-          return (standing ? tools[ref] : toolById(record, name)) ?? ownTool(record, name)
-        default:
-          return standing ? tools[ref] : toolById(record, name)
+      for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
+        const read = reads & READ_MASK
+        const tool = read === ASK.ownKey ? ownTool(record, name) : read === ASK.standing ? this.#standing(ref, name) : toolById(record, name)
+        if (tool !== undefined) return tool
       }
+      return undefined
+    }
+
+    /** The constructor's tool `ref`, if it still stands under its key with the id `id`. */
+    #standing(ref, id) {
+      const tool = this.#tools[ref]
+      return this.#record[this.#keys[ref]] === tool && tool.id === id ? tool : undefined
     }
 
     /**
@@ -632,10 +608,9 @@ function defineToolSearchProcessor(host) {
         const code = words[i]
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
-        const found = foundOf(kind)
-        const name = found === ASK.missing ? missing[next++] : undefined
-        const tool = this.#liveTool(lookupOf(kind), found, ref, name)
-        if (tool !== (found === ASK.missing ? undefined : this.#tools[ref])) return false
+        const isMissing = (kind & FOUND_MASK) === ASK.missing
+        const tool = this.#resolve(kind, ref, isMissing ? missing[next++] : undefined)
+        if (tool !== (isMissing ? undefined : this.#tools[ref])) return false
       }
       return true
     }
@@ -643,15 +618,13 @@ function defineToolSearchProcessor(host) {
     /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
     async #activeList(step, requestContext) {
       this.#built(step.catalog)
-      let active
-      if (this.#filter === undefined) {
-        active = step.native.active()
-        // `null`: nothing is loaded.
-        if (active === null) return null
-        // The checks follow the tools and the names' lengths in `words`.
-        if (!this.#holds(active.words, 2 * active.count, active.missing)) active = undefined
+      let active = step.native.active()
+      if (active === null) return null
+      // The checks follow the tools and the names' lengths in `words`.
+      if (!(active instanceof NativeOperation) && !this.#holds(active.words, 2 * active.count, active.missing)) {
+        active = step.native.activeOperation()
       }
-      active ??= (await drive(step.native.activeOperation(), this.#answerer(step, requestContext))).activeOutput()
+      if (active instanceof NativeOperation) active = (await drive(active, this.#answerer(step, requestContext))).activeOutput()
       // The tools, one per name, come first in `words`.
       const { count, words } = active
       const tools = new Array(count)
@@ -750,126 +723,82 @@ function snapshotStep(native, catalog, resolved, visibleTools) {
   }
 }
 
-/** In place of an entry's slot: the pool let go of its analysis (see `ToolPool.sweep`). */
+/** In place of an entry's slot: Rust's pool let go of its analysis (the tool is analysed again should it come back). */
 const LET_GO = -1
 
 /**
- * The tools the processor's Rust pool (the core's `search::pool`) has
- * analysed, each by its object: `{ slot, id, description, schema }`, what
- * was analysed into its slot. An entry serves while the tool's id and
- * description (and input schema, where read) are what they were; otherwise
+ * What JavaScript keeps of the tools Rust's pool has analysed (the core's
+ * `search::pool`, which numbers the slots and sweeps them): by tool object,
+ * the entry `{ slot, id, description, schema, token }` that was analysed
+ * into its slot, while the tool lives. An entry serves while the tool's id
+ * and description (and input schema, where read) are still those; otherwise
  * the tool is analysed again into the same slot. A slot goes back to Rust
- * when its tool is collected (all such slots in the next step catalog's
- * call), or sooner when the pool grows past the core's `retention` bounds
- * with tools no recent step used (`sweep`): the tool's entry then says
- * `LET_GO`, and it is analysed again should it come back.
+ * when its tool is collected (all such slots with the next step catalog),
+ * and Rust says which tools it let go of sooner.
  */
 class ToolPool {
   constructor() {
     this.entries = new WeakMap()
-    /** Per slot: its tool's entry, `undefined` when it holds none. */
+    /** Per slot: its tool's entry, to let go of when Rust sweeps the slot. */
     this.owners = []
-    /** Per slot: the token its tool's registration is known by, to forget it when the slot is swept. */
-    this.tokens = []
-    /** Per slot: the number of the last selection that read its tool. */
-    this.used = new Int32Array(64)
-    /** Slots Rust has emptied, to reuse. */
-    this.free = []
-    /** The next slot never used. */
-    this.next = 0
-    /** Slots of collected or swept tools, not yet released to Rust. */
+    /** Slots of collected tools, not yet released in Rust. */
     this.released = []
-    /** How many selections were read. */
-    this.selections = 0
     this.registry = new FinalizationRegistry((slot) => this.#release(slot))
-  }
-
-  /** Room in `used` for the slots of `count` more tools. */
-  reserve(count) {
-    if (this.next + count <= this.used.length) return
-    const used = new Int32Array(Math.max(2 * this.used.length, this.next + count))
-    used.set(this.used)
-    this.used = used
-  }
-
-  /** A slot for a tool met for the first time (or again after a sweep). */
-  take() {
-    return this.free.length > 0 ? this.free.pop() : this.next++
-  }
-
-  /** Gives back a slot taken for a tool whose analysis was abandoned (the last taken first). */
-  giveBack(slot) {
-    this.owners[slot] = undefined
-    if (slot === this.next - 1) this.next--
-    else this.free.push(slot)
-  }
-
-  /** The slots to release in Rust, as they cross. */
-  takeReleased() {
-    const released = Int32Array.from(this.released)
-    this.released = []
-    return released
-  }
-
-  /** `tool` holds `slot` until it is collected: `entry` is what it holds there. */
-  hold(tool, slot, entry) {
-    const token = {}
-    this.tokens[slot] = token
-    this.owners[slot] = entry
-    this.registry.register(tool, slot, token)
   }
 
   /** The slot is to be released (its tool was collected). */
   #release(slot) {
     this.owners[slot] = undefined
-    this.tokens[slot] = undefined
     this.released.push(slot)
   }
 
   /**
-   * Lets go of the analyses of tools that the last
-   * `retention.poolKeptSelections` selections did not read, when the pool
-   * holds more than the core's `retention` bounds allow for a selection of
-   * `selected` tools. Collected tools give their slots back only after a
-   * turn of the event loop: without this, a caller that makes steps of new
-   * tools without one would hold every analysis until it yields. The
-   * registry forgets them too: it would keep its record of each until then.
+   * Follows what Rust made of `selection`: the released slots are gone, its
+   * new tools hold the slots `added` (in order) until they are collected,
+   * its changed ones were analysed again in theirs, and the tools of the
+   * slots `forgotten` (if any) were let go of.
    */
-  sweep(selected) {
-    const held = this.next - this.free.length - this.released.length
-    if (held <= Math.max(RETENTION.poolSweepFloor, RETENTION.poolSweepFactor * selected)) return
-    const keepFrom = this.selections - RETENTION.poolKeptSelections + 1
-    const { owners, tokens, used } = this
-    for (let slot = 0; slot < this.next; slot++) {
+  follow(selection, added, forgotten) {
+    const { entries, owners, registry } = this
+    this.released.length = 0
+    const { addedTools, addedEntries } = selection
+    for (let i = 0, next = 0; i < addedTools.length; i++) {
+      const entry = addedEntries[i]
+      if (entry.slot === NEW_TOOL) {
+        entry.slot = added[next++]
+        entry.token = entry
+        registry.register(addedTools[i], entry.slot, entry.token)
+      }
+      owners[entry.slot] = entry
+      entries.set(addedTools[i], entry)
+    }
+    for (const slot of forgotten ?? NONE) {
       const owner = owners[slot]
-      if (owner === undefined || used[slot] >= keepFrom) continue
+      if (owner === undefined) continue
+      owners[slot] = undefined
       owner.slot = LET_GO
-      this.registry.unregister(tokens[slot])
-      this.#release(slot)
+      registry.unregister(owner.token)
     }
   }
 
   /** What happens when `tool` is collected, now (for tests: `forgetPooledTool`). */
   forget(tool) {
     const entry = this.entries.get(tool)
-    if (entry === undefined || entry.slot === LET_GO || !this.registry.unregister(this.tokens[entry.slot])) return
+    if (entry === undefined || entry.slot === LET_GO || !this.registry.unregister(entry.token)) return
     this.entries.delete(tool)
     this.#release(entry.slot)
-  }
-
-  /** Released slots, now empty in Rust, become free. */
-  reuse(released) {
-    for (const slot of released) this.free.push(slot)
   }
 }
 
 /**
- * The tools of a step catalog as they cross to Rust (the core's
- * `search::table::pool_marker`): per tool `[slot, keyLength]` in `rows`, the
- * keys that are not the tool's id in `keysText`, and the tools to analyse
- * first (new, or changed since) as `[slot, idLength, descriptionLength]` in
- * `added`, their ids and descriptions in `addedText`. `seen` keeps what was
- * read of each tool, from which the catalog can be made again.
+ * The tools of a step catalog as they cross to Rust (the protocol's
+ * `toolTable`): per tool `[slot, keyLength]` in `rows`, the keys that are
+ * not the tool's id in `keysText`, and the tools to analyse first (new, or
+ * changed since) as `[slot, idLength, descriptionLength]` in `added`, their
+ * ids and descriptions in `addedText`; a tool new to the pool has no slot
+ * yet (`newTool`). `seen` keeps what was read of each tool, from which the
+ * catalog can be made again. Nothing of the pool changes until Rust
+ * answers (`ToolPool.follow`).
  */
 class Selection {
   constructor(pool, count, readsParameters) {
@@ -882,20 +811,19 @@ class Selection {
     this.readsParameters = readsParameters
     this.added = []
     this.addedText = ''
+    /** The tools to analyse, and the entries they will have. */
     this.addedTools = []
-    /** Per tool analysed: the tool, its entry before (undefined: new, or its slot let go of). */
-    this.undoLog = []
-    this.number = ++pool.selections
-    pool.reserve(count)
+    this.addedEntries = []
   }
 
   /**
    * Reads `tools` (under `keys`) into the selection, checking them as
    * `toolTable` does; `stepTools` passes over the meta-tools' keys.
    */
-  read(keys, tools, what, stepTools) {
-    const { rows, readsParameters, pool, number } = this
-    const { entries, used } = pool
+  read(keys, tools, stepTools) {
+    const { rows, readsParameters, pool } = this
+    const refused = stepTools ? STEP_VALUES : RECORD_VALUES
+    const { entries } = pool
     let at = this.at
     try {
       for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
@@ -904,7 +832,7 @@ class Selection {
         const isMeta = stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)
         if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
           // The meta-tools among the step tools are passed through, never read.
-          if (!isMeta) throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
+          if (!isMeta) refuseToolSearchValue(refused.tool, key, tool)
           this.#noTool(at, key)
           continue
         }
@@ -914,13 +842,11 @@ class Selection {
         // needs no other test.
         const id = tool.id
         const sameId = entry !== undefined && entry.id === id
-        if (!sameId && typeof id !== 'string' && id !== undefined && id !== null) {
-          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
-        }
+        if (!sameId && typeof id !== 'string' && id !== undefined && id !== null) refuseToolSearchValue(refused.id, key, id)
         const description = tool.description
         const sameDescription = sameId && entry.description === description
         if (!sameDescription && typeof description !== 'string' && description !== undefined && description !== null) {
-          throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
+          refuseToolSearchValue(refused.description, key, description)
         }
         const schema = readsParameters ? tool.inputSchema : undefined
         if (isMeta) {
@@ -932,7 +858,6 @@ class Selection {
           entry = this.#analyse(tool, entry, id, description, schema)
         }
         this.seen[row] = entry
-        used[entry.slot] = number
         rows[at] = entry.slot
         if (key === id) {
           rows[at + 1] = KEY_IS_ID
@@ -952,54 +877,18 @@ class Selection {
     this.keysText += key
   }
 
-  /** Sends `tool` to be analysed into its slot (a new one if it holds none), and keeps what was read. */
+  /** Sends `tool` to be analysed (into its slot, if it holds one), and gives the entry it will have. */
   #analyse(tool, before, id, description, schema) {
-    const { pool } = this
     const holds = before !== undefined && before.slot !== LET_GO
-    const entry = { slot: holds ? before.slot : pool.take(), id, description, schema }
-    pool.entries.set(tool, entry)
-    if (holds) pool.owners[entry.slot] = entry
-    this.undoLog.push(tool, holds ? before : undefined)
+    const entry = holds
+      ? { slot: before.slot, id, description, schema, token: before.token }
+      : { slot: NEW_TOOL, id, description, schema, token: undefined }
     this.addedTools.push(tool)
-    const idText = typeof id === 'string' ? id : ''
+    this.addedEntries.push(entry)
     const descriptionText = typeof description === 'string' ? description : ''
-    this.addedText += idText + descriptionText
+    this.addedText += (typeof id === 'string' ? id : '') + descriptionText
     this.added.push(entry.slot, typeof id === 'string' ? id.length : TABLE.noId, descriptionText.length)
     return entry
-  }
-
-  /**
-   * Rust analysed the tools: each new one holds its slot until it is
-   * collected. What crossed for the analyses is not kept.
-   */
-  commit() {
-    const { pool, undoLog: log } = this
-    for (let i = 0; i < log.length; i += 2) {
-      if (log[i + 1] !== undefined) continue
-      const entry = pool.entries.get(log[i])
-      pool.hold(log[i], entry.slot, entry)
-    }
-    this.undoLog = []
-    this.added = this.addedTools = undefined
-    this.addedText = ''
-  }
-
-  /** Forgets what was read for analysis (the step failed): the pool is as it was. */
-  undo() {
-    const { pool, undoLog: log } = this
-    for (let i = log.length - 2; i >= 0; i -= 2) {
-      const [tool, before] = [log[i], log[i + 1]]
-      if (before !== undefined) {
-        // Rust may have analysed it already: read it again next time.
-        const stale = { ...before, id: STALE }
-        pool.entries.set(tool, stale)
-        pool.owners[before.slot] = stale
-        continue
-      }
-      pool.giveBack(pool.entries.get(tool).slot)
-      pool.entries.delete(tool)
-    }
-    this.undoLog = []
   }
 }
 
@@ -1008,9 +897,7 @@ function ownTool(record, name) {
   if (!Object.hasOwn(record, name)) return undefined
   const tool = record[name]
   if (tool === undefined || tool === null) return undefined
-  if (typeof tool !== 'object' && typeof tool !== 'function') {
-    throw new TypeError(`ToolSearchProcessor: options.tools.${name} must be a tool, got ${describe(tool)}`)
-  }
+  if (typeof tool !== 'object' && typeof tool !== 'function') refuseToolSearchValue(REFUSED.tool, name, tool)
   return tool
 }
 
@@ -1018,9 +905,7 @@ function ownTool(record, name) {
 function toolById(record, id) {
   for (const key of Object.keys(record)) {
     const tool = record[key]
-    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
-      throw new TypeError(`ToolSearchProcessor: options.tools.${key} must be a tool, got ${describe(tool)}`)
-    }
+    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) refuseToolSearchValue(REFUSED.tool, key, tool)
     if (tool.id === id) return tool
   }
   return undefined
@@ -1030,7 +915,7 @@ function toolById(record, id) {
 function readRecord(record) {
   const keys = Object.keys(record)
   const tools = valuesOf(record, keys)
-  return { keys, tools, ...toolTable(keys, tools, 'options.tools', { descriptions: 'omit' }) }
+  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { descriptions: false }) }
 }
 
 /**
@@ -1081,22 +966,21 @@ async function settleAsReference(answer) {
 }
 
 /**
- * A tool record as Rust reads it (the core's `search::table`): keys, ids and
+ * A tool record as Rust reads it (the protocol's `toolTable`): keys, ids and
  * descriptions end to end in one string, and `[keyLength, idLength,
  * descriptionLength]` per tool, with the id length replaced by a marker for
- * a tool without a string id or whose id equals its key. Options: `stepTools`
- * (the step's tools: meta-tools that are no tools are passed over), `ids` and
- * `descriptions` (also give what was read, as arrays), `descriptions: 'omit'`
+ * a tool without a string id or whose id equals its key. A value Rust could
+ * not read is handed to it to be refused, as `refused` names it. Options:
+ * `stepTools` (the step's tools: meta-tools that are no tools are passed
+ * over), `ids` (also give the ids read, as an array), `descriptions: false`
  * (send none: lookups only).
  */
-function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false, descriptions: withDescriptions = false } = {}) {
+function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = false, descriptions: sendDescriptions = true } = {}) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
   const spans = new Int32Array(keys.length * TABLE.columns)
   const ids = withIds ? new Array(keys.length) : null
-  const descriptions = withDescriptions === true ? new Array(keys.length) : null
-  const sendDescriptions = withDescriptions !== 'omit'
   for (let i = 0; i < keys.length; i++) {
     const key = keys[i]
     const tool = tools[i]
@@ -1107,7 +991,7 @@ function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false,
     if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
       // The meta-tools among the step tools are passed through, never read.
       if (stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)) continue
-      throw new TypeError(`ToolSearchProcessor: ${what}.${key} must be a tool, got ${describe(tool)}`)
+      refuseToolSearchValue(refused.tool, key, tool)
     }
     const id = tool.id
     if (ids !== null) ids[i] = id
@@ -1118,19 +1002,18 @@ function toolTable(keys, tools, what, { stepTools = false, ids: withIds = false,
       text += id
       spans[row + 1] = id.length
     } else if (id !== undefined && id !== null) {
-      throw new TypeError(`ToolSearchProcessor: ${what}.${key}.id must be a string, got ${describe(id)}`)
+      refuseToolSearchValue(refused.id, key, id)
     }
     if (!sendDescriptions) continue
     const description = tool.description
-    if (descriptions !== null) descriptions[i] = description
     if (typeof description === 'string') {
       text += description
       spans[row + 2] = description.length
     } else if (description !== undefined && description !== null) {
-      throw new TypeError(`ToolSearchProcessor: ${what}.${key}.description must be a string, got ${describe(description)}`)
+      refuseToolSearchValue(refused.description, key, description)
     }
   }
-  return { text, spans, ids, descriptions }
+  return { text, spans, ids }
 }
 
 /**
@@ -1172,28 +1055,4 @@ function valuesOf(record, keys) {
   return values
 }
 
-function loadToolResult(answer) {
-  const { shape, success, message } = answer
-  if (shape === LOAD_SHAPE.invalid) return { success, message }
-  if (shape === LOAD_SHAPE.single) return { success, message, toolName: answer.toolName }
-  return {
-    success,
-    message,
-    loadedCount: answer.loadedCount,
-    loaded: answer.loaded ?? undefined,
-    notFound: answer.notFound ?? undefined,
-    alreadyLoaded: answer.alreadyLoaded ?? undefined,
-  }
-}
-
-function expect(condition, message, value) {
-  if (!condition) throw new TypeError(`ToolSearchProcessor: ${message}, got ${describe(value)}`)
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? `the string ${JSON.stringify(value).slice(0, 80)}` : `a ${typeof value}`
-}
-
-module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool }
+module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, toolVectorsReady, STEP_CATALOGS_PER_TURN }

@@ -1,7 +1,8 @@
 // Sets up one project per tested @mastra/core release (the list is in
 // __test__/fixtures/releases.mjs) for the real-agent tests, as a user would
 // have it: `npm ci` from the committed template (package.json + package-lock.json
-// pinning the release, ai and zod), then this package and the platform package
+// pinning the release, ai and zod; under `npm run check-release`, only the
+// release it checks, from the project it installed), then this package and the platform package
 // for this machine (npm/<platform>/ with the binary built here), each from
 // `npm pack` unpacked into its node_modules (real copies, not symlinks: our
 // require('@mastra/core/...') must find the fixture's release), and the scenario
@@ -17,7 +18,7 @@ import { createHash } from 'node:crypto'
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { join, relative } from 'node:path'
 
-import { AGENT_RELEASES, FIXTURES_DIR, ROOT, RUNNER_DIR, TEMPLATES_DIR, fixtureDir, templateDir } from '../__test__/fixtures/releases.mjs'
+import { AGENT_RELEASES, FIXTURES_DIR, RELEASE_UNDER_TEST, ROOT, RUNNER_DIR, TEMPLATES_DIR, fixtureDir, templateDir } from '../__test__/fixtures/releases.mjs'
 import { pack, packageForThisMachine, stagePlatformPackage, withoutNpmRunEnv } from './platform-packages.mjs'
 
 const TEMPLATE_FILES = ['package.json', 'package-lock.json']
@@ -39,17 +40,18 @@ function run(command, args, cwd) {
   return result.stdout
 }
 
-// Every release listed has a template, and every template is listed.
-const templates = readdirSync(TEMPLATES_DIR).filter((name) => name.startsWith('mastra-')).sort()
 const listed = AGENT_RELEASES.map((version) => `mastra-${version}`).sort()
-if (templates.join() !== listed.join()) {
-  throw new Error(`fixture templates in ${relative(ROOT, TEMPLATES_DIR)} (${templates}) differ from AGENT_RELEASES (${listed})`)
-}
-
-// Fixtures of releases no longer listed go.
 mkdirSync(FIXTURES_DIR, { recursive: true })
-for (const name of readdirSync(FIXTURES_DIR)) {
-  if (name.startsWith('mastra-') && !listed.includes(name)) rmSync(join(FIXTURES_DIR, name), { recursive: true, force: true })
+if (!RELEASE_UNDER_TEST) {
+  // Every release listed has a template, and every template is listed.
+  const templates = readdirSync(TEMPLATES_DIR).filter((name) => name.startsWith('mastra-')).sort()
+  if (templates.join() !== listed.join()) {
+    throw new Error(`fixture templates in ${relative(ROOT, TEMPLATES_DIR)} (${templates}) differ from AGENT_RELEASES (${listed})`)
+  }
+  // Fixtures of releases no longer listed go.
+  for (const name of readdirSync(FIXTURES_DIR)) {
+    if (name.startsWith('mastra-') && !listed.includes(name)) rmSync(join(FIXTURES_DIR, name), { recursive: true, force: true })
+  }
 }
 
 // This package and the platform package for this machine, exactly as they would be published.

@@ -111,10 +111,11 @@ export function pack(dir, dest) {
 
 /**
  * The environment without what `npm run` exports about the package whose script
- * is running, so a child npm works on the directory it is given.
+ * is running, and what `npx --package` exports about the package it runs, so a
+ * child npm or npx works on the directory it is given.
  */
 export function withoutNpmRunEnv(env) {
   const out = { ...env }
-  for (const key of Object.keys(out)) if (/^npm_(config_local_prefix|package_|lifecycle_)/i.test(key)) delete out[key]
+  for (const key of Object.keys(out)) if (/^npm_(config_local_prefix|config_package$|package_|lifecycle_)/i.test(key)) delete out[key]
   return out
 }

@@ -9,7 +9,7 @@
 //!   ([`facts`]), plus a per-thread supplemental set for names activated in
 //!   this step that the messages cannot show yet.
 //!
-//! Both keep their per-thread state in [`Threads`], which expires a thread
+//! Both keep their per-thread state in one kind of table, which expires a thread
 //! after `ttl` of inactivity. The reference sweeps only the in-memory store
 //! and keeps the context store's supplemental sets for as long as the process
 //! lives; here they are swept by the same `ttl` (a deliberate difference: a
@@ -26,25 +26,21 @@ pub mod history;
 use indexmap::{IndexMap, IndexSet};
 
 use crate::js::JsString;
+use crate::protocol::tool_search::defaults;
 
 pub use facts::{activated_names_from_messages, ToolResultFacts};
 
 /// An insertion-ordered set of tool names, like a JS `Set<string>`.
 pub type NameSet = IndexSet<JsString>;
 
-/// The reference's default TTL: one hour.
-pub const DEFAULT_TTL_MS: f64 = 3_600_000.0;
 /// The shortest sweep period, whatever the TTL.
 pub const MIN_SWEEP_INTERVAL_MS: f64 = 60_000.0;
 /// The longest period a Node.js timer keeps (2^31 - 1 ms, about 24.8 days);
 /// a longer one, or an infinite one, is clamped to 1 ms with a warning.
 pub const MAX_SWEEP_INTERVAL_MS: f64 = 2_147_483_647.0;
 
-/// The thread of requests without one, and the one `clearState()` clears.
-pub const DEFAULT_THREAD: &str = "default";
-
 fn default_thread() -> JsString {
-    JsString::from(DEFAULT_THREAD)
+    JsString::from(defaults::THREAD)
 }
 
 /// A JS thread id is "present" when it is a non-empty string (`threadId || ...`).
@@ -173,8 +169,9 @@ impl InMemoryStore {
         self.threads.ttl_ms
     }
 
-    /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all
-    /// (see [`Threads::sweep_interval_ms`]).
+    /// How often to call [`cleanup_stale`](Self::cleanup_stale), if at all:
+    /// `max(ttl / 2, 60000)` when `ttl > 0`, at most [`MAX_SWEEP_INTERVAL_MS`],
+    /// and never for an infinite TTL.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         self.threads.sweep_interval_ms()
     }
@@ -232,24 +229,12 @@ impl InMemoryStore {
     }
 }
 
-impl Default for InMemoryStore {
-    fn default() -> InMemoryStore {
-        InMemoryStore::new(DEFAULT_TTL_MS)
-    }
-}
-
 /// The context store's same-process memory: names activated on a real thread
 /// that the messages may not show yet. Threads expire after `ttl_ms` of
 /// inactivity, as in the in-memory store (the reference keeps them forever).
 pub struct ContextStore {
     supplemental: Threads,
     lists: history::RememberedLists,
-}
-
-impl Default for ContextStore {
-    fn default() -> ContextStore {
-        ContextStore::new(DEFAULT_TTL_MS)
-    }
 }
 
 impl ContextStore {
@@ -358,6 +343,9 @@ impl ContextStore {
 mod tests {
     use super::*;
 
+    /// The documented default ttl.
+    const HOUR_MS: f64 = 3_600_000.0;
+
     fn js(s: &str) -> JsString {
         JsString::from(s)
     }
@@ -382,7 +370,7 @@ mod tests {
 
     #[test]
     fn in_memory_threads_and_default() {
-        let mut store = InMemoryStore::new(DEFAULT_TTL_MS);
+        let mut store = InMemoryStore::new(HOUR_MS);
         add(&mut store, &["b", "a", "b"], Some("t1"), 1000.0);
         add(&mut store, &["z"], None, 1000.0);
         add(&mut store, &["y"], Some(""), 1000.0); // '' || 'default'
@@ -402,7 +390,7 @@ mod tests {
 
     #[test]
     fn in_memory_clear() {
-        let mut store = InMemoryStore::new(DEFAULT_TTL_MS);
+        let mut store = InMemoryStore::new(HOUR_MS);
         add(&mut store, &["a"], Some("t1"), 0.0);
         add(&mut store, &["b"], None, 0.0);
         store.clear_state(Some(&u("")));
@@ -461,14 +449,14 @@ mod tests {
         assert_eq!(store.cleanup_stale(2f64.powi(32)), 0);
         assert_eq!(store.cleanup_stale(2f64.powi(32) + 1.0), 1);
         // Periods: max(ttl / 2, 60000).
-        assert_eq!(InMemoryStore::new(DEFAULT_TTL_MS).sweep_interval_ms(), Some(1_800_000.0));
+        assert_eq!(InMemoryStore::new(HOUR_MS).sweep_interval_ms(), Some(1_800_000.0));
         assert_eq!(InMemoryStore::new(1000.0).sweep_interval_ms(), Some(60_000.0));
         assert_eq!(InMemoryStore::new(150_000.0).sweep_interval_ms(), Some(75_000.0));
     }
 
     #[test]
     fn in_memory_stats() {
-        let mut store = InMemoryStore::new(DEFAULT_TTL_MS);
+        let mut store = InMemoryStore::new(HOUR_MS);
         assert_eq!(store.stats(5.0), StoreStats { thread_count: 0, oldest_access_ms: None });
         add(&mut store, &["a"], Some("t1"), 300.0);
         add(&mut store, &["a"], Some("t2"), 100.0);
@@ -480,7 +468,7 @@ mod tests {
 
     #[test]
     fn context_store_without_thread_is_messages_only() {
-        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        let mut store = ContextStore::new(HOUR_MS);
         store.add_loaded([&u("x")[..]], None, 0.0);
         store.add_loaded([&u("x")[..]], Some(&u("")), 0.0);
         assert_eq!(store.thread_count(), 0);
@@ -491,7 +479,7 @@ mod tests {
     #[test]
     fn context_store_merges_and_prunes() {
         let t = u("t1");
-        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        let mut store = ContextStore::new(HOUR_MS);
         store.add_loaded([&u("b")[..], &u("a")[..], &u("c")[..]], Some(&t), 0.0);
         // Resume path (no messages): supplemental only, nothing pruned.
         assert_eq!(names(&store.loaded_names(Some(&t), None, 0.0)), ["b", "a", "c"]);
@@ -512,12 +500,12 @@ mod tests {
     fn context_store_continuing_a_list_prunes_as_a_whole_reading_does() {
         let t = u("t1");
         let loaded = |names: &[&str]| ToolResultFacts {
-            tool_name: Some(js(crate::tool_search::LOAD_TOOL)),
+            tool_name: Some(js(crate::protocol::tool_search::meta_tools::LOAD_TOOL)),
             is_result_state: true,
             loaded: names.iter().map(|n| js(n)).collect(),
             ..Default::default()
         };
-        let mut store = ContextStore::new(DEFAULT_TTL_MS);
+        let mut store = ContextStore::new(HOUR_MS);
         store.add_loaded([&u("b")[..], &u("s")[..]], Some(&t), 0.0);
         let first = store.loaded_names_continuing(Some(&t), 0, 0, &[loaded(&["a"])], 0.0).unwrap();
         assert_eq!(names(&first), ["a", "b", "s"]);
@@ -530,7 +518,9 @@ mod tests {
         // Another slot is another list; a slot past the limit is an error.
         let other = store.loaded_names_continuing(None, 1, 0, &[loaded(&["z"])], 0.0).unwrap();
         assert_eq!(names(&other), ["z"]);
-        assert!(store.loaded_names_continuing(None, history::REMEMBERED_LISTS, 0, &[], 0.0).is_err());
+        assert!(store
+            .loaded_names_continuing(None, crate::protocol::tool_search::message_facts::REMEMBERED_LISTS, 0, &[], 0.0)
+            .is_err());
     }
 
     #[test]

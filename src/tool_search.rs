@@ -24,8 +24,10 @@
 //! catalog, suggestions) reads a [`LiveRecord`]: the record as it is now.
 //!
 //! What JavaScript hands over is read here too: the options
-//! ([`options::Options::from_given`]), the request's thread
-//! ([`request::request_thread`]) and the codes and names both sides share.
+//! ([`options::Options::from_given`]), the request's thread and the
+//! meta-tools' inputs ([`request`]), and what it found in a tools record and
+//! could not use ([`given::refuse_record_value`]). The codes, layouts and
+//! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
 
 pub mod given;
 pub mod messages;
@@ -44,12 +46,17 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    Catalog, CatalogError, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, SearchHit, SearchWalk, Slot, ToolPool,
+    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, PoolEntry, PoolError,
+    PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Options, Storage};
+
+use crate::protocol::tool_search as protocol;
+use protocol::is_meta_tool;
+use protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 
 /// Where the filter hook is asked: the `phase` the hook receives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,11 +74,7 @@ impl Phase {
 
     /// The `phase` string the hook receives.
     pub fn name(self) -> &'static str {
-        match self {
-            Phase::Search => "search",
-            Phase::Load => "load",
-            Phase::Active => "active",
-        }
+        protocol::PHASES[self as usize]
     }
 }
 
@@ -196,7 +199,7 @@ fn trusted(ask: &Ask) -> Answer {
 /// resolution is written down for the binding to check against the caller's
 /// record afterwards (it runs the operation again with questions if any
 /// resolution no longer holds, which is safe as long as the operation
-/// changed nothing: see [`ToolSearch::search_changes_state`]).
+/// changed nothing: see [`ToolSearch::asks_as_it_goes`]).
 #[derive(Default)]
 pub struct VerifyAfter {
     resolutions: RefCell<Vec<(Lookup, Found)>>,
@@ -244,17 +247,6 @@ enum Store {
     Context(ContextStore),
 }
 
-/// The names of the meta-tools: never searchable, never withheld.
-pub const SEARCH_TOOLS: &str = "search_tools";
-pub const LOAD_TOOL: &str = "load_tool";
-
-/// Whether a key (or a tool invocation's `toolName`) names a meta-tool.
-pub fn is_meta_tool(key: &[u16]) -> bool {
-    // Most keys differ in length: the meta-tools' names are ASCII.
-    (key.len() == SEARCH_TOOLS.len() && key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()))
-        || (key.len() == LOAD_TOOL.len() && key.iter().copied().eq(LOAD_TOOL.encode_utf16()))
-}
-
 /// One tool record entry as the binding read it: `key`, `tool.id` when it is
 /// a string (`''` included: it is found by id, though indexed under the key),
 /// and `tool.description || ''`.
@@ -273,13 +265,39 @@ pub struct PooledTool<'a> {
     pub key: Option<&'a [u16]>,
 }
 
-/// A tool to analyse into the processor's [`ToolPool`]: its slot, `tool.id`
-/// when it is a string, and `tool.description || ''`.
+/// A tool to analyse into the processor's [`ToolPool`]: its slot when it
+/// holds one (its analysis is replaced), else `None` (the pool gives it
+/// one), `tool.id` when it is a string, and `tool.description || ''`.
 #[derive(Clone, Copy, Debug)]
 pub struct PoolTool<'a> {
-    pub slot: Slot,
+    pub slot: Option<Slot>,
     pub id: Option<&'a [u16]>,
     pub description: &'a [u16],
+}
+
+/// A step's tools as the binding read them against the processor's
+/// [`ToolPool`] (see [`ToolSearch::pool_step_catalog`]).
+pub struct PoolStep<'a> {
+    /// The tools to analyse first: new to the pool, or changed since.
+    pub added: &'a [PoolTool<'a>],
+    /// Their parameters (one list per added tool), for a ranking that reads them.
+    pub parameters: Option<&'a ParamTable>,
+    /// The slots of tools collected since the last step.
+    pub released: &'a [i32],
+    /// The record's tools, then the step's: where each is, and its key
+    /// (`None`: the tool's id).
+    pub rows: &'a [(PoolSlot, Option<&'a [u16]>)],
+    /// How many of `rows` are the record's.
+    pub record_count: usize,
+}
+
+/// What a step changed in the pool, for the binding to follow: the slots
+/// its new tools were given, in order, and the slots of tools it let go of
+/// (see [`retention`](protocol::retention)).
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct PoolChanges {
+    pub added: Vec<Slot>,
+    pub forgotten: Vec<Slot>,
 }
 
 /// A key as [`spread`] merges it: its hash (`hash_units`), its value as an
@@ -415,7 +433,9 @@ impl StepCatalog {
 }
 
 /// A step catalog that its holder may let go of ahead of the steps that
-/// search it, and make again from the same tools (see [`retention`]).
+/// search it, and make again from the same tools: the binding's objects are
+/// freed only once the event loop turns, which a caller that makes steps in
+/// a loop may not let it do.
 pub struct CatalogCell(Mutex<Option<Arc<StepCatalog>>>);
 
 impl CatalogCell {
@@ -495,6 +515,36 @@ impl ToolSearch {
         &self.options
     }
 
+    /// Whether the user's embedding model makes the vectors (`'hybrid'` with
+    /// `search.embedder`): the binding then embeds [`tool_texts`](Self::tool_texts)
+    /// and each question.
+    pub fn takes_vectors(&self) -> bool {
+        matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::Given, .. }))
+    }
+
+    /// The text each of the constructor's tools is embedded from, in record
+    /// order (see [`crate::search::hybrid::tool_text`]).
+    pub fn tool_texts(&self) -> Vec<String> {
+        (0..self.static_catalog.entry_count()).map(|entry| self.static_catalog.tool_text(entry)).collect()
+    }
+
+    /// Sets the vectors of the constructor's tools (`vectors[i]` for tool
+    /// `i`, any length the model makes, the same for all; an empty one for
+    /// a tool without). From then on a search given a question vector ranks
+    /// with them. `false` if they were set before, the count is not the
+    /// tools', or the ranking takes none.
+    pub fn set_tool_vectors<'v>(&self, vectors: impl ExactSizeIterator<Item = &'v [f32]> + Clone) -> bool {
+        let dimensions = vectors.clone().map(<[f32]>::len).max().unwrap_or(0);
+        if !self.takes_vectors() || vectors.len() != self.static_catalog.entry_count() || dimensions == 0 {
+            return false;
+        }
+        let mut table = ToolVectors::zeros(dimensions, vectors.len());
+        for (entry, vector) in vectors.enumerate() {
+            table.set_normalized(entry, vector);
+        }
+        self.static_catalog.set_tool_vectors(table)
+    }
+
     /// How often the binding should sweep idle threads, if at all.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         match &*self.store.lock() {
@@ -506,7 +556,7 @@ impl ToolSearch {
     /// The catalog for a step whose agent resolved `resolved` tools (in
     /// `Object.entries` order), with `record` the constructor's tools record
     /// as it is now, from their text (the binding makes it from tools it
-    /// analysed before: [`pooled_step_catalog`](Self::pooled_step_catalog)).
+    /// analysed before: [`pool_step_catalog`](Self::pool_step_catalog)).
     /// Two requests may carry tools of the same name bound to different
     /// credentials, and one must never get the other's: a catalog names
     /// tools by [`ToolRef`] only, and the host hands out its own. The
@@ -570,22 +620,68 @@ impl ToolSearch {
         Ok(StepCatalog::new(Arc::new(builder.build()?), Some(sources), Some(visible), false))
     }
 
-    /// [`step_catalog`](Self::step_catalog) from tools analysed before, kept
-    /// in the processor's [`ToolPool`] by slot (see [`update_pool`](Self::update_pool)):
-    /// `record` and `resolved` are the slots (and keys) of the record's and
-    /// the step's tools. The catalog is the one `step_catalog` makes of the
+    /// [`step_catalog`](Self::step_catalog) from tools analysed once and
+    /// kept in the processor's [`ToolPool`] by slot. First the pool is
+    /// brought up to date: the step's `added` tools are analysed (a new one
+    /// into a slot the pool chooses), then the slots of collected tools are
+    /// emptied. The step's selection is noted, and when the pool holds more
+    /// than [`retention`](protocol::retention) allows for it, the tools
+    /// none of the last few selections read are let go of: their binding
+    /// may not learn soon enough that they are gone (a caller that makes
+    /// steps without a turn of the event loop), and one that comes back is
+    /// analysed again. The catalog is the one `step_catalog` makes of the
     /// tools' ids and descriptions as analysed, searching the same; only its
     /// making is cheaper. No instance is kept: the binding hands out the
     /// step's own tools by [`ToolRef`], as for `step_catalog`.
-    pub fn pooled_step_catalog(
+    pub fn pool_step_catalog(&self, step: PoolStep<'_>) -> Result<(StepCatalog, PoolChanges), PoolError> {
+        let mut pool = self.pool.lock();
+        let mut changes = PoolChanges::default();
+        for (i, tool) in step.added.iter().enumerate() {
+            let parameters = step.parameters.map(|p| p.entry(i));
+            match tool.slot {
+                Some(slot) if pool.holds(slot) => pool.analyse(slot, tool.id, tool.description, parameters)?,
+                Some(slot) => return Err(PoolError::EmptySlot(slot)),
+                None => changes.added.push(pool.add(tool.id, tool.description, parameters)?),
+            }
+        }
+        for &slot in step.released {
+            pool.release(u32::try_from(slot).map_err(|_| PoolError::SlotOutOfRange(u32::MAX))?)?;
+        }
+        let mut new_slots = changes.added.iter().copied();
+        let rows = step
+            .rows
+            .iter()
+            .map(|&(slot, key)| {
+                let slot = match slot {
+                    PoolSlot::Held(slot) => Some(slot),
+                    PoolSlot::New => Some(new_slots.next().ok_or(PoolError::NoTool)?),
+                    PoolSlot::NoTool => None,
+                };
+                Ok(PooledTool { slot, key })
+            })
+            .collect::<Result<Vec<_>, PoolError>>()?;
+        pool.note_selection(rows.iter().filter_map(|row| row.slot));
+        let bound = protocol::retention::POOL_SWEEP_FLOOR.max(protocol::retention::POOL_SWEEP_FACTOR * rows.len());
+        if pool.len() > bound {
+            changes.forgotten = pool.sweep(protocol::retention::POOL_KEPT_SELECTIONS as u32);
+        }
+        let (record, resolved) = rows.split_at(step.record_count.min(rows.len()));
+        let catalog = self.pooled_step_catalog(&mut pool, record, resolved)?;
+        Ok((catalog, changes))
+    }
+
+    /// The catalog of a selection of the pool's tools: `record` and
+    /// `resolved` are the slots (and keys) of the record's and the step's
+    /// tools.
+    fn pooled_step_catalog(
         &self,
+        pool: &mut ToolPool,
         record: &[PooledTool<'_>],
         resolved: &[PooledTool<'_>],
     ) -> Result<StepCatalog, PoolError> {
         if !self.options.include_resolved_tools {
             return Ok(StepCatalog::new(self.static_catalog.clone(), None, None, true));
         }
-        let mut pool = self.pool.lock();
         let (selection, sources, visible) = {
             fn key_of<'k>(pool: &'k ToolPool, tool: &PooledTool<'k>) -> Result<&'k [u16], PoolError> {
                 match (tool.key, tool.slot) {
@@ -626,31 +722,11 @@ impl ToolSearch {
         Ok(StepCatalog::new(Arc::new(catalog), Some(sources), Some(visible), false))
     }
 
-    /// Updates the processor's [`ToolPool`] before a
-    /// [`pooled_step_catalog`](Self::pooled_step_catalog): empties the
-    /// `released` slots (their tools are gone), then analyses `added` tools
-    /// into their slots, with their parameters (one list per added tool) for
-    /// a ranking that reads them.
-    pub fn update_pool(
-        &self,
-        released: &[i32],
-        added: &[PoolTool<'_>],
-        parameters: Option<&ParamTable>,
-    ) -> Result<(), PoolError> {
-        let mut pool = self.pool.lock();
-        for &slot in released {
-            pool.release(u32::try_from(slot).map_err(|_| PoolError::NoTool)?)?;
-        }
-        for (i, tool) in added.iter().enumerate() {
-            pool.analyse(tool.slot, tool.id, tool.description, parameters.map(|p| p.entry(i)))?;
-        }
-        Ok(())
-    }
-
-    /// How many tools the processor's [`ToolPool`] holds, and its slots.
-    pub fn pool_stats(&self) -> (usize, usize) {
+    /// How many tools the processor's [`ToolPool`] holds, its slots, and
+    /// how many of them are free.
+    pub fn pool_stats(&self) -> (usize, usize, usize) {
         let pool = self.pool.lock();
-        (pool.len(), pool.slot_count())
+        (pool.len(), pool.slot_count(), pool.free_count())
     }
 
     /// The catalog of a step that has no tools of its own to search.
@@ -730,8 +806,22 @@ impl ToolSearch {
 
     /// `search_tools`. Activates the results in `autoLoad` mode.
     pub async fn search(&self, step: &Step, query: &[u16], filter: &impl ToolFilter, now_ms: f64) -> SearchOutcome {
+        self.search_with_vector(step, query, None, filter, now_ms).await
+    }
+
+    /// [`search`](Self::search), with the question's vector for the
+    /// `'hybrid'` ranking when the user's embedding model made the tools'
+    /// (see [`set_tool_vectors`](Self::set_tool_vectors)).
+    pub async fn search_with_vector(
+        &self,
+        step: &Step,
+        query: &[u16],
+        query_vector: Option<&[f32]>,
+        filter: &impl ToolFilter,
+        now_ms: f64,
+    ) -> SearchOutcome {
         let catalog = &step.catalog.catalog;
-        let mut walk = SearchWalk::new(catalog, query, &self.options.search);
+        let mut walk = SearchWalk::with_vector(catalog, query, query_vector, &self.options.search);
         while let Some(pending) = walk.next_pending(catalog) {
             let found = Found::ById(step.catalog.source(pending.entry));
             let allowed = self.admit(filter, &step.catalog, found, Lookup::IdOnly, Phase::Search).await;
@@ -935,10 +1025,19 @@ impl ToolSearch {
         }
     }
 
-    /// Whether `search_tools` changes loaded state (`autoLoad`), so that it
-    /// cannot simply be run again.
-    pub fn search_changes_state(&self) -> bool {
-        self.options.auto_load
+    /// Whether an operation (named by its phase) over `catalog` must ask
+    /// the host as it goes (a resumable [`operation::Operation`]), rather
+    /// than trust the catalog's tables with [`VerifyAfter`] and have the host
+    /// check its resolutions after: with a hook, which must be asked anyway,
+    /// and over a live catalog when the operation changes loaded state, as
+    /// it could not simply be run again should a check fail.
+    pub fn asks_as_it_goes(&self, catalog: &StepCatalog, operation: Phase) -> bool {
+        let changes_state = match operation {
+            Phase::Search => self.options.auto_load,
+            Phase::Load => true,
+            Phase::Active => false,
+        };
+        self.has_filter() || (catalog.live && changes_state)
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
@@ -1002,42 +1101,6 @@ pub struct SearchOutcome {
     pub message: JsString,
 }
 
-/// How much of what steps made a binding keeps alive when its caller does
-/// not let go of it in time.
-///
-/// A binding frees a step catalog, and a pooled tool's analysis, when the
-/// JavaScript objects that hold them are collected; Node tells it only after
-/// a turn of the event loop. A caller that makes step after step without one
-/// (a loop that awaits `processInputStep` and nothing else) would hold every
-/// step's catalog and every analysis until it yields, so the binding lets go
-/// of them sooner, by these bounds, and makes a catalog again should an old
-/// step be searched after all.
-pub mod retention {
-    /// Step catalogs made within one turn of the event loop that stay built;
-    /// an older one of the same turn is let go of. A server's requests that
-    /// reach their steps in the same turn, up to this many, keep theirs (a
-    /// catalog made again costs a build from the text).
-    pub const STEP_CATALOGS_PER_TURN: usize = 16;
-    /// Tools the pool analyses before any is let go of for being unused: the
-    /// pool is swept when it holds more than this and more than
-    /// [`POOL_SWEEP_FACTOR`] times the step's tools, and keeps the tools the
-    /// last [`POOL_KEPT_SELECTIONS`] step catalogs read.
-    pub const POOL_SWEEP_FLOOR: usize = 16_384;
-    pub const POOL_SWEEP_FACTOR: usize = 4;
-    pub const POOL_KEPT_SELECTIONS: usize = 4;
-}
-
-/// The codes of [`LoadOutcome`]'s shapes, which say what keys the result
-/// object has.
-pub mod load_shape {
-    /// `{ success, message }`
-    pub const INVALID: i32 = 0;
-    /// `{ success, message, toolName }`
-    pub const SINGLE: i32 = 1;
-    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`
-    pub const MULTI: i32 = 2;
-}
-
 /// What `load_tool` returns, in its three shapes.
 #[derive(Debug, PartialEq)]
 pub enum LoadOutcome {
@@ -1055,17 +1118,6 @@ pub enum LoadOutcome {
         not_found: Option<Vec<JsString>>,
         already_loaded: Option<Vec<JsString>>,
     },
-}
-
-impl LoadOutcome {
-    /// Its [`load_shape`] code.
-    pub fn shape(&self) -> i32 {
-        match self {
-            LoadOutcome::Invalid { .. } => load_shape::INVALID,
-            LoadOutcome::Single { .. } => load_shape::SINGLE,
-            LoadOutcome::Multi { .. } => load_shape::MULTI,
-        }
-    }
 }
 
 #[cfg(test)]

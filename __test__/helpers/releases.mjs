@@ -3,14 +3,20 @@
 // each of them exactly as the package builds them for an installed host.
 //
 //   TESTED_RELEASES                 versions, oldest first
-//   loadRelease(version)            -> { version, packageName, reference: { ToolCallFilter, ToolSearchProcessor },
+//   loadRelease(version)            -> { version, reference: { ToolCallFilter, ToolSearchProcessor },
 //                                        ours: { ToolCallFilter, ToolSearchProcessor }, importCore(subpath) }
+//   releasesWithFilterStage(stage)  -> the releases whose ToolCallFilter works at that stage
 //   toolSearchHarness(version)      -> the tool-search harness module bound to that release
 
 import { createRequire } from 'node:module'
+import { join } from 'node:path'
+import { pathToFileURL } from 'node:url'
+
+import { RELEASE_UNDER_TEST } from '../fixtures/releases.mjs'
 
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../../lib/host.js')
+const { releaseBehaviours } = require('../../lib/native.js')
 const { processorsFor } = require('../../lib/processors.js')
 
 /** Where each tested release is installed. */
@@ -21,24 +27,48 @@ const PACKAGES = {
   '1.71.0': '@mastra/core',
 }
 
-export const TESTED_RELEASES = Object.keys(PACKAGES)
+/** The releases the suites compare against: the tested ones, or only a release under `npm run check-release`. */
+export const TESTED_RELEASES = RELEASE_UNDER_TEST ? [RELEASE_UNDER_TEST.version] : Object.keys(PACKAGES)
+
+/** The package each tested release is installed as. */
+export const PACKAGES_OF = Object.freeze({ ...PACKAGES })
+
+/** The tested releases (or the release under test) whose ToolCallFilter works at this stage ('messageList' or 'prompt'). */
+export const releasesWithFilterStage = (stage) =>
+  TESTED_RELEASES.filter((version) => releaseBehaviours(rulesOf(version)).toolCallFilterStage === stage)
+
+/** The tested release whose rules ours follow beside this release. */
+const rulesOf = (version) => (version === RELEASE_UNDER_TEST?.version ? RELEASE_UNDER_TEST.rulesOf : version)
 
 const loaded = new Map()
 
-export async function loadRelease(version) {
-  if (loaded.has(version)) return loaded.get(version)
+/** How a release's own modules are reached: `{ importCore(subpath), requireCore(subpath), installed }`. */
+async function modulesOf(version) {
+  if (version === RELEASE_UNDER_TEST?.version) {
+    // A module inside the release's project imports with its resolution (check-release writes it).
+    const { importCore } = await import(pathToFileURL(join(RELEASE_UNDER_TEST.dir, 'import-core.mjs')).href)
+    const requireHere = createRequire(join(RELEASE_UNDER_TEST.dir, 'package.json'))
+    return { importCore, requireCore: (subpath) => requireHere(`@mastra/core/${subpath}`), installed: requireHere('@mastra/core/package.json').version }
+  }
   const packageName = PACKAGES[version]
   if (!packageName) throw new Error(`no tested release ${version}`)
-  const installed = require(`${packageName}/package.json`).version
-  if (installed !== version) throw new Error(`${packageName} is ${installed}, expected ${version}: run npm install`)
-  const importCore = (subpath) => import(`${packageName}/${subpath}`)
+  return {
+    importCore: (subpath) => import(`${packageName}/${subpath}`),
+    requireCore: (subpath) => require(`${packageName}/${subpath}`),
+    installed: require(`${packageName}/package.json`).version,
+  }
+}
+
+export async function loadRelease(version) {
+  if (loaded.has(version)) return loaded.get(version)
+  const { importCore, requireCore, installed } = await modulesOf(version)
+  if (installed !== version) throw new Error(`the installed @mastra/core for ${version} is ${installed}: run npm install`)
   const processors = await importCore('processors')
   const release = {
     version,
-    packageName,
     importCore,
     reference: { ToolCallFilter: processors.ToolCallFilter, ToolSearchProcessor: processors.ToolSearchProcessor },
-    ours: processorsFor(hostRelease(version, () => require(`${packageName}/tools`))),
+    ours: processorsFor(hostRelease(rulesOf(version), () => requireCore('tools'))),
   }
   loaded.set(version, release)
   return release
@@ -50,6 +80,6 @@ export async function loadRelease(version) {
  * release. Each version gets its own instance of the module.
  */
 export function toolSearchHarness(version) {
-  if (!PACKAGES[version]) throw new Error(`no tested release ${version}`)
+  if (!TESTED_RELEASES.includes(version)) throw new Error(`no tested release ${version}`)
   return import(`./tool-search-harness.mjs?release=${encodeURIComponent(version)}`)
 }

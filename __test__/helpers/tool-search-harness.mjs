@@ -1136,7 +1136,7 @@ export function genScenario(seed, { maxTools = 60, maxSteps = 4 } = {}) {
  * one), a key deleted, each at a step's start (`action: -1`) or before one of
  * its actions, optionally followed by a `load_tool` call naming it. New ids
  * are fresh, so that no change gives a name another tool had (where ours
- * differs by design: see `#liveTool` in lib/tool-search.js). Drawn from a
+ * differs by design: see `live_reads` in src/tool_search/operation.rs). Drawn from a
  * stream of their own, so the rest of a seed's scenario stays as it was.
  */
 function genMutations(seed, tools, labels, steps) {

@@ -2,6 +2,7 @@
 // (agent-run.mjs) must give whichever implementation serves it.
 //
 //   freshProject(dir, tarballs, npmArgs?) -> dir, with @mastra/core 1.71.0 and these tarballs installed (--ignore-scripts)
+//   installProject(dir, tarballs, npmArgs?) -> npm install's { status, stdout, stderr } for the same project
 //   runAgent(dir, env?)                   -> { status, stdout, stderr } of agent-run.mjs there
 //   env                                   -> this environment with no Rust toolchain on PATH
 //   EXPECTED_RUN                          -> the model calls, text and tool results of that run
@@ -24,7 +25,7 @@ function pathWithoutRust() {
 export const env = { ...withoutNpmRunEnv(process.env), PATH: pathWithoutRust() }
 
 export const run = (command, args, cwd, extraEnv = {}) =>
-  spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', shell: process.platform === 'win32' && command === 'npm' })
+  spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', shell: process.platform === 'win32' && (command === 'npm' || command === 'npx') })
 
 /**
  * A project as a user has it on @mastra/core 1.71.0 (the agent fixture's
@@ -32,15 +33,22 @@ export const run = (command, args, cwd, extraEnv = {}) =>
  * `--ignore-scripts`.
  */
 export function freshProject(dir, tarballs, npmArgs = []) {
-  mkdirSync(dir, { recursive: true })
-  for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(templateDir('1.71.0'), file), join(dir, file))
-  copyFileSync(join(ROOT, '__test__', 'packaging', 'agent-run.mjs'), join(dir, 'agent-run.mjs'))
-  const installed = run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', ...npmArgs, ...tarballs], dir)
+  const installed = installProject(dir, tarballs, npmArgs)
   assert.equal(installed.status, 0, `npm install failed:\n${installed.stdout}${installed.stderr}`)
   return dir
 }
 
+/** As freshProject, returning what npm install printed (its status, stdout and stderr), whatever it was. */
+export function installProject(dir, tarballs, npmArgs = []) {
+  mkdirSync(dir, { recursive: true })
+  for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(templateDir('1.71.0'), file), join(dir, file))
+  for (const script of ['agent-run.mjs', 'preserved-output.mjs']) copyFileSync(join(ROOT, '__test__', 'packaging', script), join(dir, script))
+  return run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', ...npmArgs, ...tarballs], dir)
+}
+
 export const runAgent = (dir, extraEnv) => run(process.execPath, ['agent-run.mjs'], dir, extraEnv)
+/** preserved-output.mjs there: one prompt through ToolCallFilter({ preserveModelOutput: true }). */
+export const runPreservedOutput = (dir, extraEnv) => run(process.execPath, ['preserved-output.mjs'], dir, extraEnv)
 
 const INSTRUCTIONS = [
   'Search for tools, load them, then use them.',

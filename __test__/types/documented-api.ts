@@ -91,3 +91,11 @@ new ToolSearchProcessor({ tools: allTools, injectCatalog: 'yes' })
 
 void [filterAfterRecentTools, filterWithCompactToolHistory, id, name, options, withFilter, asyncFilter]
 void [autoLoad, contextStore, resolved, withCatalog, count, oldest, cleaned, searchId, processors]
+
+// Which processors the import serves, and why Mastra's own if so.
+import { fallbackReason, implementation } from 'mastra-native-processors'
+const served: 'native' | 'fallback' = implementation
+const why: string | null = fallbackReason
+// @ts-expect-error implementation is one of two names
+const unknownImplementation: 'wasm' = implementation
+void [served, why, unknownImplementation]

@@ -18,4 +18,5 @@ pub mod model_output;
 pub mod prompt_tape;
 pub mod releases;
 pub mod search_table;
+pub mod source_map;
 pub mod tool_catalog;

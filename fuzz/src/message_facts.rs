@@ -11,8 +11,9 @@
 //! back at random, names exactly what one reading of its parts names.
 
 use mastra_native_processors::js::JsString;
-use mastra_native_processors::stores::facts::{activated_names_from_messages, code, read_facts, ToolResultFacts};
-use mastra_native_processors::stores::history::{RememberedLists, REMEMBERED_LISTS};
+use mastra_native_processors::protocol::tool_search::message_facts::{self as code, REMEMBERED_LISTS};
+use mastra_native_processors::stores::facts::{activated_names_from_messages, read_facts, ToolResultFacts};
+use mastra_native_processors::stores::history::RememberedLists;
 
 use crate::gen::{flag, one_in, raw_tape, size, U};
 

@@ -1,14 +1,18 @@
-//! Target `releases`: `releases::behaviours` and `Release::parse` on version
-//! strings, mostly assembled from the pieces npm versions are made of
-//! (numbers with and without leading zeros or past `u64`, dots, pre-release
-//! tags, build metadata), the rest arbitrary text.
+//! Target `releases`: `releases::behaviours`, `releases::serve_by_version`
+//! and `Release::parse` on version strings, mostly assembled from the pieces
+//! npm versions are made of (numbers with and without leading zeros or past
+//! `u64`, dots, pre-release tags, build metadata), the rest arbitrary text.
 //!
-//! A version is accepted exactly when it parses as a release in the
-//! supported range without a pre-release tag; parsing is stable under
-//! printing and ignores build metadata; refusals name the version and the
-//! range.
+//! A version has rules exactly when it parses as a release of the table
+//! without a pre-release tag; a host is refused exactly when its version does
+//! not parse or is older than the first supported release, and otherwise is
+//! run natively (a known release), served its own processors (a pre-release)
+//! or left to its sources' fingerprint; parsing is stable under printing and
+//! ignores build metadata; refusals name the version and the range.
 
-use mastra_native_processors::releases::{behaviours, supported_range, Release, FIRST_SUPPORTED, FIRST_UNSUPPORTED};
+use mastra_native_processors::releases::{
+    behaviours, known, peer_range, serve_by_version, HostReason, Recognised, Release, Serve, FIRST_SUPPORTED,
+};
 
 use crate::gen::{int, one_in, pick, size, U};
 
@@ -66,17 +70,39 @@ pub fn run(data: &[u8]) {
     let mut u = U::new(data);
     let text = version(&mut u);
     let parsed = Release::parse(&text);
-    let supported = matches!(parsed, Some((release, false)) if (FIRST_SUPPORTED..FIRST_UNSUPPORTED).contains(&release));
+    let known = parsed.and_then(|(release, pre_release)| if pre_release { None } else { known::find(release) });
     match behaviours(&text) {
         Ok(rules) => {
-            assert!(supported, "{text:?} accepted as {parsed:?}");
+            assert!(known.is_some(), "{text:?} has rules though it parses as {parsed:?}");
             let (release, _) = parsed.unwrap();
             assert_eq!(behaviours(&release.to_string()), Ok(rules), "{text:?} and {release} have other rules");
         }
         Err(error) => {
-            assert!(!supported, "{text:?} refused though it parses as {parsed:?}");
+            assert!(known.is_none(), "{text:?} has no rules though the table knows it");
             assert_eq!(error.version, text);
-            assert!(error.to_string().contains(&supported_range()), "the error names the range");
+        }
+    }
+    match (serve_by_version(&text), parsed) {
+        (Err(refusal), _) => {
+            assert!(parsed.is_none_or(|(release, _)| release < FIRST_SUPPORTED), "{text:?} refused as {parsed:?}");
+            assert_eq!(refusal.version, text);
+            assert!(refusal.to_string().contains(&peer_range()), "the refusal names the range");
+        }
+        (Ok(_), None) => panic!("{text:?} accepted though it is no version"),
+        (Ok(served), Some((release, pre_release))) => {
+            assert!(release >= FIRST_SUPPORTED, "{text:?} accepted below the first supported release");
+            match served {
+                Some(Serve::HostProcessors(HostReason::PreRelease { version })) => {
+                    assert!(pre_release);
+                    assert_eq!(version, text);
+                }
+                Some(Serve::Native { rules_of, recognised: Recognised::ByVersion }) => {
+                    assert!(!pre_release);
+                    assert_eq!(known.map(|known| known.rules_of()), Some(rules_of), "{text:?}");
+                }
+                None => assert!(!pre_release && known.is_none(), "{text:?} left to its sources though known"),
+                other => panic!("{text:?} served {other:?} by its version"),
+            }
         }
     }
     if let Some((release, pre_release)) = parsed {

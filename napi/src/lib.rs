@@ -8,6 +8,7 @@
 mod buffers;
 mod codes;
 mod diagnostics;
+mod protocol;
 mod raw;
 mod releases;
 mod tool_call_filter;

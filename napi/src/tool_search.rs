@@ -4,10 +4,12 @@
 //! Translation only. Tool records cross once, as one UTF-16 string and a
 //! tool table (the core's `search::table`), with a parameter table beside it
 //! for a ranking that reads parameters; the context store's reading of the
-//! messages crosses as facts (the core's `stores::facts`); options and
-//! request-context entries cross as they are and are classified as
-//! [`Given`] values for the core to judge. Queries and names cross as UTF-16
-//! so lone surrogates survive. Tools themselves stay in JavaScript: Rust
+//! messages crosses as facts (the core's `stores::facts`); options,
+//! request-context entries, the meta-tools' inputs and any value the wrapper
+//! found in a tools record and could not use cross as they are and are
+//! classified as [`Given`] values for the core to judge. Queries and names
+//! cross as UTF-16 so lone surrogates survive. The layouts and codes are the
+//! core's `protocol::tool_search`. Tools themselves stay in JavaScript: Rust
 //! refers to them by [`ToolRef`]. Operations that consult the filter hook are
 //! the core's resumable [`Operation`]s, which JavaScript drives.
 //!
@@ -15,7 +17,6 @@
 //! input is thrown as a `TypeError` naming what was wrong; a failure of the
 //! protocol between the two halves, which no input can cause, as an `Error`.
 
-mod codes;
 mod flat;
 
 use std::fmt::Display;
@@ -23,16 +24,21 @@ use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
+use mastra_native_processors::search::embedding::TokenScratch;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
-use mastra_native_processors::search::{EntrySpans, ParamTable, Span};
+use mastra_native_processors::search::{
+    BuiltinModel, EntrySpans, HybridConfig, ParamTable, Ranking, Span, VectorSource,
+};
 use mastra_native_processors::stores::facts::read_facts;
-use mastra_native_processors::tool_search::given::Given;
+use mastra_native_processors::tool_search::given::{refuse_record_value, Given};
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
-use mastra_native_processors::tool_search::request::{request_thread, thread_to_clear, MemoryContext};
+use mastra_native_processors::tool_search::request::{
+    load_tool_name, load_tool_names, request_thread, search_query, thread_to_clear, MemoryContext,
+};
 use mastra_native_processors::tool_search::{
-    loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolTool,
-    PooledTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
+    loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolStep,
+    PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -76,6 +82,31 @@ fn given(value: Option<Unknown<'_>>) -> Result<Given> {
     })
 }
 
+/// Throws the `TypeError` that refuses a value the wrapper found in a tools
+/// record and cannot use (`what`, a code of the protocol's `refused`, under
+/// `key`), as the core words it.
+#[napi(catch_unwind)]
+pub fn refuse_tool_search_value(env: Env, what: i32, key: Utf16String, value: Unknown) -> Result<()> {
+    let refusal = refuse_record_value(what, &JsString::from(&key[..]), &given(Some(value))?)
+        .ok_or_else(|| internal_error(format!("no refusal {what}")))?;
+    Err(type_error(&env, refusal))
+}
+
+/// `load_tool`'s `toolNames` for the core: the value, and its elements when
+/// it is an array.
+fn read_tool_names(env: &Env, names: Unknown<'_>) -> Result<Option<Vec<JsString>>> {
+    let classified = given(Some(names))?;
+    let elements = match classified {
+        Given::Object { is_array: true } => {
+            // SAFETY: the value is an array of its env, read as such.
+            let elements = unsafe { Vec::<Unknown>::from_napi_value(env.raw(), names.raw()) }?;
+            Some(elements.into_iter().map(|element| given(Some(element))).collect::<Result<Vec<_>>>()?)
+        }
+        _ => None,
+    };
+    load_tool_names(classified, elements).map_err(|refusal| type_error(env, refusal))
+}
+
 /// `!!value`, as JavaScript decides it.
 fn truthy(value: &Unknown<'_>) -> Result<bool> {
     let raw = value.value();
@@ -103,6 +134,8 @@ pub struct ToolSearchOptionValues<'a> {
     pub include_resolved_tools: Option<Unknown<'a>>,
     pub inject_catalog: Option<Unknown<'a>>,
     pub ranking: Option<Unknown<'a>>,
+    pub embedder: Option<Unknown<'a>>,
+    pub embedder_do_embed: Option<Unknown<'a>>,
 }
 
 impl ToolSearchOptionValues<'_> {
@@ -118,6 +151,8 @@ impl ToolSearchOptionValues<'_> {
             include_resolved_tools: given(self.include_resolved_tools)?,
             inject_catalog: given(self.inject_catalog)?,
             ranking: given(self.ranking)?,
+            embedder: given(self.embedder)?,
+            embedder_do_embed: given(self.embedder_do_embed)?,
         })
     }
 }
@@ -134,9 +169,6 @@ pub struct ToolSearchSettings {
     /// Whether the step's own tools are searchable (`includeResolvedTools`),
     /// so the wrapper hands them over.
     pub searches_step_tools: bool,
-    /// Whether `search_tools` changes loaded state, so that it cannot simply
-    /// be run again after a check of its resolutions failed.
-    pub search_changes_state: bool,
     /// Whether the store reads the messages (the wrapper then reports them).
     pub reads_messages: bool,
     /// Whether there is a filter hook to ask.
@@ -145,6 +177,10 @@ pub struct ToolSearchSettings {
     pub injects_catalog: bool,
     /// How often to sweep idle threads, or `null` for never.
     pub sweep_interval_ms: Option<f64>,
+    /// Whether the user's embedding model makes the vectors (`'hybrid'`
+    /// with `search.embedder`): the wrapper embeds `toolTexts()`, sets them
+    /// with `setToolVectors`, and embeds each question.
+    pub takes_vectors: bool,
 }
 
 /// The units of `text` in `span`, which was checked against it.
@@ -184,6 +220,39 @@ impl NativeToolSearchOptions {
     pub fn reads_parameters(&self) -> bool {
         self.options.ranking.reads_parameters()
     }
+
+    /// Whether the ranking embeds with the built-in model (`'hybrid'`
+    /// without `search.embedder`): the wrapper then names its file with
+    /// [`locate_builtin_model`] before the tools cross.
+    #[napi(getter, catch_unwind)]
+    pub fn uses_builtin_model(&self) -> bool {
+        matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::BuiltIn, .. }))
+    }
+}
+
+/// Names the built-in embedding model's file (the model package's). Only
+/// the first call of a process counts; the file is read by the first index
+/// built with it, on that index's thread.
+#[napi(catch_unwind)]
+pub fn locate_builtin_model(path: String) {
+    BuiltinModel::locate(std::path::Path::new(&path));
+}
+
+/// The built-in model's vectors of `texts`, one after another (its
+/// dimensions each; zeros for a text with no known token), reading the
+/// model now if no index has yet: for tests and the retrieval eval, which
+/// wrap it as an embedding model of the user's.
+#[napi(catch_unwind)]
+pub fn builtin_model_embed(texts: Vec<String>) -> Result<Float32Array> {
+    let builtin = BuiltinModel::current().ok_or_else(|| internal_error("no built-in model was located"))?;
+    let model = builtin.get().map_err(internal_error)?;
+    let dimensions = model.dimensions();
+    let mut out = vec![0.0f32; texts.len() * dimensions];
+    let mut scratch = TokenScratch::default();
+    for (text, vector) in texts.iter().zip(out.chunks_exact_mut(dimensions)) {
+        model.embed(text, &mut scratch, vector);
+    }
+    Ok(Float32Array::new(out))
 }
 
 #[napi]
@@ -193,19 +262,11 @@ pub struct NativeToolSearch {
 
 #[napi]
 impl NativeToolSearch {
-    /// A processor with these options over the constructor's tools (a tool
-    /// table, see the core's `search::table`, and their parameter table when
-    /// the ranking reads parameters).
+    /// A processor with these options over the constructor's tools.
     #[napi(constructor, catch_unwind)]
-    pub fn new(
-        options: &NativeToolSearchOptions,
-        text: Utf16Text,
-        table: Int32Array,
-        parameters_text: Option<Utf16Text>,
-        parameters: Option<Int32Array>,
-    ) -> Result<Self> {
-        let Utf16Text(text) = text;
-        let entries = read_table(text.len(), &table).map_err(internal_error)?;
+    pub fn new(options: &NativeToolSearchOptions, tools: ToolTable) -> Result<Self> {
+        let ToolTable { text: Utf16Text(text), spans, parameters_text, parameters } = tools;
+        let entries = read_table(text.len(), &spans).map_err(internal_error)?;
         let parameters = parameter_table(parameters_text, parameters, entries.len())?;
         let inner = ToolSearch::from_table_with_parameters(options.options, text, entries, parameters)
             .map_err(internal_error)?;
@@ -220,12 +281,31 @@ impl NativeToolSearch {
             search_description: messages::search_description(options.auto_load).into(),
             offers_load_tool: options.offers_load_tool(),
             searches_step_tools: options.include_resolved_tools,
-            search_changes_state: self.inner.search_changes_state(),
             reads_messages: options.reads_messages(),
             has_filter: options.search.has_filter,
             injects_catalog: options.inject_catalog,
             sweep_interval_ms: self.inner.sweep_interval_ms(),
+            takes_vectors: self.inner.takes_vectors(),
         }
+    }
+
+    /// The text each of the constructor's tools is embedded from, in
+    /// record order, for the user's embedding model.
+    #[napi(catch_unwind)]
+    pub fn tool_texts(&self) -> Vec<String> {
+        self.inner.tool_texts()
+    }
+
+    /// Sets the constructor's tools' vectors as the user's model made them:
+    /// `dimensions` values a tool, in record order. `false` if they were set
+    /// before or do not fit.
+    #[napi(catch_unwind)]
+    pub fn set_tool_vectors(&self, vectors: Float32Array, dimensions: u32) -> bool {
+        let dimensions = dimensions as usize;
+        if dimensions == 0 || !vectors.len().is_multiple_of(dimensions) {
+            return false;
+        }
+        self.inner.set_tool_vectors(vectors.chunks_exact(dimensions))
     }
 
     /// The catalog of the constructor's tools, for steps that have no tools
@@ -236,32 +316,27 @@ impl NativeToolSearch {
     }
 
     /// The catalog of a step whose agent resolved these tools, with the
-    /// constructor's tools record as it is now, made of tools analysed
-    /// before and kept by slot (the core's `ToolSearch::pooled_step_catalog`).
-    /// First the pool is brought up to date: the `released` slots are
-    /// emptied (their tools were collected), then the tools in `added` (a
-    /// table of slots, ids and descriptions, with their parameter table when
-    /// the ranking reads parameters) are analysed. `rows` are the record's
-    /// tools (the first `recordCount` rows) then the step's, as slots and
-    /// keys (see the core's `search::table::pool_marker`).
-    #[allow(clippy::too_many_arguments)]
+    /// constructor's tools record as it is now, made of tools analysed once
+    /// and kept by slot in the processor's pool (the core's
+    /// `ToolSearch::pool_step_catalog`), with what the step changed there.
     #[napi(catch_unwind)]
-    pub fn pool_step_catalog(
-        &self,
-        released: Int32Array,
-        added_text: Utf16Text,
-        added: Int32Array,
-        added_parameters_text: Option<Utf16Text>,
-        added_parameters: Option<Int32Array>,
-        keys_text: Utf16Text,
-        rows: Int32Array,
-        record_count: u32,
-    ) -> Result<NativeStepCatalog> {
+    pub fn pool_step_catalog(&self, selection: PoolSelection) -> Result<PooledStepCatalog> {
+        let PoolSelection {
+            added,
+            added_text,
+            added_parameters_text,
+            added_parameters,
+            released,
+            rows,
+            keys_text,
+            record_count,
+        } = selection;
         let (Utf16Text(added_text), Utf16Text(keys_text)) = (added_text, keys_text);
         let additions = read_pool_additions(added_text.len(), &added).map_err(internal_error)?;
         let parameters = parameter_table(added_parameters_text, added_parameters, additions.len())?;
+        let rows = read_pool_rows(keys_text.len(), &rows).map_err(internal_error)?;
         // `read_pool_additions` and `read_pool_rows` checked every span against its text.
-        let tools: Vec<PoolTool<'_>> = additions
+        let added: Vec<PoolTool<'_>> = additions
             .iter()
             .map(|a| PoolTool {
                 slot: a.slot,
@@ -269,42 +344,34 @@ impl NativeToolSearch {
                 description: piece(&added_text, a.description),
             })
             .collect();
-        self.inner.update_pool(&released, &tools, parameters.as_ref()).map_err(internal_error)?;
-        let rows = read_pool_rows(keys_text.len(), &rows).map_err(internal_error)?;
-        let rows: Vec<PooledTool<'_>> = rows
-            .iter()
-            .map(|row| PooledTool { slot: row.slot, key: row.key.map(|key| piece(&keys_text, key)) })
-            .collect();
-        let (record, resolved) = rows.split_at((record_count as usize).min(rows.len()));
-        let catalog = self.inner.pooled_step_catalog(record, resolved).map_err(internal_error)?;
-        Ok(NativeStepCatalog::new(Arc::new(catalog)))
+        let rows: Vec<_> = rows.iter().map(|row| (row.slot, row.key.map(|key| piece(&keys_text, key)))).collect();
+        let step = PoolStep {
+            added: &added,
+            parameters: parameters.as_ref(),
+            released: &released,
+            rows: &rows,
+            record_count: record_count as usize,
+        };
+        let (catalog, changes) = self.inner.pool_step_catalog(step).map_err(internal_error)?;
+        // No array when there are none, which most steps find: each array made costs a step of few tools more than the rest of the answer.
+        let slots = |slots: Vec<u32>| {
+            (!slots.is_empty()).then(|| Int32Array::new(slots.into_iter().map(|slot| slot as i32).collect()))
+        };
+        Ok(PooledStepCatalog {
+            catalog: NativeStepCatalog::new(Arc::new(catalog)),
+            added: slots(changes.added),
+            forgotten: slots(changes.forgotten),
+        })
     }
 
-    /// Makes `catalog` again after the wrapper let go of it (see the core's
-    /// `tool_search::retention`), from its tools as they were read for it:
-    /// the record's and the step's, as two tool tables like the
-    /// constructor's, each with its parameter table when the ranking reads
-    /// parameters. The core makes it from their text, as the pool's
-    /// catalogs are tested against.
-    #[allow(clippy::too_many_arguments)]
+    /// Makes `catalog` again after the wrapper let go of it (see
+    /// [`NativeStepCatalog::let_go`]), from its tools as they were read for
+    /// it: the record's and the step's. The core makes it from their text,
+    /// as the pool's catalogs are tested against.
     #[napi(catch_unwind)]
-    pub fn restore_step_catalog(
-        &self,
-        catalog: &NativeStepCatalog,
-        record_text: Utf16Text,
-        record_table: Int32Array,
-        text: Utf16Text,
-        table: Int32Array,
-        record_parameters_text: Option<Utf16Text>,
-        record_parameters: Option<Int32Array>,
-        parameters_text: Option<Utf16Text>,
-        parameters: Option<Int32Array>,
-    ) -> Result<()> {
-        let (Utf16Text(record_text), Utf16Text(text)) = (record_text, text);
-        let record_spans = read_table(record_text.len(), &record_table).map_err(internal_error)?;
-        let spans = read_table(text.len(), &table).map_err(internal_error)?;
-        let record_parameters = parameter_table(record_parameters_text, record_parameters, record_spans.len())?;
-        let parameters = parameter_table(parameters_text, parameters, spans.len())?;
+    pub fn restore_step_catalog(&self, catalog: &NativeStepCatalog, record: ToolTable, step: ToolTable) -> Result<()> {
+        let (record_text, record_spans, record_parameters) = read_tool_table(record)?;
+        let (text, spans, parameters) = read_tool_table(step)?;
         let restored = self
             .inner
             .step_catalog_with_parameters(
@@ -318,35 +385,17 @@ impl NativeToolSearch {
         Ok(())
     }
 
-    /// `{ tools, slots }`: how many tools the pool of analysed tools holds,
-    /// and how many slots it has (for tests: memory follows the live tools).
+    /// What the pool of analysed tools holds (for tests: memory follows
+    /// the live tools).
     #[napi(catch_unwind)]
     pub fn pool_stats(&self) -> PoolStats {
-        let (tools, slots) = self.inner.pool_stats();
-        PoolStats { tools: tools as u32, slots: slots as u32 }
-    }
-
-    /// The system message listing a catalog (`injectCatalog`) for a
-    /// processor without a filter hook, or `null` when there is none. With
-    /// no record given it depends on the catalog alone, so the wrapper keeps
-    /// it with the catalog; a record (a tool table of keys and ids, its tools
-    /// being the wrapper's tools `base..`) is the caller's record as it is
-    /// now, when it no longer is the catalog's.
-    #[napi(catch_unwind)]
-    pub fn catalog_message(
-        &self,
-        catalog: &NativeStepCatalog,
-        record_text: Option<Utf16Text>,
-        record_table: Option<Int32Array>,
-        base: Option<i32>,
-    ) -> Result<Option<Utf16String>> {
-        let record = live_record(record_text, record_table, base)?;
-        Ok(run_now(self.inner.catalog_message(&*catalog.catalog()?, record.as_deref(), &NoFilter))?.map(utf16))
+        let (tools, slots, free) = self.inner.pool_stats();
+        PoolStats { tools: tools as u32, slots: slots as u32, free: free as u32 }
     }
 
     /// Starts a step (or a resume-path lookup) over a catalog from
     /// [`static_catalog`](Self::static_catalog) or
-    /// [`step_catalog`](Self::step_catalog).
+    /// [`pool_step_catalog`](Self::pool_step_catalog).
     ///
     /// The thread comes from the request context as the wrapper read it:
     /// `requestContext?.get('mastra__threadId')`, and the memory context
@@ -356,6 +405,11 @@ impl NativeToolSearch {
     /// the in-memory store): all of them, or, with `historySlot`, those that
     /// follow the first `historyKept` meta-tool parts of the list remembered
     /// in that slot (the core's `stores::history`).
+    ///
+    /// Positional, unlike the other calls made once per step: named, its
+    /// arguments cost 1.1 to 1.5 µs more a call (napi-rs reads each by name),
+    /// a seventh of a step over the static catalog (measured in one process,
+    /// 200,000 calls each way, alternately).
     #[napi(catch_unwind)]
     #[allow(clippy::too_many_arguments)]
     pub fn begin_step(
@@ -436,6 +490,45 @@ pub struct PoolStats {
     pub tools: u32,
     /// Slots, in use or free.
     pub slots: u32,
+    /// Slots emptied, which tools new to the pool fill first.
+    pub free: u32,
+}
+
+/// A step's tools as read against the processor's pool of analysed tools
+/// (the protocol's `toolTable`).
+#[napi(object, object_to_js = false)]
+pub struct PoolSelection {
+    /// The tools to analyse first, new to the pool or changed since: per
+    /// tool `[slot (or newTool), idLength (or noId), descriptionLength]`.
+    pub added: Int32Array,
+    /// Their ids and descriptions, end to end.
+    #[napi(ts_type = "string")]
+    pub added_text: Utf16Text,
+    /// Their parameter table, when the ranking reads parameters.
+    #[napi(ts_type = "string")]
+    pub added_parameters_text: Option<Utf16Text>,
+    pub added_parameters: Option<Int32Array>,
+    /// The slots of tools collected since the last step.
+    pub released: Int32Array,
+    /// The record's tools, then the step's: per tool `[slot (or newTool,
+    /// noTool), keyLength (or keyIsId)]`.
+    pub rows: Int32Array,
+    /// The keys that are not their tool's id, end to end.
+    #[napi(ts_type = "string")]
+    pub keys_text: Utf16Text,
+    /// How many of `rows` are the record's.
+    pub record_count: u32,
+}
+
+/// A step's catalog made of pooled tools, and what it changed in the pool.
+#[napi(object, object_from_js = false)]
+pub struct PooledStepCatalog {
+    pub catalog: NativeStepCatalog,
+    /// The slots given to the step's new tools, in order (absent: none).
+    pub added: Option<Int32Array>,
+    /// The slots whose tools the pool let go of (see the protocol's
+    /// `retention`; absent: none).
+    pub forgotten: Option<Int32Array>,
 }
 
 /// The rows of a tool table, over its text.
@@ -453,8 +546,8 @@ fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>>
 
 /// A catalog a step searches: the constructor's tools, or those merged with
 /// the tools the agent resolved for a request. The wrapper may let go of it
-/// before it is collected, and have it made again (see the core's
-/// `tool_search::retention`); the steps that search it share it.
+/// before it is collected, and have it made again (see
+/// [`CatalogCell`]); the steps that search it share it.
 #[napi]
 pub struct NativeStepCatalog {
     cell: Arc<CatalogCell>,
@@ -503,14 +596,42 @@ impl NativeStepCatalog {
     }
 }
 
-/// A record read by the wrapper (see `NativeToolSearch.catalogMessage`).
-fn live_record(
-    text: Option<Utf16Text>,
-    table: Option<Int32Array>,
-    base: Option<i32>,
-) -> Result<Option<Arc<LiveRecord>>> {
-    let (Some(Utf16Text(text)), Some(table), Some(base)) = (text, table, base) else { return Ok(None) };
-    let spans = read_table(text.len(), &table).map_err(internal_error)?;
+/// A tools record as it crosses (the protocol's `toolTable`).
+#[napi(object, object_to_js = false)]
+pub struct ToolTable {
+    /// Keys, ids and descriptions, end to end.
+    #[napi(ts_type = "string")]
+    pub text: Utf16Text,
+    /// Per tool `[keyLength, idLength (or noId, idIsKey), descriptionLength]`.
+    pub spans: Int32Array,
+    /// The tools' parameter table, when the ranking reads parameters.
+    #[napi(ts_type = "string")]
+    pub parameters_text: Option<Utf16Text>,
+    pub parameters: Option<Int32Array>,
+}
+
+/// A tool table's text, spans and parameters.
+fn read_tool_table(table: ToolTable) -> Result<(Vec<u16>, Vec<EntrySpans>, Option<ParamTable>)> {
+    let ToolTable { text: Utf16Text(text), spans, parameters_text, parameters } = table;
+    let entries = read_table(text.len(), &spans).map_err(internal_error)?;
+    let parameters = parameter_table(parameters_text, parameters, entries.len())?;
+    Ok((text, entries, parameters))
+}
+
+/// The caller's tools record as the wrapper read it now: a tool table of
+/// keys and ids (no descriptions), its tools being the wrapper's tools
+/// `base..`.
+#[napi(object, object_to_js = false)]
+pub struct LiveRecordTable {
+    #[napi(ts_type = "string")]
+    pub text: Utf16Text,
+    pub spans: Int32Array,
+    pub base: i32,
+}
+
+fn live_record(record: Option<LiveRecordTable>) -> Result<Option<Arc<LiveRecord>>> {
+    let Some(LiveRecordTable { text: Utf16Text(text), spans, base }) = record else { return Ok(None) };
+    let spans = read_table(text.len(), &spans).map_err(internal_error)?;
     Ok(Some(Arc::new(LiveRecord::new(text, spans, base).map_err(internal_error)?)))
 }
 
@@ -571,12 +692,11 @@ impl NativeOperation {
         self.inner.question_name().map(utf16)
     }
 
-    /// The caller's record as it is now (a tool table of keys and ids, its
-    /// tools being the wrapper's tools `base..`), as the `needRecord`
-    /// question asks; the next `resume` hands it over.
+    /// The caller's record as it is now, as the `needRecord` question asks;
+    /// the next `resume` hands it over.
     #[napi(catch_unwind)]
-    pub fn use_record(&mut self, text: Utf16Text, table: Int32Array, base: i32) -> Result<()> {
-        let record = live_record(Some(text), Some(table), Some(base))?.ok_or_else(|| internal_error("no record"))?;
+    pub fn use_record(&mut self, record: LiveRecordTable) -> Result<()> {
+        let record = live_record(Some(record))?.ok_or_else(|| internal_error("no record"))?;
         self.inner.provide_record(record);
         Ok(())
     }
@@ -600,9 +720,9 @@ impl NativeOperation {
     }
 
     #[napi(catch_unwind)]
-    pub fn load_output(&mut self) -> Result<LoadToolOutput> {
+    pub fn load_output(&mut self) -> Result<LoadToolResult> {
         match self.outcome()? {
-            Outcome::Load(outcome) => Ok(outcome.into()),
+            Outcome::Load(outcome) => Ok(load_result(outcome)),
             _ => Err(internal_error("not a load operation")),
         }
     }
@@ -651,50 +771,57 @@ impl From<SearchOutcome> for SearchToolsOutput {
     }
 }
 
-/// `load_tool`'s answer; `shape` (a load-shape code) says which keys the
-/// wrapper puts in the result.
-#[napi(object)]
-pub struct LoadToolOutput {
-    pub shape: i32,
+/// `load_tool`'s result when nothing usable was asked for: `{ success, message }`.
+#[napi(object, object_from_js = false)]
+pub struct LoadRefused {
     pub success: bool,
     pub message: Utf16String,
-    pub tool_name: Option<Utf16String>,
-    pub loaded_count: Option<u32>,
-    pub loaded: Option<Vec<Utf16String>>,
-    pub not_found: Option<Vec<Utf16String>>,
-    pub already_loaded: Option<Vec<Utf16String>>,
 }
 
-impl From<LoadOutcome> for LoadToolOutput {
-    fn from(outcome: LoadOutcome) -> Self {
-        let shape = outcome.shape();
-        let list = |names: Option<Vec<JsString>>| names.map(|names| names.into_iter().map(utf16).collect());
-        let output = LoadToolOutput {
-            shape,
-            success: false,
-            message: Utf16String::from(Vec::new()),
-            tool_name: None,
-            loaded_count: None,
-            loaded: None,
-            not_found: None,
-            already_loaded: None,
-        };
-        match outcome {
-            LoadOutcome::Invalid { message } => LoadToolOutput { message: utf16(message), ..output },
-            LoadOutcome::Single { success, message, tool_name } => {
-                LoadToolOutput { success, message: utf16(message), tool_name: Some(utf16(tool_name)), ..output }
-            }
-            LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
-                LoadToolOutput {
-                    success,
-                    message: utf16(message),
-                    loaded_count: Some(loaded_count as u32),
-                    loaded: list(loaded),
-                    not_found: list(not_found),
-                    already_loaded: list(already_loaded),
-                    ..output
-                }
-            }
+/// `load_tool`'s result for a single `toolName`: `{ success, message, toolName }`.
+#[napi(object, object_from_js = false)]
+pub struct LoadedOne {
+    pub success: bool,
+    pub message: Utf16String,
+    pub tool_name: Utf16String,
+}
+
+/// `load_tool`'s result for `toolNames`, each list `undefined` (but there)
+/// when empty: `{ success, message, loadedCount, loaded, notFound,
+/// alreadyLoaded }`.
+#[napi(object, object_from_js = false)]
+pub struct LoadedMany {
+    pub success: bool,
+    pub message: Utf16String,
+    pub loaded_count: u32,
+    pub loaded: Either<Vec<Utf16String>, Undefined>,
+    pub not_found: Either<Vec<Utf16String>, Undefined>,
+    pub already_loaded: Either<Vec<Utf16String>, Undefined>,
+}
+
+/// `load_tool`'s result, in the shape (the keys, in their order) the
+/// reference's has.
+pub type LoadToolResult = Either3<LoadRefused, LoadedOne, LoadedMany>;
+
+fn load_result(outcome: LoadOutcome) -> LoadToolResult {
+    let list = |names: Option<Vec<JsString>>| match names {
+        Some(names) => Either::A(names.into_iter().map(utf16).collect()),
+        None => Either::B(()),
+    };
+    match outcome {
+        LoadOutcome::Invalid { message } => Either3::A(LoadRefused { success: false, message: utf16(message) }),
+        LoadOutcome::Single { success, message, tool_name } => {
+            Either3::B(LoadedOne { success, message: utf16(message), tool_name: utf16(tool_name) })
+        }
+        LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
+            Either3::C(LoadedMany {
+                success,
+                message: utf16(message),
+                loaded_count: loaded_count as u32,
+                loaded: list(loaded),
+                not_found: list(not_found),
+                already_loaded: list(already_loaded),
+            })
         }
     }
 }
@@ -756,77 +883,96 @@ impl NativeStep {
         let (thread, loaded) = (self.thread.clone(), self.loaded.clone());
         Ok(Step { catalog: built(&self.catalog)?, thread, loaded })
     }
+
+    /// `search_tools` as an operation (see [`search_operation`](Self::search_operation)),
+    /// with the question's vector when the user's embedding model made one.
+    fn start_search(&self, query: JsString, now: f64, query_vector: Option<Vec<f32>>) -> Result<NativeOperation> {
+        let (search, step) = (self.search.clone(), self.step()?);
+        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
+            Outcome::Search(search.search_with_vector(&step, &query, query_vector.as_deref(), &hook, now).await)
+        }))
+    }
 }
 
 #[napi]
 impl NativeStep {
-    /// `search_tools` without a filter hook, trusting the catalog's tables:
-    /// the resolutions made go to `out` as checks (see [`flat`]), for the
-    /// wrapper to check against the caller's record, which may have changed
-    /// since (it runs [`search_operation`](Self::search_operation) instead
-    /// should any not hold, and when searching changes state, always over a
-    /// live catalog); then the answer, laid out after them and its text
-    /// returned, or as an object when it does not fit.
+    /// `search_tools`: the operation to drive when it must ask as it goes
+    /// (the core's `ToolSearch::asks_as_it_goes`); else the search made at
+    /// once, trusting the catalog's tables: the resolutions made go to `out`
+    /// as checks (see [`flat`]), for the wrapper to check against the
+    /// caller's record, which may have changed since (it runs
+    /// [`search_operation`](Self::search_operation) instead should any not
+    /// hold); then the answer, laid out after them and its text returned, or
+    /// as an object when it does not fit.
     #[napi(catch_unwind)]
     pub fn search(
         &self,
-        query: Utf16String,
+        env: Env,
+        query: Unknown,
         now: f64,
         mut out: Int32Out,
-    ) -> Result<Either<Utf16String, SearchToolsOutput>> {
+        query_vector: Option<Float32Array>,
+    ) -> Result<Either3<Utf16String, SearchToolsOutput, NativeOperation>> {
+        let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
+        let step = self.step()?;
+        if self.search.asks_as_it_goes(&step.catalog, Phase::Search) {
+            return Ok(Either3::C(self.start_search(query, now, query_vector.map(|v| v.to_vec()))?));
+        }
         let trusted = VerifyAfter::default();
-        let outcome = run_now(self.search.search(&self.step()?, &query, &trusted, now))?;
-        flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)
+        let outcome = run_now(self.search.search_with_vector(&step, &query, query_vector.as_deref(), &trusted, now))?;
+        Ok(match flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)? {
+            Either::A(text) => Either3::A(text),
+            Either::B(output) => Either3::B(output),
+        })
     }
 
     /// `search_tools` as an operation, asking the host about each candidate
-    /// in rank order.
+    /// in rank order: when it must, or when the checks of
+    /// [`search`](Self::search)'s answer do not hold.
     #[napi(catch_unwind)]
-    pub fn search_operation(&self, query: Utf16String, now: f64) -> Result<NativeOperation> {
-        let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
-            Outcome::Search(search.search(&step, &query, &hook, now).await)
-        }))
+    pub fn search_operation(
+        &self,
+        env: Env,
+        query: Unknown,
+        now: f64,
+        query_vector: Option<Float32Array>,
+    ) -> Result<NativeOperation> {
+        let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
+        self.start_search(query, now, query_vector.map(|v| v.to_vec()))
     }
 
-    /// `load_tool` at once, for a processor without a filter hook whose
-    /// step catalog is not live.
+    /// `load_tool`: its result at once, or the operation to drive when it
+    /// must ask as it goes (with a hook, or over a live catalog), asking the
+    /// host about each name and suggestion.
     #[napi(catch_unwind)]
     pub fn load(
         &self,
-        tool_name: Option<Utf16String>,
-        tool_names: Option<Vec<Utf16String>>,
+        env: Env,
+        tool_name: Unknown,
+        tool_names: Unknown,
         now: f64,
-    ) -> Result<LoadToolOutput> {
-        let tool_names = to_names(tool_names);
-        let outcome =
-            run_now(self.search.load(&self.step()?, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
-        Ok(outcome.into())
-    }
-
-    /// `load_tool` as an operation, asking the host about each name and
-    /// suggestion.
-    #[napi(catch_unwind)]
-    pub fn load_operation(
-        &self,
-        tool_name: Option<Utf16String>,
-        tool_names: Option<Vec<Utf16String>>,
-        now: f64,
-    ) -> Result<NativeOperation> {
-        let (search, step) = (self.search.clone(), self.step()?);
-        let tool_name = tool_name.map(|name| JsString::from(&name[..]));
-        let tool_names = to_names(tool_names);
-        Ok(NativeOperation::start(Phase::Load, move |hook| async move {
+    ) -> Result<Either<LoadToolResult, NativeOperation>> {
+        let tool_name = load_tool_name(given(Some(tool_name))?).map_err(|refusal| type_error(&env, refusal))?;
+        let tool_names = read_tool_names(&env, tool_names)?;
+        let step = self.step()?;
+        if !self.search.asks_as_it_goes(&step.catalog, Phase::Load) {
+            let outcome =
+                run_now(self.search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
+            return Ok(Either::A(load_result(outcome)));
+        }
+        let search = self.search.clone();
+        Ok(Either::B(NativeOperation::start(Phase::Load, move |hook| async move {
             Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
-        }))
+        })))
     }
 
-    /// The loaded tools as of this step's start, without a filter hook,
-    /// trusting the catalog's tables, with the checks (see
-    /// [`search`](Self::search)); `null` when nothing is loaded, which most
-    /// steps find, for far less than an empty answer costs to make.
+    /// The loaded tools as of this step's start: `null` when nothing is
+    /// loaded, which most steps find, for far less than an empty answer
+    /// costs to make; the operation to drive when it must ask as it goes
+    /// (with a hook); else the tools, trusting the catalog's tables, with the
+    /// checks (see [`search`](Self::search)).
     #[napi(catch_unwind)]
-    pub fn active(&self) -> Result<Option<ActiveTools>> {
+    pub fn active(&self) -> Result<Option<Either<ActiveTools, NativeOperation>>> {
         let names = {
             let loaded = self.loaded.lock();
             if loaded.is_empty() {
@@ -834,13 +980,18 @@ impl NativeStep {
             }
             loaded.clone()
         };
+        let catalog = built(&self.catalog)?;
+        if self.search.asks_as_it_goes(&catalog, Phase::Active) {
+            return Ok(Some(Either::B(self.active_operation()?)));
+        }
         let trusted = VerifyAfter::default();
-        let tools = run_now(self.search.active_tools(&*built(&self.catalog)?, &names, &trusted))?;
-        Ok(Some(active_tools(tools, Checks::of(trusted)?)))
+        let tools = run_now(self.search.active_tools(&catalog, &names, &trusted))?;
+        Ok(Some(Either::A(active_tools(tools, Checks::of(trusted)?))))
     }
 
     /// The loaded tools as an operation, asking the host about each
-    /// (phase `'active'`).
+    /// (phase `'active'`): when the checks of [`active`](Self::active)'s
+    /// answer do not hold.
     #[napi(catch_unwind)]
     pub fn active_operation(&self) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
@@ -850,45 +1001,25 @@ impl NativeStep {
         }))
     }
 
-    /// The system message listing the step's catalog (`injectCatalog`) as
-    /// an operation, asking the hook about each tool (phase `'search'`);
-    /// with a record as for `NativeToolSearch.catalogMessage`.
+    /// The system message listing the step's catalog (`injectCatalog`), or
+    /// `null` when there is none, or the operation to drive with a hook,
+    /// which it asks about each tool (phase `'search'`). A `record` is the
+    /// caller's record as it is now, when it no longer is the catalog's;
+    /// without one, and without a hook, the message depends on the catalog
+    /// alone, so the wrapper may keep it with the catalog.
     #[napi(catch_unwind)]
-    pub fn catalog_operation(
+    pub fn catalog_message(
         &self,
-        record_text: Option<Utf16Text>,
-        record_table: Option<Int32Array>,
-        base: Option<i32>,
-    ) -> Result<NativeOperation> {
-        let record = live_record(record_text, record_table, base)?;
+        record: Option<LiveRecordTable>,
+    ) -> Result<Either<Option<Utf16String>, NativeOperation>> {
+        let record = live_record(record)?;
         let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(Phase::Search, move |hook| async move {
+        if !search.options().search.has_filter {
+            let message = run_now(search.catalog_message(&step.catalog, record.as_deref(), &NoFilter))?;
+            return Ok(Either::A(message.map(utf16)));
+        }
+        Ok(Either::B(NativeOperation::start(Phase::Search, move |hook| async move {
             Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
-        }))
-    }
-}
-
-fn to_names(names: Option<Vec<Utf16String>>) -> Option<Vec<JsString>> {
-    names.map(|names| names.iter().map(|n| JsString::from(&n[..])).collect())
-}
-
-/// The model-facing strings of the meta-tools' schemas; the instruction and
-/// `search_tools`' description come with each processor's
-/// [`settings`](NativeToolSearch::settings).
-#[napi(object)]
-pub struct ToolSearchStrings {
-    pub search_query_description: String,
-    pub load_description: String,
-    pub load_tool_name_description: String,
-    pub load_tool_names_description: String,
-}
-
-#[napi(catch_unwind)]
-pub fn tool_search_strings() -> ToolSearchStrings {
-    ToolSearchStrings {
-        search_query_description: messages::SEARCH_QUERY_DESCRIPTION.into(),
-        load_description: messages::LOAD_DESCRIPTION.into(),
-        load_tool_name_description: messages::LOAD_TOOL_NAME_DESCRIPTION.into(),
-        load_tool_names_description: messages::LOAD_TOOL_NAMES_DESCRIPTION.into(),
+        })))
     }
 }

@@ -42,31 +42,39 @@
 //! - [`Catalog::search`]`(query, &SearchOptions) -> Vec<SearchHit>`: no hook.
 //!
 //! Reusing tools' analyses across catalogs ([`pool`]):
-//! - [`ToolPool::new`]`(Ranking)`, `analyse(slot, id, description, parameters)`,
-//!   `release(slot)`, `catalog(&[`[`PoolEntry`]`]) -> Result<Catalog, `[`PoolError`]`>`.
-//! - [`truncate_description`], [`tokenize`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.
+//! - [`ToolPool::new`]`(Ranking)`, `add(id, description, parameters) -> Slot`,
+//!   `analyse(slot, id, description, parameters)`, `release(slot)`,
+//!   `note_selection(slots)`, `sweep(kept) -> Vec<Slot>`,
+//!   `catalog(&[`[`PoolEntry`]`]) -> Result<Catalog, `[`PoolError`]`>`.
+//! - [`truncate_description`], [`tokenize()`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.
 
 mod analyze;
 mod bm25;
 mod catalog;
+pub mod embedding;
 pub mod fielded;
+pub mod hybrid;
 mod params;
 pub mod pool;
 mod rank;
+mod span;
 pub mod table;
 mod tokenize;
 
 pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};
 pub(crate) use bm25::hash_units;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
-pub use catalog::{Catalog, CatalogBuilder, CatalogError, EntrySpans, Ranking, Span};
+pub use catalog::{Catalog, CatalogBuilder, CatalogError, Ranking};
+pub use embedding::BuiltinModel;
 pub use fielded::{FieldedConfig, FieldedIndex};
+pub use hybrid::{HybridConfig, VectorSource};
 pub use params::ParamTable;
-pub use pool::{IdKey, PoolEntry, PoolError, Slot, ToolPool};
+pub use pool::{IdKey, PoolEntry, PoolError, PoolSlot, Slot, ToolPool};
 pub use rank::{
     truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
     MAX_DESCRIPTION_LEN, PARTIAL_NAME_BOOST, TRUNCATED_DESCRIPTION_LEN,
 };
+pub use span::{EntrySpans, Span};
 pub use tokenize::{for_each_token, is_separator, tokenize, MIN_TOKEN_LEN};
 
 #[cfg(test)]

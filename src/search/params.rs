@@ -3,7 +3,7 @@
 //! Like the catalog's own strings, they arrive in one UTF-16 buffer: per
 //! entry, in record order, a run of `(name, description)` span pairs.
 
-use super::catalog::Span;
+use super::span::Span;
 
 /// The parameters of every entry of a catalog.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

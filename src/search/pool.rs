@@ -20,11 +20,14 @@
 //! (stems, prefixes, identifier pieces) is made again for each selection,
 //! from text already in Rust.
 //!
-//! Slots are the binding's to number: it fills a slot with
-//! [`ToolPool::analyse`] (the next new slot, an emptied one it reuses, or a
-//! slot in use whose tool changed) and empties it with [`ToolPool::release`]
-//! once the tool is gone, so the pool holds only tools still alive, in no
-//! more slots than were ever alive at once. Its vocabulary keeps the
+//! The pool numbers the slots: a tool new to it goes into an emptied slot,
+//! else the next ([`ToolPool::add`]); a tool that changed is analysed again
+//! into its own ([`ToolPool::analyse`]); a slot is emptied once its tool is
+//! gone ([`ToolPool::release`]), so the pool holds only tools still alive,
+//! in no more slots than were ever alive at once. It also notes which
+//! selections read which slots, so that tools no recent selection read can
+//! be let go of ([`ToolPool::sweep`]) when the binding cannot learn soon
+//! enough that they are gone. Its vocabulary keeps the
 //! terms of tools since released until it has grown well past what its
 //! tools use, then is rebuilt from them ([`ToolPool::compact`]): memory stays
 //! proportional to the tools in the pool, and each rebuild is paid for by
@@ -36,8 +39,9 @@ use std::sync::Arc;
 use crate::js::{array_index, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, TermDict};
-use super::catalog::{Catalog, CatalogError, CatalogText, EntrySpans, Partial, Ranking, Span, IN_SHARED};
+use super::catalog::{Catalog, CatalogError, CatalogText, Partial, Ranking, IN_SHARED};
 use super::params::ParamTable;
+use super::span::{EntrySpans, Span};
 use super::tokenize::for_each_token;
 
 /// A tool's number in a [`ToolPool`].
@@ -53,6 +57,18 @@ const COMPACT_SPARE_TERMS: usize = 4096;
 pub struct PoolEntry<'a> {
     pub slot: Slot,
     pub key: Option<&'a [u16]>,
+}
+
+/// Where the binding found one of a selection's tools in the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PoolSlot {
+    /// In this slot, analysed before (and maybe again in this step).
+    Held(Slot),
+    /// New to the pool, analysed in this step: in the slot the next of the
+    /// step's new tools is given.
+    New,
+    /// A meta-tool's key among the step's tools, which holds no tool.
+    NoTool,
 }
 
 /// What a selection needs of a tool's id to merge it as a key (see
@@ -154,6 +170,12 @@ pub struct ToolPool {
     /// Per slot, its tool's [`IdKey`] (`None`: no tool, or no id).
     id_keys: Vec<Option<IdKey>>,
     filled: usize,
+    /// Emptied slots, to fill first (the last emptied first).
+    free: Vec<Slot>,
+    /// Per slot, the number of the last selection that read it.
+    read_by: Vec<u32>,
+    /// How many selections were noted ([`note_selection`](Self::note_selection)).
+    selections: u32,
     terms: TermDict,
     /// The vocabulary size above which it is rebuilt.
     compact_above: usize,
@@ -176,6 +198,9 @@ impl ToolPool {
             tools: Vec::new(),
             id_keys: Vec::new(),
             filled: 0,
+            free: Vec::new(),
+            read_by: Vec::new(),
+            selections: 0,
             terms: TermDict::default(),
             compact_above: COMPACT_SPARE_TERMS,
             numbering: Numbering::default(),
@@ -197,6 +222,11 @@ impl ToolPool {
     /// Number of slots, filled or not: the next slot to fill.
     pub fn slot_count(&self) -> usize {
         self.tools.len()
+    }
+
+    /// Number of emptied slots, which tools new to the pool fill first.
+    pub fn free_count(&self) -> usize {
+        self.free.len()
     }
 
     /// Number of terms in the vocabulary.
@@ -223,12 +253,42 @@ impl ToolPool {
         }
     }
 
-    /// Puts a tool in `slot`: a new slot (the next one, [`slot_count`](Self::slot_count)),
-    /// an emptied one, or one whose tool changed since (its analysis is
-    /// replaced). `id` is `tool.id` when it is a string, `description`
-    /// `tool.description || ''`, and `parameters` the tool's, for a ranking
-    /// that reads them (ignored by one that does not).
+    /// Puts a tool new to the pool in a slot of its choosing (the last one
+    /// emptied, else the next), and gives the slot; the arguments are
+    /// [`analyse`](Self::analyse)'s.
+    pub fn add<'p>(
+        &mut self,
+        id: Option<&[u16]>,
+        description: &[u16],
+        parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
+    ) -> Result<Slot, PoolError> {
+        let slot = match self.free.pop() {
+            Some(slot) => slot,
+            None => Slot::try_from(self.tools.len()).map_err(|_| CatalogError::TooLarge)?,
+        };
+        self.fill(slot, id, description, parameters)?;
+        Ok(slot)
+    }
+
+    /// Puts a tool in `slot`: one whose tool changed since (its analysis is
+    /// replaced), an emptied one, or the next new one
+    /// ([`slot_count`](Self::slot_count)). `id` is `tool.id` when it is a
+    /// string, `description` `tool.description || ''`, and `parameters` the
+    /// tool's, for a ranking that reads them (ignored by one that does not).
     pub fn analyse<'p>(
+        &mut self,
+        slot: Slot,
+        id: Option<&[u16]>,
+        description: &[u16],
+        parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
+    ) -> Result<(), PoolError> {
+        if !self.holds(slot) {
+            self.free.retain(|&free| free != slot);
+        }
+        self.fill(slot, id, description, parameters)
+    }
+
+    fn fill<'p>(
         &mut self,
         slot: Slot,
         id: Option<&[u16]>,
@@ -274,6 +334,7 @@ impl ToolPool {
         if at == self.tools.len() {
             self.tools.push(None);
             self.id_keys.push(None);
+            self.read_by.push(0);
         }
         self.id_keys[at] = id.map(IdKey::of);
         if self.tools[at].replace(tool).is_none() {
@@ -289,11 +350,37 @@ impl ToolPool {
                 *tool = None;
                 self.id_keys[slot as usize] = None;
                 self.filled -= 1;
+                self.free.push(slot);
             }
             Some(None) => return Err(PoolError::EmptySlot(slot)),
             None => return Err(PoolError::SlotOutOfRange(slot)),
         }
         Ok(())
+    }
+
+    /// Notes that a selection read the tools in `slots`.
+    pub fn note_selection(&mut self, slots: impl IntoIterator<Item = Slot>) {
+        self.selections += 1;
+        for slot in slots {
+            if let Some(read_by) = self.read_by.get_mut(slot as usize) {
+                *read_by = self.selections;
+            }
+        }
+    }
+
+    /// Empties the slots whose tools none of the last `kept` selections
+    /// read, and gives them.
+    pub fn sweep(&mut self, kept: u32) -> Vec<Slot> {
+        let keep_from = self.selections.saturating_sub(kept) + 1;
+        let unread: Vec<Slot> = (0..self.tools.len())
+            .filter(|&at| self.tools[at].is_some() && self.read_by[at] < keep_from)
+            .map(|at| at as Slot)
+            .collect();
+        for &slot in &unread {
+            // Each holds a tool, just checked.
+            let _ = self.release(slot);
+        }
+        unread
     }
 
     /// The catalog of a selection of the pool's tools, in record order (the
@@ -609,7 +696,7 @@ fn prefetch<T>(address: *const T) {
 }
 
 /// The number in `index` of the vocabulary's `term`, given it there the
-/// first time (`local` and `met` as in [`ToolPool::local`]).
+/// first time (`local` and `met` as in [`Numbering::local`]).
 fn index_term(index: &mut Bm25Builder, terms: &TermDict, local: &mut Vec<u32>, met: &mut Vec<u32>, term: u32) -> u32 {
     if local.len() <= term as usize {
         local.resize(terms.len().max(term as usize + 1), u32::MAX);
@@ -627,7 +714,7 @@ fn index_term(index: &mut Bm25Builder, terms: &TermDict, local: &mut Vec<u32>, m
 
 /// Counts `count` more of `term` in `counts` (distinct terms in order of
 /// first occurrence), `local` saying where each term already is (see
-/// [`ToolPool::local`], reset with [`reset_local`]).
+/// [`Numbering::local`], reset with [`reset_local`]).
 fn count_term(local: &mut Vec<u32>, met: &mut Vec<u32>, counts: &mut Vec<(u32, u32)>, term: u32, count: u32) {
     if local.len() <= term as usize {
         local.resize(term as usize + 1, u32::MAX);
@@ -901,6 +988,36 @@ mod tests {
         let no_id = Tool { key: u("k"), id: None, description: vec![], parameters: vec![] };
         analyse(&mut pool, 40, &no_id);
         assert!(matches!(pool.catalog(&[PoolEntry { slot: 40, key: None }]), Err(PoolError::NoIdForKey(40))));
+    }
+
+    #[test]
+    fn new_tools_fill_emptied_slots_first_and_unread_tools_are_swept() {
+        let all = tools(&mut Rng::new(21), 6);
+        let mut pool = ToolPool::new(Ranking::Reference);
+        let add = |pool: &mut ToolPool, tool: &Tool| {
+            let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
+            pool.add(tool.id.as_deref(), &tool.description, Some(parameters)).unwrap()
+        };
+        let slots: Vec<Slot> = all[..4].iter().map(|tool| add(&mut pool, tool)).collect();
+        assert_eq!(slots, [0, 1, 2, 3]);
+        pool.release(1).unwrap();
+        pool.release(2).unwrap();
+        assert_eq!((pool.len(), pool.slot_count(), pool.free_count()), (2, 4, 2));
+        // The last emptied first, then the next new slot.
+        assert_eq!([add(&mut pool, &all[4]), add(&mut pool, &all[5]), add(&mut pool, &all[0])], [2, 1, 4]);
+        assert_eq!((pool.len(), pool.slot_count(), pool.free_count()), (5, 5, 0));
+        // Filling an emptied slot by number takes it off the free list.
+        pool.release(3).unwrap();
+        analyse(&mut pool, 3, &all[3]);
+        assert_eq!(pool.free_count(), 0);
+        // Selections 1 to 3 read slots 0, 1 and 2; keeping the last two, the
+        // tools only the first read (0) and those none read (3, 4) go.
+        pool.note_selection([0, 1]);
+        pool.note_selection([1]);
+        pool.note_selection([2, 1]);
+        assert_eq!(pool.sweep(2), [0, 3, 4]);
+        assert_eq!((pool.len(), pool.free_count()), (2, 3));
+        assert_eq!(pool.sweep(2), Vec::<Slot>::new());
     }
 
     #[test]

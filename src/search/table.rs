@@ -2,28 +2,25 @@
 //!
 //! Every key, id and description lies end to end in one UTF-16 text, and an
 //! `Int32Array` holds per tool `[keyLength, idLength, descriptionLength]`, in
-//! `Object.keys` order. The id length may instead be a [`marker`]: the tool
-//! has no string id, or its id equals its key (then it is not repeated in the
-//! text; most tools are keyed by their id).
+//! `Object.keys` order. The id length may instead be [`NO_ID`] (the tool has
+//! no string id) or [`ID_IS_KEY`] (it equals the key, and is not repeated in
+//! the text; most tools are keyed by their id). The codes are the protocol's
+//! (`tool_table`).
 //!
 //! A ranking that reads tools' parameters gets them in a second table of the
-//! same kind (see [`read_parameters`]).
+//! same kind (see [`read_parameters`]). A step's selection of tools the pool
+//! analysed crosses as `[slot, keyLength]` per tool ([`read_pool_rows`]), and
+//! the tools to analyse as `[slot, idLength, descriptionLength]`
+//! ([`read_pool_additions`]).
 
 use std::fmt;
 
-use super::catalog::{EntrySpans, Span};
 use super::params::ParamTable;
-
-/// Numbers per tool.
-pub const COLUMNS: usize = 3;
-
-/// The id lengths that are not lengths.
-pub mod marker {
-    /// The tool has no string id.
-    pub const NO_ID: i32 = -1;
-    /// The tool's id equals its key.
-    pub const ID_IS_KEY: i32 = -2;
-}
+use super::pool::PoolSlot;
+use super::span::{EntrySpans, Span};
+use crate::protocol::tool_search::tool_table::{
+    ADDITION_COLUMNS, COLUMNS, ID_IS_KEY, KEY_IS_ID, NEW_TOOL, NO_ID, NO_TOOL, ROW_COLUMNS,
+};
 
 /// A table that does not follow the layout.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,8 +50,8 @@ pub fn read_table(text_len: usize, table: &[i32]) -> Result<Vec<EntrySpans>, Tab
         let bad = || TableError { row };
         let key = text.take(lengths[0]).ok_or_else(bad)?;
         let id = match lengths[1] {
-            marker::NO_ID => None,
-            marker::ID_IS_KEY => Some(key),
+            NO_ID => None,
+            ID_IS_KEY => Some(key),
             len => Some(text.take(len).ok_or_else(bad)?),
         };
         let description = text.take(lengths[2]).ok_or_else(bad)?;
@@ -96,55 +93,41 @@ pub fn read_parameters(text: Vec<u16>, table: &[i32], tools: usize) -> Result<Pa
     Ok(ParamTable::from_parts(text, params, ends))
 }
 
-/// A selection of a [`super::ToolPool`]'s tools as the binding sends it:
-/// per tool, in `Object.keys` order, `[slot, keyLength]`, the keys that are
-/// not their tool's id end to end in a text. The slot may be
-/// [`pool_marker::NO_TOOL`] and the key length [`pool_marker::KEY_IS_ID`].
-pub mod pool_marker {
-    /// Numbers per tool of a selection.
-    pub const ROW_COLUMNS: usize = 2;
-    /// Numbers per tool analysed: `[slot, idLength, descriptionLength]`,
-    /// the id length possibly [`super::marker::NO_ID`].
-    pub const ADDITION_COLUMNS: usize = 3;
-    /// In place of a slot: a key of the step's tools that holds no tool (a
-    /// meta-tool's key, passed through).
-    pub const NO_TOOL: i32 = -1;
-    /// In place of a key length: the key is the tool's id.
-    pub const KEY_IS_ID: i32 = -2;
-}
-
-/// One tool of a selection: its slot (`None` for no tool), and its key
-/// (`None`: its id).
+/// One tool of a selection: where it is in the pool, and its key (`None`:
+/// its id).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolRow {
-    pub slot: Option<u32>,
+    pub slot: PoolSlot,
     pub key: Option<Span>,
 }
 
-/// One tool to analyse into a slot: where its id (a string) and description are.
+/// One tool to analyse: its slot (`None`: new to the pool), and where its id
+/// (a string) and description are.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PoolAddition {
-    pub slot: u32,
+    pub slot: Option<u32>,
     pub id: Option<Span>,
     pub description: Span,
 }
 
-/// The rows of a selection (see [`pool_marker`]) over a keys text of
-/// `keys_len` units. Anything else is an error, never a panic.
+/// The rows of a selection (a slot, [`NEW_TOOL`] or [`NO_TOOL`], then a key
+/// length or [`KEY_IS_ID`]) over a keys text of `keys_len` units. Anything
+/// else is an error, never a panic.
 pub fn read_pool_rows(keys_len: usize, rows: &[i32]) -> Result<Vec<PoolRow>, TableError> {
-    if !rows.len().is_multiple_of(pool_marker::ROW_COLUMNS) {
-        return Err(TableError { row: rows.len() / pool_marker::ROW_COLUMNS });
+    if !rows.len().is_multiple_of(ROW_COLUMNS) {
+        return Err(TableError { row: rows.len() / ROW_COLUMNS });
     }
     let mut keys = Cursor::default();
-    let mut out = Vec::with_capacity(rows.len() / pool_marker::ROW_COLUMNS);
-    for (row, numbers) in rows.chunks_exact(pool_marker::ROW_COLUMNS).enumerate() {
+    let mut out = Vec::with_capacity(rows.len() / ROW_COLUMNS);
+    for (row, numbers) in rows.chunks_exact(ROW_COLUMNS).enumerate() {
         let bad = || TableError { row };
         let slot = match numbers[0] {
-            pool_marker::NO_TOOL => None,
-            slot => Some(u32::try_from(slot).map_err(|_| bad())?),
+            NO_TOOL => PoolSlot::NoTool,
+            NEW_TOOL => PoolSlot::New,
+            slot => PoolSlot::Held(u32::try_from(slot).map_err(|_| bad())?),
         };
         let key = match numbers[1] {
-            pool_marker::KEY_IS_ID if slot.is_some() => None,
+            KEY_IS_ID if slot != PoolSlot::NoTool => None,
             len => Some(keys.take(len).ok_or_else(bad)?),
         };
         if keys.at as usize > keys_len {
@@ -158,20 +141,23 @@ pub fn read_pool_rows(keys_len: usize, rows: &[i32]) -> Result<Vec<PoolRow>, Tab
     Ok(out)
 }
 
-/// The tools to analyse (see [`pool_marker::ADDITION_COLUMNS`]), ids and
-/// descriptions end to end in a text of `text_len` units. Anything else is
-/// an error, never a panic.
+/// The tools to analyse (`[slot or NEW_TOOL, idLength or NO_ID,
+/// descriptionLength]`), ids and descriptions end to end in a text of
+/// `text_len` units. Anything else is an error, never a panic.
 pub fn read_pool_additions(text_len: usize, table: &[i32]) -> Result<Vec<PoolAddition>, TableError> {
-    if !table.len().is_multiple_of(pool_marker::ADDITION_COLUMNS) {
-        return Err(TableError { row: table.len() / pool_marker::ADDITION_COLUMNS });
+    if !table.len().is_multiple_of(ADDITION_COLUMNS) {
+        return Err(TableError { row: table.len() / ADDITION_COLUMNS });
     }
     let mut text = Cursor::default();
-    let mut out = Vec::with_capacity(table.len() / pool_marker::ADDITION_COLUMNS);
-    for (row, numbers) in table.chunks_exact(pool_marker::ADDITION_COLUMNS).enumerate() {
+    let mut out = Vec::with_capacity(table.len() / ADDITION_COLUMNS);
+    for (row, numbers) in table.chunks_exact(ADDITION_COLUMNS).enumerate() {
         let bad = || TableError { row };
-        let slot = u32::try_from(numbers[0]).map_err(|_| bad())?;
+        let slot = match numbers[0] {
+            NEW_TOOL => None,
+            slot => Some(u32::try_from(slot).map_err(|_| bad())?),
+        };
         let id = match numbers[1] {
-            marker::NO_ID => None,
+            NO_ID => None,
             len => Some(text.take(len).ok_or_else(bad)?),
         };
         let description = text.take(numbers[2]).ok_or_else(bad)?;
@@ -211,7 +197,7 @@ mod tests {
     fn reads_keys_ids_and_descriptions_in_order() {
         // "weather" (id = key) "Weather.", "mail" id "send" "", "x" (no id) "y"
         let text: Vec<u16> = "weatherWeather.mailsendxy".encode_utf16().collect();
-        let table = [7, marker::ID_IS_KEY, 8, 4, 4, 0, 1, marker::NO_ID, 1];
+        let table = [7, ID_IS_KEY, 8, 4, 4, 0, 1, NO_ID, 1];
         let entries = read_table(text.len(), &table).unwrap();
         assert_eq!(
             entries,
@@ -236,6 +222,36 @@ mod tests {
         ] {
             assert!(read_table(text_len, table).is_err(), "{table:?}");
         }
+    }
+
+    #[test]
+    fn reads_a_selection_and_the_tools_to_analyse() {
+        // "mail" (slot 4), a new tool keyed by its id, a meta-tool's key "load_tool".
+        let keys: Vec<u16> = "mailload_tool".encode_utf16().collect();
+        let rows = [4, 4, NEW_TOOL, KEY_IS_ID, NO_TOOL, 9];
+        assert_eq!(
+            read_pool_rows(keys.len(), &rows),
+            Ok(vec![
+                PoolRow { slot: PoolSlot::Held(4), key: Some(Span::new(0, 4)) },
+                PoolRow { slot: PoolSlot::New, key: None },
+                PoolRow { slot: PoolSlot::NoTool, key: Some(Span::new(4, 13)) },
+            ])
+        );
+        // A key of no tool is never the tool's id; a negative slot other than the markers is no slot.
+        assert!(read_pool_rows(0, &[NO_TOOL, KEY_IS_ID]).is_err());
+        assert!(read_pool_rows(0, &[-7, KEY_IS_ID]).is_err());
+        assert!(read_pool_rows(1, &[0, KEY_IS_ID]).is_err());
+        // Slot 2 again ("x" "d"), a new tool without an id ("" "ab").
+        let text: Vec<u16> = "xdab".encode_utf16().collect();
+        assert_eq!(
+            read_pool_additions(text.len(), &[2, 1, 1, NEW_TOOL, NO_ID, 2]),
+            Ok(vec![
+                PoolAddition { slot: Some(2), id: Some(Span::new(0, 1)), description: Span::new(1, 2) },
+                PoolAddition { slot: None, id: None, description: Span::new(2, 4) },
+            ])
+        );
+        assert!(read_pool_additions(text.len(), &[2, 1, 1, NEW_TOOL, NO_ID, 1]).is_err());
+        assert!(read_pool_additions(0, &[-5, NO_ID, 0]).is_err());
     }
 
     #[test]

@@ -9,24 +9,11 @@
 use std::fmt;
 
 use crate::js::JsString;
-use crate::tool_search::{is_meta_tool, LOAD_TOOL, SEARCH_TOOLS};
+use crate::protocol::tool_search::is_meta_tool;
+use crate::protocol::tool_search::message_facts as code;
+use crate::protocol::tool_search::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 
 use super::NameSet;
-
-/// `part.type` of a tool invocation in a stored message.
-pub const TOOL_INVOCATION_PART: &str = "tool-invocation";
-/// `toolInvocation.state` of a completed invocation.
-pub const RESULT_STATE: &str = "result";
-
-/// The numbers of the facts layout.
-pub mod code {
-    /// A `search_tools` invocation.
-    pub const SEARCH_TOOLS: i32 = 1;
-    /// A `load_tool` invocation.
-    pub const LOAD_TOOL: i32 = 2;
-    /// In place of a name's length: there is no string there.
-    pub const NO_NAME: i32 = -1;
-}
 
 /// One `search_tools` / `load_tool` part of a message, as JavaScript found it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -96,9 +83,9 @@ impl std::error::Error for FactsError {}
 
 /// Reads the facts JavaScript wrote: per part,
 /// `[kind, isResult, success, n, len * n, m, len * m, toolNameLength]`,
-/// where `kind` is a [`code`], the flags are 0 or 1, the `n` lengths are
+/// where `kind` is a [`code`] (the protocol's `message_facts`), the flags are 0 or 1, the `n` lengths are
 /// `results[].name`, the `m` lengths `loaded[]`, and the last is
-/// `result.toolName`'s or [`code::NO_NAME`]; the names lie end to end in
+/// `result.toolName`'s or [`NO_NAME`](code::NO_NAME); the names lie end to end in
 /// `text`. Any other input is an error, never a panic.
 pub fn read_facts(text: &[u16], facts: &[i32]) -> Result<Vec<ToolResultFacts>, FactsError> {
     let mut reader = Reader { facts, at: 0, text, text_at: 0 };

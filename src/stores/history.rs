@@ -21,28 +21,10 @@ use std::fmt;
 
 use super::facts::{activate, ToolResultFacts};
 use super::NameSet;
+use crate::protocol::tool_search::message_facts::REMEMBERED_LISTS;
 
 #[cfg(doc)]
 use super::facts::activated_names_from_messages;
-
-/// How many message lists a processor remembers at once (the JavaScript
-/// half keeps the same number, in slots `0..REMEMBERED_LISTS`): enough for
-/// a few runs whose steps interleave, few enough that what they keep alive
-/// stays small.
-pub const REMEMBERED_LISTS: usize = 8;
-
-/// How many of a remembered list's last messages the JavaScript half checks
-/// within each step (their `content.parts`, its length, their meta-tool
-/// parts), beside those holding a meta-tool part; the others are compared by
-/// identity only. Mastra changes in place the latest message of a run (it
-/// appends parts to it and merges tool results into its calls), which this
-/// covers with room to spare.
-pub const RECHECKED_LAST_MESSAGES: usize = 32;
-
-/// A remembered list unused for this long is forgotten by the JavaScript
-/// half (which holds the caller's message objects), so that a finished run's
-/// messages are not kept alive; the next step on it reads it afresh.
-pub const REMEMBERED_LIST_IDLE_MS: f64 = 60_000.0;
 
 /// The names activated by one remembered list's meta-tool parts.
 #[derive(Default)]
@@ -112,9 +94,9 @@ impl RememberedLists {
 mod tests {
     use super::*;
     use crate::js::JsString;
+    use crate::protocol::tool_search::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
     use crate::stores::activated_names_from_messages;
     use crate::test_rng::Rng;
-    use crate::tool_search::{LOAD_TOOL, SEARCH_TOOLS};
 
     fn random_part(rng: &mut Rng) -> ToolResultFacts {
         let name = |rng: &mut Rng| JsString::from(format!("t{}", rng.next() % 12).as_str());

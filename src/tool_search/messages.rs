@@ -1,6 +1,8 @@
-//! Every string a model reads from `ToolSearchProcessor`: the instruction,
-//! the meta-tools' descriptions, and the messages in their results. They are
-//! behaviour, byte for byte the reference's.
+//! The strings a model reads from `ToolSearchProcessor` that Rust chooses or
+//! composes: the instruction, `search_tools`' description, the injected
+//! catalog and the messages in the meta-tools' results. (The fixed strings
+//! of the meta-tools' schemas are the protocol's `schemas`, which JavaScript
+//! puts in them.) They are behaviour, byte for byte the reference's.
 
 use crate::js::JsString;
 use crate::search::{truncate_description, SearchHit};
@@ -40,17 +42,6 @@ pub fn search_description(auto_load: bool) -> &'static str {
         SEARCH_DESCRIPTION
     }
 }
-
-pub const SEARCH_QUERY_DESCRIPTION: &str = "Search keywords (e.g., \"weather\", \"github issue\", \"database query\")";
-
-pub const LOAD_DESCRIPTION: &str = "Load one or more tools into your context. \
-Call this after finding tools with search_tools. \
-Once loaded, tools will be available for use. \
-Pass a single toolName or an array of toolNames to load multiple tools at once.";
-
-pub const LOAD_TOOL_NAME_DESCRIPTION: &str = "The exact name of a tool to load (from search results)";
-
-pub const LOAD_TOOL_NAMES_DESCRIPTION: &str = "Array of exact tool names to load in one call (from search results)";
 
 /// Introduces the injected catalog (`injectCatalog`) when `load_tool` is offered.
 pub const CATALOG_HEADER: &str = "The following tools are available to load. \

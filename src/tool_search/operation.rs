@@ -30,7 +30,7 @@
 //! starts (`search_tools` and the catalog ask in `'search'`, `load_tool` in
 //! `'load'`, the active tools in `'active'`), so the driver reads the phase
 //! once rather than with every question. The questions and answers are
-//! numbers ([`code`]).
+//! numbers (the protocol's [`operation`](crate::protocol::tool_search::operation)).
 
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -43,53 +43,27 @@ use parking_lot::Mutex;
 use crate::js::JsString;
 
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
+use crate::protocol::tool_search::operation as code;
 
-/// The numbers [`Operation::resume`] takes and gives.
-///
-/// A question is [`DONE`], [`NEED_RECORD`] (the driver hands the caller's
-/// record over with [`Operation::provide_record`] before resuming), or an
-/// [`Ask`] as `(tool << ask::KIND_BITS) | kind`: kind [`ask::TOOL`] asks the
-/// hook about `tool`; any other kind is `1 + 3 * lookup + found` (see
-/// [`ask`]) and asks which tool the record gives for a name, `tool` being the
-/// one the tables found (`0` when they found none, the name then being
-/// [`Operation::question_name`]).
-///
-/// An answer is [`ALLOWED`], [`DENIED`] or [`FAILED`] (anything else fails
-/// too), or `ALLOWED_AS + tool`: allowed, and the record gives `tool`, not
-/// the one the tables found.
-pub mod code {
-    /// What `resume` returns once the operation has ended.
-    pub const DONE: i32 = -1;
-    /// What `resume` returns when the operation needs the caller's record.
-    pub const NEED_RECORD: i32 = -2;
-    /// The answer `resume` is given before the first question.
-    pub const NO_VERDICT: i32 = -2;
-    /// The hook allowed the tool.
-    pub const ALLOWED: i32 = 1;
-    /// The hook denied the tool, or the record gives none.
-    pub const DENIED: i32 = 0;
-    /// The hook threw or its promise rejected.
-    pub const FAILED: i32 = -1;
-    /// Allowed, and the record gives the tool `code - ALLOWED_AS`.
-    pub const ALLOWED_AS: i32 = 2;
-
-    /// The kinds of an [`Ask`](super::Ask) question.
-    pub mod ask {
-        /// How many low bits hold the kind.
-        pub const KIND_BITS: u32 = 4;
-        /// Ask the hook about the tool.
-        pub const TOOL: i32 = 0;
-        /// A resolution's kind is `RESOLVE + FOUNDS * lookup + found`.
-        pub const RESOLVE: i32 = 1;
-        pub const FOUNDS: i32 = 3;
-        /// `lookup` in `1 + 3 * lookup + found`: key first, id first, id only.
-        pub const KEY_FIRST: i32 = 0;
-        pub const ID_FIRST: i32 = 1;
-        pub const ID_ONLY: i32 = 2;
-        /// `found` in `1 + 3 * lookup + found`: by key, by id, nothing.
-        pub const BY_KEY: i32 = 0;
-        pub const BY_ID: i32 = 1;
-        pub const MISSING: i32 = 2;
+/// The reads that find, in the caller's record as it is now, the tool the
+/// reference would find for a name looked up with `lookup`, where the tables
+/// (the record as it was) found `found`: what `findToolForDynamicName` or
+/// `findToolById` would find, read in O(1) where the record still holds
+/// what was found, by a scan where it does not. Where the tables found a
+/// tool by id and it still stands under its key with that id, it is taken
+/// without a scan, although a tool put since under an earlier key with the
+/// same id would come first in the reference; and with a hook, a name the
+/// tables found only as a key is taken as the key's tool without a scan,
+/// although a tool given that id since would come first in the reference.
+fn live_reads(lookup: Lookup, found: &Found) -> &'static [i32] {
+    use code::ask::{FIRST_BY_ID, OWN_KEY, STANDING};
+    match (lookup, found) {
+        (Lookup::KeyFirst, Found::ById(_)) => &[OWN_KEY, STANDING, FIRST_BY_ID],
+        (Lookup::KeyFirst, _) | (Lookup::IdFirst, Found::ByKey(_)) => &[OWN_KEY, FIRST_BY_ID],
+        (Lookup::IdFirst, Found::ById(_)) => &[STANDING, FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdFirst, Found::Missing(_)) => &[FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdOnly, Found::ById(_)) => &[STANDING, FIRST_BY_ID],
+        (Lookup::IdOnly, _) => &[FIRST_BY_ID],
     }
 }
 
@@ -121,17 +95,16 @@ impl Ask {
         let (tool, kind) = match self {
             Ask::Tool(tool) => (*tool, code::ask::TOOL),
             Ask::Resolve { lookup, found } => {
-                let lookup = match lookup {
-                    Lookup::KeyFirst => code::ask::KEY_FIRST,
-                    Lookup::IdFirst => code::ask::ID_FIRST,
-                    Lookup::IdOnly => code::ask::ID_ONLY,
-                };
-                let (tool, found) = match found {
+                let (tool, found_code) = match found {
                     Found::ByKey(tool) => (*tool, code::ask::BY_KEY),
                     Found::ById(tool) => (*tool, code::ask::BY_ID),
                     Found::Missing(_) => (0, code::ask::MISSING),
                 };
-                (tool, code::ask::RESOLVE + code::ask::FOUNDS * lookup + found)
+                let reads = live_reads(*lookup, found)
+                    .iter()
+                    .rev()
+                    .fold(0, |reads, &read| (reads << code::ask::READ_BITS) | read);
+                (tool, found_code | (reads << code::ask::FOUND_BITS))
             }
         };
         if tool < 0 {
@@ -400,12 +373,15 @@ mod tests {
             }
             answers
         });
-        let kind = |lookup: i32, found: i32| 1 + 3 * lookup + found;
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(code::ask::KEY_FIRST, code::ask::BY_KEY)));
+        use code::ask::{BY_ID, BY_KEY, FIRST_BY_ID, FOUND_BITS, MISSING, OWN_KEY, READ_BITS, STANDING};
+        let kind = |found: i32, reads: &[i32]| {
+            reads.iter().enumerate().fold(found, |kind, (i, read)| kind | read << (FOUND_BITS + i as u32 * READ_BITS))
+        };
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(BY_KEY, &[OWN_KEY, FIRST_BY_ID])));
         assert_eq!(operation.question_name(), None);
-        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(code::ask::ID_FIRST, code::ask::BY_ID)));
-        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(code::ask::ID_ONLY, code::ask::BY_ID)));
-        assert_eq!(operation.resume(code::DENIED), Ok(kind(code::ask::KEY_FIRST, code::ask::MISSING)));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(BY_ID, &[STANDING, FIRST_BY_ID, OWN_KEY])));
+        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(BY_ID, &[STANDING, FIRST_BY_ID])));
+        assert_eq!(operation.resume(code::DENIED), Ok(kind(MISSING, &[OWN_KEY, FIRST_BY_ID])));
         assert_eq!(operation.question_name(), Some(JsString::from("gone")));
         assert_eq!(operation.resume(code::ALLOWED_AS), Ok(code::DONE));
         assert_eq!(

@@ -1,5 +1,5 @@
 //! What the processor reads from a request: the thread whose loaded tools
-//! it uses.
+//! it uses, and the inputs of the meta-tools it is given.
 //!
 //! The thread is `requestContext.get('mastra__threadId')` when truthy, else
 //! the memory thread the Agent puts in the request context
@@ -10,11 +10,7 @@
 use crate::js::JsString;
 
 use super::given::{Given, Refused};
-
-/// The request-context key of the thread set by server middleware.
-pub const THREAD_ID_KEY: &str = "mastra__threadId";
-/// The request-context key of the memory context the Agent sets.
-pub const MEMORY_KEY: &str = "MastraMemory";
+use crate::protocol::tool_search::request_context::{MEMORY as MEMORY_KEY, THREAD_ID as THREAD_ID_KEY};
 
 /// The memory context as JavaScript read it: `memory =
 /// requestContext.get('MastraMemory')`, `memory?.thread`,
@@ -82,6 +78,41 @@ pub fn thread_to_clear(thread: &Given) -> Result<Option<&JsString>, Refused> {
         Given::String(thread) => Ok(Some(thread)),
         other => Err(Refused::new("clearState's thread id", "a string", other)),
     }
+}
+
+/// `search_tools`' `query`: a string.
+pub fn search_query(query: Given) -> Result<JsString, Refused> {
+    match query {
+        Given::String(query) => Ok(query),
+        other => Err(Refused::new("search_tools' query", "a string", &other)),
+    }
+}
+
+/// `load_tool`'s `toolName`: a string, or absent (`undefined` or `null`).
+pub fn load_tool_name(name: Given) -> Result<Option<JsString>, Refused> {
+    match name {
+        name if name.is_nullish() => Ok(None),
+        Given::String(name) => Ok(Some(name)),
+        other => Err(Refused::new("load_tool's toolName", "a string", &other)),
+    }
+}
+
+/// `load_tool`'s `toolNames`: absent (`undefined`), or an array of strings,
+/// `elements` being its elements when it is an array.
+pub fn load_tool_names(names: Given, elements: Option<Vec<Given>>) -> Result<Option<Vec<JsString>>, Refused> {
+    if names == Given::Undefined {
+        return Ok(None);
+    }
+    let refused = || Refused::new("load_tool's toolNames", "an array of strings", &names);
+    let elements = elements.ok_or_else(refused)?;
+    let mut strings = Vec::with_capacity(elements.len());
+    for element in elements {
+        match element {
+            Given::String(name) => strings.push(name),
+            _ => return Err(refused()),
+        }
+    }
+    Ok(Some(strings))
 }
 
 #[cfg(test)]

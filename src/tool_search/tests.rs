@@ -591,24 +591,24 @@ fn pooled_step_catalogs_merge_and_search_as_catalogs_from_the_text() {
     let text_resolved = Tools::new(&resolved.map(|(key, id, description, _)| (key, id, description)));
     let by_text = search.step_catalog(&tools.entries(), &text_resolved.entries()).unwrap();
 
-    // The record's tools in slots 0..3, the step's after them.
+    // Every tool new to the pool (the record's, then the step's that hold
+    // one): the pool gives them slots 0.. in order.
     let all: Vec<_> = tools.0.iter().chain(&text_resolved.0).collect();
-    let added: Vec<PoolTool<'_>> = all
-        .iter()
-        .enumerate()
-        .map(|(slot, (_, id, description))| PoolTool { slot: slot as Slot, id: id.as_deref(), description })
+    let has_tool = |i: usize| i < 3 || resolved[i - 3].3;
+    let added: Vec<PoolTool<'_>> = (0..all.len())
+        .filter(|&i| has_tool(i))
+        .map(|i| PoolTool { slot: None, id: all[i].1.as_deref(), description: &all[i].2 })
         .collect();
-    search.update_pool(&[], &added, None).unwrap();
-    let pooled = |i: usize, has_tool: bool| {
-        let (key, id, _) = all[i];
-        PooledTool {
-            slot: has_tool.then_some(i as Slot),
-            key: (id.as_deref() != Some(&key[..]) || !has_tool).then_some(&key[..]),
-        }
-    };
-    let record: Vec<PooledTool<'_>> = (0..3).map(|i| pooled(i, true)).collect();
-    let step: Vec<PooledTool<'_>> = resolved.iter().enumerate().map(|(i, r)| pooled(3 + i, r.3)).collect();
-    let by_pool = search.pooled_step_catalog(&record, &step).unwrap();
+    let rows: Vec<(PoolSlot, Option<&[u16]>)> = (0..all.len())
+        .map(|i| {
+            let (key, id, _) = all[i];
+            let slot = if has_tool(i) { PoolSlot::New } else { PoolSlot::NoTool };
+            (slot, (id.as_deref() != Some(&key[..]) || !has_tool(i)).then_some(&key[..]))
+        })
+        .collect();
+    let step = PoolStep { added: &added, parameters: None, released: &[], rows: &rows, record_count: 3 };
+    let (by_pool, changes) = search.pool_step_catalog(step).unwrap();
+    assert_eq!(changes, PoolChanges { added: (0..added.len() as Slot).collect(), forgotten: vec![] });
 
     assert_eq!(by_pool.sources, by_text.sources);
     assert_eq!(by_pool.visible, by_text.visible);

@@ -2,19 +2,7 @@
 //! `Int32Array` it reuses, instead of objects: Node-API builds an object one
 //! property at a time, which costs more than a search of a small catalog,
 //! while the wrapper builds the same objects from this layout for far less.
-//!
-//! - At [`COUNT`], the number of checks, then from [`CHECKS`] their question
-//!   codes (the core's `operation::code`): the resolutions the operation
-//!   trusted the tables with, for the wrapper to check against the caller's
-//!   record. [`UNCHECKED`] in place of the number says they could not be
-//!   handed over here: the wrapper then runs the operation with questions.
-//! - Right after the checks, `search_tools`' answer: [`HEADER`] words (the
-//!   number of results, the message's length), then from the next index a
-//!   `Float64Array` over the buffer can read, [`RESULT_WORDS`] words per
-//!   result: its name's length at [`NAME_LENGTH`], its description's at
-//!   [`DESCRIPTION_LENGTH`], its score from [`SCORE`] (an `f64`, in native
-//!   byte order). The text returned alongside is the message, then each
-//!   result's name and description.
+//! The layout is the protocol's `flat`.
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::tool_search::{Ask, Found, SearchOutcome, VerifyAfter};
@@ -23,14 +11,9 @@ use napi::bindgen_prelude::*;
 use super::{internal_error, SearchToolsOutput};
 use crate::buffers::Int32Out;
 
-pub const COUNT: usize = 0;
-pub const CHECKS: usize = 1;
-pub const UNCHECKED: i32 = -1;
-pub const HEADER: usize = 2;
-pub const RESULT_WORDS: usize = 4;
-pub const NAME_LENGTH: usize = 0;
-pub const DESCRIPTION_LENGTH: usize = 1;
-pub const SCORE: usize = 2;
+pub use mastra_native_processors::protocol::tool_search::flat::{
+    CHECKS, COUNT, DESCRIPTION_LENGTH, HEADER, NAME_LENGTH, RESULT_WORDS, SCORE, UNCHECKED,
+};
 
 /// `i32` words per `f64`: where a score may start.
 const F64_WORDS: usize = size_of::<f64>() / size_of::<i32>();

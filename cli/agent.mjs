@@ -1,0 +1,101 @@
+// `bench`'s agent request: a Mastra Agent of the installed release with
+// ToolCallFilter and ToolSearchProcessor (Mastra's or ours), driven by a
+// scripted model with no latency that searches, loads a tool and answers.
+// Nothing reaches the network and the user's tools are never executed.
+
+import { performance } from 'node:perf_hooks'
+
+const HOOKS = ['processInput', 'processInputStep', 'processLLMRequest', 'processOutputStream', 'processOutputStep', 'processOutputResult']
+
+/**
+ * A LanguageModelV2 that answers a request's calls in turn: search_tools with
+ * `query`, load_tool of `toolName`, then a text. The call's place in the run
+ * is the number of assistant messages after the last user message.
+ */
+function scriptedModel(query, toolName, record) {
+  const usage = { inputTokens: 1, outputTokens: 1, totalTokens: 2 }
+  const call = (id, name, input) => ({ type: 'tool-call', toolCallId: id, toolName: name, input: JSON.stringify(input) })
+  return {
+    specificationVersion: 'v2',
+    provider: 'mastra-native-processors',
+    modelId: 'bench-script',
+    supportedUrls: {},
+    async doGenerate({ prompt, tools }) {
+      record?.(prompt, tools)
+      const lastUser = prompt.findLastIndex((message) => message.role === 'user')
+      const step = prompt.slice(lastUser + 1).filter((message) => message.role === 'assistant').length
+      const content = [[call('bench-search', 'search_tools', { query })], [call('bench-load', 'load_tool', { toolName })]][step] ?? [{ type: 'text', text: 'Done.' }]
+      return { content, finishReason: step < 2 ? 'tool-calls' : 'stop', usage, warnings: [] }
+    },
+    async doStream() {
+      throw new Error('the bench model answers generate only')
+    },
+  }
+}
+
+/** What the model was sent on one call: the tools offered and the prompt, as text without the times messages were made. */
+const callView = (prompt, tools) => ({
+  tools: (tools ?? []).map((tool) => tool.name),
+  prompt: JSON.stringify(prompt, (key, value) => (key === 'createdAt' ? undefined : value)),
+})
+
+/**
+ * One implementation's request (`host` gives Agent, ToolSearchProcessor and
+ * ToolCallFilter): `run()` makes one `agent.generate` after `history`;
+ * `reset()` forgets the loaded tool; `seen()` runs once and returns what the
+ * model was sent; `hooksPerRequest()` times a few requests and returns the
+ * milliseconds the processors' own hooks took of each.
+ */
+export function agentRequest(host, tools, history, query, toolName) {
+  const toolSearch = new host.ToolSearchProcessor({ tools })
+  const filter = new host.ToolCallFilter()
+  let recorded = null
+  const model = scriptedModel(query, toolName, (prompt, offered) => recorded?.push(callView(prompt, offered)))
+  const agent = new host.Agent({
+    id: 'bench',
+    name: 'bench',
+    instructions: 'Find the tool you need, load it, then answer.',
+    model,
+    inputProcessors: [filter, toolSearch],
+  })
+  const messages = [...history, { role: 'user', content: `I need something about ${query}.` }]
+  let hookMs = 0
+  for (const processor of [filter, toolSearch]) {
+    for (const hook of HOOKS) {
+      const original = processor[hook]
+      if (typeof original !== 'function') continue
+      processor[hook] = async function (...args) {
+        const started = performance.now()
+        try {
+          return await original.apply(this, args)
+        } finally {
+          hookMs += performance.now() - started
+        }
+      }
+    }
+  }
+  const run = () => agent.generate(messages, { maxSteps: 4 })
+  const reset = () => toolSearch.clearAllState()
+  return {
+    run,
+    reset,
+    async seen() {
+      recorded = []
+      reset()
+      const result = await run()
+      const calls = recorded
+      recorded = null
+      reset()
+      return { calls, text: result.text }
+    },
+    async hooksPerRequest(requests = 10) {
+      hookMs = 0
+      for (let i = 0; i < requests; i++) {
+        reset()
+        await run()
+      }
+      reset()
+      return hookMs / requests
+    },
+  }
+}

@@ -1,0 +1,256 @@
+//! The boundary between `ToolSearchProcessor`'s two halves: every code,
+//! layout, limit, default and shared string, declared once in
+//! [`tool_search_protocol!`](crate::tool_search_protocol), which makes the
+//! constants here and, in the binding, what `toolSearchProtocol()` returns
+//! to JavaScript (see [`crate::protocol`]). It imports nothing, so every
+//! module of the core can read it.
+
+/// The declaration (see [`crate::protocol`]): hands it to the macro named.
+#[macro_export]
+macro_rules! tool_search_protocol {
+    ($($then:tt)*) => { $($then)*! {
+        [$crate::protocol::tool_search]
+        #[doc = "Every code, layout, limit, default and shared string of"]
+        #[doc = "`ToolSearchProcessor`'s boundary."]
+        pub fn tool_search_protocol() -> ToolSearchProtocol {
+            #[doc = "The processor as Mastra's names it."]
+            pub mod processor: ProcessorNames {
+                pub const ID: &str = "tool-search";
+                pub const NAME: &str = "Tool Search Processor";
+                pub const DESCRIPTION: &str = "Enables dynamic tool discovery and loading via search";
+            }
+
+            #[doc = "The meta-tools' ids (and keys): never searchable, never withheld."]
+            pub mod meta_tools: MetaToolNames {
+                pub const SEARCH_TOOLS: &str = "search_tools";
+                pub const LOAD_TOOL: &str = "load_tool";
+            }
+
+            #[doc = "The descriptions in the meta-tools' schemas (`search_tools`' own"]
+            #[doc = "description and the instruction depend on `autoLoad`, and come"]
+            #[doc = "with each processor's settings)."]
+            pub mod schemas: SchemaStrings {
+                pub const SEARCH_QUERY_DESCRIPTION: &str =
+                    "Search keywords (e.g., \"weather\", \"github issue\", \"database query\")";
+                pub const LOAD_DESCRIPTION: &str = "Load one or more tools into your context. \
+                    Call this after finding tools with search_tools. \
+                    Once loaded, tools will be available for use. \
+                    Pass a single toolName or an array of toolNames to load multiple tools at once.";
+                pub const LOAD_TOOL_NAME_DESCRIPTION: &str = "The exact name of a tool to load (from search results)";
+                pub const LOAD_TOOL_NAMES_DESCRIPTION: &str =
+                    "Array of exact tool names to load in one call (from search results)";
+            }
+
+            #[doc = "The documented defaults, which the core applies where an option"]
+            #[doc = "is `undefined` or `null`."]
+            pub mod defaults: ToolSearchDefaults {
+                pub const TOP_K: f64 = 5.0;
+                pub const MIN_SCORE: f64 = 0.0;
+                pub const AUTO_LOAD: bool = false;
+                pub const STORAGE: &str = "in-memory";
+                #[doc = "In milliseconds: one hour."]
+                pub const TTL: f64 = 3_600_000.0;
+                pub const INCLUDE_RESOLVED_TOOLS: bool = false;
+                pub const INJECT_CATALOG: bool = false;
+                #[doc = "`search.ranking`: the reference's, so results are"]
+                #[doc = "`@mastra/core`'s unless asked otherwise."]
+                pub const RANKING: &str = "reference";
+                #[doc = "The thread of requests without one, and what `clearState()` clears."]
+                pub const THREAD: &str = "default";
+            }
+
+            #[doc = "The `storage` option's values."]
+            pub const STORAGES: &[&str] = &["in-memory", "context"];
+            #[doc = "The `search.ranking` option's values."]
+            pub const RANKINGS: &[&str] = &["reference", "fielded", "hybrid"];
+            #[doc = "The `phase` values the filter hook receives: `search_tools` and"]
+            #[doc = "the injected catalog ask in the first, `load_tool` in the"]
+            #[doc = "second, the loaded tools in the third."]
+            pub const PHASES: &[&str] = &["search", "load", "active"];
+
+            #[doc = "The request-context keys the thread is read from."]
+            pub mod request_context: RequestContextKeys {
+                #[doc = "The thread set by server middleware."]
+                pub const THREAD_ID: &str = "mastra__threadId";
+                #[doc = "The memory context the Agent sets."]
+                pub const MEMORY: &str = "MastraMemory";
+            }
+
+            #[doc = "The numbers `NativeOperation.resume` takes and gives."]
+            #[doc = ""]
+            #[doc = "A question is `DONE`, `NEED_RECORD` (the driver hands the"]
+            #[doc = "caller's record over with `useRecord` before resuming), or a"]
+            #[doc = "tool question `(tool << ask.KIND_BITS) | kind`: kind"]
+            #[doc = "`ask.TOOL` asks the hook about `tool`; any other asks which tool"]
+            #[doc = "the record gives for a name, and whether the hook allows it,"]
+            #[doc = "`tool` being the one the tables found (`0` when they found none)."]
+            #[doc = "The same codes, in `flat`, are the checks of an answer made"]
+            #[doc = "trusting the tables."]
+            #[doc = ""]
+            #[doc = "An answer is `ALLOWED`, `DENIED` or `FAILED` (anything else"]
+            #[doc = "fails too), or `ALLOWED_AS + tool`: allowed, and the record"]
+            #[doc = "gives `tool`, not the one the tables found."]
+            pub mod operation: OperationCodes {
+                #[doc = "What `resume` returns once the operation has ended."]
+                pub const DONE: i32 = -1;
+                #[doc = "What `resume` returns when the operation needs the caller's record."]
+                pub const NEED_RECORD: i32 = -2;
+                #[doc = "The answer `resume` is given before the first question."]
+                pub const NO_VERDICT: i32 = -2;
+                #[doc = "The hook allowed the tool."]
+                pub const ALLOWED: i32 = 1;
+                #[doc = "The hook denied the tool, or the record gives none."]
+                pub const DENIED: i32 = 0;
+                #[doc = "The hook threw or its promise rejected."]
+                pub const FAILED: i32 = -1;
+                #[doc = "Allowed, and the record gives the tool `answer - ALLOWED_AS`."]
+                pub const ALLOWED_AS: i32 = 2;
+
+                #[doc = "A tool question's kind, in its low `KIND_BITS` bits."]
+                pub mod ask: AskCodes {
+                    pub const KIND_BITS: u32 = 8;
+                    #[doc = "Ask the hook about the tool."]
+                    pub const TOOL: i32 = 0;
+                    #[doc = "Any other kind resolves a name in the caller's record as it is now:"]
+                    #[doc = "what the tables found for it, in the low `FOUND_BITS` bits (the name"]
+                    #[doc = "is then the key found, the id found, or the operation's `questionName`),"]
+                    #[doc = "then the reads to make, `READ_BITS` bits each, the first lowest, until"]
+                    #[doc = "one gives a tool (none: the record gives none)."]
+                    pub const FOUND_BITS: u32 = 2;
+                    pub const BY_KEY: i32 = 1;
+                    pub const BY_ID: i32 = 2;
+                    pub const MISSING: i32 = 3;
+                    pub const READ_BITS: u32 = 2;
+                    #[doc = "`tools[name]`, own keys only."]
+                    pub const OWN_KEY: i32 = 1;
+                    #[doc = "The tool found by id, if it still stands under its key with that id."]
+                    pub const STANDING: i32 = 2;
+                    #[doc = "The first tool, in key order, whose `id` is the name."]
+                    pub const FIRST_BY_ID: i32 = 3;
+                }
+            }
+
+            #[doc = "What JavaScript found where it reads a tools record, and cannot use:"]
+            #[doc = "it hands the value to `refuseToolSearchValue`, which throws the"]
+            #[doc = "`TypeError` that names it."]
+            pub mod refused: RefusedValues {
+                #[doc = "The options object."]
+                pub const OPTIONS: i32 = 0;
+                #[doc = "`options.tools`."]
+                pub const TOOLS: i32 = 1;
+                #[doc = "A value of `options.tools` (under the key given) that is no tool,"]
+                #[doc = "and a tool's `id` or `description` that is no string."]
+                pub const TOOL: i32 = 2;
+                pub const TOOL_ID: i32 = 3;
+                pub const TOOL_DESCRIPTION: i32 = 4;
+                #[doc = "The same among a step's tools."]
+                pub const STEP_TOOL: i32 = 5;
+                pub const STEP_TOOL_ID: i32 = 6;
+                pub const STEP_TOOL_DESCRIPTION: i32 = 7;
+            }
+
+            #[doc = "How a tools record crosses (the core's `search::table`): every"]
+            #[doc = "key, id and description end to end in one UTF-16 text, and per"]
+            #[doc = "tool, in `Object.keys` order, `[keyLength, idLength,"]
+            #[doc = "descriptionLength]`. A step's selection of analysed tools"]
+            #[doc = "crosses as `[slot, keyLength]` per tool (the keys that are not"]
+            #[doc = "their tool's id in a text), the tools to analyse first as"]
+            #[doc = "`[slot, idLength, descriptionLength]`."]
+            pub mod tool_table: ToolTableCodes {
+                #[doc = "Numbers per tool."]
+                pub const COLUMNS: usize = 3;
+                #[doc = "In place of the id length: the tool has no string id."]
+                pub const NO_ID: i32 = -1;
+                #[doc = "In place of the id length: the id equals the key (and is"]
+                #[doc = "not repeated in the text; most tools are keyed by their id)."]
+                pub const ID_IS_KEY: i32 = -2;
+                #[doc = "Numbers per tool of a selection."]
+                pub const ROW_COLUMNS: usize = 2;
+                #[doc = "Numbers per tool to analyse (the id length possibly `NO_ID`)."]
+                pub const ADDITION_COLUMNS: usize = 3;
+                #[doc = "In place of a slot: a key of the step's tools that holds no"]
+                #[doc = "tool (a meta-tool's key, passed through)."]
+                pub const NO_TOOL: i32 = -1;
+                #[doc = "In place of a key length: the key is the tool's id."]
+                pub const KEY_IS_ID: i32 = -2;
+                #[doc = "In place of a slot: a tool new to the pool, analysed in this call"]
+                #[doc = "(among the tools to analyse, in order); the pool gives it a slot."]
+                pub const NEW_TOOL: i32 = -2;
+            }
+
+            #[doc = "What the `'context'` store reads of the messages (the core's"]
+            #[doc = "`stores::facts`): per `search_tools`/`load_tool` part,"]
+            #[doc = "`[kind, isResult, success, n, len * n, m, len * m,"]
+            #[doc = "toolNameLength]`, the `n` lengths `results[].name`'s, the `m`"]
+            #[doc = "lengths `loaded[]`'s, the last `result.toolName`'s; the names"]
+            #[doc = "end to end in one text."]
+            pub mod message_facts: MessageFactsCodes {
+                #[doc = "`part.type` of a tool invocation."]
+                pub const TOOL_INVOCATION_PART: &str = "tool-invocation";
+                #[doc = "`toolInvocation.state` of a completed one."]
+                pub const RESULT_STATE: &str = "result";
+                #[doc = "The kind of a `search_tools` invocation."]
+                pub const SEARCH_TOOLS: i32 = 1;
+                #[doc = "The kind of a `load_tool` invocation."]
+                pub const LOAD_TOOL: i32 = 2;
+                #[doc = "In place of a name's length: no string there."]
+                pub const NO_NAME: i32 = -1;
+                #[doc = "How many message lists a processor remembers at once, in"]
+                #[doc = "slots `0..REMEMBERED_LISTS` (the core's `stores::history`):"]
+                #[doc = "enough for a few runs whose steps interleave, few enough"]
+                #[doc = "that what they keep alive stays small."]
+                pub const REMEMBERED_LISTS: usize = 8;
+            }
+
+            #[doc = "What an operation without questions hands the wrapper in the"]
+            #[doc = "`Int32Array` it reuses, instead of objects (Node-API builds an"]
+            #[doc = "object one property at a time, which costs more than a search"]
+            #[doc = "of a small catalog)."]
+            #[doc = ""]
+            #[doc = "At `COUNT`, the number of checks, then from `CHECKS` their"]
+            #[doc = "question codes: the resolutions the operation trusted the"]
+            #[doc = "tables with, for the wrapper to check against the caller's"]
+            #[doc = "record. `UNCHECKED` in place of the number says they could not"]
+            #[doc = "be handed over: the wrapper then runs the operation with"]
+            #[doc = "questions. Right after the checks, `search_tools`' answer:"]
+            #[doc = "`HEADER` words (the number of results, the message's length),"]
+            #[doc = "then from the next index a `Float64Array` over the buffer can"]
+            #[doc = "read, `RESULT_WORDS` words per result: its name's length at"]
+            #[doc = "`NAME_LENGTH`, its description's at `DESCRIPTION_LENGTH`, its"]
+            #[doc = "score from `SCORE` (an `f64`, in native byte order). The text"]
+            #[doc = "returned alongside is the message, then each result's name and"]
+            #[doc = "description."]
+            pub mod flat: FlatLayout {
+                pub const COUNT: usize = 0;
+                pub const CHECKS: usize = 1;
+                pub const UNCHECKED: i32 = -1;
+                pub const HEADER: usize = 2;
+                pub const RESULT_WORDS: usize = 4;
+                pub const NAME_LENGTH: usize = 0;
+                pub const DESCRIPTION_LENGTH: usize = 1;
+                pub const SCORE: usize = 2;
+            }
+
+            #[doc = "How many analyses the pool of tools keeps when steps come"]
+            #[doc = "faster than their tools are collected: it is swept when it"]
+            #[doc = "holds more than `POOL_SWEEP_FLOOR` and more than"]
+            #[doc = "`POOL_SWEEP_FACTOR` times the step's tools, and keeps the"]
+            #[doc = "tools the last `POOL_KEPT_SELECTIONS` step catalogs read."]
+            pub mod retention: RetentionBounds {
+                pub const POOL_SWEEP_FLOOR: usize = 16_384;
+                pub const POOL_SWEEP_FACTOR: usize = 4;
+                pub const POOL_KEPT_SELECTIONS: usize = 4;
+            }
+        }
+    } };
+}
+
+tool_search_protocol!(crate::protocol::declare);
+
+/// Whether a key (or a tool invocation's `toolName`) names a meta-tool.
+pub fn is_meta_tool(key: &[u16]) -> bool {
+    use meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
+    // Most keys differ in length: the meta-tools' names are ASCII.
+    (key.len() == SEARCH_TOOLS.len() && key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()))
+        || (key.len() == LOAD_TOOL.len() && key.iter().copied().eq(LOAD_TOOL.encode_utf16()))
+}
