@@ -65,7 +65,7 @@ describe('panics', () => {
       () => native.__panicInPlainCallbackForTesting(),
       (error) => error instanceof Error && error.message === 'a deliberate panic in a plain callback',
     )
-    assert.equal(native.supportedMastraRange(), '>=1.59.0 <1.72.0')
+    assert.equal(native.mastraPeerRange(), '^1.59.0')
   })
 })
 
