@@ -307,7 +307,6 @@ function describe(value) {
   return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`
 }
 
-globalThis.__st = {}; globalThis.__st.__toolCallFilterHistoryToolCallIds = new Set(); globalThis.__keep = new CallIds(); globalThis.__keep.intern("a"); globalThis.__keep.lookup("b")
 module.exports = {
   codes,
   ExcludeMode,

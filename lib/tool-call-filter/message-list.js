@@ -24,6 +24,17 @@ const TAPE = codes.messageList
 const PLAN = codes.plan
 const { seen: SEEN_KEY, steps: STEPS_KEY } = codes.stateKeys
 
+/**
+ * A step's `state` as the filter leaves it: an empty object given the two
+ * keys. A state lives for one run, and the hidden classes those stores make
+ * are reached from the empty object's only by transitions, which V8 holds
+ * weakly: a full collection between runs would free them and deoptimize the
+ * code compiled against them. This object keeps them alive.
+ */
+const recordedStateShape = {}
+recordedStateShape[SEEN_KEY] = []
+recordedStateShape[STEPS_KEY] = []
+
 /** Messages per tape by exclude mode, asked of the core once per mode: a native call costs about a microsecond. */
 const runLengths = new Map()
 
@@ -410,4 +421,23 @@ function applyPlan(messages, from, to, plan, strings, out) {
   }
 }
 
-module.exports = { ToolCallFilter }
+/**
+ * A rebuilt content as `applyPlan` makes it, for the usual format-2 shapes
+ * (with and without a `content` string), with the legacy `toolInvocations`
+ * set again. The rest pattern in `withoutLegacy` builds its object by
+ * adding each key to an empty one, and `applyPlan` adds `toolInvocations`
+ * to that: each a transition, which V8 holds weakly. The contents live for
+ * one call, so without these a full collection between requests would free
+ * those classes and deoptimize `applyPlan` and its callers.
+ */
+const contentShapes = [
+  { format: 2, parts: [], toolInvocations: [] },
+  { format: 2, parts: [], content: '', toolInvocations: [] },
+].map((content) => {
+  const shape = withoutLegacy(content, [])
+  shape.toolInvocations = []
+  return shape
+})
+
+// Exported so that they stay reachable: a module's local that no function reads does not.
+module.exports = { ToolCallFilter, recordedStateShape, contentShapes }

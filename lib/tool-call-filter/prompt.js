@@ -27,6 +27,19 @@ const INPUT = codes.promptInput
 const PLAN = codes.plan
 const HISTORY_KEY = codes.stateKeys.history
 
+/**
+ * A request's `state` as the filter leaves it after its first call: an empty
+ * object given the history key. The hidden class that store makes is reached
+ * from the empty object's only by a transition, which V8 holds weakly; a
+ * state lives for one request, so a full collection between requests would
+ * free that class and deoptimize `processLLMRequest` and
+ * `writeRecordedHistory`, compiled against it, for every request after it.
+ * This object keeps the class alive (a `Set`, as the field holds, so its
+ * field type stays what the compiled code assumes).
+ */
+const recordedStateShape = {}
+recordedStateShape[HISTORY_KEY] = new Set()
+
 /** The prompt filter of a release; `preservedResults` is that release's rule. */
 function definePromptToolCallFilter(preservedResults) {
   const everyResult = preservedResults === PreservedResultsRule.Every
@@ -266,4 +279,5 @@ function applyPlan(prompt, plan, at, strings) {
   return filtered
 }
 
-module.exports = { definePromptToolCallFilter }
+// Exported so that it stays reachable: a module's local that no function reads does not.
+module.exports = { definePromptToolCallFilter, recordedStateShape }
