@@ -9,6 +9,25 @@ const { TapeWriter } = require('../tape-writer.js')
 
 const codes = native.toolCallFilterCodes()
 const { ExcludeMode, excludeMode } = native
+
+/**
+ * `name` as V8 keeps a property's name: interned, as a key read back from an
+ * object is. A string made by Node-API is not, and an inline cache that sees
+ * a computed key compares it with the name it recorded by identity: the
+ * store of a request's history into its `state` went megamorphic on its
+ * second call, and a megamorphic store looks its handler up in a cache that
+ * every full collection empties.
+ */
+function propertyKey(name) {
+  return Object.keys({ [name]: true })[0]
+}
+
+/** The keys the filter records under in a request's `state`, interned. */
+const stateKeys = {
+  history: propertyKey(codes.stateKeys.history),
+  seen: propertyKey(codes.stateKeys.seen),
+  steps: propertyKey(codes.stateKeys.steps),
+}
 const NODE = codes.modelOutput
 
 /**
@@ -309,6 +328,7 @@ function describe(value) {
 
 module.exports = {
   codes,
+  stateKeys,
   ExcludeMode,
   takeScratch,
   releaseScratch,

@@ -9,6 +9,7 @@
 const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
 const {
   codes,
+  stateKeys,
   ExcludeMode,
   takeScratch,
   releaseScratch,
@@ -22,7 +23,7 @@ const {
 
 const TAPE = codes.messageList
 const PLAN = codes.plan
-const { seen: SEEN_KEY, steps: STEPS_KEY } = codes.stateKeys
+const { seen: SEEN_KEY, steps: STEPS_KEY } = stateKeys
 
 /**
  * A step's `state` as the filter leaves it: an empty object given the two

@@ -11,6 +11,7 @@
 const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
   codes,
+  stateKeys,
   ExcludeMode,
   takeScratch,
   releaseScratch,
@@ -25,7 +26,7 @@ const {
 const TAPE = codes.prompt
 const INPUT = codes.promptInput
 const PLAN = codes.plan
-const HISTORY_KEY = codes.stateKeys.history
+const HISTORY_KEY = stateKeys.history
 
 /**
  * A request's `state` as the filter leaves it after its first call: an empty
