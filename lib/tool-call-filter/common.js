@@ -141,6 +141,8 @@ class Scratch {
   lazyJson = new Map()
   /** The objects a model output being written is inside; empty between outputs. */
   ancestors = []
+  /** Where the prompt's results with their own model output are: message and part indexes, in pairs. */
+  ownOutputs = []
   busy = false
 
   /** Empties the buffers for the next tape of a call. */
@@ -154,6 +156,7 @@ class Scratch {
     if (this.lazyJson.size !== 0) this.lazyJson.clear()
     // Left behind only by a getter that threw in the middle of an output.
     if (this.ancestors.length !== 0) this.ancestors.length = 0
+    if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
   }
 }
 

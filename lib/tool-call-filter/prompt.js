@@ -77,23 +77,33 @@ function definePromptToolCallFilter(preservedResults) {
         writePrompt(scratch, prompt, names, ids, withOutputs)
         const tapeLength = tape.length - INPUT.head
         const historyLength = this.#usesHistory ? writeRecordedHistory(state, ids, tape) : INPUT.absent
+        const outputsStart = tape.length
+        // Excluding every tool under the rule of 1.68 and later, the results
+        // that go are nearly all those with their own model output: their
+        // outputs go with the first round (`input::OUTPUTS_AHEAD`), sparing
+        // a second, which reads the whole prompt tape again.
+        const ahead = withOutputs && !everyResult && names === null && writeOwnOutputs(scratch, prompt)
         const data = tape.data
-        data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0)
+        data[INPUT.flags] =
+          (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
         data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length
         data[INPUT.tapeLength] = tapeLength
         data[INPUT.historyLength] = historyLength
-        data[INPUT.outputsLength] = INPUT.absent
+        data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
         askPrompt(scratch, steps)
         if (scratch.plan[0] === 1) state[HISTORY_KEY] = ids.set
         if (scratch.plan[1] === PromptAnswer.NeedsOutputs) {
-          const outputsStart = tape.length
+          // Those asked for, in their order, in place of any written ahead.
+          tape.length = outputsStart
           writeOutputs(scratch, prompt, scratch.plan, 2)
-          tape.data[INPUT.outputsLength] = tape.length - outputsStart
+          const head = tape.data
+          head[INPUT.flags] &= ~INPUT.outputsAhead
+          head[INPUT.outputsLength] = tape.length - outputsStart
           askPrompt(scratch, steps)
-          if (scratch.plan[1] === PromptAnswer.NeedsJson) {
-            fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(3, 3 + scratch.plan[2]))
-            askPrompt(scratch, steps)
-          }
+        }
+        if (scratch.plan[1] === PromptAnswer.NeedsJson) {
+          fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(3, 3 + scratch.plan[2]))
+          askPrompt(scratch, steps)
         }
         if (scratch.plan[1] === PromptAnswer.Unchanged) return undefined
         return { prompt: applyPlan(prompt, scratch.plan, 2, scratch.strings) }
@@ -158,6 +168,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
     throw new TypeError(`ToolCallFilter: expected the prompt to be an array of messages, got ${describe(prompt)}`)
   }
   const tape = scratch.tape
+  const ownOutputs = scratch.ownOutputs
   tape.reserve(prompt.length + 1)
   let data = tape.data
   let n = tape.length
@@ -201,7 +212,10 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       let code = isCall ? TAPE.toolCall : TAPE.toolResult
       if (id) code += callIdField(ids.intern(id))
       if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
-      if (!isCall && withOutputs && hasOwnModelOutput(part)) code |= TAPE.ownOutput
+      if (!isCall && withOutputs && hasOwnModelOutput(part)) {
+        code |= TAPE.ownOutput
+        ownOutputs.push(i, j)
+      }
       data[n++] = code
     }
   }
@@ -238,6 +252,27 @@ function callIdField(index) {
 function hasOwnModelOutput(part) {
   const mastra = part.providerOptions?.mastra
   return Boolean(mastra) && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null
+}
+
+/**
+ * Writes on the tape the outputs of every result with its own model output,
+ * in prompt order, and says whether it did. A getter that throws on the way
+ * leaves nothing written: the output may be one of a result that stays,
+ * which the reference never reads, and those that go are asked for again.
+ */
+function writeOwnOutputs(scratch, prompt) {
+  const parts = scratch.ownOutputs
+  if (parts.length === 0) return false
+  const tape = scratch.tape
+  const start = tape.length
+  try {
+    for (let k = 0; k < parts.length; k += 2) writeModelOutput(scratch, tape, prompt[parts[k]].content[parts[k + 1]].output)
+  } catch {
+    tape.length = start
+    scratch.ancestors.length = 0
+    return false
+  }
+  return true
 }
 
 /** Writes on the tape the outputs of the results an answer asks for, from `answer[at]` on. */

@@ -61,6 +61,7 @@ pub struct PromptInputCodes {
     pub head: u32,
     pub preserve_model_output: i32,
     pub every_result: i32,
+    pub outputs_ahead: i32,
     pub absent: i32,
 }
 
@@ -168,6 +169,7 @@ pub fn tool_call_filter_codes() -> ToolCallFilterCodes {
             head: input::HEAD as u32,
             preserve_model_output: input::PRESERVE_MODEL_OUTPUT,
             every_result: input::EVERY_RESULT,
+            outputs_ahead: input::OUTPUTS_AHEAD,
             absent: input::ABSENT,
         },
         model_output: ModelOutputCodes {

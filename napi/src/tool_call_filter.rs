@@ -203,9 +203,16 @@ pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callb
             let mut answer = out.counted(&[Some(&input)])?;
             // The head, filled in below; the plan is written after it.
             answer.extend_from_slice(&[0, 0]);
-            let prompt::Decision { record_history, answer: outcome } =
-                prompt::filter_into(&options, round.exclude, round.tape, round.history, round.outputs, &mut answer)
-                    .map_err(type_error)?;
+            let prompt::Decision { record_history, answer: outcome } = prompt::filter_into(
+                &options,
+                round.exclude,
+                round.tape,
+                round.history,
+                round.outputs,
+                round.outputs_ahead,
+                &mut answer,
+            )
+            .map_err(type_error)?;
             let kind = match outcome {
                 Answer::Changed(_) => PromptAnswer::Changed,
                 Answer::Unchanged => PromptAnswer::Unchanged,

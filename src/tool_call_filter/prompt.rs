@@ -36,7 +36,11 @@
 //! When results must be turned into text, the first answer names them
 //! ([`Answer::NeedsOutputs`]) and the binding writes their `output`s as
 //! [`super::tape`] nodes, one after another, into a second tape, and asks
-//! again with both. Nothing is kept between the two: the prompt tape is read
+//! again with both. Or the binding writes, with the first round, the outputs
+//! of every `OWN_OUTPUT` result in prompt order ([`input::OUTPUTS_AHEAD`]):
+//! excluding every tool under the host rule of 1.71, those are nearly all
+//! the results that go, and one round is saved; what the core needs and
+//! was not given is asked for as before. Nothing is kept between the two: the prompt tape is read
 //! again, which costs less than a call's keeping of what it read (a
 //! thread-local slot, and memory of its own to write and read back).
 
@@ -84,7 +88,8 @@ pub const HISTORY_STATE_KEY: &str = "__toolCallFilterHistoryToolCallIds";
 /// one: on a prompt of a hundred messages the crossing is a good part of the
 /// call, and right after a full collection each Node-API call is cache misses.
 pub mod input {
-    /// Which options are set: [`PRESERVE_MODEL_OUTPUT`], [`EVERY_RESULT`].
+    /// Which options are set: [`PRESERVE_MODEL_OUTPUT`], [`EVERY_RESULT`],
+    /// and how the outputs tape is laid out ([`OUTPUTS_AHEAD`]).
     pub const FLAGS: usize = 0;
     /// The length of the live `exclude` list, or [`ABSENT`] for none.
     pub const EXCLUDE_LENGTH: usize = 1;
@@ -99,6 +104,9 @@ pub mod input {
     /// Flag: the host's rule turns every removed result into text
     /// ([`crate::releases::PreservedResults::Every`]).
     pub const EVERY_RESULT: i32 = 2;
+    /// Flag: the outputs tape holds the output of every `OWN_OUTPUT` result,
+    /// in prompt order, rather than those an answer asked for.
+    pub const OUTPUTS_AHEAD: i32 = 4;
     /// A length for what is not given.
     pub const ABSENT: i32 = -1;
 }
@@ -112,6 +120,8 @@ pub struct Input<'a> {
     pub tape: &'a [i32],
     pub history: Option<&'a [i32]>,
     pub outputs: Option<&'a [i32]>,
+    /// Whether `outputs` are those of every `OWN_OUTPUT` result ([`input::OUTPUTS_AHEAD`]).
+    pub outputs_ahead: bool,
 }
 
 impl<'a> Input<'a> {
@@ -119,7 +129,7 @@ impl<'a> Input<'a> {
     pub fn read(buffer: &'a [i32]) -> Result<Input<'a>, TapeError> {
         let head = buffer.get(..input::HEAD).ok_or(TapeError { position: 0 })?;
         let flags = head[input::FLAGS];
-        if flags & !(input::PRESERVE_MODEL_OUTPUT | input::EVERY_RESULT) != 0 {
+        if flags & !(input::PRESERVE_MODEL_OUTPUT | input::EVERY_RESULT | input::OUTPUTS_AHEAD) != 0 {
             return Err(TapeError { position: input::FLAGS });
         }
         let exclude = match head[input::EXCLUDE_LENGTH] {
@@ -152,6 +162,7 @@ impl<'a> Input<'a> {
             tape,
             history,
             outputs,
+            outputs_ahead: flags & input::OUTPUTS_AHEAD != 0,
         })
     }
 
@@ -477,17 +488,19 @@ pub fn filter(
     history: Option<&[i32]>,
     outputs: Option<&[i32]>,
 ) -> Result<Decision, FilterError> {
-    filter_into(options, exclude, tape, history, outputs, Vec::new())
+    filter_into(options, exclude, tape, history, outputs, false, Vec::new())
 }
 
 /// [`filter`], writing a changed prompt's plan into `plan`, which the answer
-/// hands back.
+/// hands back. With `outputs_ahead`, `outputs` holds the output of every
+/// `OWN_OUTPUT` result in prompt order ([`input::OUTPUTS_AHEAD`]).
 pub fn filter_into<P: PlanSink>(
     options: &Options,
     exclude: Exclude,
     tape: &[i32],
     history: Option<&[i32]>,
     outputs: Option<&[i32]>,
+    outputs_ahead: bool,
     plan: P,
 ) -> Result<Decision<P>, FilterError> {
     let prompt = Prompt::read(tape)?;
@@ -512,6 +525,7 @@ pub fn filter_into<P: PlanSink>(
         Some(keep_steps) => preserve_recent_steps(&prompt, &mut slots, keep_steps)?,
     }
     let filter = Filter { options, exclude, prompt: &prompt };
+    let outputs = outputs.map(|tape| Outputs { tape, ahead: outputs_ahead });
     Ok(Decision { record_history, answer: filter.answer(&mut slots, outputs, plan)? })
 }
 
@@ -540,6 +554,14 @@ fn preserve_recent_steps(prompt: &Prompt<'_>, slots: &mut Slots, keep_steps: f64
         step += 1;
     }
     Ok(())
+}
+
+/// The outputs tape of a round, and whether it holds those of every
+/// `OWN_OUTPUT` result ([`input::OUTPUTS_AHEAD`]) or those asked for.
+#[derive(Clone, Copy)]
+struct Outputs<'a> {
+    tape: &'a [i32],
+    ahead: bool,
 }
 
 struct Filter<'a> {
@@ -582,7 +604,7 @@ impl Filter<'_> {
     fn answer<P: PlanSink>(
         &self,
         slots: &mut Slots,
-        outputs: Option<&[i32]>,
+        outputs: Option<Outputs<'_>>,
         mut out: P,
     ) -> Result<Answer<P>, FilterError> {
         let prompt = self.prompt;
@@ -681,7 +703,7 @@ impl Filter<'_> {
     fn result_texts<P>(
         &self,
         slots: &mut Slots,
-        outputs: Option<&[i32]>,
+        outputs: Option<Outputs<'_>>,
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
         let mut wanted = Vec::new();
@@ -689,7 +711,12 @@ impl Filter<'_> {
             for (p, part) in message.parts().enumerate() {
                 let removed = part.kind == PartKind::Result && slots.has(part.slot, Slots::REMOVED);
                 if removed && (every || part.own_output) {
-                    wanted.push((m as u32, p as u32, part.slot));
+                    wanted.push(Wanted {
+                        message: m as u32,
+                        part: p as u32,
+                        slot: part.slot,
+                        own_output: part.own_output,
+                    });
                 }
                 slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
             }
@@ -697,24 +724,49 @@ impl Filter<'_> {
         if wanted.is_empty() {
             return Ok(Ok(TextsById::default()));
         }
-        let Some(outputs) = outputs else {
-            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|&(m, p, _)| (m, p)).collect())));
+        // Outputs written ahead hold only `OWN_OUTPUT` results': any other
+        // wanted result's is asked for, as when none was given.
+        let outputs = outputs.filter(|given| !given.ahead || wanted.iter().all(|w| w.own_output));
+        let Some(Outputs { tape: outputs, ahead }) = outputs else {
+            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|w| (w.message, w.part)).collect())));
         };
 
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
         let mut needed_json = Vec::new();
         let mut reader = Reader::new(outputs);
-        for (message, part, slot) in wanted {
-            let start = reader.position();
-            let first = texts.strings.len();
-            model_output_text(outputs, start, &mut texts.strings, &mut needed_json).map_err(|error| match error {
-                NodeError::Tape(error) => FilterError::Tape(error),
-                NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
-            })?;
+        let mut read = |reader: &mut Reader<'_>, wanted: Option<&Wanted>| -> Result<(), FilterError> {
+            if let Some(&Wanted { message, part, slot, .. }) = wanted {
+                let first = texts.strings.len();
+                model_output_text(outputs, reader.position(), &mut texts.strings, &mut needed_json).map_err(
+                    |error| match error {
+                        NodeError::Tape(error) => FilterError::Tape(error),
+                        NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
+                    },
+                )?;
+                if texts.strings.len() > first {
+                    texts.by_id[slot] = Some(ResultText { message, part, strings: first..texts.strings.len() });
+                }
+            }
             reader.skip_node(0)?;
-            if texts.strings.len() > first {
-                texts.by_id[slot] = Some(ResultText { message, part, strings: first..texts.strings.len() });
+            Ok(())
+        };
+        if ahead {
+            // One output for each `OWN_OUTPUT` result, wanted or not: both in
+            // prompt order, the wanted ones among them.
+            let mut next = wanted.iter().peekable();
+            for (m, message) in self.prompt.messages().enumerate() {
+                for (p, part) in message.parts().enumerate() {
+                    if part.kind != PartKind::Result || !part.own_output {
+                        continue;
+                    }
+                    let here = next.next_if(|w| (w.message, w.part) == (m as u32, p as u32));
+                    read(&mut reader, here)?;
+                }
+            }
+        } else {
+            for item in &wanted {
+                read(&mut reader, Some(item))?;
             }
         }
         reader.finish()?;
@@ -723,6 +775,15 @@ impl Filter<'_> {
         }
         Ok(Ok(texts))
     }
+}
+
+/// A removed result whose output the filter needs: where it is, its call's
+/// slot, and whether it carries its own model output.
+struct Wanted {
+    message: u32,
+    part: u32,
+    slot: usize,
+    own_output: bool,
 }
 
 #[cfg(test)]

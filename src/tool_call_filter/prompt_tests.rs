@@ -267,6 +267,58 @@ fn each_round_of_outputs_reads_the_prompt_again_to_the_answer_it_asks_for() {
 }
 
 #[test]
+fn outputs_written_ahead_are_every_own_output_result_in_prompt_order() {
+    let own_only = options(None, true, PreservedResults::WithOwnModelOutput);
+    // Call 0 goes; call 1 is in the history's preserved part and stays. Both
+    // results carry their own output, so both outputs come ahead; only the
+    // first is read into a text.
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false), call(1, false)])
+        .tool(vec![result(0, false, true), result(1, false, true)])
+        .build();
+    let history = [1, 0];
+    let outputs = [node::STRING, 5, 1, node::TOO_DEEP];
+    let ahead = |outputs: &[i32]| {
+        filter_into(&own_only, Exclude::All, &tape, Some(&history), Some(outputs), true, Vec::new()).map(|d| d.answer)
+    };
+    let expected = vec![
+        plan::REWRITE,
+        2,
+        plan::PART_RESULT_TEXT,
+        1,
+        0,
+        1,
+        5,
+        plan::PART_KEEP,
+        plan::REWRITE,
+        1,
+        plan::PART_DROP,
+        plan::PART_KEEP,
+    ];
+    assert_eq!(ahead(&outputs), Ok(Answer::Changed(expected.clone())));
+    // The same as the answer that asks for the one it needs.
+    let asked = filter(&own_only, Exclude::All, &tape, Some(&history), None).unwrap().answer;
+    assert_eq!(asked, Answer::NeedsOutputs(vec![(1, 0)]));
+    assert_eq!(changed(filter(&own_only, Exclude::All, &tape, Some(&history), Some(&outputs[..3])).unwrap()), expected);
+    // One output short, or one too many: the tape does not account for the results.
+    assert!(ahead(&outputs[..3]).is_err());
+    assert!(ahead(&[node::STRING, 5, 1, node::NOTHING, node::NOTHING]).is_err());
+}
+
+#[test]
+fn a_wanted_result_without_its_own_output_is_asked_for_even_with_outputs_ahead() {
+    // Under the rule of every result, one without its own output is wanted
+    // too, and outputs written ahead do not hold it.
+    let every = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false), call(1, false)])
+        .tool(vec![result(0, false, false), result(1, false, true)])
+        .build();
+    let decision = filter_into(&every, Exclude::All, &tape, None, Some(&[node::NOTHING]), true, Vec::new()).unwrap();
+    assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0), (1, 1)]));
+}
+
+#[test]
 fn a_plan_is_written_after_what_its_sink_holds() {
     // The binding writes the answer's head first and the plan after it.
     let tape = PromptTape::default()
@@ -276,7 +328,7 @@ fn a_plan_is_written_after_what_its_sink_holds() {
         .build();
     let alone = changed(filter(&plain(), Exclude::All, &tape, None, None).unwrap());
     let mut sink = vec![7, 8];
-    let decision = filter_into(&plain(), Exclude::All, &tape, None, None, &mut sink).unwrap();
+    let decision = filter_into(&plain(), Exclude::All, &tape, None, None, false, &mut sink).unwrap();
     assert!(matches!(decision.answer, Answer::Changed(_)));
     assert_eq!(sink[..2], [7, 8]);
     assert_eq!(sink[2..], alone[..]);
@@ -381,6 +433,7 @@ fn an_input_buffer_is_a_head_then_the_parts_it_measures() {
             tape: &tape,
             history: Some(&[1, 0]),
             outputs: None,
+            outputs_ahead: false,
         }
     );
     assert_eq!(read.options(Some(2.0)).filter_after_tool_steps, Some(2.0));
@@ -390,6 +443,7 @@ fn an_input_buffer_is_a_head_then_the_parts_it_measures() {
     assert_eq!((read.exclude, read.preserved_results), (Exclude::All, PreservedResults::Every));
     assert_eq!((read.tape, read.history, read.outputs), (&[0][..], Some(&[][..]), Some(&[7][..])));
     assert_eq!(Input::read(&[0, 0, 1, -1, -1, 0]).unwrap().exclude, Exclude::Nothing);
+    assert!(Input::read(&[input::OUTPUTS_AHEAD, -1, 1, -1, 0, 0]).unwrap().outputs_ahead);
 }
 
 #[test]
@@ -398,7 +452,7 @@ fn an_input_whose_head_does_not_account_for_it_is_refused() {
         &[],
         &[0, -1, 0, -1],
         // An unknown flag, a negative list length, no tape, lengths past the end.
-        &[4, -1, 0, -1, -1],
+        &[8, -1, 0, -1, -1],
         &[0, -2, 0, -1, -1],
         &[0, -1, -1, -1, -1],
         &[0, -1, 2, -1, -1, 0],
