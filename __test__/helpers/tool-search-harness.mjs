@@ -31,9 +31,10 @@
 //   docsCatalog()                   -> the docs' example catalog ({ tools, labels })
 //   sameOrTypeError(refFn, oursFn)  -> bad-input rule (same result, or ours throws TypeError)
 //   probeProcessor(processor, opts) -> a fixed step, searches and loads, to compare odd processors
-//   makeRng(seed), hash32(str), snapshot(value), firstDiff(a, b), Labels
+//   hash32(str), snapshot(value), firstDiff(a, b), Labels (random generator: random.mjs, sfc32)
 
 import { z } from 'zod/v4';
+import { createRng, sfc32 } from './random.mjs';
 import { loadRelease } from './releases.mjs';
 
 /**
@@ -195,66 +196,6 @@ export function modelBoundedContextState(processor, ttlOption) {
     return { threadCount: sets.size, oldestAccessTime: oldest };
   };
   return processor;
-}
-
-// ---------------------------------------------------------------------------
-// Seeded PRNG (sfc32, seeded through splitmix32), self-contained on purpose.
-// ---------------------------------------------------------------------------
-
-function splitmix32(a) {
-  return () => {
-    a |= 0;
-    a = (a + 0x9e3779b9) | 0;
-    let t = a ^ (a >>> 16);
-    t = Math.imul(t, 0x21f0aaad);
-    t ^= t >>> 15;
-    t = Math.imul(t, 0x735a2d97);
-    return (t ^ (t >>> 15)) >>> 0;
-  };
-}
-
-export function makeRng(seed) {
-  const sm = splitmix32(seed >>> 0);
-  let a = sm(), b = sm(), c = sm(), d = sm();
-  const next32 = () => {
-    a >>>= 0; b >>>= 0; c >>>= 0; d >>>= 0;
-    let t = (a + b) | 0;
-    a = b ^ (b >>> 9);
-    b = (c + (c << 3)) | 0;
-    c = (c << 21) | (c >>> 11);
-    d = (d + 1) | 0;
-    t = (t + d) | 0;
-    c = (c + t) | 0;
-    return t >>> 0;
-  };
-  const rng = {
-    seed,
-    /** float in [0, 1) */
-    next: () => next32() / 4294967296,
-    /** integer in [lo, hi] inclusive */
-    int: (lo, hi) => lo + Math.floor((next32() / 4294967296) * (hi - lo + 1)),
-    bool: (p = 0.5) => next32() / 4294967296 < p,
-    pick: arr => arr[Math.floor((next32() / 4294967296) * arr.length)],
-    /** weighted pick: [[weight, value], ...] */
-    weighted: pairs => {
-      const total = pairs.reduce((s, [w]) => s + w, 0);
-      let r = (next32() / 4294967296) * total;
-      for (const [w, v] of pairs) {
-        if ((r -= w) < 0) return v;
-      }
-      return pairs[pairs.length - 1][1];
-    },
-    shuffle: arr => {
-      const out = [...arr];
-      for (let i = out.length - 1; i > 0; i--) {
-        const j = Math.floor((next32() / 4294967296) * (i + 1));
-        [out[i], out[j]] = [out[j], out[i]];
-      }
-      return out;
-    },
-    sample: (arr, n) => rng.shuffle(arr).slice(0, n),
-  };
-  return rng;
 }
 
 /** FNV-1a 32-bit over UTF-16 code units (deterministic filter decisions). */
@@ -993,7 +934,7 @@ export function randomOptions(rng) {
  * both runs (identity is compared through labels).
  */
 export function genScenario(seed, { maxTools = 60, maxSteps = 4 } = {}) {
-  const rng = makeRng(seed);
+  const rng = createRng(seed, sfc32);
   const labels = new Labels();
   const takenKeys = new Set();
   const { tools } = randomCatalog(rng, { min: 1, max: maxTools, prefix: 's', labels, keys: takenKeys });
@@ -1140,7 +1081,7 @@ export function genScenario(seed, { maxTools = 60, maxSteps = 4 } = {}) {
  * stream of their own, so the rest of a seed's scenario stays as it was.
  */
 function genMutations(seed, tools, labels, steps) {
-  const rng = makeRng((seed ^ 0x6d757461) >>> 0);
+  const rng = createRng((seed ^ 0x6d757461) >>> 0, sfc32);
   if (!rng.bool(0.4)) return [];
   const keys = Object.keys(tools).filter(k => !isInheritedName(k));
   const mutations = [];
@@ -1221,7 +1162,7 @@ export async function runScenario(Impl, scenario, { role = 'ours', clock } = {})
   // Our bounded context-store state, a deliberate difference, modelled on the reference.
   if (role === 'ref' && isContext) modelBoundedContextState(processor, opts.ttl);
   trace.identity = { id: processor.id, name: processor.name, description: processor.description };
-  const jrng = makeRng(scenario.junkSeed);
+  const jrng = createRng(scenario.junkSeed, sfc32);
   const names = catalogNames(tools).filter(n => !isInheritedName(n));
   let history = [userMessage('start', { id: 'u0' })];
   const prevMeta = []; // per step: { search_tools, load_tool, requestContext }
