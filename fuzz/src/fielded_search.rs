@@ -14,7 +14,7 @@
 use mastra_native_processors::js::js_slice_bounds;
 use mastra_native_processors::search::table::read_parameters;
 use mastra_native_processors::search::{Catalog, Ranking, SearchOptions, Span};
-use mastra_native_processors::tool_search::{Options, Storage, ToolEntry, ToolSearch};
+use mastra_native_processors::tool_search::{Options, Storage, Syntax, ToolEntry, ToolSearch};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, U};
 use crate::tool_catalog::{check_candidates, check_walk, gen_rows, spans_of_rows, units};
@@ -132,6 +132,8 @@ pub fn run(data: &[u8]) {
         ttl_ms: 0.0,
         inject_catalog: false,
         ranking: Ranking::FIELDED,
+        syntax: Syntax::Words,
+        filter_concurrency: 1,
     };
     let static_count = entries.len();
     let (record_text, record_spans) = (text.clone(), entries.clone());

@@ -18,7 +18,7 @@ use mastra_native_processors::search::{
     is_separator, tokenize, truncate_description, Catalog, EntrySpans, PoolEntry, Ranking, SearchOptions, SearchWalk,
     Span, ToolPool, MIN_TOKEN_LEN,
 };
-use mastra_native_processors::tool_search::{Options, Storage, ToolSearch};
+use mastra_native_processors::tool_search::{Options, Storage, Syntax, ToolSearch};
 
 use crate::gen::{flag, int, js_number, one_in, pick, size, U};
 
@@ -199,6 +199,9 @@ pub fn run(data: &[u8]) {
         // The `'fielded'` ranking has a target of its own (`fielded_search`);
         // the oracles here are the reference's.
         ranking: Ranking::Reference,
+        // Patterns and asking ahead have a target of their own (`pattern_search`).
+        syntax: Syntax::Words,
+        filter_concurrency: 1,
     };
     match ToolSearch::from_table(options, text.clone(), entries.clone()) {
         Ok(tool_search) => {

@@ -28,6 +28,7 @@ use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::params::ParamTable;
+use super::pattern::PatternTexts;
 use super::span::{EntrySpans, Span};
 use crate::protocol::tool_search::{self as protocol, defaults};
 
@@ -126,6 +127,9 @@ pub struct Catalog {
     /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
     /// be searched after all.
     late_index: OnceLock<Searchable>,
+    /// The texts a `search_tools` pattern is matched against, made at the
+    /// first such search.
+    pattern_texts: OnceLock<PatternTexts>,
 }
 
 /// A catalog's strings: its own buffer and, for a catalog made from a
@@ -262,6 +266,7 @@ impl Catalog {
             ranking: source.ranking,
             built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
             late_index: OnceLock::new(),
+            pattern_texts: OnceLock::new(),
         };
         let _ = catalog.built.ready.set(built);
         Ok(catalog)
@@ -364,7 +369,15 @@ impl Catalog {
     ) -> Catalog {
         let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
         let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone(), analysed };
-        let catalog = Catalog { text, entries, params, ranking, built, late_index: OnceLock::new() };
+        let catalog = Catalog {
+            text,
+            entries,
+            params,
+            ranking,
+            built,
+            late_index: OnceLock::new(),
+            pattern_texts: OnceLock::new(),
+        };
         if !(background && catalog.entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES) {
             let _ = catalog.built.ready.set(source.build());
             return catalog;
@@ -423,6 +436,13 @@ impl Catalog {
     /// was given them.
     pub fn parameters(&self, entry: usize) -> impl Iterator<Item = (&[u16], &[u16])> + '_ {
         self.params.iter().flat_map(move |params| params.entry(entry))
+    }
+
+    /// What a `search_tools` pattern is matched against: the live
+    /// documents' names, descriptions and parameters (those the catalog was
+    /// given), made the first time they are asked for.
+    pub fn pattern_texts(&self) -> &PatternTexts {
+        self.pattern_texts.get_or_init(|| PatternTexts::of(self))
     }
 
     /// The first entry, in record order, whose real `id` is `name`
@@ -828,6 +848,8 @@ pub struct CatalogBuilder {
     /// The entries' parameters, from the first entry pushed with some.
     params: Option<ParamTable>,
     ranking: Ranking,
+    /// Whether the catalog keeps the parameters whatever its ranking.
+    keeps_parameters: bool,
 }
 
 impl CatalogBuilder {
@@ -894,6 +916,13 @@ impl CatalogBuilder {
         self
     }
 
+    /// Keeps the entries' parameters even when the ranking does not read
+    /// them (for a `search_tools` pattern, which is matched against them).
+    pub fn keep_parameters(&mut self, keep: bool) -> &mut Self {
+        self.keeps_parameters = keep;
+        self
+    }
+
     /// [`push`](Self::push) with Rust strings.
     pub fn push_str(&mut self, key: &str, id: Option<&str>, description: &str) -> &mut Self {
         let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
@@ -907,7 +936,7 @@ impl CatalogBuilder {
     }
 
     pub fn build(self) -> Result<Catalog, CatalogError> {
-        let params = self.params.filter(|_| self.ranking.reads_parameters());
+        let params = self.params.filter(|_| self.ranking.reads_parameters() || self.keeps_parameters);
         Catalog::with_ranking(self.text, self.entries, self.ranking, params)
     }
 

@@ -53,6 +53,7 @@ mod bm25;
 mod catalog;
 pub mod fielded;
 mod params;
+pub mod pattern;
 pub mod pool;
 mod rank;
 mod span;
@@ -65,6 +66,7 @@ pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, Ranking};
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use params::ParamTable;
+pub use pattern::{Pattern, PatternError, PatternTexts};
 pub use pool::{IdKey, PoolEntry, PoolError, PoolSlot, Slot, ToolPool};
 pub use rank::{
     truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,
