@@ -73,7 +73,7 @@ macro_rules! tool_search_protocol {
             #[doc = "The `storage` option's values."]
             pub const STORAGES: &[&str] = &["in-memory", "context"];
             #[doc = "The `search.ranking` option's values."]
-            pub const RANKINGS: &[&str] = &["reference", "fielded"];
+            pub const RANKINGS: &[&str] = &["reference", "fielded", "hybrid"];
             #[doc = "The `search.syntax` option's values."]
             pub const SYNTAXES: &[&str] = &["words", "regex"];
             #[doc = "The `phase` values the filter hook receives: `search_tools` and"]
