@@ -79,8 +79,9 @@ export interface ToolSearchEmbedder {
  * result's score is the sum of the weights of the fields that match (name 3,
  * description 1, a parameter's name 1, a parameter's description 0.5), so
  * tools whose name matches come first; ties keep the catalog's order.
- * `topK`, `minScore`, `autoLoad`, the `filter` hook and `injectCatalog` work
- * as with words, and `ranking` has no effect. A malformed pattern is answered
+ * `topK`, `minScore` (on these scores), `autoLoad`, the `filter` hook and
+ * `injectCatalog` work as with words; `ranking` has no effect (it is still
+ * checked), and `embedder` is never called. A malformed pattern is answered
  * with a message saying what is wrong with it, never an error. The instruction,
  * `search_tools`' description and query, and the injected catalog's header
  * say it takes a pattern; with `'words'` they are @mastra/core's. Every

@@ -255,6 +255,23 @@ for (const version of ['1.59.0', '1.71.0']) {
       for (const pattern of ['e', 'weather|fahrenheit', '^url$', '城市']) assert.deepEqual(await fielded(pattern), await plain(pattern), pattern)
     })
 
+    test("'hybrid' changes nothing either, and its embedder is never called", async () => {
+      const plain = await searchTool(regex())
+      const calls = []
+      const embedder = {
+        maxEmbeddingsPerCall: 8,
+        async doEmbed({ values }) {
+          calls.push(values)
+          return { embeddings: values.map(() => [1, 0, 0]) }
+        },
+      }
+      const hybrid = await searchTool(regex({ search: { ranking: 'hybrid', embedder } }))
+      for (const pattern of ['e', 'weather|fahrenheit', '^url$']) assert.deepEqual(await hybrid(pattern), await plain(pattern), pattern)
+      assert.deepEqual(calls, [])
+      // The ranking is still checked.
+      assert.throws(() => new ToolSearchProcessor({ tools: catalog(), search: { syntax: 'regex', ranking: 'bm25' } }), TypeError)
+    })
+
     test("the step's own tools and their parameters are matched with includeResolvedTools", async () => {
       const stepTools = {
         translate_text: createTool({

@@ -185,6 +185,12 @@ impl Options {
             }
             other => return Err(refuse("options.search.syntax", SYNTAX_NAMES, other)),
         };
+        // A pattern alone decides which tools match and in which order, so
+        // the ranking (checked above all the same) goes unused: the catalogs
+        // get the default's, and neither the built-in model is read nor the
+        // user's embedder called (it would embed every pattern and tool for
+        // nothing).
+        let ranking = if syntax == Syntax::Regex { Ranking::default_ranking() } else { ranking };
         let filter_concurrency = match &given.filter_concurrency {
             value if value.is_nullish() => defaults::FILTER_CONCURRENCY,
             // Any positive integer; more than `u32::MAX` at once is as many
@@ -306,12 +312,14 @@ mod tests {
             ranking: Given::String(JsString::from("fielded")),
             embedder: Given::Undefined,
             embedder_do_embed: Given::Undefined,
-            syntax: Given::String(JsString::from("regex")),
+            // (A pattern would leave the ranking unused: see
+            // `a_pattern_query_reads_parameters_whatever_the_ranking`.)
+            syntax: Given::String(JsString::from("words")),
             filter_concurrency: Given::Number(32.0),
         };
         let options = Options::from_given(&given, &host()).unwrap();
         assert_eq!(options.ranking, Ranking::FIELDED);
-        assert_eq!((options.syntax, options.filter_concurrency), (Syntax::Regex, 32));
+        assert_eq!((options.syntax, options.filter_concurrency), (Syntax::Words, 32));
         assert_eq!(options.search.top_k, 2.5);
         assert!(options.search.min_score.is_nan());
         assert!(options.search.has_filter && options.auto_load && options.include_resolved_tools);
@@ -408,6 +416,19 @@ mod tests {
         let options = Options::from_given(&regex, &host()).unwrap();
         assert_eq!((options.syntax, options.ranking), (Syntax::Regex, Ranking::Reference));
         assert!(options.reads_parameters() && !options.ranking.reads_parameters());
+        for ranking in ["fielded", "hybrid"] {
+            let given = GivenOptions { ranking: Given::String(JsString::from(ranking)), ..regex.clone() };
+            assert_eq!(Options::from_given(&given, &host()).unwrap().ranking, Ranking::Reference, "{ranking}");
+        }
+        let embedder = GivenOptions {
+            ranking: Given::String(JsString::from("hybrid")),
+            embedder: Given::Object { is_array: false },
+            embedder_do_embed: Given::Function,
+            ..regex.clone()
+        };
+        assert_eq!(Options::from_given(&embedder, &host()).unwrap().ranking, Ranking::Reference, "no embedder called");
+        let unknown = GivenOptions { ranking: Given::String(JsString::from("bm25")), ..regex };
+        assert!(Options::from_given(&unknown, &host()).is_err(), "a ranking is still checked");
     }
 
     #[test]
