@@ -199,7 +199,9 @@ pub fn run(data: &[u8]) {
         // The `'fielded'` ranking has a target of its own (`fielded_search`);
         // the oracles here are the reference's.
         ranking: Ranking::Reference,
-        // Patterns and asking ahead have a target of their own (`pattern_search`).
+        // The oracles here are for words asked one at a time; patterns and
+        // asking ahead are tested in `search::pattern`, `tool_search::ahead`
+        // and `tool_search::concurrency_tests` (no fuzz target yet).
         syntax: Syntax::Words,
         filter_concurrency: 1,
     };
