@@ -1,5 +1,7 @@
 // `npm run bench` (benches/bench.mjs): --help answers without starting a run,
-// and a bad option is a usage error that names it.
+// a bad option is a usage error that names it, and the end-to-end group, run
+// quick on a tiny catalog and history, prints one row per workload with both
+// sides timed and its progress on stderr. Times are printed, never asserted.
 
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -30,7 +32,7 @@ describe('npm run bench', () => {
   test('a bad option is a usage error that names it', () => {
     for (const [args, message] of [
       [['--fast'], 'unknown option "--fast"'],
-      [['--quick', 'filter'], 'unknown option "filter"'],
+      [['--quick', 'end-to-end'], 'unknown option "end-to-end"'],
       [['--only', 'agents'], 'unknown group "agents" (the groups: filter, search, step, large, end-to-end, other)'],
       [['--only'], '--only needs a value'],
       [['--sizes', '10,lots'], '--sizes takes whole numbers from 1 to 1000000, separated by commas'],
@@ -45,8 +47,43 @@ describe('npm run bench', () => {
   })
 
   test('a filter that keeps no row says so', () => {
-    const result = bench('--only', 'filter', '--filter', 'no such row')
+    const result = bench('--only', 'end-to-end', '--filter', 'no such row')
     assert.equal(result.status, 2)
-    assert.match(result.stderr, /^bench: no row is chosen by --only filter --filter no such row\n$/)
+    assert.match(result.stderr, /^bench: no row is chosen by --only end-to-end --filter no such row\n$/)
+  })
+
+  test('the end-to-end group, quick, on 20 tools and 20 messages of history', () => {
+    const result = bench('--only', 'end-to-end', '--quick', '--sizes', '20', '--history', '20')
+    assert.equal(result.status, 0, result.stderr)
+    const workloads = [
+      'agent.generate (search, load, use, answer)',
+      'agent.generate after 20 messages of history',
+      'agent.generate, tools resolved per request (includeResolvedTools)',
+      'agent.generate, catalog in the system prompt (injectCatalog)',
+    ]
+    const time = String.raw`\d[\d.]* (?:ns|µs|ms|s)`
+    const rows = result.stdout.split('\n').filter((line) => line.startsWith('agent.generate'))
+    assert.deepEqual(
+      rows.map((line) => line.split(/ {2,}/)[0]),
+      workloads,
+    )
+    for (const line of rows) {
+      const [, size, reference, native, speedup, samples] = line.split(/ {2,}/)
+      assert.equal(size, '20', line)
+      assert.match(reference, new RegExp(`^${time}$`), line)
+      assert.match(native, new RegExp(`^${time}$`), line)
+      assert.match(speedup, /^\d+\.\d\dx$/, line)
+      assert.ok(Number(samples) >= 5, line)
+    }
+    // Each row's note: the share of a request the processors' own hooks took.
+    for (const workload of workloads) {
+      assert.ok(result.stdout.includes(`note: ${workload}, 20 tools: the processors' own hooks take `), workload)
+    }
+    assert.match(result.stdout, /\n4 rows in [\d.]+ s\n/)
+    const progress = result.stderr.split('\n').filter((line) => line.startsWith('bench: '))
+    assert.deepEqual(progress, [
+      'bench: 4 rows of 4 workloads, each workload in a process of its own',
+      ...workloads.map((workload, i) => `bench: row ${i + 1} of 4: ${workload}, 20 (end-to-end)`),
+    ])
   })
 })

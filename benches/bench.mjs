@@ -49,6 +49,7 @@ const { createTool } = await import('@mastra/core/tools')
 const { ToolCallFilter: RefMessageListToolCallFilter } = await import('mastra-core-1.59.0/processors')
 const { z } = await import('zod')
 const { ToolCallFilter: OursPromptToolCallFilter, ToolSearchProcessor: OursToolSearchProcessor } = await import('../index.mjs')
+const { endToEndWorkloads } = await import('./end-to-end.mjs')
 
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../lib/host.js')
@@ -957,6 +958,9 @@ function alternating(records) {
     return () => records[next++ % records.length]
   }
 }
+
+// A whole agent.generate, Mastra's processors against ours (benches/end-to-end.mjs).
+WORKLOADS.push(...endToEndWorkloads({ catalogTools, resolvedTools, measure, assertSame, history: OPTIONS.history }))
 
 // ---------------------------------------------------------------------------
 // Table output
