@@ -75,9 +75,9 @@ describe('npm run bench', () => {
       assert.match(speedup, /^\d+\.\d\dx$/, line)
       assert.ok(Number(samples) >= 5, line)
     }
-    // Each row's note: the share of a request the processors' own hooks took.
+    // Each row's note: the share of a request the processors' own work took.
     for (const workload of workloads) {
-      assert.ok(result.stdout.includes(`note: ${workload}, 20 tools: the processors' own hooks take `), workload)
+      assert.ok(result.stdout.includes(`note: ${workload}, 20 tools: the processors' hooks and meta-tools take `), workload)
     }
     assert.match(result.stdout, /\n4 rows in [\d.]+ s\n/)
     const progress = result.stderr.split('\n').filter((line) => line.startsWith('bench: '))

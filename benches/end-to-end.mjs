@@ -7,7 +7,8 @@
 // processors made before any request. Most of such a request is Mastra's own
 // agent loop, the same on both sides; these rows say what is left of the
 // processors' gain once it is counted, and each row's note says how much of a
-// request the processors' own hooks took.
+// request the processors' own work took: their hooks, and their meta-tools'
+// executions, which the agent runs outside any hook.
 //
 // bench.mjs owns timing and the same-work check: it hands them in, with its
 // catalog builders, so these rows time the tools its other rows time.
@@ -25,7 +26,7 @@ export const GROUP = 'end-to-end'
 /** What the model calls the loaded tool with (the bench's tools take `{ query, limit? }`). */
 const USE = { query: 'item 1' }
 
-/** Requests whose hooks are timed for a row's note, per side (untimed otherwise: the wrapping is there on both sides in every request). */
+/** Requests whose processors' own work is timed for a row's note, per side (the timing wraps both sides' hooks and meta-tools in every request, noted or not). */
 const HOOK_REQUESTS = 3
 
 const MASTRA = { Agent, ToolCallFilter: MastraToolCallFilter, ToolSearchProcessor: MastraToolSearchProcessor }
@@ -83,7 +84,7 @@ export function endToEndWorkloads({ catalogTools, resolvedTools, measure, assert
       const refHooksMs = await mastra.hooksPerRequest(HOOK_REQUESTS)
       const oursHooksMs = await ours.hooksPerRequest(HOOK_REQUESTS)
       console.log(
-        `note: ${name}, ${size.toLocaleString('en-US')} tools: the processors' own hooks take ${formatMs(refHooksMs)} of Mastra's ` +
+        `note: ${name}, ${size.toLocaleString('en-US')} tools: the processors' hooks and meta-tools take ${formatMs(refHooksMs)} of Mastra's ` +
           `request (${formatMs(row.refMs)}), ${formatMs(oursHooksMs)} of ours (${formatMs(row.oursMs)})`,
       )
       return { ...row, refHooksMs, oursHooksMs }

@@ -8,6 +8,10 @@
 import { performance } from 'node:perf_hooks'
 
 const HOOKS = ['processInput', 'processInputStep', 'processLLMRequest', 'processOutputStream', 'processOutputStep', 'processOutputResult']
+// The meta-tools a step's tools hold: their executions are the processor's
+// work too (a search, an index built for the request's tools), run by the
+// agent outside any hook.
+const META_TOOLS = ['search_tools', 'load_tool']
 
 /**
  * A LanguageModelV2 that answers a request's calls in turn: search_tools with
@@ -49,7 +53,8 @@ const callView = (prompt, tools) => ({
  * ToolCallFilter): `run()` makes one `agent.generate` after `history`;
  * `reset()` forgets the loaded tool; `seen()` runs once and returns what the
  * model was sent; `hooksPerRequest()` times a few requests and returns the
- * milliseconds the processors' own hooks took of each. Both processors are
+ * milliseconds the processors' own work took of each: their hooks and their
+ * meta-tools' executions (search_tools, load_tool). Both processors are
  * made here, before any request. `options`: more ToolSearchProcessor options
  * (`injectCatalog`, `includeResolvedTools`), `agentTools` the agent's own
  * tools (resolved per request: a function returning them), `use` the input of
@@ -69,19 +74,39 @@ export function agentRequest(host, tools, history, query, toolName, { options, a
     inputProcessors: [filter, toolSearch],
   })
   const messages = [...history, { role: 'user', content: `I need something about ${query}.` }]
-  let hookMs = 0
+  let ownMs = 0
+  const timed = new WeakSet()
+  const time = (original) =>
+    async function (...args) {
+      const started = performance.now()
+      try {
+        return await original.apply(this, args)
+      } finally {
+        ownMs += performance.now() - started
+      }
+    }
+  // A step's meta-tools may be new objects or the same as the last step's:
+  // each is wrapped once.
+  const timeMetaTools = (result) => {
+    for (const name of META_TOOLS) {
+      const tool = result?.tools?.[name]
+      if (!tool || typeof tool.execute !== 'function' || timed.has(tool)) continue
+      tool.execute = time(tool.execute)
+      timed.add(tool)
+    }
+    return result
+  }
   for (const processor of [filter, toolSearch]) {
     for (const hook of HOOKS) {
       const original = processor[hook]
       if (typeof original !== 'function') continue
-      processor[hook] = async function (...args) {
-        const started = performance.now()
-        try {
-          return await original.apply(this, args)
-        } finally {
-          hookMs += performance.now() - started
-        }
-      }
+      const timedHook = time(original)
+      processor[hook] =
+        hook === 'processInputStep'
+          ? async function (...args) {
+              return timeMetaTools(await timedHook.apply(this, args))
+            }
+          : timedHook
     }
   }
   // One step more than the script's calls, so the answer is never cut off.
@@ -100,13 +125,13 @@ export function agentRequest(host, tools, history, query, toolName, { options, a
       return { calls, text: result.text }
     },
     async hooksPerRequest(requests = 10) {
-      hookMs = 0
+      ownMs = 0
       for (let i = 0; i < requests; i++) {
         reset()
         await run()
       }
       reset()
-      return hookMs / requests
+      return ownMs / requests
     },
   }
 }

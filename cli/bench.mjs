@@ -76,7 +76,8 @@ export function historyOf(keys, length) {
  * Every workload on this catalog: `{ mastra, implementation, fallbackReason,
  * node, tools, history, queries, rows: [{ workload, mastraMs, oursMs, speedup,
  * samples }] }`; the agent requests' rows also say how long the processors'
- * own hooks took of a request (`mastraHooksMs`, `oursHooksMs`).
+ * own work took of a request, their hooks and their meta-tools' executions
+ * (`mastraHooksMs`, `oursHooksMs`).
  */
 export async function benchCatalog(tools, { history, quick }, progress) {
   const mastra = {
