@@ -963,6 +963,133 @@ function alternating(records) {
 WORKLOADS.push(...endToEndWorkloads({ catalogTools, resolvedTools, measure, assertSame, history: OPTIONS.history }))
 
 // ---------------------------------------------------------------------------
+// Opt-in options of ours (issue 22): filterConcurrency and search.syntax 'regex'.
+// Kept in a section of their own, added to WORKLOADS at its end.
+
+/** How long the stand-in permission lookup of the rows below waits. */
+const HOOK_WAIT_MS = 2
+const wait = ms => new Promise(resolve => setTimeout(resolve, ms))
+/** The index `i` of a bench tool's id `<prefix>_<i>_<word>`. */
+const toolIndex = toolName => Number(toolName.split('_')[1])
+
+/**
+ * A filter hook that is I/O, as a permission lookup in a database or an
+ * authorisation service is: it answers after HOOK_WAIT_MS, allowing the tools
+ * `allow` names. Mastra asks it one tool at a time; ours as many at once as
+ * `filterConcurrency` says.
+ */
+const waitingHook = allow => async ({ toolName }) => {
+  await wait(HOOK_WAIT_MS)
+  return allow(toolName)
+}
+
+/**
+ * `search_tools` with a waiting hook that allows 1 tool in 20, so a search
+ * asks it about many tools before it has topK: ours with `filterConcurrency`
+ * against the reference, which asks one at a time. The answers must be equal.
+ */
+function waitingHookSearchWorkload(name, { filterConcurrency, sizes }) {
+  return {
+    name,
+    sizes,
+    async run(size) {
+      const tools = catalogTools(size)
+      const filter = waitingHook(toolName => toolIndex(toolName) % 20 === 0)
+      const requestContext = makeRequestContext()
+      const ctx = { requestContext }
+      const getSearch = async processor =>
+        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const refSearch = await getSearch(new RefToolSearchProcessor({ tools, filter }))
+      const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, filter, filterConcurrency }))
+      for (const query of QUERIES) {
+        assertSame(`${name} ${size} "${query}"`, await refSearch.execute({ query }, ctx), await oursSearch.execute({ query }, ctx))
+      }
+      return measure(
+        name,
+        size,
+        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        { batchMultiple: QUERIES.length },
+      )
+    },
+  }
+}
+
+/**
+ * Patterns for `search: { syntax: 'regex' }`, in rotation: the topics of
+ * QUERIES as a model might write them, one that is exponential for a
+ * backtracking engine on every text it fails on (`(\w+\s?)+!$`: all of
+ * them), and one that matches nothing. `finds`: whether it finds any tool.
+ */
+const PATTERNS = [
+  { pattern: 'weather|forecast', finds: true },
+  { pattern: 'send.*(email|message)', finds: true },
+  { pattern: '^tool_1\\d*_', finds: true },
+  { pattern: 'invoice|payment|customer', finds: true },
+  { pattern: '(\\w+\\s?)+!$', finds: false },
+  { pattern: 'quantum.?flux', finds: false },
+]
+
+/**
+ * `search_tools` taking a pattern. The reference has no such syntax: its
+ * column is its own search of words (QUERIES) over the same tools, what the
+ * model would run without the option. The check is that every pattern compiles
+ * and finds tools or not as PATTERNS says.
+ */
+function regexSearchWorkload(name, { sizes }) {
+  return {
+    name,
+    sizes,
+    async run(size) {
+      const tools = catalogTools(size)
+      const requestContext = makeRequestContext()
+      const ctx = { requestContext }
+      const getSearch = async processor =>
+        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const refSearch = await getSearch(new RefToolSearchProcessor({ tools }))
+      const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, search: { syntax: 'regex' } }))
+      for (const { pattern, finds } of PATTERNS) {
+        const { results, message } = await oursSearch.execute({ query: pattern }, ctx)
+        assertSame(`${name} ${size} /${pattern}/ (compiles, finds tools)`, [true, finds], [!message.startsWith('Invalid'), results.length > 0])
+      }
+      return measure(
+        name,
+        size,
+        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        k => oursSearch.execute({ query: PATTERNS[k % PATTERNS.length].pattern }, ctx),
+        { batchMultiple: QUERIES.length },
+      )
+    },
+  }
+}
+
+const OPT_IN_WORKLOADS = [
+  // Every step asks the hook about every tool (the 'search' phase), one at a
+  // time in the reference: 1,000 x 2 ms. The reference's time is the same in
+  // both rows (it ignores filterConcurrency); each row measures it anew.
+  ...[1, 32].map(filterConcurrency =>
+    stepWorkload(`processInputStep injectCatalog + hook waiting ${HOOK_WAIT_MS} ms, filterConcurrency ${filterConcurrency}`, {
+      sizes: [1_000],
+      options: size => ({
+        tools: catalogTools(size),
+        injectCatalog: true,
+        filter: waitingHook(toolName => !toolName.endsWith('7')),
+        filterConcurrency,
+      }),
+      stepTools: () => ({}),
+    }),
+  ),
+  ...[1, 32].map(filterConcurrency =>
+    waitingHookSearchWorkload(`search_tools + hook waiting ${HOOK_WAIT_MS} ms allowing 1 in 20, filterConcurrency ${filterConcurrency}`, {
+      filterConcurrency,
+      sizes: [10_000],
+    }),
+  ),
+  regexSearchWorkload("search_tools, syntax 'regex' (reference: words)", { sizes: [1_000, 10_000] }),
+]
+WORKLOADS.push(...OPT_IN_WORKLOADS)
+
+// ---------------------------------------------------------------------------
 // Table output
 
 function formatTime(ms) {
