@@ -35,13 +35,52 @@ describe('panics', () => {
         const item = lines.slice(i + 1).find((next) => !/^\s*(#\[|\/\/)/.test(next)) ?? ''
         if (!/\bfn\b/.test(item)) return
         exported++
+        // Runs once, as the addon loads, to export the plain callbacks checked below.
+        if (attribute === '#[napi(module_exports)]') return
         if (!attribute.includes('catch_unwind')) missing.push(`${file}:${i + 1} ${item.trim()}`)
       })
     }
     assert.ok(exported > 20, `found only ${exported} exported functions: the scan is broken`)
     assert.deepEqual(missing, [])
   })
+
+  test('every plain Node-API callback runs its body through raw::enter, which catches panics', () => {
+    const dir = join(root, 'napi', 'src')
+    const missing = []
+    let callbacks = 0
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.rs'))) {
+      const source = readFileSync(join(dir, file), 'utf8')
+      // Each `extern "C" fn` up to the first line that closes it.
+      for (const [body, name] of source.matchAll(/extern "C" fn (\w+)\([\s\S]*?\n\}/g)) {
+        callbacks++
+        if (!body.includes('raw::enter')) missing.push(`${file} ${name}`)
+      }
+    }
+    assert.ok(callbacks >= 2, `found only ${callbacks} plain callbacks: the scan is broken`)
+    assert.deepEqual(missing, [])
+  })
+
+  test('a panic in a plain Node-API callback is a JavaScript Error too', () => {
+    assert.throws(
+      () => native.__panicInPlainCallbackForTesting(),
+      (error) => error instanceof Error && error.message === 'a deliberate panic in a plain callback',
+    )
+    assert.equal(native.mastraPeerRange(), '^1.59.0')
+  })
 })
+
+const { prompt: T, promptInput: INPUT, modelOutput: NODE } = native.toolCallFilterCodes()
+
+/** The prompt filter's input for one round: its head, then the tape, history and outputs given. */
+function promptInput({ preserve = false, tape, history, outputs }) {
+  const head = []
+  head[INPUT.flags] = preserve ? INPUT.preserveModelOutput | INPUT.everyResult : INPUT.everyResult
+  head[INPUT.excludeLength] = INPUT.absent
+  head[INPUT.tapeLength] = tape.length
+  head[INPUT.historyLength] = history?.length ?? INPUT.absent
+  head[INPUT.outputsLength] = outputs?.length ?? INPUT.absent
+  return Int32Array.from([...head, ...tape, ...(history ?? []), ...(outputs ?? [])])
+}
 
 describe('buffers handed to the binding', () => {
   // The message-list planner with options `{}`.
@@ -68,9 +107,38 @@ describe('buffers handed to the binding', () => {
     assert.equal(filter.plan(undefined, tape, undefined, 0, buffer.subarray(history.length)), 1)
   })
 
+  test("an answer buffer that shares memory with a step's response is refused", () => {
+    const buffer = new Int32Array(64)
+    buffer.set(history)
+    const response = buffer.subarray(0, history.length)
+    const none = new Int32Array(0)
+    assert.throws(() => native.advanceMessageListSteps(2, none, none, response, buffer.subarray(4)), /shares memory/)
+    assert.ok(native.advanceMessageListSteps(2, none, none, response, buffer.subarray(history.length)) > 0)
+  })
+
   test('an answer buffer that shares memory with the kept ids is refused', () => {
     const out = new Int32Array(16)
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), out.subarray(0, 1), 0, out), /shares memory/)
+  })
+
+  test('an answer longer than its buffer is measured, never written past it, whatever the length', () => {
+    // One assistant call and its result, which leaves its output's three strings as text.
+    const tape = [2, T.parts | T.assistant, 1, T.toolCall + T.callIdUnit, T.parts, 1, T.toolResult + T.callIdUnit]
+    const outputs = [NODE.array, NODE.noJson, 3, NODE.string, 0, 1, NODE.string, 1, 1, NODE.string, 2, 1]
+    const input = promptInput({ preserve: true, tape, outputs })
+    const ask = (out) => native.filterPrompt(input, out, undefined)
+    const whole = new Int32Array(64)
+    const length = ask(whole)
+    assert.ok(length > 8, `the answer is ${length} long`)
+    for (let size = 0; size < length; size++) {
+      // Marked past the buffer's end to see that nothing is written there.
+      const buffer = new Int32Array(size + 4).fill(-7)
+      assert.equal(ask(buffer.subarray(0, size)), -length, `a buffer of ${size}`)
+      assert.deepEqual([...buffer.subarray(size)], [-7, -7, -7, -7])
+    }
+    const exact = new Int32Array(length)
+    assert.equal(ask(exact), length)
+    assert.deepEqual(exact, whole.subarray(0, length))
   })
 
   test('views of a SharedArrayBuffer are refused, as tape and as answer buffer', () => {
@@ -78,11 +146,18 @@ describe('buffers handed to the binding', () => {
     shared.set(history)
     assert.throws(() => filter.plan(undefined, shared.subarray(0, history.length), undefined, 0, new Int32Array(16)), /SharedArrayBuffer/)
     assert.throws(() => filter.plan(undefined, Int32Array.from(history), undefined, 0, shared), /SharedArrayBuffer/)
-    assert.throws(
-      () => native.filterPrompt(false, undefined, true, undefined, shared.subarray(0, 1), undefined, undefined, new Int32Array(8)),
-      /SharedArrayBuffer/,
-    )
-    assert.throws(() => native.filterPromptOutputs(1, shared.subarray(0, 1), new Int32Array(8)), /SharedArrayBuffer/)
+    const input = promptInput({ tape: [0] })
+    shared.set(input)
+    assert.throws(() => native.filterPrompt(shared.subarray(0, input.length), new Int32Array(8), undefined), /SharedArrayBuffer/)
+    assert.throws(() => native.filterPrompt(input, shared, undefined), /SharedArrayBuffer/)
+  })
+
+  test("the prompt filter's answer buffer may not share memory with its input", () => {
+    const buffer = new Int32Array(64)
+    const input = promptInput({ tape: [0] })
+    buffer.set(input)
+    assert.throws(() => native.filterPrompt(buffer, buffer.subarray(input.length), undefined), /shares memory/)
+    assert.equal(native.filterPrompt(buffer.subarray(0, input.length), buffer.subarray(input.length), undefined), 2)
   })
 })
 

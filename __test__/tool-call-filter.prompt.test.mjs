@@ -160,6 +160,38 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
       }
     })
 
+    // From 1.68 ours may write the outputs of every result with its own model
+    // output before it knows which go: a getter that throws on one that stays,
+    // which the reference never reads, must not make the call throw.
+    test('an output getter that throws on a result that stays fails nothing', async () => {
+      const { reference, ours } = await loadRelease(version)
+      const run = async (Filter) => {
+        let armed = true
+        const stays = result('c3', 'getWeather', { type: 'text', value: '18C' }, { mastra: { modelOutput: '18C' } })
+        const output = stays.output
+        Object.defineProperty(stays, 'output', {
+          enumerable: true,
+          get() {
+            if (armed) throw new Error('the output of a result that stays was read')
+            return output
+          },
+        })
+        const filter = new Filter({ preserveModelOutput: true })
+        const state = {}
+        const answers = []
+        for (const prompt of [history(), [...history(), assistant(call('c3', 'getWeather')), tool(stays)]]) {
+          answers.push(await settle(() => filter.processLLMRequest({ prompt, state })))
+        }
+        // Compared unarmed: the comparison reads the part too.
+        armed = false
+        return answers
+      }
+      const ref = await run(reference.ToolCallFilter)
+      const got = await run(ours.ToolCallFilter)
+      assert.ok(!ref[1].threw, 'the reference does not read it')
+      ref.forEach((answer, i) => assertSameOutcome(got[i], answer, `call ${i}`))
+    })
+
     test('a model output that contains itself fails with an error where the reference overflows the stack', async () => {
       const output = { type: 'json' }
       output.value = output

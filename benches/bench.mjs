@@ -15,6 +15,13 @@
 // row is timed, both implementations are run once on the same input and their
 // outputs compared; a mismatch throws (we would be timing different work).
 // Nothing here asserts anything about time.
+//
+// ToolCallFilter is timed as a server runs it: whole requests (the two model
+// calls of a run on 1.60+, the input step and first agent-loop step on 1.59),
+// one a sample, each row beside one with a full gc() before every request.
+// A collection empties the CPU's caches and frees what only weak references
+// hold; a filter that leaves its compiled code to such things is several
+// times slower after one, which the rows without it never show.
 
 import { spawnSync } from 'node:child_process'
 import { writeFileSync } from 'node:fs'
@@ -67,8 +74,8 @@ const ONLY_WORKLOAD = OPTIONS.workload
 const FILTER = OPTIONS.filter
 
 const SETTINGS = QUICK
-  ? { minSamples: 7, minSideMs: 50, sampleMs: 5, warmupMs: 50, capMs: 3_000, maxSamples: 500 }
-  : { minSamples: 15, minSideMs: 300, sampleMs: 10, warmupMs: 200, capMs: 20_000, maxSamples: 2_000 }
+  ? { minSamples: 7, minSideMs: 50, sampleMs: 5, warmupMs: 50, capMs: 3_000, maxSamples: 500, requestSamples: 21 }
+  : { minSamples: 15, minSideMs: 300, sampleMs: 10, warmupMs: 200, capMs: 20_000, maxSamples: 2_000, requestSamples: 101 }
 
 const SIZES = [100, 1_000, 10_000]
 const gc = globalThis.gc ?? (() => {})
@@ -217,13 +224,13 @@ function buildMessages(n, seed = 2) {
 }
 
 /**
- * The provider prompt the Agent sends for `buildMessages(n)`: user turns, and
+ * The provider prompt the Agent sends for stored messages: user turns, and
  * assistant turns whose tool calls are answered in a tool message; results
  * with a stored model output carry it in `providerOptions.mastra`.
  */
-function buildPrompt(n, seed = 2) {
+function promptOf(messages) {
   const prompt = [{ role: 'system', content: 'You are a helpful assistant.' }]
-  for (const message of buildMessages(n, seed)) {
+  for (const message of messages) {
     if (message.role === 'user') {
       prompt.push({ role: 'user', content: [{ type: 'text', text: message.content.content }] })
       continue
@@ -250,6 +257,42 @@ function buildPrompt(n, seed = 2) {
   return prompt
 }
 
+/**
+ * `turns` turns of a conversation as stored messages (format 2): a user
+ * question; an assistant text with one tool call and its result (every
+ * third with a stored model output); an assistant answer. As a provider
+ * prompt each turn is four messages: the tool's result is one of its own.
+ * Call ids start with `prefix`.
+ */
+function buildTurns(turns, { seed = 4, prefix = 'call' } = {}) {
+  const rand = mulberry32(seed)
+  const base = Date.UTC(2025, 0, 1)
+  const messages = []
+  const message = (role, content) => {
+    const i = messages.length
+    messages.push({ id: `${prefix}_msg_${i}`, createdAt: new Date(base + i * 1000), threadId: 'thread_bench', resourceId: 'user_bench', role, content })
+  }
+  for (let t = 0; t < turns; t++) {
+    const question = sentence(rand, 20, 120)
+    message('user', { format: 2, parts: [{ type: 'text', text: question }], content: question })
+    const text = sentence(rand, 30, 120)
+    const invocation = {
+      state: 'result',
+      step: 0,
+      toolCallId: `${prefix}_${t}`,
+      toolName: TOOL_NAMES[t % TOOL_NAMES.length],
+      args: { query: sentence(rand, 10, 40), limit: 1 + (t % 20) },
+      result: { ok: true, count: t % 7, rows: [{ id: t, title: sentence(rand, 10, 40) }] },
+    }
+    const part = { type: 'tool-invocation', toolInvocation: invocation }
+    if (t % 3 === 0) part.providerMetadata = { mastra: { modelOutput: modelOutputFor(rand, t) } }
+    message('assistant', { format: 2, parts: [{ type: 'step-start' }, { type: 'text', text }, part], content: text, toolInvocations: [{ ...invocation }] })
+    const answer = sentence(rand, 30, 200)
+    message('assistant', { format: 2, parts: [{ type: 'text', text: answer }], content: answer })
+  }
+  return messages
+}
+
 // Queries for search_tools, used in rotation (the last one matches nothing).
 const QUERIES = [
   'weather forecast',
@@ -273,7 +316,6 @@ const resolvedTools = memo(n => buildTools(n, 'mcp', 3))
 // Equal to resolvedTools in every id and description, but other objects.
 const otherResolvedTools = memo(n => buildTools(n, 'mcp', 3))
 const historyMessages = memo(n => buildMessages(n, 2))
-const historyPrompt = memo(n => buildPrompt(n, 2))
 
 function makeRequestContext(threadId = 'thread_bench') {
   const requestContext = new RequestContext()
@@ -384,44 +426,37 @@ async function measure(name, size, refFn, oursFn, { batchMultiple = 1, resetRef,
   }
 }
 
+/**
+ * Times one operation a sample, alternating the sides, after a turn of the
+ * event loop and, with `collect`, a full collection, both untimed. Each side
+ * first runs until V8 has compiled what runs hot (SETTINGS.warmupMs).
+ */
+async function measureRequests(name, size, refFn, oursFn, { collect }) {
+  const sides = [
+    { fn: refFn, times: [] },
+    { fn: oursFn, times: [] },
+  ]
+  for (const side of sides) await warmup(side.fn)
+  const start = performance.now()
+  for (let round = 0; ; round++) {
+    for (const side of round % 2 ? [sides[1], sides[0]] : sides) {
+      await betweenSamples()
+      if (collect) gc()
+      const t0 = performance.now()
+      await side.fn()
+      side.times.push(performance.now() - t0)
+    }
+    const samples = round + 1
+    if (samples >= SETTINGS.requestSamples || performance.now() - start > SETTINGS.capMs) break
+  }
+  const [ref, ours] = sides
+  const refMs = median(ref.times)
+  const oursMs = median(ours.times)
+  return { workload: name, size, refMs, oursMs, speedup: refMs / oursMs, samples: ref.times.length }
+}
+
 // ---------------------------------------------------------------------------
 // Workloads. Each `run(size)` builds its input, checks both sides agree, then measures.
-
-/** 1.59's filter: `processInput` on a stored history of `size` messages. */
-function messageListFilterWorkload(name, options) {
-  return {
-    name,
-    async run(size) {
-      const messages = historyMessages(size)
-      const args = { messages, messageList: { get: { all: { db: () => messages } } }, abort() {} }
-      const ref = new RefMessageListToolCallFilter(options)
-      const ours = new OursMessageListToolCallFilter(options)
-      assertSame(`${name} ${size}`, await ref.processInput(args), await ours.processInput(args))
-      return measure(name, size, () => ref.processInput(args), () => ours.processInput(args))
-    },
-  }
-}
-
-/**
- * 1.59's filter in the agent loop: `processInputStep` with `filterAfterToolSteps`
- * on a stored history of `size` messages, as the first step of a request (a
- * fresh state; the response so far is the history's last few messages).
- */
-function messageListStepWorkload(name, options) {
-  return {
-    name,
-    async run(size) {
-      const messages = historyMessages(size)
-      const response = messages.slice(-3)
-      const messageList = { get: { all: { db: () => messages }, response: { db: () => response } } }
-      const args = () => ({ messages, messageList, state: {}, stepNumber: 0, steps: [], abort() {} })
-      const ref = new RefMessageListToolCallFilter(options)
-      const ours = new OursMessageListToolCallFilter(options)
-      assertSame(`${name} ${size}`, await ref.processInputStep(args()), await ours.processInputStep(args()))
-      return measure(name, size, () => ref.processInputStep(args()), () => ours.processInputStep(args()))
-    },
-  }
-}
 
 const RUN_STEPS = 20
 const RUN_STEP_MESSAGES = 3
@@ -480,20 +515,66 @@ function messageListRunWorkload(name, options) {
 }
 
 /**
- * 1.60+'s filter: `processLLMRequest` on the provider prompt of a history of
- * `size` messages, as the first model call of a request (a fresh state, so the
- * history is recorded too).
+ * The input of a request of a history of about `size` messages, and what a
+ * run adds to it: one turn's assistant tool call and its result. `prompt`:
+ * the provider prompts of the request's two model calls; `list`: the stored
+ * messages of its input step and first agent-loop step, and the response.
  */
-function promptFilterWorkload(name, options) {
+const requestInput = memo(key => {
+  const [stage, size] = key.split(':')
+  // A turn is four prompt messages (after the system message) or three stored ones.
+  const turns = stage === 'prompt' ? Math.max(1, Math.round((size - 1) / 4)) : Math.max(1, Math.round(size / 3))
+  const history = buildTurns(turns)
+  const run = buildTurns(1, { seed: 9, prefix: 'run' }).slice(0, 2)
+  if (stage === 'list') return { history, all: history.concat(run), response: run.slice(1) }
+  const first = promptOf(history)
+  // The run's own call and its result, as the second model call sees them.
+  return { first, second: first.concat(promptOf(run).slice(2)) }
+})
+
+/**
+ * One request of the filter of a release, as its Agent makes it: on 1.60
+ * and later, the two model calls of a run that calls one tool
+ * (`processLLMRequest` on the history, then on the history with the run's
+ * call and result, one `state` for both); on 1.59, the input step and the
+ * run's first agent-loop step (`processInput`, then `processInputStep`).
+ * Resolves to the outputs of both calls.
+ */
+function requestOf(stage, size) {
+  const input = requestInput(`${stage}:${size}`)
+  if (stage === 'prompt') {
+    return async (filter) => {
+      const state = {}
+      return [await filter.processLLMRequest({ prompt: input.first, state }), await filter.processLLMRequest({ prompt: input.second, state })]
+    }
+  }
+  const messageList = (all) => ({ get: { all: { db: () => all }, response: { db: () => input.response } } })
+  return async (filter) => [
+    await filter.processInput({ messages: input.history, messageList: messageList(input.history), abort() {} }),
+    await filter.processInputStep({ messages: input.all, messageList: messageList(input.all), state: {}, stepNumber: 0, steps: [], abort() {} }),
+  ]
+}
+
+/**
+ * ToolCallFilter in a server's rhythm: whole requests ([`requestOf`]), one a
+ * sample, each after a turn of the event loop, the sides alternating. With
+ * `collect`, a full garbage collection (untimed) before each request, as a
+ * server runs between requests: it empties the CPU's caches of everything
+ * the filter uses, and frees what only weak references hold (hidden classes
+ * and compiled code that nothing live keeps). The prompt filter is 1.71.0's
+ * against ours, the message-list filter 1.59.0's.
+ */
+function requestWorkload(name, { stage, options, collect = false }) {
   return {
     name,
     async run(size) {
-      const prompt = historyPrompt(size)
-      const ref = new RefPromptToolCallFilter(options)
-      const ours = new OursPromptToolCallFilter(options)
-      const call = (filter) => filter.processLLMRequest({ prompt, state: {} })
-      assertSame(`${name} ${size}`, await call(ref), await call(ours))
-      return measure(name, size, () => call(ref), () => call(ours))
+      const request = requestOf(stage, size)
+      const [Ref, Ours] =
+        stage === 'prompt' ? [RefPromptToolCallFilter, OursPromptToolCallFilter] : [RefMessageListToolCallFilter, OursMessageListToolCallFilter]
+      const ref = new Ref(options)
+      const ours = new Ours(options)
+      assertSame(`${name} ${size}`, await request(ref), await request(ours))
+      return measureRequests(name, size, () => request(ref), () => request(ours), { collect })
     },
   }
 }
@@ -843,20 +924,34 @@ function largeCatalogWorkload(name, { kind, sizes }) {
   }
 }
 
+/** The filter's options in the modes timed, by the name the rows give them. */
+const FILTER_MODES = [
+  ['exclude all', undefined],
+  ['exclude list', { exclude: ['searchDatabase', 'sendEmail'] }],
+  ['preserveModelOutput', { preserveModelOutput: true }],
+  ['filterAfterToolSteps', { filterAfterToolSteps: 2 }],
+]
+
+/** Both stages in each mode, a row without collections and one with a gc() before each request. */
+function toolCallFilterRequestWorkloads() {
+  return [
+    ['ToolCallFilter 1.59', 'list'],
+    ['ToolCallFilter prompt', 'prompt'],
+  ].flatMap(([stageName, stage]) =>
+    FILTER_MODES.flatMap(([mode, options]) => [
+      requestWorkload(`${stageName} ${mode}, request`, { stage, options }),
+      requestWorkload(`${stageName} ${mode}, request after gc()`, { stage, options, collect: true }),
+    ]),
+  )
+}
+
 const LARGE = [100_000]
 /** How many processors the memory note of the large search row averages over. */
 const MEMORY_PROCESSORS = 3
 
 const WORKLOADS = [
-  messageListFilterWorkload('ToolCallFilter 1.59 exclude all', undefined),
-  messageListFilterWorkload('ToolCallFilter 1.59 exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
-  messageListFilterWorkload('ToolCallFilter 1.59 preserveModelOutput', { preserveModelOutput: true }),
-  messageListStepWorkload('ToolCallFilter 1.59 filterAfterToolSteps', { filterAfterToolSteps: 2 }),
+  ...toolCallFilterRequestWorkloads(),
   messageListRunWorkload(`ToolCallFilter 1.59 ${RUN_STEPS}-step run, per step`, { filterAfterToolSteps: 2 }),
-  promptFilterWorkload('ToolCallFilter prompt exclude all', undefined),
-  promptFilterWorkload('ToolCallFilter prompt exclude list', { exclude: ['searchDatabase', 'sendEmail'] }),
-  promptFilterWorkload('ToolCallFilter prompt preserveModelOutput', { preserveModelOutput: true }),
-  promptFilterWorkload('ToolCallFilter prompt filterAfterToolSteps', { filterAfterToolSteps: 2 }),
   constructWorkload('ToolSearch construct', { thenSearch: false }),
   constructWorkload('ToolSearch construct + first search', { thenSearch: true }),
   constructWorkload("ToolSearch construct, ranking 'fielded'", { thenSearch: false, ranking: 'fielded', sizes: [1_000, 10_000] }),

@@ -64,11 +64,16 @@ pub fn steps_option(given: Option<Option<f64>>) -> Option<f64> {
 /// where a count of zero keeps nothing and anything else is `slice(-count)`
 /// (NaN and fractions as JavaScript reads them).
 pub fn recent_steps<T>(steps: &[T], keep_steps: f64) -> &[T] {
+    &steps[recent_step_range(steps.len(), keep_steps)]
+}
+
+/// Which of `count` steps [`recent_steps`] keeps.
+pub fn recent_step_range(count: usize, keep_steps: f64) -> std::ops::Range<usize> {
     if !keeps_any_step(keep_steps) {
-        return &[];
+        return 0..0;
     }
-    let (start, end) = js_slice_bounds(steps.len(), -keep_steps, None);
-    &steps[start..end]
+    let (start, end) = js_slice_bounds(count, -keep_steps, None);
+    start..end
 }
 
 /// Whether `filterAfterToolSteps` keeps any step: `Math.max(0, n) === 0`
@@ -86,6 +91,8 @@ pub mod plan {
     pub const DROP: i32 = 1;
     /// Rebuild the message: one part action per part follows (and, for the
     /// message list, the kept `content.toolInvocations`: count, positions).
+    /// On the prompt, the number of parts the message keeps comes first, so
+    /// the binding makes the new content array at its size.
     pub const REWRITE: i32 = 2;
 
     /// Keep the part object as it is.

@@ -20,7 +20,7 @@
 use std::collections::HashMap;
 
 use mastra_native_processors::releases::PreservedResults;
-use mastra_native_processors::tool_call_filter::prompt::{analyse, code, filter, Analysis, Answer, Decision, Options};
+use mastra_native_processors::tool_call_filter::prompt::{code, filter, input, Answer, Decision, Input, Options};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, Exclude, FilterError};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
@@ -202,24 +202,70 @@ pub fn parse_prompt(tape: &[i32]) -> Option<Prompt> {
     (at == tape.len()).then_some(prompt)
 }
 
-/// How a request's answers are checked.
+/// How a request's answers are checked: each ask reads the prompt again
+/// with the outputs so far, as the binding does.
 struct Round<'a> {
     options: &'a Options,
     exclude: Exclude,
     tape: &'a [i32],
     history: Option<&'a [i32]>,
-    /// The one analysis of the prompt every ask of the round answers from
-    /// again, as the binding does between a first answer and the outputs.
-    analysis: Result<Analysis, FilterError>,
+}
+
+/// The binding's input buffer for a round (see `prompt::input`), with an
+/// exclude list of `list_length` names where one is listed.
+fn encode_input(round: &Round<'_>, outputs: Option<&[i32]>, list_length: i32) -> Vec<i32> {
+    let mut buffer = vec![0; input::HEAD];
+    let flag = |set: bool, code: i32| if set { code } else { 0 };
+    buffer[input::FLAGS] = flag(round.options.preserve_model_output, input::PRESERVE_MODEL_OUTPUT)
+        | flag(round.options.preserved_results == PreservedResults::Every, input::EVERY_RESULT);
+    buffer[input::EXCLUDE_LENGTH] = match round.exclude {
+        Exclude::All => input::ABSENT,
+        Exclude::Listed => list_length,
+        Exclude::Nothing => 0,
+    };
+    let length = |part: Option<&[i32]>| part.map_or(input::ABSENT, |part| part.len() as i32);
+    buffer[input::TAPE_LENGTH] = round.tape.len() as i32;
+    buffer[input::HISTORY_LENGTH] = length(round.history);
+    buffer[input::OUTPUTS_LENGTH] = length(outputs);
+    for part in [Some(round.tape), round.history, outputs].into_iter().flatten() {
+        buffer.extend_from_slice(part);
+    }
+    buffer
+}
+
+/// An input buffer read as the head says: its parts follow the head, each as
+/// long as its length, or it is refused.
+fn check_raw_input(buffer: &[i32]) {
+    let Ok(read) = Input::read(buffer) else { return };
+    let lengths =
+        [Some(read.tape), read.history, read.outputs].map(|part| part.map_or(input::ABSENT, |p| p.len() as i32));
+    assert_eq!(lengths, [input::TAPE_LENGTH, input::HISTORY_LENGTH, input::OUTPUTS_LENGTH].map(|at| buffer[at]));
+    let taken: usize = [Some(read.tape), read.history, read.outputs].into_iter().flatten().map(<[i32]>::len).sum();
+    let parts: Vec<i32> =
+        [Some(read.tape), read.history, read.outputs].into_iter().flatten().flatten().copied().collect();
+    assert_eq!(parts, buffer[input::HEAD..input::HEAD + taken], "the parts follow the head, in order");
 }
 
 impl Round<'_> {
     fn ask(&self, outputs: Option<&[i32]>) -> Result<Decision, FilterError> {
-        let decision = filter(self.options, self.exclude, self.tape, self.history, outputs);
-        match &self.analysis {
-            Ok(kept) => assert_eq!(&kept.answer(self.options, outputs), &decision, "a kept analysis answers as anew"),
-            Err(error) => assert_eq!(decision.as_ref().err(), Some(error), "the analysis fails as the filter does"),
-        }
+        // Through the input buffer, as the binding asks.
+        let buffer = encode_input(self, outputs, 1 + self.tape.len() as i32 % 7);
+        let read = Input::read(&buffer).expect("an input as the binding writes it is read");
+        assert_eq!(
+            (read.tape, read.history, read.outputs, read.exclude),
+            (self.tape, self.history, outputs, self.exclude)
+        );
+        assert_eq!(
+            (read.preserve_model_output, read.preserved_results),
+            (self.options.preserve_model_output, self.options.preserved_results)
+        );
+        let decision = filter(
+            &read.options(self.options.filter_after_tool_steps),
+            read.exclude,
+            read.tape,
+            read.history,
+            read.outputs,
+        );
         if let Ok(decision) = &decision {
             // The run's history is recorded on its first call, unless an empty
             // exclude list returns before the state is read.
@@ -258,8 +304,10 @@ pub fn run(data: &[u8]) {
         let len = if one_in(&mut u, 16) { size(&mut u, 0, 16) } else { id_count };
         Some((0..len).map(|_| if one_in(&mut u, 16) { tape_value(&mut u) } else { int(&mut u, 0, 1) }).collect())
     };
-    let analysis = analyse(&options, exclude, &tape, history.as_deref());
-    let round = Round { options: &options, exclude, tape: &tape, history: history.as_deref(), analysis };
+    let round = Round { options: &options, exclude, tape: &tape, history: history.as_deref() };
+    if one_in(&mut u, 4) {
+        check_raw_input(&raw_tape(&mut u, 64));
+    }
 
     if one_in(&mut u, 8) {
         // Outputs the binding never wrote: anything but a panic will do.
@@ -452,6 +500,7 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
                 }
             }
             plan::REWRITE => {
+                let kept_count = cursor.read();
                 let (mut kept, mut removed) = (0, 0);
                 for (p, part) in parts.iter().enumerate() {
                     let action = cursor.read();
@@ -494,6 +543,7 @@ fn check_plan(round: &Round<'_>, prompt: &Prompt, plan: &[i32], wanted: &[(u32, 
                     settle(part, false);
                     removed_at.push((m as u32, p as u32));
                 }
+                assert_eq!(kept_count, kept, "the count of kept parts of a rebuilt message");
                 assert!(kept > 0 && removed > 0, "a rebuilt message keeps {kept} and removes {removed}");
             }
             other => panic!("message action {other} for {message:?}"),

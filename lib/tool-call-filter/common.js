@@ -9,6 +9,25 @@ const { TapeWriter } = require('../tape-writer.js')
 
 const codes = native.toolCallFilterCodes()
 const { ExcludeMode, excludeMode } = native
+
+/**
+ * `name` as V8 keeps a property's name: interned, as a key read back from an
+ * object is. A string made by Node-API is not, and an inline cache that sees
+ * a computed key compares it with the name it recorded by identity: the
+ * store of a request's history into its `state` went megamorphic on its
+ * second call, and a megamorphic store looks its handler up in a cache that
+ * every full collection empties.
+ */
+function propertyKey(name) {
+  return Object.keys({ [name]: true })[0]
+}
+
+/** The keys the filter records under in a request's `state`, interned. */
+const stateKeys = {
+  history: propertyKey(codes.stateKeys.history),
+  seen: propertyKey(codes.stateKeys.seen),
+  steps: propertyKey(codes.stateKeys.steps),
+}
 const NODE = codes.modelOutput
 
 /**
@@ -21,12 +40,99 @@ const NODE = codes.modelOutput
  */
 const KEPT_BUFFER_LIMIT = 1 << 18
 
-/** The buffers a tape and its answer cross the boundary in. */
+/**
+ * Interns tool-call ids the way a `Set` compares them (SameValueZero), so the
+ * native side can compare plain integers.
+ */
+class CallIds {
+  /**
+   * Every id interned, in first-seen order: the `Set` the prompt filter
+   * records as a request's history, so a new id costs one hash operation
+   * (`add`) instead of a map's miss and insertion and a set built afterwards.
+   */
+  set = new Set()
+  values = []
+  /** Index by id, built only when an id comes back out of the expected order. */
+  #indexes = null
+  /**
+   * The id after the last one found again. Ids mostly come back in the order
+   * they first came (a step's results follow its calls, and legacy entries
+   * their parts), so the next id is checked here before any hashing. `===`
+   * implies SameValueZero, so a match is the set's own answer; `NaN`, which
+   * `===` never matches, goes to the set.
+   */
+  #next = 0
+
+  /**
+   * Starts over for another call. The set is new: the last one may be a
+   * request's recorded history now.
+   */
+  reset() {
+    this.set = new Set()
+    this.values = []
+    this.#indexes = null
+    this.#next = 0
+  }
+
+  intern(id) {
+    const values = this.values
+    const next = this.#next
+    if (next < values.length && values[next] === id) {
+      this.#next = next + 1
+      return next
+    }
+    const set = this.set
+    const size = set.size
+    set.add(id)
+    if (set.size !== size) {
+      values.push(id)
+      return size
+    }
+    const index = this.#indexOf(id)
+    this.#next = index + 1
+    return index
+  }
+
+  /**
+   * The index of an id interned before, or else `values.length`: one index
+   * shared by every id that is not, and that no earlier tape or set used.
+   * Where ids are only compared against a set of interned ones (the ids a
+   * step keeps), those others all answer "not in it" alike, and skipping
+   * their interning spares a set that grows with the history.
+   */
+  lookup(id) {
+    return this.set.has(id) ? this.#indexOf(id) : this.values.length
+  }
+
+  /** The index of an interned id, from the map, which first catches up with `values`. */
+  #indexOf(id) {
+    const values = this.values
+    const indexes = (this.#indexes ??= new Map())
+    for (let i = indexes.size; i < values.length; i++) indexes.set(values[i], i)
+    return indexes.get(id)
+  }
+}
+
+/**
+ * The buffers a tape and its answer cross the boundary in, and the call ids a
+ * call interns. Everything a call works with lives here, made once, rather
+ * than made per call: a full garbage collection frees the hidden class of an
+ * object no live object has (a class's instance with its fields, reached from
+ * the constructor only by a transition, which V8 holds weakly), and
+ * deoptimizes every function compiled against it, so a server that collects
+ * between requests would run the filter unoptimized after each.
+ */
 class Scratch {
+  /** The tape of a history run, or the prompt filter's whole input (see prompt.js). */
   tape = new TapeWriter(4096)
-  /** The prompt filter's second tape: the outputs of the results it turns into text. */
-  outputs = new TapeWriter(256)
+  /**
+   * What the request's `state` recorded, as the native side reads it: the
+   * message list's steps and then the ids they keep. Kept through the call.
+   */
+  recorded = new TapeWriter(256)
   plan = new Int32Array(4096)
+  /** The call ids interned by the call; emptied when it gives the set back. */
+  ids = new CallIds()
   /** Strings a tape refers to by index. */
   strings = []
   /** Whether `strings` held more than the kept limit during the call. */
@@ -35,18 +141,22 @@ class Scratch {
   lazyJson = new Map()
   /** The objects a model output being written is inside; empty between outputs. */
   ancestors = []
+  /** Where the prompt's results with their own model output are: message and part indexes, in pairs. */
+  ownOutputs = []
   busy = false
 
   /** Empties the buffers for the next tape of a call. */
   clear() {
     this.tape.reset()
-    this.outputs.reset()
-    if (this.strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
-    this.strings.length = 0
+    const strings = this.strings
+    if (strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
+    // Setting an array's length is a call into the runtime, even to what it is.
+    if (strings.length !== 0) strings.length = 0
     // `Map#clear` allocates a new table even for an empty map.
     if (this.lazyJson.size !== 0) this.lazyJson.clear()
     // Left behind only by a getter that threw in the middle of an output.
     if (this.ancestors.length !== 0) this.ancestors.length = 0
+    if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
   }
 }
 
@@ -57,15 +167,6 @@ class Scratch {
 // starts with empty buffers.
 const shared = new Scratch()
 
-function withScratch(use) {
-  const scratch = takeScratch()
-  try {
-    return use(scratch)
-  } finally {
-    releaseScratch(scratch)
-  }
-}
-
 /** The set for a call; give it back with `releaseScratch` in a `finally`. */
 function takeScratch() {
   const scratch = shared.busy ? new Scratch() : shared
@@ -75,6 +176,8 @@ function takeScratch() {
 
 function releaseScratch(scratch) {
   scratch.clear()
+  scratch.recorded.reset()
+  scratch.ids.reset()
   scratch.busy = false
   if (scratch === shared) giveBackOutsized(scratch)
 }
@@ -82,7 +185,7 @@ function releaseScratch(scratch) {
 /** Drops whichever buffer an outsized call grew past the limit; the next call starts small. */
 function giveBackOutsized(scratch) {
   if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
-  if (scratch.outputs.data.length > KEPT_BUFFER_LIMIT) scratch.outputs = new TapeWriter(256)
+  if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
   // An emptied array keeps its backing store; a new one does not.
   if (scratch.stringsGrown) {
@@ -140,68 +243,6 @@ function excludeNow(exclude) {
   return { mode, names: mode === ExcludeMode.Listed ? new Set(exclude) : null }
 }
 
-/**
- * Interns tool-call ids the way a `Set` compares them (SameValueZero), so the
- * native side can compare plain integers.
- */
-class CallIds {
-  /**
-   * Every id interned, in first-seen order: the `Set` the prompt filter
-   * records as a request's history, so a new id costs one hash operation
-   * (`add`) instead of a map's miss and insertion and a set built afterwards.
-   */
-  set = new Set()
-  values = []
-  /** Index by id, built only when an id comes back out of the expected order. */
-  #indexes = null
-  /**
-   * The id after the last one found again. Ids mostly come back in the order
-   * they first came (a step's results follow its calls, and legacy entries
-   * their parts), so the next id is checked here before any hashing. `===`
-   * implies SameValueZero, so a match is the set's own answer; `NaN`, which
-   * `===` never matches, goes to the set.
-   */
-  #next = 0
-
-  intern(id) {
-    const values = this.values
-    const next = this.#next
-    if (next < values.length && values[next] === id) {
-      this.#next = next + 1
-      return next
-    }
-    const set = this.set
-    const size = set.size
-    set.add(id)
-    if (set.size !== size) {
-      values.push(id)
-      return size
-    }
-    const index = this.#indexOf(id)
-    this.#next = index + 1
-    return index
-  }
-
-  /**
-   * The index of an id interned before, or else `values.length`: one index
-   * shared by every id that is not, and that no earlier tape or set used.
-   * Where ids are only compared against a set of interned ones (the ids a
-   * step keeps), those others all answer "not in it" alike, and skipping
-   * their interning spares a set that grows with the history.
-   */
-  lookup(id) {
-    return this.set.has(id) ? this.#indexOf(id) : this.values.length
-  }
-
-  /** The index of an interned id, from the map, which first catches up with `values`. */
-  #indexOf(id) {
-    const values = this.values
-    const indexes = (this.#indexes ??= new Map())
-    for (let i = indexes.size; i < values.length; i++) indexes.set(values[i], i)
-    return indexes.get(id)
-  }
-}
-
 /** Writes the shape of a model output onto `tape`; see `node` in src/tool_call_filter/tape.rs. */
 function writeModelOutput(scratch, tape, value) {
   writeNode(scratch, tape, value, scratch.ancestors)
@@ -257,9 +298,12 @@ function writeNode(scratch, tape, value, ancestors) {
   ancestors.pop()
 }
 
-/** Fills in JSON slots the native side asked for. */
-function fillJson(scratch, tape, slots) {
-  for (const slot of slots) tape[slot] = jsonIndex(scratch.lazyJson.get(slot), scratch.strings)
+/**
+ * Fills in the JSON slots the native side asked for, by their positions in
+ * a tape that starts at `start` of `data`.
+ */
+function fillJson(scratch, data, start, slots) {
+  for (const slot of slots) data[start + slot] = jsonIndex(scratch.lazyJson.get(start + slot), scratch.strings)
 }
 
 function jsonIndex(value, strings) {
@@ -279,15 +323,6 @@ function resultText(toolName, strings, plan, at, count) {
   return `${toolName} result:\n${text}`
 }
 
-/** Native refusals surface as the `TypeError`s the reference throws in the same places. */
-function callNative(call) {
-  try {
-    return call()
-  } catch (error) {
-    throw new TypeError(error.message)
-  }
-}
-
 function describe(value) {
   if (value === null) return 'null'
   if (Array.isArray(value)) return 'an array'
@@ -296,16 +331,14 @@ function describe(value) {
 
 module.exports = {
   codes,
+  stateKeys,
   ExcludeMode,
-  withScratch,
   takeScratch,
   releaseScratch,
   readOptions,
   excludeNow,
-  CallIds,
   writeModelOutput,
   fillJson,
   resultText,
-  callNative,
   describe,
 }

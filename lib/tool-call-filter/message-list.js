@@ -7,24 +7,34 @@
 // only their shape does.
 
 const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
-const { TapeWriter } = require('../tape-writer.js')
 const {
   codes,
+  stateKeys,
   ExcludeMode,
-  withScratch,
+  takeScratch,
+  releaseScratch,
   readOptions,
   excludeNow,
-  CallIds,
   writeModelOutput,
   fillJson,
   resultText,
-  callNative,
   describe,
 } = require('./common.js')
 
 const TAPE = codes.messageList
 const PLAN = codes.plan
-const { seen: SEEN_KEY, steps: STEPS_KEY } = codes.stateKeys
+const { seen: SEEN_KEY, steps: STEPS_KEY } = stateKeys
+
+/**
+ * A step's `state` as the filter leaves it: an empty object given the two
+ * keys. A state lives for one run, and the hidden classes those stores make
+ * are reached from the empty object's only by transitions, which V8 holds
+ * weakly: a full collection between runs would free them and deoptimize the
+ * code compiled against them. This object keeps them alive.
+ */
+const recordedStateShape = {}
+recordedStateShape[SEEN_KEY] = []
+recordedStateShape[STEPS_KEY] = []
 
 /** Messages per tape by exclude mode, asked of the core once per mode: a native call costs about a microsecond. */
 const runLengths = new Map()
@@ -56,38 +66,49 @@ class ToolCallFilter {
 
   async processInput(args) {
     const messages = args.messageList.get.all.db()
-    return this.#filter(messages, null, null)
+    const scratch = takeScratch()
+    try {
+      return this.#filter(scratch, messages, null, null)
+    } finally {
+      releaseScratch(scratch)
+    }
   }
 
   async processInputStep(args) {
     if (!this.#filtersSteps) return {}
     const messages = args.messageList.get.all.db()
-    const ids = new CallIds()
-    const preserve = this.#advanceSteps(args, ids)
-    return { messages: this.#filter(messages, ids, preserve) }
+    const scratch = takeScratch()
+    try {
+      const preserve = this.#advanceSteps(scratch, args)
+      return { messages: this.#filter(scratch, messages, scratch.ids, preserve) }
+    } finally {
+      releaseScratch(scratch)
+    }
   }
 
   /** Records this step's tool calls in `args.state` and returns the ids to keep. */
-  #advanceSteps(args, ids) {
+  #advanceSteps(scratch, args) {
     const state = args.state
+    const ids = scratch.ids
     const seenBefore = [...(state[SEEN_KEY] ?? [])]
     const stepsBefore = [...(state[STEPS_KEY] ?? [])]
 
-    const seen = Int32Array.from(seenBefore, (id) => ids.intern(id))
-    const steps = new TapeWriter(stepsBefore.length * 2 + 1)
+    // The ids seen, then the steps as `[count, ids...]*`, on one tape.
+    const recorded = scratch.recorded
+    recorded.reserve(seenBefore.length)
+    for (let i = 0; i < seenBefore.length; i++) recorded.data[i] = ids.intern(seenBefore[i])
+    recorded.length = seenBefore.length
     for (const step of stepsBefore) {
       // `flat()` spreads arrays one level and keeps anything else as it is.
       const members = Array.isArray(step) ? step : [step]
-      steps.push(members.length)
-      for (const id of members) steps.push(ids.intern(id))
+      recorded.push(members.length)
+      for (const id of members) recorded.push(ids.intern(id))
     }
     const responseMessages = args.messageList.get.response.db()
     checkHistory(responseMessages)
-    const answer = withScratch((scratch) => {
-      writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true)
-      const keep = this.#filterAfterToolSteps
-      return callNative(() => advanceMessageListSteps(keep, seen, steps.finish(), scratch.tape.finish()))
-    })
+    writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true)
+    const written = recorded.finish()
+    const answer = askSteps(scratch, this.#filterAfterToolSteps, written.subarray(0, seenBefore.length), written.subarray(seenBefore.length))
     let at = 0
     const seenCount = answer[at++]
     const seenAfter = new Array(seenCount)
@@ -99,44 +120,78 @@ class ToolCallFilter {
 
     state[SEEN_KEY] = seenAfter
     state[STEPS_KEY] = [...stepsBefore, step]
-    return answer.subarray(at, at + preserveCount)
+    // Moved off the answer buffer, which holds the plans of the history's runs next.
+    recorded.reset()
+    recorded.reserve(preserveCount)
+    recorded.data.set(answer.subarray(at, at + preserveCount))
+    recorded.length = preserveCount
+    return recorded.finish()
   }
 
-  #filter(messages, ids, preserve) {
+  /**
+   * The messages that stay, planned in runs. `ids` is null where ids decide
+   * nothing (see `writeHistory`); `preserve` holds the ids the steps keep.
+   */
+  #filter(scratch, messages, ids, preserve) {
     const keepSteps = this.#filterAfterToolSteps
     const exclude = this.#exclude
     const { mode, names } = excludeNow(exclude)
     if (mode === ExcludeMode.Nothing) return messages
     checkHistory(messages)
-    if (ids === null && mode === ExcludeMode.Listed) ids = new CallIds()
+    if (ids === null && mode === ExcludeMode.Listed) ids = scratch.ids
     const withOutputs = this.#withOutputs
     const excludeLength = exclude?.length
     // As `map` does, the reference reads the length once.
     const count = messages.length
     const runLength = runLengthOf(mode) ?? count
-    return withScratch((scratch) => {
-      const filtered = []
-      for (let from = 0; from < count; from += runLength) {
-        const to = Math.min(count, from + runLength)
-        scratch.clear()
-        // Excluding every tool, ids decide only whether a step keeps a call:
-        // those are all interned already, so the others need no index of their own.
-        writeHistory(scratch, messages, from, to, names, ids, withOutputs, mode === ExcludeMode.Listed)
-        const written = scratch.tape.finish()
-        if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
-        const plan = scratch.plan
-        const planRun = () =>
-          planMessageList(withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from, plan)
-        let length = callNative(planRun)
-        if (length < 0) {
-          // Some JSON is its output's text after all: fill in those slots and plan again.
-          fillJson(scratch, written, plan.subarray(0, -length))
-          length = callNative(planRun)
-        }
-        applyPlan(messages, from, to, plan.subarray(0, length), scratch.strings, filtered)
+    const filtered = []
+    for (let from = 0; from < count; from += runLength) {
+      const to = Math.min(count, from + runLength)
+      scratch.clear()
+      // Excluding every tool, ids decide only whether a step keeps a call:
+      // those are all interned already, so the others need no index of their own.
+      writeHistory(scratch, messages, from, to, names, ids, withOutputs, mode === ExcludeMode.Listed)
+      const written = scratch.tape.finish()
+      if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
+      const run = [withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from]
+      let length = askPlan(scratch, run)
+      if (length < 0) {
+        // Some JSON is its output's text after all: fill in those slots and plan again.
+        fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
+        length = askPlan(scratch, run)
       }
-      return filtered
-    })
+      applyPlan(messages, from, to, scratch.plan.subarray(0, length), scratch.strings, filtered)
+    }
+    return filtered
+  }
+}
+
+/**
+ * Calls `advanceMessageListSteps`, growing the answer buffer as asked; the
+ * answer's view. Native refusals surface as the `TypeError`s the reference
+ * throws in the same places.
+ */
+function askSteps(scratch, keepSteps, seen, steps) {
+  const response = scratch.tape.finish()
+  for (;;) {
+    let length
+    try {
+      length = advanceMessageListSteps(keepSteps, seen, steps, response, scratch.plan)
+    } catch (error) {
+      throw new TypeError(error.message)
+    }
+    if (length >= 0) return scratch.plan.subarray(0, length)
+    scratch.plan = new Int32Array(-length * 2)
+  }
+}
+
+/** Calls `planMessageList` with `run` (its arguments up to the answer buffer); the plan's length, as it answers. */
+function askPlan(scratch, run) {
+  const [withOutputs, keepSteps, excludeLength, written, preserve, from] = run
+  try {
+    return planMessageList(withOutputs, keepSteps, excludeLength, written, preserve, from, scratch.plan)
+  } catch (error) {
+    throw new TypeError(error.message)
   }
 }
 
@@ -367,4 +422,23 @@ function applyPlan(messages, from, to, plan, strings, out) {
   }
 }
 
-module.exports = { ToolCallFilter }
+/**
+ * A rebuilt content as `applyPlan` makes it, for the usual format-2 shapes
+ * (with and without a `content` string), with the legacy `toolInvocations`
+ * set again. The rest pattern in `withoutLegacy` builds its object by
+ * adding each key to an empty one, and `applyPlan` adds `toolInvocations`
+ * to that: each a transition, which V8 holds weakly. The contents live for
+ * one call, so without these a full collection between requests would free
+ * those classes and deoptimize `applyPlan` and its callers.
+ */
+const contentShapes = [
+  { format: 2, parts: [], toolInvocations: [] },
+  { format: 2, parts: [], content: '', toolInvocations: [] },
+].map((content) => {
+  const shape = withoutLegacy(content, [])
+  shape.toolInvocations = []
+  return shape
+})
+
+// Exported so that they stay reachable: a module's local that no function reads does not.
+module.exports = { ToolCallFilter, recordedStateShape, contentShapes }

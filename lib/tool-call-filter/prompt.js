@@ -3,19 +3,20 @@
 // rewrites only the provider prompt of each model call, never the message
 // list or memory. It walks the prompt once to write the tape described in
 // src/tool_call_filter/prompt.rs, lets the native filter decide, and applies
-// the plan it returns to the original objects. When removed results leave
-// text behind, the outputs of just those results cross in a second tape, to
-// the analysis the native filter kept from the first.
+// the plan it returns to the original objects. The tape crosses in one
+// buffer with the request's history table behind it and, when removed
+// results leave text behind, the outputs of just those results behind that,
+// in a second round (the layout is the core's `prompt::input`).
 
-const { filterPrompt, filterPromptOutputs, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
+const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
   codes,
+  stateKeys,
   ExcludeMode,
   takeScratch,
   releaseScratch,
   readOptions,
   excludeNow,
-  CallIds,
   writeModelOutput,
   fillJson,
   resultText,
@@ -23,8 +24,22 @@ const {
 } = require('./common.js')
 
 const TAPE = codes.prompt
+const INPUT = codes.promptInput
 const PLAN = codes.plan
-const HISTORY_KEY = codes.stateKeys.history
+const HISTORY_KEY = stateKeys.history
+
+/**
+ * A request's `state` as the filter leaves it after its first call: an empty
+ * object given the history key. The hidden class that store makes is reached
+ * from the empty object's only by a transition, which V8 holds weakly; a
+ * state lives for one request, so a full collection between requests would
+ * free that class and deoptimize `processLLMRequest` and
+ * `writeRecordedHistory`, compiled against it, for every request after it.
+ * This object keeps the class alive (a `Set`, as the field holds, so its
+ * field type stays what the compiled code assumes).
+ */
+const recordedStateShape = {}
+recordedStateShape[HISTORY_KEY] = new Set()
 
 /** The prompt filter of a release; `preservedResults` is that release's rule. */
 function definePromptToolCallFilter(preservedResults) {
@@ -52,27 +67,46 @@ function definePromptToolCallFilter(preservedResults) {
       if (mode === ExcludeMode.Nothing) return undefined
       const withOutputs = this.#withOutputs
       const steps = this.#filterAfterToolSteps
-      const excludeLength = exclude?.length
       const scratch = takeScratch()
       try {
-        const ids = new CallIds()
+        const ids = scratch.ids
+        const tape = scratch.tape
+        // The head is written once its lengths are known.
+        tape.reserve(INPUT.head)
+        tape.length = INPUT.head
         writePrompt(scratch, prompt, names, ids, withOutputs)
-        const tape = scratch.tape.finish()
-        const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
-        const ask = [withOutputs, steps, everyResult, excludeLength, tape, history]
-        let answer = askPrompt(scratch, ask, undefined)
-        if (answer[0] === 1) state[HISTORY_KEY] = ids.set
-        if (answer[1] === PromptAnswer.NeedsOutputs) {
-          const token = answer[2]
-          const outputs = writeOutputs(scratch, prompt, answer, 3)
-          answer = askOutputs(scratch, ask, token, outputs)
-          if (answer[1] === PromptAnswer.NeedsJson) {
-            fillJson(scratch, outputs, answer.subarray(3, 3 + answer[2]))
-            answer = askOutputs(scratch, ask, token, outputs)
-          }
+        const tapeLength = tape.length - INPUT.head
+        const historyLength = this.#usesHistory ? writeRecordedHistory(state, ids, tape) : INPUT.absent
+        const outputsStart = tape.length
+        // Excluding every tool under the rule of 1.68 and later, the results
+        // that go are nearly all those with their own model output: their
+        // outputs go with the first round (`input::OUTPUTS_AHEAD`), sparing
+        // a second, which reads the whole prompt tape again.
+        const ahead = withOutputs && !everyResult && names === null && writeOwnOutputs(scratch, prompt)
+        const data = tape.data
+        data[INPUT.flags] =
+          (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
+        data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length
+        data[INPUT.tapeLength] = tapeLength
+        data[INPUT.historyLength] = historyLength
+        data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
+        askPrompt(scratch, steps)
+        if (scratch.plan[0] === 1) state[HISTORY_KEY] = ids.set
+        if (scratch.plan[1] === PromptAnswer.NeedsOutputs) {
+          // Those asked for, in their order, in place of any written ahead.
+          tape.length = outputsStart
+          writeOutputs(scratch, prompt, scratch.plan, 2)
+          const head = tape.data
+          head[INPUT.flags] &= ~INPUT.outputsAhead
+          head[INPUT.outputsLength] = tape.length - outputsStart
+          askPrompt(scratch, steps)
         }
-        if (answer[1] === PromptAnswer.Unchanged) return undefined
-        return { prompt: applyPlan(prompt, answer, 2, scratch.strings) }
+        if (scratch.plan[1] === PromptAnswer.NeedsJson) {
+          fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(3, 3 + scratch.plan[2]))
+          askPrompt(scratch, steps)
+        }
+        if (scratch.plan[1] === PromptAnswer.Unchanged) return undefined
+        return { prompt: applyPlan(prompt, scratch.plan, 2, scratch.strings) }
       } finally {
         releaseScratch(scratch)
       }
@@ -81,51 +115,52 @@ function definePromptToolCallFilter(preservedResults) {
 }
 
 /**
- * Calls `filterPrompt` with `ask` (its arguments up to the history) and
- * `outputs`, growing the answer buffer as asked; the answer's view.
+ * Calls `filterPrompt` on the input the scratch set's tape holds, growing the
+ * answer buffer as asked; the answer is at the start of `scratch.plan`.
  */
-function askPrompt(scratch, ask, outputs) {
-  const [withOutputs, steps, everyResult, excludeLength, tape, history] = ask
-  let length
+function askPrompt(scratch, steps) {
   for (;;) {
+    let length
     try {
-      length = filterPrompt(withOutputs, steps, everyResult, excludeLength, tape, history, outputs, scratch.plan)
+      length = filterPrompt(scratch.tape.data, scratch.plan, steps)
     } catch (error) {
       throw new TypeError(error.message)
     }
-    if (length >= 0) return scratch.plan.subarray(0, length)
+    if (length >= 0) return
     scratch.plan = new Int32Array(-length * 2)
   }
 }
 
 /**
- * Gives the outputs to the analysis the first answer left, unless a nested
- * call replaced it: then the prompt is read again.
+ * Writes on `tape`, for each interned call id, whether the request's
+ * recorded history has it, and returns how many it wrote, or `INPUT.absent`
+ * when nothing is recorded yet. A plain loop: `Int32Array.from` with a
+ * mapping function would make a closure a call, whose compiled code V8
+ * holds only weakly and drops at a full collection.
  */
-function askOutputs(scratch, ask, token, outputs) {
-  let length
-  for (;;) {
-    try {
-      length = filterPromptOutputs(token, outputs, scratch.plan)
-    } catch (error) {
-      throw new TypeError(error.message)
-    }
-    if (length >= 0) break
-    scratch.plan = new Int32Array(-length * 2)
-  }
-  const answer = scratch.plan.subarray(0, length)
-  return answer[1] === PromptAnswer.Forgotten ? askPrompt(scratch, ask, outputs) : answer
-}
-
-/**
- * For each interned call id, whether the request's recorded history has it;
- * `undefined` when nothing is recorded yet.
- */
-function recordedHistory(state, ids) {
+function writeRecordedHistory(state, ids, tape) {
   const recorded = state[HISTORY_KEY]
-  if (recorded === undefined || recorded === null) return undefined
-  return Int32Array.from(ids.values, (id) => (recorded.has(id) ? 1 : 0))
+  if (recorded === undefined || recorded === null) return INPUT.absent
+  const values = ids.values
+  tape.reserve(values.length)
+  const data = tape.data
+  let n = tape.length
+  for (let i = 0; i < values.length; i++) data[n++] = recorded.has(values[i]) ? 1 : 0
+  tape.length = n
+  return values.length
 }
+
+/**
+ * A part's `type`, read at a site of its own in assistant messages and in
+ * the others (tool messages). A prompt's parts come in more hidden classes
+ * than V8 keeps at one site (texts, calls, results with and without a stored
+ * model output, ...): read at one, `type` goes through V8's megamorphic
+ * cache, which every full collection empties, so the first call after one
+ * looked each class up again in the runtime (about 15 us at 100 messages).
+ * Split by role, each site sees a few classes and keeps them in the code.
+ */
+const assistantPartType = (part) => part.type
+const otherPartType = (part) => part.type
 
 /** Writes the prompt tape. Bad shapes throw where the reference's walk throws a `TypeError`. */
 function writePrompt(scratch, prompt, names, ids, withOutputs) {
@@ -133,6 +168,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
     throw new TypeError(`ToolCallFilter: expected the prompt to be an array of messages, got ${describe(prompt)}`)
   }
   const tape = scratch.tape
+  const ownOutputs = scratch.ownOutputs
   tape.reserve(prompt.length + 1)
   let data = tape.data
   let n = tape.length
@@ -140,7 +176,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
   for (let i = 0; i < prompt.length; i++) {
     const message = prompt[i]
     if (message === null || typeof message !== 'object') {
-      throw new TypeError(`ToolCallFilter: prompt message ${i} is ${describe(message)}`)
+      throw badMessage(i, message)
     }
     const role = message.role
     if (role === 'system' || role === 'user') {
@@ -154,7 +190,7 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       continue
     }
     if (!Array.isArray(content)) {
-      throw new TypeError(`ToolCallFilter: the content of prompt message ${i} is not an array`)
+      throw badContent(i)
     }
     tape.length = n
     tape.reserve(2 + content.length + (prompt.length - i))
@@ -164,9 +200,9 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
     for (let j = 0; j < content.length; j++) {
       const part = content[j]
       if (part === null || part === undefined) {
-        throw new TypeError(`ToolCallFilter: part ${j} of prompt message ${i} is ${part}`)
+        throw badPart(i, j, part)
       }
-      const type = part.type
+      const type = roleFlag === 0 ? otherPartType(part) : assistantPartType(part)
       const isCall = type === 'tool-call'
       if (!isCall && type !== 'tool-result') {
         data[n++] = TAPE.partOther
@@ -176,11 +212,32 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       let code = isCall ? TAPE.toolCall : TAPE.toolResult
       if (id) code += callIdField(ids.intern(id))
       if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
-      if (!isCall && withOutputs && hasOwnModelOutput(part)) code |= TAPE.ownOutput
+      if (!isCall && withOutputs && hasOwnModelOutput(part)) {
+        code |= TAPE.ownOutput
+        ownOutputs.push(i, j)
+      }
       data[n++] = code
     }
   }
   tape.length = n
+}
+
+// The errors of a malformed prompt are made out of line. A template literal
+// in `writePrompt`'s throws had TurboFan convert the loop's indexes to strings
+// on every pass (it placed the conversions before the tests), each a lookup
+// in V8's number-string cache, which a full collection empties: then a
+// string was made for every message of the next calls.
+
+function badMessage(i, message) {
+  return new TypeError(`ToolCallFilter: prompt message ${i} is ${describe(message)}`)
+}
+
+function badContent(i) {
+  return new TypeError(`ToolCallFilter: the content of prompt message ${i} is not an array`)
+}
+
+function badPart(i, j, part) {
+  return new TypeError(`ToolCallFilter: part ${j} of prompt message ${i} is ${part}`)
 }
 
 /** An interned call id as a part of the tape holds it, above the part's kind and flags. */
@@ -197,15 +254,34 @@ function hasOwnModelOutput(part) {
   return Boolean(mastra) && Object.hasOwn(mastra, 'modelOutput') && mastra.modelOutput != null
 }
 
-/** Writes the outputs of the results an answer asks for, from `answer[at]` on. */
+/**
+ * Writes on the tape the outputs of every result with its own model output,
+ * in prompt order, and says whether it did. A getter that throws on the way
+ * leaves nothing written: the output may be one of a result that stays,
+ * which the reference never reads, and those that go are asked for again.
+ */
+function writeOwnOutputs(scratch, prompt) {
+  const parts = scratch.ownOutputs
+  if (parts.length === 0) return false
+  const tape = scratch.tape
+  const start = tape.length
+  try {
+    for (let k = 0; k < parts.length; k += 2) writeModelOutput(scratch, tape, prompt[parts[k]].content[parts[k + 1]].output)
+  } catch {
+    tape.length = start
+    scratch.ancestors.length = 0
+    return false
+  }
+  return true
+}
+
+/** Writes on the tape the outputs of the results an answer asks for, from `answer[at]` on. */
 function writeOutputs(scratch, prompt, answer, at) {
-  const tape = scratch.outputs
   const count = answer[at++]
   for (let k = 0; k < count; k++) {
     const part = prompt[answer[at++]].content[answer[at++]]
-    writeModelOutput(scratch, tape, part.output)
+    writeModelOutput(scratch, scratch.tape, part.output)
   }
-  return tape.finish()
 }
 
 function applyPlan(prompt, plan, at, strings) {
@@ -220,15 +296,17 @@ function applyPlan(prompt, plan, at, strings) {
     if (action === PLAN.drop) continue
 
     const parts = message.content
-    const content = []
+    // Made at its size: an array pushed to gets room for seventeen.
+    const content = new Array(plan[at++])
+    let kept = 0
     for (let j = 0; j < parts.length; j++) {
       const partAction = plan[at++]
       if (partAction === PLAN.partKeep) {
-        content.push(parts[j])
+        content[kept++] = parts[j]
       } else if (partAction === PLAN.partResultText) {
         const result = prompt[plan[at++]].content[plan[at++]]
         const count = plan[at++]
-        content.push({ type: 'text', text: resultText(result.toolName, strings, plan, at, count) })
+        content[kept++] = { type: 'text', text: resultText(result.toolName, strings, plan, at, count) }
         at += count
       }
     }
@@ -237,4 +315,5 @@ function applyPlan(prompt, plan, at, strings) {
   return filtered
 }
 
-module.exports = { definePromptToolCallFilter }
+// Exported so that it stays reachable: a module's local that no function reads does not.
+module.exports = { definePromptToolCallFilter, recordedStateShape }

@@ -6,11 +6,12 @@
 //! refused; writing the answer is sound only if the answer buffer shares no
 //! memory with what is read, which [`Int32Out::write`] checks first.
 
+use mastra_native_processors::tool_call_filter::prompt::PlanSink;
 use napi::bindgen_prelude::*;
 use napi::sys;
 
 /// A borrowed `Int32Array`'s elements, as read on conversion.
-struct View<'a> {
+pub struct View<'a> {
     data: std::ptr::NonNull<i32>,
     len: usize,
     _borrow: std::marker::PhantomData<&'a mut [i32]>,
@@ -32,6 +33,12 @@ impl View<'_> {
 /// An `Int32Array` that is not a view of a `SharedArrayBuffer`.
 pub struct Int32In<'a>(View<'a>);
 
+impl<'a> From<View<'a>> for Int32In<'a> {
+    fn from(view: View<'a>) -> Self {
+        Int32In(view)
+    }
+}
+
 impl<'a> Int32In<'a> {
     pub fn as_slice(&self) -> &[i32] {
         self.0.as_slice()
@@ -45,6 +52,12 @@ impl<'a> Int32In<'a> {
 /// The buffer an answer is written into.
 pub struct Int32Out<'a>(View<'a>);
 
+impl<'a> From<View<'a>> for Int32Out<'a> {
+    fn from(view: View<'a>) -> Self {
+        Int32Out(view)
+    }
+}
+
 impl Int32Out<'_> {
     pub fn len(&self) -> usize {
         self.0.len
@@ -54,6 +67,19 @@ impl Int32Out<'_> {
     /// the buffer, after checking that the buffer is long enough and overlaps
     /// none of `inputs` (those given).
     pub fn write(&mut self, pieces: &[&[i32]], inputs: &[Option<&Int32In<'_>>]) -> Result<()> {
+        let mut answer = self.counted(inputs)?;
+        for piece in pieces {
+            answer.extend_from_slice(piece);
+        }
+        if answer.finish() < 0 {
+            return Err(Error::new(Status::InvalidArg, "the answer buffer is too small"));
+        }
+        Ok(())
+    }
+
+    /// The buffer, to write an answer into in place, once it is checked to
+    /// overlap none of `inputs` (those given).
+    pub fn counted(&mut self, inputs: &[Option<&Int32In<'_>>]) -> Result<Counted<'_>> {
         let out = self.0.byte_range();
         if inputs.iter().flatten().any(|input| {
             let input = input.byte_range();
@@ -61,19 +87,65 @@ impl Int32Out<'_> {
         }) {
             return Err(Error::new(Status::InvalidArg, "the answer buffer shares memory with an input"));
         }
-        if pieces.iter().map(|piece| piece.len()).sum::<usize>() > self.0.len {
-            return Err(Error::new(Status::InvalidArg, "the answer buffer is too small"));
-        }
         // SAFETY: JavaScript is blocked in this call, the view is not shared
         // with another thread (refused on conversion), and no slice of the
         // inputs, the only other views borrowed here, overlaps it.
-        let out = unsafe { std::slice::from_raw_parts_mut(self.0.data.as_ptr(), self.0.len) };
-        let mut at = 0;
-        for piece in pieces {
-            out[at..at + piece.len()].copy_from_slice(piece);
-            at += piece.len();
+        let buffer = unsafe { std::slice::from_raw_parts_mut(self.0.data.as_ptr(), self.0.len) };
+        Ok(Counted { buffer, len: 0 })
+    }
+}
+
+/// An answer written into the caller's buffer as it is made. What does not
+/// fit is counted and not written, so a caller whose buffer was too short
+/// learns the length it needs.
+pub struct Counted<'a> {
+    buffer: &'a mut [i32],
+    len: usize,
+}
+
+impl Counted<'_> {
+    /// The answer's length, or minus that when it did not fit.
+    pub fn finish(self) -> i32 {
+        if self.len <= self.buffer.len() {
+            self.len as i32
+        } else {
+            -(self.len as i32)
         }
-        Ok(())
+    }
+}
+
+impl PlanSink for Counted<'_> {
+    fn len(&self) -> usize {
+        self.len
+    }
+
+    fn push(&mut self, value: i32) {
+        if let Some(slot) = self.buffer.get_mut(self.len) {
+            *slot = value;
+        }
+        self.len += 1;
+    }
+
+    fn extend_from_slice(&mut self, values: &[i32]) {
+        // Nothing is free once the answer has outgrown the buffer.
+        if let Some(free) = self.buffer.get_mut(self.len..) {
+            let room = free.len().min(values.len());
+            free[..room].copy_from_slice(&values[..room]);
+        }
+        self.len += values.len();
+    }
+
+    fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+
+    fn set(&mut self, at: usize, value: i32) {
+        // Only what was written, and fits.
+        if at < self.len {
+            if let Some(slot) = self.buffer.get_mut(at) {
+                *slot = value;
+            }
+        }
     }
 }
 
@@ -110,7 +182,7 @@ exclusive_view!(Int32Out);
 ///
 /// # Safety
 /// `value` must be a live value of `env`; the view is borrowed for the call only.
-unsafe fn read_view<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a>> {
+pub unsafe fn read_view<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a>> {
     let mut is_typed_array = false;
     // SAFETY: the caller vouches for `env` and `value`.
     check_status!(unsafe { sys::napi_is_typedarray(env, value, &mut is_typed_array) })?;

@@ -4,7 +4,7 @@
 
 use mastra_native_processors::tool_call_filter::message_list::{self, code as list};
 use mastra_native_processors::tool_call_filter::plan;
-use mastra_native_processors::tool_call_filter::prompt::{self as prompt_stage, code as prompt};
+use mastra_native_processors::tool_call_filter::prompt::{self as prompt_stage, code as prompt, input};
 use mastra_native_processors::tool_call_filter::tape::{node, MAX_NODE_DEPTH};
 use napi_derive::napi;
 
@@ -47,6 +47,22 @@ pub struct PromptTapeCodes {
     pub own_output: i32,
     pub call_id_unit: i32,
     pub max_call_id: i32,
+}
+
+/// The prompt filter's input buffer (the core's `prompt::input`): where its
+/// head keeps each field, the flags, and the length of what is not given.
+#[napi(object)]
+pub struct PromptInputCodes {
+    pub flags: u32,
+    pub exclude_length: u32,
+    pub tape_length: u32,
+    pub history_length: u32,
+    pub outputs_length: u32,
+    pub head: u32,
+    pub preserve_model_output: i32,
+    pub every_result: i32,
+    pub outputs_ahead: i32,
+    pub absent: i32,
 }
 
 /// A model output inside either tape (the core's `tool_call_filter::tape`).
@@ -96,6 +112,7 @@ pub struct ToolCallFilterCodes {
     pub state_keys: StateKeys,
     pub message_list: MessageListTapeCodes,
     pub prompt: PromptTapeCodes,
+    pub prompt_input: PromptInputCodes,
     pub model_output: ModelOutputCodes,
     pub plan: PlanCodes,
 }
@@ -142,6 +159,18 @@ pub fn tool_call_filter_codes() -> ToolCallFilterCodes {
             own_output: prompt::OWN_OUTPUT,
             call_id_unit: prompt::CALL_ID_UNIT,
             max_call_id: prompt::MAX_CALL_ID,
+        },
+        prompt_input: PromptInputCodes {
+            flags: input::FLAGS as u32,
+            exclude_length: input::EXCLUDE_LENGTH as u32,
+            tape_length: input::TAPE_LENGTH as u32,
+            history_length: input::HISTORY_LENGTH as u32,
+            outputs_length: input::OUTPUTS_LENGTH as u32,
+            head: input::HEAD as u32,
+            preserve_model_output: input::PRESERVE_MODEL_OUTPUT,
+            every_result: input::EVERY_RESULT,
+            outputs_ahead: input::OUTPUTS_AHEAD,
+            absent: input::ABSENT,
         },
         model_output: ModelOutputCodes {
             nothing: node::NOTHING,

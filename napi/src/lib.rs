@@ -9,6 +9,7 @@ mod buffers;
 mod codes;
 mod diagnostics;
 mod protocol;
+mod raw;
 mod releases;
 mod tool_call_filter;
 mod tool_search;

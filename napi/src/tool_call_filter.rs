@@ -2,16 +2,15 @@
 //! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
-use std::cell::RefCell;
-
-use mastra_native_processors::releases::PreservedResults;
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
-use mastra_native_processors::tool_call_filter::prompt::{self, Answer};
+use mastra_native_processors::tool_call_filter::prompt::{self, Answer, PlanSink};
 use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
+use napi::sys;
 use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
+use crate::raw;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
 fn type_error(error: impl std::fmt::Display) -> Error {
@@ -106,15 +105,20 @@ pub fn plan_message_list(
 
 /// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
 /// takes the history so far (`seen` ids, and the steps as `[count, ids...]*`)
-/// and the response tape, and answers
-/// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`.
+/// and the response tape, and writes
+/// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`
+/// into `out`; returns its length, or minus the length it needs when `out`
+/// is too short. Into the caller's buffer, as the plans are: an answer
+/// array made here would be memory outside the JavaScript heap, with a
+/// finalizer, for every step.
 #[napi(catch_unwind)]
 pub fn advance_message_list_steps(
     filter_after_tool_steps: Either3<f64, Null, Undefined>,
     seen: Int32In,
     steps: Int32In,
     response_tape: Int32In,
-) -> Result<Int32Array> {
+    mut out: Int32Out,
+) -> Result<i32> {
     let keep_steps =
         steps_option(given_steps(filter_after_tool_steps)).ok_or_else(|| type_error(FilterError::StepsOff))?;
     let mut history =
@@ -123,14 +127,15 @@ pub fn advance_message_list_steps(
     let preserve = history.advance(&message_list::tool_call_ids(&response).map_err(type_error)?, keep_steps);
 
     let step = history.steps.last().map(Vec::as_slice).unwrap_or_default();
-    let mut out = Vec::with_capacity(history.seen.len() + step.len() + preserve.len() + 3);
-    out.push(history.seen.len() as i32);
-    out.extend_from_slice(&history.seen);
-    out.push(step.len() as i32);
-    out.extend_from_slice(step);
-    out.push(preserve.len() as i32);
-    out.extend(preserve);
-    Ok(Int32Array::new(out))
+    let preserve: Vec<CallId> = preserve.into_iter().collect();
+    let counts = [history.seen.len() as i32, step.len() as i32, preserve.len() as i32];
+    let pieces: [&[i32]; 6] = [&counts[..1], &history.seen, &counts[1..2], step, &counts[2..], &preserve];
+    let length: usize = pieces.iter().map(|piece| piece.len()).sum();
+    if length > out.len() {
+        return Ok(-(length as i32));
+    }
+    out.write(&pieces, &[Some(&seen), Some(&steps), Some(&response_tape)])?;
+    Ok(length as i32)
 }
 
 /// `filterAfterToolSteps` as given: absent, a number, or `null`.
@@ -158,32 +163,13 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
 pub enum PromptAnswer {
     /// Hand the prompt to the model as it is.
     Unchanged,
-    /// `token, count, (message, part)*`: write these results' outputs and
-    /// give them to `filterPromptOutputs` with the token.
+    /// `count, (message, part)*`: write these results' outputs and ask again
+    /// with them.
     NeedsOutputs,
     /// `count, slot*`: fill these JSON slots of the outputs tape and ask again.
     NeedsJson,
     /// The plan for the new prompt follows.
     Changed,
-    /// The analysis of the token's prompt is no longer held (a call made in
-    /// between, from a getter or `toJSON`, replaced it): ask `filterPrompt`
-    /// again with the prompt's tape and the outputs.
-    Forgotten,
-}
-
-/// The prompt filter's options from the values the caller gave:
-/// `filter_after_tool_steps` as given (`undefined` keeps the run's own
-/// calls), `every_result` when the host's rule is [`crate::releases::PreservedResultsRule::Every`].
-fn prompt_options(
-    preserve_model_output: bool,
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
-    every_result: bool,
-) -> prompt::Options {
-    prompt::Options {
-        preserve_model_output,
-        filter_after_tool_steps: steps_option(given_steps(filter_after_tool_steps)),
-        preserved_results: if every_result { PreservedResults::Every } else { PreservedResults::WithOwnModelOutput },
-    }
 }
 
 /// Whether a prompt filter with this `filterAfterToolSteps` (as the caller
@@ -194,132 +180,62 @@ pub fn prompt_filter_uses_history(filter_after_tool_steps: Either3<f64, Null, Un
     steps_option(given_steps(filter_after_tool_steps)).is_none()
 }
 
-/// The analysis behind the last answer that asked for outputs, with its
-/// token and options: the call that brings them answers from it instead of
-/// reading the prompt again. One at most per thread, taken by that call and
-/// dropped by the next `filterPrompt`.
-#[derive(Default)]
-struct PendingAnalysis {
-    last_token: u32,
-    kept: Option<(u32, prompt::Options, prompt::Analysis)>,
-}
-
-thread_local! {
-    static PENDING: RefCell<PendingAnalysis> = RefCell::default();
-}
-
-/// Filters one prompt tape (see the core's `prompt`), with the filter's
-/// options as [`prompt_options`] takes them. These are plain functions, not
-/// methods of a class: a method call costs several times as much, which
-/// shows on a short prompt. `history` holds, per interned call id, 1 when the
-/// request's recorded history has it, or is `undefined` when nothing is
-/// recorded yet; `outputs` is the tape of the outputs an earlier answer asked
-/// for. Writes `[record_history, PromptAnswer, ...]` into `out` and returns
-/// its length, or, when `out` is too short, minus the length it needs (the
-/// wrapper grows it and asks again).
-#[napi(catch_unwind)]
-#[allow(clippy::too_many_arguments)]
-pub fn filter_prompt(
-    preserve_model_output: bool,
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
-    every_result: bool,
-    exclude_length: Option<u32>,
-    tape: Int32In,
-    history: Option<Int32In>,
-    outputs: Option<Int32In>,
-    mut out: Int32Out,
-) -> Result<i32> {
-    let options = prompt_options(preserve_model_output, filter_after_tool_steps, every_result);
-    PENDING.with_borrow_mut(|pending| pending.kept = None);
-    let analysis = prompt::analyse(
-        &options,
-        Exclude::for_list(exclude_length),
-        tape.as_slice(),
-        history.as_ref().map(Int32In::as_slice),
-    )
-    .map_err(type_error)?;
-    let decision = analysis.answer(&options, outputs.as_ref().map(Int32In::as_slice)).map_err(type_error)?;
-    let inputs = [Some(&tape), history.as_ref(), outputs.as_ref()];
-    let asks_outputs = matches!(decision.answer, Answer::NeedsOutputs(_));
-    // Kept within an `i32`, as the answer carries it.
-    let token = PENDING.with_borrow(|pending| pending.last_token.wrapping_add(1) & i32::MAX as u32);
-    let length = write_answer(decision, token, &mut out, &inputs)?;
-    if asks_outputs && length > 0 {
-        PENDING.with_borrow_mut(|pending| {
-            *pending = PendingAnalysis { last_token: token, kept: Some((token, options, analysis)) }
-        });
+/// Filters one prompt: `filterPrompt(input, out, filterAfterToolSteps)`,
+/// where `input` holds the round's flags, the prompt tape, the history table
+/// and the outputs tape as the core's `prompt::input` lays them out, and
+/// `filterAfterToolSteps` is the option as given. A plain Node-API callback
+/// (see [`crate::raw`]): it is called on every model call. The history table
+/// holds, per interned call id, 1 when the request's recorded history has
+/// it, and is absent when nothing is recorded yet; the outputs tape holds
+/// the outputs an earlier answer asked for, given with the same prompt tape
+/// and history. Writes `[record_history, PromptAnswer, ...]` into `out`, the
+/// plan in place, and returns its length, or, when `out` is too short,
+/// minus the length it needs (the wrapper grows it and asks again).
+pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: Node-API calls this with its `env` and `info`.
+    unsafe {
+        raw::enter::<3>(env, info, |args| {
+            let input = args.int32_in(0)?;
+            let mut out = args.int32_out(1)?;
+            let steps = steps_option(args.number_or_null(2)?);
+            let round = prompt::Input::read(input.as_slice()).map_err(type_error)?;
+            let options = round.options(steps);
+            let mut answer = out.counted(&[Some(&input)])?;
+            // The head, filled in below; the plan is written after it.
+            answer.extend_from_slice(&[0, 0]);
+            let prompt::Decision { record_history, answer: outcome } = prompt::filter_into(
+                &options,
+                round.exclude,
+                round.tape,
+                round.history,
+                round.outputs,
+                round.outputs_ahead,
+                &mut answer,
+            )
+            .map_err(type_error)?;
+            let kind = match outcome {
+                Answer::Changed(_) => PromptAnswer::Changed,
+                Answer::Unchanged => PromptAnswer::Unchanged,
+                Answer::NeedsOutputs(parts) => {
+                    answer.truncate(2);
+                    answer.push(parts.len() as i32);
+                    for (message, part) in parts {
+                        answer.extend_from_slice(&[message as i32, part as i32]);
+                    }
+                    PromptAnswer::NeedsOutputs
+                }
+                Answer::NeedsJson(slots) => {
+                    answer.truncate(2);
+                    answer.push(slots.len() as i32);
+                    for slot in slots {
+                        answer.push(slot as i32);
+                    }
+                    PromptAnswer::NeedsJson
+                }
+            };
+            answer.set(0, i32::from(record_history));
+            answer.set(1, kind as i32);
+            args.int32(answer.finish())
+        })
     }
-    Ok(length)
-}
-
-/// Answers the prompt of an earlier `NeedsOutputs` answer, named by its
-/// token, with the outputs it asked for, as `filterPrompt` would with the
-/// same options, tape, history and outputs; or [`PromptAnswer::Forgotten`]
-/// when that analysis is no longer held. Writes into `out` as `filterPrompt` does.
-#[napi(catch_unwind)]
-pub fn filter_prompt_outputs(token: u32, outputs: Int32In, mut out: Int32Out) -> Result<i32> {
-    let kept = PENDING.with_borrow_mut(|pending| match pending.kept.take() {
-        Some((held, options, analysis)) if held == token => Some((options, analysis)),
-        other => {
-            pending.kept = other;
-            None
-        }
-    });
-    let Some((options, analysis)) = kept else {
-        let answer = [0, PromptAnswer::Forgotten as i32];
-        if out.len() < answer.len() {
-            return Ok(-(answer.len() as i32));
-        }
-        out.write(&[&answer], &[Some(&outputs)])?;
-        return Ok(answer.len() as i32);
-    };
-    let decision = analysis.answer(&options, Some(outputs.as_slice())).map_err(type_error)?;
-    // Asked again once the JSON is filled in, or once `out` has grown.
-    let asks_again = matches!(decision.answer, Answer::NeedsJson(_));
-    let length = write_answer(decision, token, &mut out, &[Some(&outputs)])?;
-    if asks_again || length < 0 {
-        PENDING.with_borrow_mut(|pending| pending.kept = Some((token, options, analysis)));
-    }
-    Ok(length)
-}
-
-/// Writes a decision as `[record_history, PromptAnswer, ...]` into `out` and
-/// returns its length, or minus the length it needs when `out` is too short.
-fn write_answer(
-    decision: prompt::Decision,
-    token: u32,
-    out: &mut Int32Out,
-    inputs: &[Option<&Int32In<'_>>],
-) -> Result<i32> {
-    let record = decision.record_history as i32;
-    // The head on the stack and a plan, the long part of an answer, as the core
-    // made it; only the positions or slots asked for once in a while are converted.
-    let mut head = [record, 0, 0, 0];
-    let converted: Vec<i32>;
-    let (head_length, body): (usize, &[i32]) = match &decision.answer {
-        Answer::Unchanged => {
-            head[1] = PromptAnswer::Unchanged as i32;
-            (2, &[])
-        }
-        Answer::NeedsOutputs(parts) => {
-            head[1..].copy_from_slice(&[PromptAnswer::NeedsOutputs as i32, token as i32, parts.len() as i32]);
-            converted = parts.iter().flat_map(|&(message, part)| [message as i32, part as i32]).collect();
-            (4, &converted)
-        }
-        Answer::NeedsJson(slots) => {
-            head[1..3].copy_from_slice(&[PromptAnswer::NeedsJson as i32, slots.len() as i32]);
-            converted = slots.iter().map(|&slot| slot as i32).collect();
-            (3, &converted)
-        }
-        Answer::Changed(plan) => {
-            head[1] = PromptAnswer::Changed as i32;
-            (2, plan)
-        }
-    };
-    let length = head_length + body.len();
-    if length > out.len() {
-        return Ok(-(length as i32));
-    }
-    out.write(&[&head[..head_length], body], inputs)?;
-    Ok(length as i32)
 }

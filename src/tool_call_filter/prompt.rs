@@ -35,12 +35,17 @@
 //! binding writes, and the core reads, a quarter as many.
 //! When results must be turned into text, the first answer names them
 //! ([`Answer::NeedsOutputs`]) and the binding writes their `output`s as
-//! [`super::tape`] nodes, one after another, into a second tape. What the
-//! first answer was made from ([`Analysis`]) can answer the second too, so
-//! the binding keeps it rather than have the prompt tape read again.
+//! [`super::tape`] nodes, one after another, into a second tape, and asks
+//! again with both. Or the binding writes, with the first round, the outputs
+//! of every `OWN_OUTPUT` result in prompt order ([`input::OUTPUTS_AHEAD`]):
+//! excluding every tool under the host rule of 1.71, those are nearly all
+//! the results that go, and one round is saved; what the core needs and
+//! was not given is asked for as before. Nothing is kept between the two: the prompt tape is read
+//! again, which costs less than a call's keeping of what it read (a
+//! thread-local slot, and memory of its own to write and read back).
 
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
-use super::{keeps_any_step, plan, recent_steps, Exclude, FilterError};
+use super::{keeps_any_step, plan, recent_step_range, Exclude, FilterError};
 use crate::releases::PreservedResults;
 
 /// The codes of the prompt tape.
@@ -76,6 +81,101 @@ pub mod code {
 /// call ids of the request's first prompt: its history.
 pub const HISTORY_STATE_KEY: &str = "__toolCallFilterHistoryToolCallIds";
 
+/// The binding's input for one round, in one `Int32Array`: a head of
+/// [`input::HEAD`] numbers, then the prompt tape, the history table and the
+/// outputs tape, each as long as the head says ([`input::ABSENT`] for a table
+/// or tape not given). One buffer crosses rather than three, and no view of
+/// one: on a prompt of a hundred messages the crossing is a good part of the
+/// call, and right after a full collection each Node-API call is cache misses.
+pub mod input {
+    /// Which options are set: [`PRESERVE_MODEL_OUTPUT`], [`EVERY_RESULT`],
+    /// and how the outputs tape is laid out ([`OUTPUTS_AHEAD`]).
+    pub const FLAGS: usize = 0;
+    /// The length of the live `exclude` list, or [`ABSENT`] for none.
+    pub const EXCLUDE_LENGTH: usize = 1;
+    pub const TAPE_LENGTH: usize = 2;
+    pub const HISTORY_LENGTH: usize = 3;
+    pub const OUTPUTS_LENGTH: usize = 4;
+    /// Where the prompt tape starts.
+    pub const HEAD: usize = 5;
+
+    /// Flag: `preserveModelOutput`.
+    pub const PRESERVE_MODEL_OUTPUT: i32 = 1;
+    /// Flag: the host's rule turns every removed result into text
+    /// ([`crate::releases::PreservedResults::Every`]).
+    pub const EVERY_RESULT: i32 = 2;
+    /// Flag: the outputs tape holds the output of every `OWN_OUTPUT` result,
+    /// in prompt order, rather than those an answer asked for.
+    pub const OUTPUTS_AHEAD: i32 = 4;
+    /// A length for what is not given.
+    pub const ABSENT: i32 = -1;
+}
+
+/// One round's input, read from the binding's buffer (see [`input`]).
+#[derive(Debug, PartialEq, Eq)]
+pub struct Input<'a> {
+    pub preserve_model_output: bool,
+    pub preserved_results: PreservedResults,
+    pub exclude: Exclude,
+    pub tape: &'a [i32],
+    pub history: Option<&'a [i32]>,
+    pub outputs: Option<&'a [i32]>,
+    /// Whether `outputs` are those of every `OWN_OUTPUT` result ([`input::OUTPUTS_AHEAD`]).
+    pub outputs_ahead: bool,
+}
+
+impl<'a> Input<'a> {
+    /// Reads a buffer whose head accounts for the parts that follow it.
+    pub fn read(buffer: &'a [i32]) -> Result<Input<'a>, TapeError> {
+        let head = buffer.get(..input::HEAD).ok_or(TapeError { position: 0 })?;
+        let flags = head[input::FLAGS];
+        if flags & !(input::PRESERVE_MODEL_OUTPUT | input::EVERY_RESULT | input::OUTPUTS_AHEAD) != 0 {
+            return Err(TapeError { position: input::FLAGS });
+        }
+        let exclude = match head[input::EXCLUDE_LENGTH] {
+            input::ABSENT => None,
+            length => Some(u32::try_from(length).map_err(|_| TapeError { position: input::EXCLUDE_LENGTH })?),
+        };
+        let mut rest = &buffer[input::HEAD..];
+        // Each part as long as its length says, or absent.
+        let mut take = |at: usize| -> Result<Option<&'a [i32]>, TapeError> {
+            let length = head[at];
+            if length == input::ABSENT {
+                return Ok(None);
+            }
+            let length = usize::try_from(length).ok().filter(|&n| n <= rest.len()).ok_or(TapeError { position: at })?;
+            let (part, tail) = rest.split_at(length);
+            rest = tail;
+            Ok(Some(part))
+        };
+        let tape = take(input::TAPE_LENGTH)?.ok_or(TapeError { position: input::TAPE_LENGTH })?;
+        let history = take(input::HISTORY_LENGTH)?;
+        let outputs = take(input::OUTPUTS_LENGTH)?;
+        Ok(Input {
+            preserve_model_output: flags & input::PRESERVE_MODEL_OUTPUT != 0,
+            preserved_results: if flags & input::EVERY_RESULT != 0 {
+                PreservedResults::Every
+            } else {
+                PreservedResults::WithOwnModelOutput
+            },
+            exclude: Exclude::for_list(exclude),
+            tape,
+            history,
+            outputs,
+            outputs_ahead: flags & input::OUTPUTS_AHEAD != 0,
+        })
+    }
+
+    /// The options, with `filterAfterToolSteps` as the processor reads it.
+    pub fn options(&self, filter_after_tool_steps: Option<f64>) -> Options {
+        Options {
+            preserve_model_output: self.preserve_model_output,
+            filter_after_tool_steps,
+            preserved_results: self.preserved_results,
+        }
+    }
+}
+
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -96,25 +196,36 @@ enum PartKind {
 #[derive(Clone, Copy, Debug)]
 struct Part {
     kind: PartKind,
-    /// The part's call id as a slot of the tables by call id: `id + 1`, or
+    /// The part's call id as a slot of [`Slots`]: `id + 1`, or
     /// [`NO_ID_SLOT`] for a falsy id and for parts that are not tool parts.
-    slot: u32,
+    slot: usize,
     excluded: bool,
     own_output: bool,
 }
 
-/// The slot of a falsy call id. Tables by call id have it first, set so
-/// that its parts stay: the reference never removes them. Looking up every
-/// part, rather than asking first whether it has an id, spares a branch.
+/// The slot of a falsy call id. It comes first and is always preserved: the
+/// reference never removes such parts. Looking up every part, rather than
+/// asking first whether it has an id, spares a branch.
 const NO_ID_SLOT: usize = 0;
 
 impl Part {
-    /// Decodes a part of the tape, and whether it follows the grammar given
-    /// `id_count`, the ids interned before it, which it advances. Branch-free:
-    /// the kinds of a prompt's parts follow no pattern a predictor learns.
+    /// A part of a tape [`Prompt::read`] accepted.
     #[inline]
-    fn decode(value: i32, id_count: &mut usize) -> (Part, bool) {
+    fn of(value: i32) -> Part {
         const KINDS: [PartKind; 4] = [PartKind::Other, PartKind::Call, PartKind::Result, PartKind::Other];
+        Part {
+            kind: KINDS[(value & code::KIND_MASK) as usize],
+            slot: (value as u32 / code::CALL_ID_UNIT as u32) as usize,
+            excluded: value & code::EXCLUDED != 0,
+            own_output: value & code::OWN_OUTPUT != 0,
+        }
+    }
+
+    /// Whether `value` follows the grammar of a part, given `id_count`, the
+    /// ids interned before it, which it advances. Branch-free: the kinds of
+    /// a prompt's parts follow no pattern a predictor learns.
+    #[inline]
+    fn check(value: i32, id_count: &mut usize) -> bool {
         // The flags each kind may carry; the fourth kind does not exist.
         const FLAGS: [i32; 4] = [0, code::EXCLUDED, code::EXCLUDED | code::OWN_OUTPUT, 0];
         let kind = (value & code::KIND_MASK) as usize;
@@ -127,150 +238,169 @@ impl Part {
             // Ids are interned in prompt order, so a new one is always the next.
             & (field <= *id_count + 1);
         *id_count = (*id_count).max(field);
-        let part = Part {
-            kind: KINDS[kind],
-            slot: field as u32,
-            excluded: value & code::EXCLUDED != 0,
-            own_output: value & code::OWN_OUTPUT != 0,
-        };
-        (part, ok)
+        ok
     }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Content {
+enum Content<'a> {
     /// System and user messages, which are never read.
     Pass,
-    /// Parts `start..end` of [`Prompt::parts`].
-    Parts { start: usize, end: usize },
+    /// The message's parts, as the tape holds them.
+    Parts(&'a [i32]),
     /// A string, which `for...of` reads as characters: never a tool part.
     Text { empty: bool },
 }
 
 #[derive(Clone, Copy, Debug)]
-struct Message {
+struct Message<'a> {
     assistant: bool,
-    /// Some part is a tool call: found while decoding, so that finding the
-    /// steps reads no part of a message that is not one.
-    has_call: bool,
-    content: Content,
+    content: Content<'a>,
 }
 
-/// A parsed prompt tape.
-struct Prompt {
-    messages: Vec<Message>,
-    parts: Vec<Part>,
+impl<'a> Message<'a> {
+    #[inline]
+    fn parts(&self) -> impl Iterator<Item = Part> + 'a {
+        let values: &'a [i32] = match self.content {
+            Content::Parts(values) => values,
+            _ => &[],
+        };
+        values.iter().map(|&value| Part::of(value))
+    }
+}
+
+/// A prompt tape that follows the grammar. Nothing is copied out of it:
+/// each pass decodes the messages and parts again, from a tape the binding
+/// has just written and the CPU still holds in its caches. Right after a
+/// full garbage collection nothing else is there, and every line of memory
+/// a pass wrote for a later one to read would be a cache miss more.
+struct Prompt<'a> {
+    tape: &'a [i32],
     /// One more than the largest interned call id.
     id_count: usize,
+    /// How many assistant messages hold a tool call: the steps
+    /// `filterAfterToolSteps` counts.
+    steps: usize,
+    /// The first assistant message whose content is a string, where the
+    /// reference's counting of steps calls `content.filter` and throws.
+    string_assistant: Option<usize>,
 }
 
-/// A table by call id slot ([`Part::slot`]), every id `value`, the falsy one `no_id`.
-fn slot_table(id_count: usize, value: bool, no_id: bool) -> Vec<bool> {
-    let mut table = vec![value; id_count + 1];
-    table[NO_ID_SLOT] = no_id;
-    table
+/// The messages of a [`Prompt`], decoded as they are met.
+struct Messages<'a> {
+    tape: &'a [i32],
+    at: usize,
+    left: usize,
 }
 
-impl Prompt {
-    fn read(tape: &[i32]) -> Result<Prompt, TapeError> {
+impl<'a> Iterator for Messages<'a> {
+    type Item = Message<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Message<'a>> {
+        self.left = self.left.checked_sub(1)?;
+        let head = self.tape[self.at];
+        self.at += 1;
+        let content = match head & code::KIND_MASK {
+            code::PARTS => {
+                let count = self.tape[self.at] as usize;
+                let parts = &self.tape[self.at + 1..self.at + 1 + count];
+                self.at += 1 + count;
+                Content::Parts(parts)
+            }
+            code::TEXT_CONTENT => Content::Text { empty: head & code::EMPTY != 0 },
+            _ => Content::Pass,
+        };
+        Some(Message { assistant: head & code::ASSISTANT != 0, content })
+    }
+}
+
+impl<'a> Prompt<'a> {
+    fn read(tape: &'a [i32]) -> Result<Prompt<'a>, TapeError> {
         let mut reader = Reader::new(tape);
         let count = reader.count()?;
-        // A part takes at least one number of the tape: room for them all
-        // up front spares the growth of a vector pushed to hundreds of times.
-        let parts = Vec::with_capacity(tape.len().saturating_sub(count + 1));
-        let mut prompt = Prompt { messages: Vec::with_capacity(count), parts, id_count: 0 };
-        for _ in 0..count {
+        let mut prompt = Prompt { tape, id_count: 0, steps: 0, string_assistant: None };
+        for index in 0..count {
             let head = reader.read()?;
             let assistant = head & code::ASSISTANT != 0;
-            let message = match (head & code::KIND_MASK, head & !(code::KIND_MASK | code::ASSISTANT)) {
-                (code::PASS, 0) if !assistant => Message { assistant, has_call: false, content: Content::Pass },
+            match (head & code::KIND_MASK, head & !(code::KIND_MASK | code::ASSISTANT)) {
+                (code::PASS, 0) if !assistant => {}
                 (code::PARTS, 0) => {
                     let part_count = reader.count()?;
                     let at = reader.position();
                     let values = &tape[at..at + part_count];
-                    let start = prompt.parts.len();
-                    // Decoded without a branch a part; a tape that breaks the
+                    // Checked without a branch a part; a tape that breaks the
                     // grammar (never one the binding wrote) is read again for
                     // the error's position.
                     let mut valid = true;
                     let mut has_call = false;
                     let mut id_count = prompt.id_count;
-                    prompt.parts.extend(values.iter().map(|&value| {
-                        let (part, ok) = Part::decode(value, &mut id_count);
-                        valid &= ok;
-                        has_call |= part.kind == PartKind::Call;
-                        part
-                    }));
+                    for &value in values {
+                        valid &= Part::check(value, &mut id_count);
+                        has_call |= value & code::KIND_MASK == code::TOOL_CALL;
+                    }
                     if !valid {
-                        prompt.parts.truncate(start);
-                        for _ in 0..part_count {
-                            let part = prompt.read_part(&mut reader)?;
-                            prompt.parts.push(part);
-                        }
-                        // The two readers agree on the grammar; should they not, still an error.
-                        return Err(TapeError { position: at });
+                        let mut id_count = prompt.id_count;
+                        let bad = values.iter().position(|&value| !Part::check(value, &mut id_count));
+                        return Err(TapeError { position: at + bad.unwrap_or(0) });
                     }
                     prompt.id_count = id_count;
+                    prompt.steps += usize::from(assistant & has_call);
                     reader = Reader::at(tape, at + part_count);
-                    Message { assistant, has_call, content: Content::Parts { start, end: prompt.parts.len() } }
                 }
-                (code::TEXT_CONTENT, flags @ (0 | code::EMPTY)) => {
-                    Message { assistant, has_call: false, content: Content::Text { empty: flags != 0 } }
+                (code::TEXT_CONTENT, 0 | code::EMPTY) => {
+                    if assistant && prompt.string_assistant.is_none() {
+                        prompt.string_assistant = Some(index);
+                    }
                 }
                 _ => return Err(reader.error()),
-            };
-            prompt.messages.push(message);
+            }
         }
         reader.finish()?;
         Ok(prompt)
     }
 
-    fn read_part(&mut self, reader: &mut Reader<'_>) -> Result<Part, TapeError> {
-        let value = reader.read()?;
-        let (kind, flags) = match value & code::KIND_MASK {
-            code::PART_OTHER if value == code::PART_OTHER => {
-                return Ok(Part { kind: PartKind::Other, slot: NO_ID_SLOT as u32, excluded: false, own_output: false })
-            }
-            code::TOOL_CALL => (PartKind::Call, code::EXCLUDED),
-            code::TOOL_RESULT => (PartKind::Result, code::EXCLUDED | code::OWN_OUTPUT),
-            _ => return Err(reader.error()),
-        };
-        // Negative values and flags the kind does not have are refused.
-        let unknown = (code::CALL_ID_UNIT - 1) & !(code::KIND_MASK | flags);
-        if value < 0 || value & unknown != 0 {
-            return Err(reader.error());
-        }
-        let slot = (value / code::CALL_ID_UNIT) as usize;
-        // Ids are interned in prompt order, so a new one is always the next.
-        if slot > self.id_count + 1 {
-            return Err(reader.error());
-        }
-        self.id_count = self.id_count.max(slot);
-        let excluded = value & code::EXCLUDED != 0;
-        let own_output = value & code::OWN_OUTPUT != 0;
-        Ok(Part { kind, slot: slot as u32, excluded, own_output })
+    fn messages(&self) -> Messages<'a> {
+        Messages { tape: self.tape, at: 1, left: self.tape[0] as usize }
+    }
+}
+
+/// What the filter has found out about each call, by call id slot
+/// ([`Part::slot`]): one byte of flags a call, in one table.
+struct Slots(Vec<u8>);
+
+impl Slots {
+    /// The call stays whatever the exclude list says.
+    const PRESERVED: u8 = 1;
+    /// The call and its results go.
+    const REMOVED: u8 = 2;
+    /// An assistant message holds the call.
+    const CALLED: u8 = 4;
+
+    /// Nothing known yet but that the falsy id's parts stay.
+    fn new(id_count: usize) -> Slots {
+        let mut flags = vec![0; id_count + 1];
+        flags[NO_ID_SLOT] = Slots::PRESERVED;
+        Slots(flags)
     }
 
-    fn parts(&self, message: &Message) -> &[Part] {
-        match message.content {
-            Content::Parts { start, end } => &self.parts[start..end],
-            _ => &[],
-        }
+    fn has(&self, slot: usize, flag: u8) -> bool {
+        self.0[slot] & flag != 0
     }
 }
 
 /// What the filter made of a prompt.
 #[derive(Debug, PartialEq, Eq)]
-pub struct Decision {
+pub struct Decision<P = Vec<i32>> {
     /// The request's state holds no history yet: the binding records this
     /// prompt's call ids there (every interned id, in order), as the
     /// reference does on a request's first model call.
     pub record_history: bool,
-    pub answer: Answer,
+    pub answer: Answer<P>,
 }
 
 #[derive(Debug, PartialEq, Eq)]
-pub enum Answer {
+pub enum Answer<P = Vec<i32>> {
     /// Nothing to remove: the model gets the prompt as it is.
     Unchanged,
     /// The text of these results is needed, as `(message, part)` positions:
@@ -278,17 +408,79 @@ pub enum Answer {
     NeedsOutputs(Vec<(u32, u32)>),
     /// These slots of the outputs tape need their JSON: fill them in and ask again.
     NeedsJson(Vec<usize>),
-    /// The new prompt: per message [`plan::KEEP`], [`plan::DROP`], or
-    /// [`plan::REWRITE`] and one action per part, where
+    /// The new prompt, written into the plan given: per message
+    /// [`plan::KEEP`], [`plan::DROP`], or [`plan::REWRITE`], the number of
+    /// parts it keeps and one action per part, where
     /// [`plan::PART_RESULT_TEXT`] is followed by the result's message and
     /// part index, the string count and the string indexes.
-    Changed(Vec<i32>),
+    Changed(P),
+}
+
+/// Where [`filter_into`] writes a plan: a vector, or the binding's answer
+/// buffer, written in place.
+pub trait PlanSink {
+    /// How many numbers have been written.
+    fn len(&self) -> usize;
+    fn push(&mut self, value: i32);
+    fn extend_from_slice(&mut self, values: &[i32]);
+    /// Takes back what was written after the first `len` numbers.
+    fn truncate(&mut self, len: usize);
+    /// Sets a number already written.
+    fn set(&mut self, at: usize, value: i32);
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl PlanSink for Vec<i32> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+
+    fn push(&mut self, value: i32) {
+        Vec::push(self, value);
+    }
+
+    fn extend_from_slice(&mut self, values: &[i32]) {
+        Vec::extend_from_slice(self, values);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len);
+    }
+
+    fn set(&mut self, at: usize, value: i32) {
+        self[at] = value;
+    }
+}
+
+impl<P: PlanSink> PlanSink for &mut P {
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+
+    fn push(&mut self, value: i32) {
+        (**self).push(value);
+    }
+
+    fn extend_from_slice(&mut self, values: &[i32]) {
+        (**self).extend_from_slice(values);
+    }
+
+    fn truncate(&mut self, len: usize) {
+        (**self).truncate(len);
+    }
+
+    fn set(&mut self, at: usize, value: i32) {
+        (**self).set(at, value);
+    }
 }
 
 /// Filters one prompt. `history` is, for each interned call id, whether the
 /// request's recorded history holds it, or `None` when nothing is recorded
 /// yet; `outputs` is the tape of result outputs asked for by
-/// [`Answer::NeedsOutputs`].
+/// [`Answer::NeedsOutputs`] (the prompt is read again with them, as it was).
 pub fn filter(
     options: &Options,
     exclude: Exclude,
@@ -296,106 +488,86 @@ pub fn filter(
     history: Option<&[i32]>,
     outputs: Option<&[i32]>,
 ) -> Result<Decision, FilterError> {
-    analyse(options, exclude, tape, history)?.answer(options, outputs)
+    filter_into(options, exclude, tape, history, outputs, false, Vec::new())
 }
 
-/// A prompt read, with the calls that stay whatever the exclude list says:
-/// everything [`Analysis::answer`] decides from besides the outputs. An
-/// answer that asks for outputs can be given again from the same analysis
-/// once they come, without reading the prompt again.
-pub struct Analysis {
-    prompt: Prompt,
-    exclude: Exclude,
-    /// By call id slot: the call stays whatever the exclude list says.
-    preserved: Vec<bool>,
-    record_history: bool,
-}
-
-/// Reads a prompt tape and decides which calls are preserved (see [`filter`]).
-pub fn analyse(
+/// [`filter`], writing a changed prompt's plan into `plan`, which the answer
+/// hands back. With `outputs_ahead`, `outputs` holds the output of every
+/// `OWN_OUTPUT` result in prompt order ([`input::OUTPUTS_AHEAD`]).
+pub fn filter_into<P: PlanSink>(
     options: &Options,
     exclude: Exclude,
     tape: &[i32],
     history: Option<&[i32]>,
-) -> Result<Analysis, FilterError> {
+    outputs: Option<&[i32]>,
+    outputs_ahead: bool,
+    plan: P,
+) -> Result<Decision<P>, FilterError> {
     let prompt = Prompt::read(tape)?;
     if exclude == Exclude::Nothing {
         // An empty exclude list filters nothing and records nothing.
-        return Ok(Analysis { prompt, exclude, preserved: Vec::new(), record_history: false });
+        return Ok(Decision { record_history: false, answer: Answer::Unchanged });
     }
+    let mut slots = Slots::new(prompt.id_count);
     let mut record_history = false;
-    let preserved = match options.filter_after_tool_steps {
+    match options.filter_after_tool_steps {
         None => match history {
-            None => {
-                record_history = true;
-                slot_table(prompt.id_count, false, true)
-            }
+            None => record_history = true,
             Some(known) => {
                 if known.len() != prompt.id_count {
                     return Err(TapeError { position: 0 }.into());
                 }
-                let mut preserved = slot_table(prompt.id_count, false, true);
-                for (slot, &held) in preserved[NO_ID_SLOT + 1..].iter_mut().zip(known) {
-                    *slot = held == 0;
+                for (flags, &held) in slots.0[NO_ID_SLOT + 1..].iter_mut().zip(known) {
+                    *flags |= Slots::PRESERVED * u8::from(held == 0);
                 }
-                preserved
             }
         },
-        Some(keep_steps) => recent_step_ids(&prompt, keep_steps)?,
-    };
-    Ok(Analysis { prompt, exclude, preserved, record_history })
-}
-
-impl Analysis {
-    /// The answer for this prompt, given the outputs an earlier answer asked
-    /// for, if any. `options` are those the analysis was made with.
-    pub fn answer(&self, options: &Options, outputs: Option<&[i32]>) -> Result<Decision, FilterError> {
-        if self.exclude == Exclude::Nothing {
-            return Ok(Decision { record_history: false, answer: Answer::Unchanged });
-        }
-        let filter = Filter { options, exclude: self.exclude, prompt: &self.prompt, preserved: &self.preserved };
-        Ok(Decision { record_history: self.record_history, answer: filter.answer(outputs)? })
+        Some(keep_steps) => preserve_recent_steps(&prompt, &mut slots, keep_steps)?,
     }
+    let filter = Filter { options, exclude, prompt: &prompt };
+    let outputs = outputs.map(|tape| Outputs { tape, ahead: outputs_ahead });
+    Ok(Decision { record_history, answer: filter.answer(&mut slots, outputs, plan)? })
 }
 
-/// The ids of the calls in the last `keep_steps` assistant messages that
-/// hold tool calls, as a table by call id slot.
-fn recent_step_ids(prompt: &Prompt, keep_steps: f64) -> Result<Vec<bool>, FilterError> {
-    let mut preserved = slot_table(prompt.id_count, false, true);
+/// Preserves the calls of the last `keep_steps` assistant messages that
+/// hold tool calls.
+fn preserve_recent_steps(prompt: &Prompt<'_>, slots: &mut Slots, keep_steps: f64) -> Result<(), FilterError> {
     if !keeps_any_step(keep_steps) {
         // A count of zero keeps nothing, and looks at nothing.
-        return Ok(preserved);
+        return Ok(());
     }
-    let mut steps: Vec<&[Part]> = Vec::new();
-    for (index, message) in prompt.messages.iter().enumerate() {
-        if !message.assistant {
+    if let Some(message) = prompt.string_assistant {
+        // `content.filter` is not a function of a string.
+        return Err(FilterError::ContentNotAnArray { message });
+    }
+    let kept = recent_step_range(prompt.steps, keep_steps);
+    let mut step = 0;
+    for message in prompt.messages().filter(|message| message.assistant) {
+        if !message.parts().any(|part| part.kind == PartKind::Call) {
             continue;
         }
-        match message.content {
-            // `content.filter` is not a function of a string.
-            Content::Text { .. } => return Err(FilterError::ContentNotAnArray { message: index }),
-            Content::Parts { .. } => {
-                if message.has_call {
-                    steps.push(prompt.parts(message));
-                }
+        if kept.contains(&step) {
+            for part in message.parts().filter(|part| part.kind == PartKind::Call) {
+                slots.0[part.slot] |= Slots::PRESERVED;
             }
-            Content::Pass => {}
         }
+        step += 1;
     }
-    for parts in recent_steps(&steps, keep_steps) {
-        for part in parts.iter().filter(|part| part.kind == PartKind::Call) {
-            preserved[part.slot as usize] = true;
-        }
-    }
-    Ok(preserved)
+    Ok(())
+}
+
+/// The outputs tape of a round, and whether it holds those of every
+/// `OWN_OUTPUT` result ([`input::OUTPUTS_AHEAD`]) or those asked for.
+#[derive(Clone, Copy)]
+struct Outputs<'a> {
+    tape: &'a [i32],
+    ahead: bool,
 }
 
 struct Filter<'a> {
     options: &'a Options,
     exclude: Exclude,
-    prompt: &'a Prompt,
-    /// By call id slot: the call stays whatever the exclude list says.
-    preserved: &'a [bool],
+    prompt: &'a Prompt<'a>,
 }
 
 /// The text each removed pair leaves, if any, by call id slot. The strings of
@@ -429,25 +601,41 @@ struct ResultText {
 }
 
 impl Filter<'_> {
-    fn answer(&self, outputs: Option<&[i32]>) -> Result<Answer, FilterError> {
+    fn answer<P: PlanSink>(
+        &self,
+        slots: &mut Slots,
+        outputs: Option<Outputs<'_>>,
+        mut out: P,
+    ) -> Result<Answer<P>, FilterError> {
         let prompt = self.prompt;
-        // By slot, without a branch a part: parts that are not tool parts,
-        // and those of falsy ids, are in the slot that is always preserved.
-        let mut excluded = slot_table(prompt.id_count, false, false);
-        let every_tool = self.exclude == Exclude::All;
-        let mut any_excluded = false;
-        for part in &prompt.parts {
-            let slot = part.slot as usize;
-            let goes = !self.preserved[slot] & (every_tool | part.excluded);
-            excluded[slot] |= goes;
-            any_excluded |= goes;
+        let mut any_removed = false;
+        if self.exclude == Exclude::All {
+            // Every call goes that is not preserved: decided by slot, with no
+            // pass over the parts. Each interned id is some part's, and the
+            // falsy id's slot is always preserved.
+            for flags in &mut slots.0 {
+                let goes = *flags & Slots::PRESERVED == 0;
+                *flags |= Slots::REMOVED * u8::from(goes);
+                any_removed |= goes;
+            }
+        } else {
+            // A call goes when any of its parts names an excluded tool: by
+            // slot, without a branch a part (parts that are not tool parts are
+            // in the falsy id's slot, which is always preserved).
+            for message in prompt.messages() {
+                for part in message.parts() {
+                    let goes = !slots.has(part.slot, Slots::PRESERVED) & part.excluded;
+                    slots.0[part.slot] |= Slots::REMOVED * u8::from(goes);
+                    any_removed |= goes;
+                }
+            }
         }
-        if !any_excluded {
+        if !any_removed {
             return Ok(Answer::Unchanged);
         }
 
         let texts = if self.options.preserve_model_output {
-            match self.result_texts(&excluded, outputs)? {
+            match self.result_texts(slots, outputs)? {
                 Ok(texts) => texts,
                 Err(asked) => return Ok(asked),
             }
@@ -455,32 +643,21 @@ impl Filter<'_> {
             TextsById::default()
         };
 
-        // Only where a text may be left does it matter which ids have a call.
-        let mut called = slot_table(if texts.is_empty() { 0 } else { prompt.id_count }, false, false);
-        if !texts.is_empty() {
-            for message in prompt.messages.iter().filter(|m| m.assistant) {
-                for part in prompt.parts(message) {
-                    called[part.slot as usize] |= part.kind == PartKind::Call;
-                }
-            }
-        }
-
-        let mut out = Vec::with_capacity(prompt.messages.len() + prompt.parts.len());
         let mut changed = false;
-        for message in &prompt.messages {
-            let Content::Parts { .. } = message.content else {
+        for message in prompt.messages() {
+            let Content::Parts(_) = message.content else {
                 // A string is read as characters: the message keeps them all
                 // unless it is empty, and an empty one goes once anything changed.
                 out.push(if message.content == (Content::Text { empty: true }) { plan::DROP } else { plan::KEEP });
                 continue;
             };
             let header = out.len();
-            out.push(plan::REWRITE);
+            // The count of kept parts is set once they are all decided.
+            out.extend_from_slice(&[plan::REWRITE, 0]);
             let mut kept = 0;
             let mut rewritten = false;
-            for part in prompt.parts(message) {
-                let slot = part.slot as usize;
-                let removed = excluded[slot];
+            for part in message.parts() {
+                let removed = slots.has(part.slot, Slots::REMOVED);
                 rewritten |= removed;
                 if texts.is_empty() {
                     // Nothing is left in a removed part's place: decided without a branch.
@@ -495,10 +672,11 @@ impl Filter<'_> {
                 }
                 // The text goes where the call was, so roles stay valid; a
                 // provider-executed result with no call leaves it in place.
-                let emits_text = part.kind == PartKind::Call || (message.assistant && !called[slot]);
-                match texts.get(slot).filter(|_| emits_text) {
+                let emits_text =
+                    part.kind == PartKind::Call || (message.assistant && !slots.has(part.slot, Slots::CALLED));
+                match texts.get(part.slot).filter(|_| emits_text) {
                     Some((text, strings)) => {
-                        out.extend([plan::PART_RESULT_TEXT, text.message as i32, text.part as i32]);
+                        out.extend_from_slice(&[plan::PART_RESULT_TEXT, text.message as i32, text.part as i32]);
                         out.push(strings.len() as i32);
                         out.extend_from_slice(strings);
                         kept += 1;
@@ -507,6 +685,7 @@ impl Filter<'_> {
                 }
             }
             changed |= rewritten;
+            out.set(header + 1, kept as i32);
             out.truncate(if kept == 0 || !rewritten { header } else { out.len() });
             if kept == 0 {
                 out.push(plan::DROP);
@@ -519,43 +698,75 @@ impl Filter<'_> {
 
     /// The text each removed pair leaves, by call id: that of the last
     /// removed result of the id whose output has any. `Err` carries what
-    /// the binding must supply first.
-    fn result_texts(
+    /// the binding must supply first. Marks the ids that have a call in an
+    /// assistant message on the way, which decides where a text goes.
+    fn result_texts<P>(
         &self,
-        excluded: &[bool],
-        outputs: Option<&[i32]>,
-    ) -> Result<Result<TextsById, Answer>, FilterError> {
+        slots: &mut Slots,
+        outputs: Option<Outputs<'_>>,
+    ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
-        let mut wanted = Vec::with_capacity(self.prompt.parts.len());
-        for (m, message) in self.prompt.messages.iter().enumerate() {
-            for (p, part) in self.prompt.parts(message).iter().enumerate() {
-                let removed = part.kind == PartKind::Result && excluded[part.slot as usize];
+        let mut wanted = Vec::new();
+        for (m, message) in self.prompt.messages().enumerate() {
+            for (p, part) in message.parts().enumerate() {
+                let removed = part.kind == PartKind::Result && slots.has(part.slot, Slots::REMOVED);
                 if removed && (every || part.own_output) {
-                    wanted.push((m as u32, p as u32, part.slot));
+                    wanted.push(Wanted {
+                        message: m as u32,
+                        part: p as u32,
+                        slot: part.slot,
+                        own_output: part.own_output,
+                    });
                 }
+                slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
             }
         }
         if wanted.is_empty() {
             return Ok(Ok(TextsById::default()));
         }
-        let Some(outputs) = outputs else {
-            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|&(m, p, _)| (m, p)).collect())));
+        // Outputs written ahead hold only `OWN_OUTPUT` results': any other
+        // wanted result's is asked for, as when none was given.
+        let outputs = outputs.filter(|given| !given.ahead || wanted.iter().all(|w| w.own_output));
+        let Some(Outputs { tape: outputs, ahead }) = outputs else {
+            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|w| (w.message, w.part)).collect())));
         };
 
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
         let mut needed_json = Vec::new();
         let mut reader = Reader::new(outputs);
-        for (message, part, slot) in wanted {
-            let start = reader.position();
-            let first = texts.strings.len();
-            model_output_text(outputs, start, &mut texts.strings, &mut needed_json).map_err(|error| match error {
-                NodeError::Tape(error) => FilterError::Tape(error),
-                NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
-            })?;
+        let mut read = |reader: &mut Reader<'_>, wanted: Option<&Wanted>| -> Result<(), FilterError> {
+            if let Some(&Wanted { message, part, slot, .. }) = wanted {
+                let first = texts.strings.len();
+                model_output_text(outputs, reader.position(), &mut texts.strings, &mut needed_json).map_err(
+                    |error| match error {
+                        NodeError::Tape(error) => FilterError::Tape(error),
+                        NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
+                    },
+                )?;
+                if texts.strings.len() > first {
+                    texts.by_id[slot] = Some(ResultText { message, part, strings: first..texts.strings.len() });
+                }
+            }
             reader.skip_node(0)?;
-            if texts.strings.len() > first {
-                texts.by_id[slot as usize] = Some(ResultText { message, part, strings: first..texts.strings.len() });
+            Ok(())
+        };
+        if ahead {
+            // One output for each `OWN_OUTPUT` result, wanted or not: both in
+            // prompt order, the wanted ones among them.
+            let mut next = wanted.iter().peekable();
+            for (m, message) in self.prompt.messages().enumerate() {
+                for (p, part) in message.parts().enumerate() {
+                    if part.kind != PartKind::Result || !part.own_output {
+                        continue;
+                    }
+                    let here = next.next_if(|w| (w.message, w.part) == (m as u32, p as u32));
+                    read(&mut reader, here)?;
+                }
+            }
+        } else {
+            for item in &wanted {
+                read(&mut reader, Some(item))?;
             }
         }
         reader.finish()?;
@@ -564,6 +775,15 @@ impl Filter<'_> {
         }
         Ok(Ok(texts))
     }
+}
+
+/// A removed result whose output the filter needs: where it is, its call's
+/// slot, and whether it carries its own model output.
+struct Wanted {
+    message: u32,
+    part: u32,
+    slot: usize,
+    own_output: bool,
 }
 
 #[cfg(test)]

@@ -109,7 +109,7 @@ fn the_first_prompt_of_a_request_is_its_history_and_goes() {
     assert!(decision.record_history);
     assert_eq!(
         changed(decision),
-        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::DROP, plan::DROP]
+        vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::DROP, plan::DROP]
     );
 }
 
@@ -120,7 +120,7 @@ fn calls_the_run_made_after_the_history_stay() {
     assert!(!decision.record_history);
     assert_eq!(
         changed(decision),
-        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
+        vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
     );
     // Everything from the run: nothing to do.
     let decision = filter(&plain(), Exclude::All, &two_pairs(), Some(&[0, 0]), None).unwrap();
@@ -144,7 +144,7 @@ fn recent_tool_steps_stay_with_filter_after_tool_steps() {
     let plan = changed(filter(&keep_one, Exclude::All, &two_pairs(), None, None).unwrap());
     assert_eq!(
         plan,
-        vec![plan::KEEP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
+        vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
     );
     // Two steps keep everything; zero keeps nothing; NaN keeps everything.
     for (steps, unchanged) in [(2.0, true), (0.0, false), (f64::NAN, true), (-1.0, false)] {
@@ -163,7 +163,7 @@ fn steps_count_assistant_messages_not_tool_messages() {
         .build();
     let keep_one = options(Some(1.0), false, PreservedResults::Every);
     let plan = changed(filter(&keep_one, Exclude::All, &tape, None, None).unwrap());
-    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, plan::PART_DROP, plan::PART_KEEP]);
+    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 1, plan::PART_DROP, plan::PART_KEEP]);
 }
 
 #[test]
@@ -194,7 +194,7 @@ fn preserved_output_becomes_text_where_the_call_was() {
     // The output is the string 7.
     let outputs = [node::STRING, 7, 1];
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 7, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 0, 1, 7, plan::DROP]);
     // An output without text leaves nothing.
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 7, 0])).unwrap());
     assert_eq!(plan, vec![plan::DROP, plan::DROP]);
@@ -220,11 +220,11 @@ fn a_provider_executed_result_without_a_call_keeps_its_text_in_place() {
     let with_outputs = options(None, true, PreservedResults::Every);
     let tape = PromptTape::default().assistant(vec![text(), result(0, false, false)]).build();
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_RESULT_TEXT, 0, 1, 1, 3]);
+    assert_eq!(plan, vec![plan::REWRITE, 2, plan::PART_KEEP, plan::PART_RESULT_TEXT, 0, 1, 1, 3]);
     // In a tool message it is dropped: only assistant messages may carry the text.
     let tape = PromptTape::default().tool(vec![text(), result(0, false, false)]).build();
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP]);
 }
 
 #[test]
@@ -237,7 +237,7 @@ fn the_last_result_with_text_names_the_pair() {
         .build();
     let outputs = [node::STRING, 1, 1, node::STRING, 2, 1, node::NOTHING];
     let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 1, 1, 2, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 1, 1, 2, plan::DROP]);
 }
 
 #[test]
@@ -251,23 +251,87 @@ fn json_left_for_later_is_asked_for() {
 }
 
 #[test]
-fn one_analysis_answers_each_round_of_outputs_as_a_fresh_filter_does() {
+fn each_round_of_outputs_reads_the_prompt_again_to_the_answer_it_asks_for() {
     let with_outputs = options(None, true, PreservedResults::Every);
     let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
-    let analysis = analyse(&with_outputs, Exclude::All, &tape, None).unwrap();
+    let ask = |outputs: Option<&[i32]>| filter(&with_outputs, Exclude::All, &tape, None, outputs).unwrap().answer;
+    assert_eq!(ask(None), Answer::NeedsOutputs(vec![(1, 0)]));
     let mut outputs = vec![node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
-    for given in [None, Some(outputs.clone()), {
-        // The JSON filled in: string 4.
-        outputs[2] = 4;
-        Some(outputs.clone())
-    }] {
-        let fresh = filter(&with_outputs, Exclude::All, &tape, None, given.as_deref());
-        assert_eq!(analysis.answer(&with_outputs, given.as_deref()), fresh);
-    }
+    assert_eq!(ask(Some(&outputs)), Answer::NeedsJson(vec![2]));
+    // The JSON filled in: string 4.
+    outputs[2] = 4;
     assert_eq!(
-        changed(analysis.answer(&with_outputs, Some(&outputs)).unwrap()),
-        vec![plan::REWRITE, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP]
+        ask(Some(&outputs)),
+        Answer::Changed(vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 0, 1, 4, plan::DROP])
     );
+}
+
+#[test]
+fn outputs_written_ahead_are_every_own_output_result_in_prompt_order() {
+    let own_only = options(None, true, PreservedResults::WithOwnModelOutput);
+    // Call 0 goes; call 1 is in the history's preserved part and stays. Both
+    // results carry their own output, so both outputs come ahead; only the
+    // first is read into a text.
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false), call(1, false)])
+        .tool(vec![result(0, false, true), result(1, false, true)])
+        .build();
+    let history = [1, 0];
+    let outputs = [node::STRING, 5, 1, node::TOO_DEEP];
+    let ahead = |outputs: &[i32]| {
+        filter_into(&own_only, Exclude::All, &tape, Some(&history), Some(outputs), true, Vec::new()).map(|d| d.answer)
+    };
+    let expected = vec![
+        plan::REWRITE,
+        2,
+        plan::PART_RESULT_TEXT,
+        1,
+        0,
+        1,
+        5,
+        plan::PART_KEEP,
+        plan::REWRITE,
+        1,
+        plan::PART_DROP,
+        plan::PART_KEEP,
+    ];
+    assert_eq!(ahead(&outputs), Ok(Answer::Changed(expected.clone())));
+    // The same as the answer that asks for the one it needs.
+    let asked = filter(&own_only, Exclude::All, &tape, Some(&history), None).unwrap().answer;
+    assert_eq!(asked, Answer::NeedsOutputs(vec![(1, 0)]));
+    assert_eq!(changed(filter(&own_only, Exclude::All, &tape, Some(&history), Some(&outputs[..3])).unwrap()), expected);
+    // One output short, or one too many: the tape does not account for the results.
+    assert!(ahead(&outputs[..3]).is_err());
+    assert!(ahead(&[node::STRING, 5, 1, node::NOTHING, node::NOTHING]).is_err());
+}
+
+#[test]
+fn a_wanted_result_without_its_own_output_is_asked_for_even_with_outputs_ahead() {
+    // Under the rule of every result, one without its own output is wanted
+    // too, and outputs written ahead do not hold it.
+    let every = options(None, true, PreservedResults::Every);
+    let tape = PromptTape::default()
+        .assistant(vec![call(0, false), call(1, false)])
+        .tool(vec![result(0, false, false), result(1, false, true)])
+        .build();
+    let decision = filter_into(&every, Exclude::All, &tape, None, Some(&[node::NOTHING]), true, Vec::new()).unwrap();
+    assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0), (1, 1)]));
+}
+
+#[test]
+fn a_plan_is_written_after_what_its_sink_holds() {
+    // The binding writes the answer's head first and the plan after it.
+    let tape = PromptTape::default()
+        .pass()
+        .assistant(vec![text(), call(0, false)])
+        .tool(vec![result(0, false, false)])
+        .build();
+    let alone = changed(filter(&plain(), Exclude::All, &tape, None, None).unwrap());
+    let mut sink = vec![7, 8];
+    let decision = filter_into(&plain(), Exclude::All, &tape, None, None, false, &mut sink).unwrap();
+    assert!(matches!(decision.answer, Answer::Changed(_)));
+    assert_eq!(sink[..2], [7, 8]);
+    assert_eq!(sink[2..], alone[..]);
 }
 
 #[test]
@@ -349,4 +413,52 @@ fn arbitrary_tapes_give_answers_or_errors_never_panics() {
         }
     }
     assert!(answered > 1_000, "too few valid tapes to mean anything: {answered}");
+}
+
+#[test]
+fn an_input_buffer_is_a_head_then_the_parts_it_measures() {
+    let tape = two_pairs();
+    let mut buffer = vec![input::PRESERVE_MODEL_OUTPUT, 2, tape.len() as i32, 2, input::ABSENT];
+    buffer.extend(&tape);
+    buffer.extend([1, 0]);
+    // What follows the parts is not read: the buffer may be longer.
+    buffer.extend([9, 9, 9]);
+    let read = Input::read(&buffer).unwrap();
+    assert_eq!(
+        read,
+        Input {
+            preserve_model_output: true,
+            preserved_results: PreservedResults::WithOwnModelOutput,
+            exclude: Exclude::Listed,
+            tape: &tape,
+            history: Some(&[1, 0]),
+            outputs: None,
+            outputs_ahead: false,
+        }
+    );
+    assert_eq!(read.options(Some(2.0)).filter_after_tool_steps, Some(2.0));
+
+    let everything = [input::EVERY_RESULT, input::ABSENT, 1, 0, 1, 0, 7];
+    let read = Input::read(&everything).unwrap();
+    assert_eq!((read.exclude, read.preserved_results), (Exclude::All, PreservedResults::Every));
+    assert_eq!((read.tape, read.history, read.outputs), (&[0][..], Some(&[][..]), Some(&[7][..])));
+    assert_eq!(Input::read(&[0, 0, 1, -1, -1, 0]).unwrap().exclude, Exclude::Nothing);
+    assert!(Input::read(&[input::OUTPUTS_AHEAD, -1, 1, -1, 0, 0]).unwrap().outputs_ahead);
+}
+
+#[test]
+fn an_input_whose_head_does_not_account_for_it_is_refused() {
+    let refused: [&[i32]; 7] = [
+        &[],
+        &[0, -1, 0, -1],
+        // An unknown flag, a negative list length, no tape, lengths past the end.
+        &[8, -1, 0, -1, -1],
+        &[0, -2, 0, -1, -1],
+        &[0, -1, -1, -1, -1],
+        &[0, -1, 2, -1, -1, 0],
+        &[0, -1, 1, 1, -1, 0],
+    ];
+    for buffer in refused {
+        assert!(Input::read(buffer).is_err(), "{buffer:?}");
+    }
 }

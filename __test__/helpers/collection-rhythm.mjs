@@ -1,0 +1,99 @@
+// Both ToolCallFilter stages in a server's rhythm: requests of two calls
+// sharing `state`, until V8 has compiled what runs hot; then the line
+// `COLLECTING`, a full garbage collection, more requests, and `DONE`. Run with
+// --expose-gc and V8's --trace-deopt --trace-opt (see
+// tool-call-filter.collection.test.mjs): what V8 prints between the two lines
+// is what the collection cost the compiled code.
+
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+const { hostRelease } = require('../../lib/host.js')
+const { processorsFor } = require('../../lib/processors.js')
+
+const { ToolCallFilter: PromptFilter } = processorsFor(hostRelease('1.71.0', () => require('@mastra/core/tools')))
+const { ToolCallFilter: MessageListFilter } = processorsFor(
+  hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')),
+)
+
+const MODES = [undefined, { exclude: ['searchDatabase'] }, { preserveModelOutput: true }, { filterAfterToolSteps: 2 }]
+const TOOLS = ['searchDatabase', 'getWeather', 'sendEmail']
+const TURNS = 25
+
+/** A provider prompt: turns of a question, a call, its result (every third with a model output) and an answer. */
+function prompt(prefix) {
+  const messages = [{ role: 'system', content: 'You are a helpful assistant.' }]
+  for (let t = 0; t < TURNS; t++) {
+    const toolCallId = `${prefix}${t}`
+    const toolName = TOOLS[t % TOOLS.length]
+    const result = { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: { t } } }
+    if (t % 3 === 0) result.providerOptions = { mastra: { modelOutput: { type: 'text', value: `result ${t}` } } }
+    messages.push(
+      { role: 'user', content: [{ type: 'text', text: `question ${t}` }] },
+      { role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'tool-call', toolCallId, toolName, input: {} }] },
+      { role: 'tool', content: [result] },
+      { role: 'assistant', content: [{ type: 'text', text: `answer ${t}` }] },
+    )
+  }
+  return messages
+}
+
+/** The same history as stored messages (format 2), for the message-list stage. */
+function storedMessages(prefix) {
+  const messages = []
+  for (let t = 0; t < TURNS; t++) {
+    const toolName = TOOLS[t % TOOLS.length]
+    const invocation = { state: 'result', toolCallId: `${prefix}${t}`, toolName, args: {}, result: { t } }
+    const part = { type: 'tool-invocation', toolInvocation: invocation }
+    if (t % 3 === 0) part.providerMetadata = { mastra: { modelOutput: `result ${t}` } }
+    messages.push(
+      { id: `u${t}`, role: 'user', content: { format: 2, parts: [{ type: 'text', text: `question ${t}` }] } },
+      {
+        id: `a${t}`,
+        role: 'assistant',
+        content: { format: 2, parts: [{ type: 'text', text: 'looking' }, part], toolInvocations: [{ ...invocation }] },
+      },
+    )
+  }
+  return messages
+}
+
+const history = prompt('h')
+const withRun = history.concat(prompt('r').slice(1, 4))
+const stored = storedMessages('h')
+const storedWithRun = stored.concat(storedMessages('r').slice(0, 2))
+
+const requests = MODES.flatMap((options) => {
+  const promptFilter = new PromptFilter(options)
+  const listFilter = new MessageListFilter(options)
+  const listArgs = (messages) => ({ messages, messageList: { get: { all: { db: () => messages }, response: { db: () => messages.slice(-2) } } } })
+  return [
+    async () => {
+      const state = {}
+      await promptFilter.processLLMRequest({ prompt: history, state })
+      await promptFilter.processLLMRequest({ prompt: withRun, state })
+    },
+    async () => {
+      const state = {}
+      await listFilter.processInput(listArgs(stored))
+      await listFilter.processInputStep({ ...listArgs(storedWithRun), state, stepNumber: 0, steps: [] })
+    },
+  ]
+})
+
+const round = async (count) => {
+  for (let i = 0; i < count; i++) for (const request of requests) await request()
+}
+
+await round(3000)
+// Let a compilation still under way on a background thread finish first.
+await new Promise((resolve) => setTimeout(resolve, 100))
+await round(200)
+console.log('COLLECTING')
+// Several collections, each between requests: a class or code freed by one
+// collection may be one whose last holder a request dropped since the last.
+for (let i = 0; i < 5; i++) {
+  globalThis.gc()
+  await round(40)
+}
+console.log('DONE')
