@@ -38,7 +38,7 @@ export function speedupChart(results, caption) {
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="system-ui, sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="#ffffff"/>`,
-    `<text x="8" y="18" font-size="12" fill="#333">${escape(caption)}</text>`,
+    `<text x="8" y="18" font-size="12" fill="#333">${escapeXml(caption)}</text>`,
     body,
     '</svg>',
     '',
@@ -60,7 +60,7 @@ function drawPanel(panel, top) {
   const points = panel.series.flatMap((s) => s.points)
   const x = logScale(points.map((p) => p.size), PANEL.left, PANEL.width - PANEL.right)
   const y = logScale([1, ...points.map((p) => p.speedup)], top + PANEL.height - PANEL.bottom, top + PANEL.top)
-  const out = [`<text x="${PANEL.left}" y="${top + 20}" font-size="13" font-weight="600">${escape(panel.title)}</text>`]
+  const out = [`<text x="${PANEL.left}" y="${top + 20}" font-size="13" font-weight="600">${escapeXml(panel.title)}</text>`]
 
   // Grid and ticks: each power of ten, with 2 and 5 between on the speedup axis.
   for (const value of ticks(y.domain, [1, 2, 5])) {
@@ -90,7 +90,7 @@ function drawPanel(panel, top) {
     const ly = top + PANEL.top + i * LINE_HEIGHT
     out.push(markerAt(marker, PANEL.width + 10, ly - 4, color))
     const last = series.points[series.points.length - 1]
-    out.push(`<text x="${PANEL.width + 20}" y="${ly}" fill="#222">${escape(series.name)} (${formatNumber(last.speedup)}x at ${formatNumber(last.size)})</text>`)
+    out.push(`<text x="${PANEL.width + 20}" y="${ly}" fill="#222">${escapeXml(series.name)} (${formatNumber(last.speedup)}x at ${formatNumber(last.size)})</text>`)
   })
   return out.join('\n')
 }
@@ -140,6 +140,6 @@ function formatNumber(value) {
 
 const round = (value) => Math.round(value * 10) / 10
 
-function escape(text) {
+function escapeXml(text) {
   return String(text).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#39;')
 }

@@ -263,6 +263,7 @@ function writeNode(scratch, tape, value, ancestors) {
       tape.push(NODE.primitive)
       tape.push(strings.push(String(value)) - 1)
       return
+    // biome-ignore lint/suspicious/noFallthroughSwitchClause: null is written as nothing, as every other value the switch does not name
     case 'object':
       if (value !== null) break
     // falls through

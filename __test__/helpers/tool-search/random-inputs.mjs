@@ -97,7 +97,7 @@ export function randomDescription(rng) {
     case 'undefined':
       return undefined;
     case 'long': {
-      let s = randomText(rng, rng.int(30, 60));
+      const s = randomText(rng, rng.int(30, 60));
       return s;
     }
     case 'exact150':
