@@ -59,7 +59,10 @@ async function embedAll(model, texts) {
   return texts.map((text) => made.get(text))
 }
 
-/** `vectors` (arrays of numbers, all of one length) laid end to end, and that length; `undefined` if they are not so. */
+/**
+ * `vectors` (arrays of numbers, all of one length) laid end to end, and that length; `undefined` if they are not so.
+ * @param {ArrayLike<number>[]} vectors
+ */
 function flatten(vectors) {
   const dimensions = vectors[0]?.length
   if (!(dimensions > 0) || !vectors.every((v) => (Array.isArray(v) || ArrayBuffer.isView(v)) && v.length === dimensions)) {

@@ -53,6 +53,7 @@ function serveInstalledHost() {
 
 /** `{ range, first }` of package.json's peer range, which has the form `^A`. */
 function peerRange() {
+  /** @type {string} */
   const range = require('../package.json').peerDependencies['@mastra/core']
   const first = /^\^(\S+)$/.exec(range)?.[1]
   const release = first && parseRelease(first)

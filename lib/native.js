@@ -46,7 +46,8 @@ function platformName() {
   const { platform, arch } = process
   if (platform === 'linux') {
     // The test npm itself uses for `libc`: glibc reports its version, musl none.
-    const glibc = process.report?.getReport?.().header?.glibcVersionRuntime
+    const report = /** @type {{ header?: { glibcVersionRuntime?: string } } | undefined} */ (process.report?.getReport?.())
+    const glibc = report?.header?.glibcVersionRuntime
     return `${platform}-${arch}-${glibc ? 'gnu' : 'musl'}`
   }
   if (platform === 'win32') return `${platform}-${arch}-msvc`
@@ -112,7 +113,7 @@ const outcome = Object.freeze(binding ? { implementation: 'native', reason: null
 /** @type {Native} */
 let native
 if (binding) {
-  native = { ...binding }
+  native = /** @type {Native} */ ({ ...binding })
   Object.defineProperty(native, 'outcome', { value: outcome, enumerable: false })
 } else {
   // Nothing of the binding is here: reading any of it says why, instead of
