@@ -1,6 +1,6 @@
 // ToolSearchProcessor `search.ranking: 'hybrid'`: the 'fielded' score plus the
 // semantic similarity of question and tool (src/search/hybrid.rs), with the
-// built-in model (the model package, models/potion-base-2m/) or with
+// built-in model (the model package, models/potion-base-8m/) or with
 // `search.embedder`, an AI SDK embedding model of the user's. Tests use a
 // local embedder: the built-in model behind the AI SDK's interface
 // (scripts/retrieval.mjs), or fakes; never the network.

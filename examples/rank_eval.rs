@@ -211,7 +211,7 @@ fn main() {
     let mut data = load(&path);
     // The built-in model, as the model package ships it (MODEL=<file> for another).
     let model = std::env::var("MODEL").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-2m/potion-base-2m.m2v").to_owned()
+        concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-8m/potion-base-8m.m2v").to_owned()
     });
     BuiltinModel::locate(std::path::Path::new(&model));
     // SCALE=n: the catalog copied (names suffixed) until it has n tools, to time queries on a large catalog.

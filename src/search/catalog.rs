@@ -1269,7 +1269,7 @@ mod tests {
     fn a_hybrid_catalog_embedded_in_halves_has_the_vectors_of_one_pass() {
         BuiltinModel::locate(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/models/potion-base-2m/potion-base-2m.m2v"
+            "/models/potion-base-8m/potion-base-8m.m2v"
         )));
         let mut rng = crate::test_rng::Rng::new(5);
         let words = ["weather", "Email", "getForecast", "send_message", "psychologist", "sort", "ツール", "numbers"];
@@ -1293,7 +1293,7 @@ mod tests {
         assert_eq!(halves, whole);
         // Retired documents have no vector.
         let retired = source.retired.iter().position(|&r| r).unwrap();
-        assert_eq!(halves.quantized(retired), (&[0i8; 64][..], 0.0));
+        assert_eq!(halves.quantized(retired), (&[0i8; 256][..], 0.0));
         assert!(!catalog.rank(&u("a psychologist"), 10.0).is_empty());
     }
 

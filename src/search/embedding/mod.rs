@@ -350,13 +350,14 @@ mod tests {
     /// The model package's file gives the token ids of the upstream
     /// tokenizer and, within its 8-bit rounding, the vectors of Model2Vec's
     /// own `encode` on the float32 original (`golden.json`, made with the
-    /// `model2vec` Python package; it names its version). The same ids were
-    /// checked on every question and tool text of the dev data.
+    /// `model2vec` Python package by `scripts/model/golden.py`; it names its
+    /// version). The same ids were checked on every question and tool text of
+    /// the dev data.
     #[test]
     fn the_packaged_model_embeds_as_model2vec_does() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-2m/potion-base-2m.m2v");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-8m/potion-base-8m.m2v");
         let model = file::parse(&std::fs::read(path).unwrap()).unwrap();
-        assert_eq!(model.dimensions(), 64);
+        assert_eq!(model.dimensions(), 256);
         let golden: serde_json::Value = serde_json::from_str(include_str!("golden.json")).unwrap();
         let numbers = |value: &serde_json::Value| -> Vec<f64> {
             value.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect()
@@ -367,7 +368,7 @@ mod tests {
             let mut ids = Vec::new();
             model.tokenizer().ids(text, &mut scratch, |id| ids.push(f64::from(id)));
             assert_eq!(ids, numbers(&case["ids"]), "{text}");
-            let mut vector = vec![0.0; 64];
+            let mut vector = vec![0.0; 256];
             let known = model.embed(text, &mut scratch, &mut vector);
             let want = numbers(&case["vector"]);
             let cos: f64 = vector.iter().zip(&want).map(|(&a, b)| f64::from(a) * b).sum();
