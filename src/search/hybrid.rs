@@ -15,9 +15,14 @@
 //! matches. Scores keep the other rankings' meaning for `minScore`: higher
 //! is better, and they are rounded to cents.
 //!
-//! A tool's text for its vector is [`tool_text`]: its name read as words,
-//! its description, and each parameter's name and description, the same
-//! for the built-in model and a user's own.
+//! A tool's texts for its vector are [`tool_text_parts`]: its name read as
+//! words with its description, and its parameters' names and descriptions.
+//! The built-in model embeds the two apart and adds the parameters' unit
+//! vector at [`HybridConfig::parameter_weight`] to the other's (a field
+//! weight, as the lexical half gives parameter descriptions half a word's
+//! weight: a long list of parameters no longer outweighs what the tool is
+//! for); a user's own model embeds them joined ([`tool_text`]), one text a
+//! tool.
 
 use super::analyze::{Analyzer, AnalyzerConfig, TermKind};
 use super::embedding::{StaticModel, TokenScratch, ToolVectors};
@@ -45,6 +50,9 @@ pub struct HybridConfig {
     pub semantic_weight: f32,
     /// The similarity a tool needs to be a candidate without a shared term.
     pub semantic_floor: f32,
+    /// What the unit vector of a tool's parameters adds to that of its name
+    /// and description, for the built-in model's vector of the tool.
+    pub parameter_weight: f32,
 }
 
 impl HybridConfig {
@@ -52,8 +60,9 @@ impl HybridConfig {
     pub const DEFAULT: HybridConfig = HybridConfig {
         fielded: FieldedConfig::DEFAULT,
         vectors: VectorSource::BuiltIn,
-        semantic_weight: 14.0,
+        semantic_weight: 22.0,
         semantic_floor: 0.4,
+        parameter_weight: 0.5,
     };
 }
 
@@ -63,15 +72,31 @@ impl Default for HybridConfig {
     }
 }
 
-/// The text a tool's vector is made from: its name as words (`get_weather`
-/// and `getWeather` both read `get weather`), its description, then each
-/// parameter's name as words and its description, joined by `". "`.
+/// The text a tool's vector is made from by a user's embedding model: its
+/// name as words (`get_weather` and `getWeather` both read `get weather`),
+/// its description, then each parameter's name as words and its
+/// description, joined by `". "` ([`tool_text_parts`] joined).
 pub fn tool_text<'a>(
     name: &[u16],
     description: &[u16],
     parameters: impl IntoIterator<Item = (&'a [u16], &'a [u16])>,
 ) -> String {
-    let mut text = String::new();
+    let (mut text, parameters) = tool_text_parts(name, description, parameters);
+    if !parameters.is_empty() {
+        text.push_str(". ");
+        text.push_str(&parameters);
+    }
+    text
+}
+
+/// A tool's two texts for the built-in model: its name as words and its
+/// description (`"get current weather. Weather now."`), and each parameter's
+/// name as words and description, joined by `". "` (`""` without parameters).
+pub fn tool_text_parts<'a>(
+    name: &[u16],
+    description: &[u16],
+    parameters: impl IntoIterator<Item = (&'a [u16], &'a [u16])>,
+) -> (String, String) {
     let mut words = Analyzer::new(AnalyzerConfig { split_case: true, ..AnalyzerConfig::NONE });
     let mut push_words = |text: &mut String, identifier: &[u16]| {
         let start = text.len();
@@ -84,16 +109,20 @@ pub fn tool_text<'a>(
             }
         });
     };
+    let mut text = String::new();
     push_words(&mut text, name);
     text.push_str(". ");
     text.push_str(&String::from_utf16_lossy(description));
+    let mut params = String::new();
     for (name, description) in parameters {
-        text.push_str(". ");
-        push_words(&mut text, name);
-        text.push(' ');
-        text.push_str(&String::from_utf16_lossy(description));
+        if !params.is_empty() {
+            params.push_str(". ");
+        }
+        push_words(&mut params, name);
+        params.push(' ');
+        params.push_str(&String::from_utf16_lossy(description));
     }
-    text
+    (text, params)
 }
 
 /// Where a hybrid catalog's vectors come from.
@@ -162,6 +191,16 @@ mod tests {
         let text = tool_text(&u("get_currentWeather"), &u("Weather now."), [(&city[..], &about[..])]);
         assert_eq!(text, "get current weather. Weather now.. city name The city");
         assert_eq!(tool_text(&u("x"), &u(""), []), ". ");
+        let (days, many) = (u("days"), u("How many"));
+        assert_eq!(
+            tool_text_parts(
+                &u("get_currentWeather"),
+                &u("Weather now."),
+                [(&city[..], &about[..]), (&days[..], &many[..])]
+            ),
+            ("get current weather. Weather now.".to_owned(), "city name The city. days How many".to_owned())
+        );
+        assert_eq!(tool_text_parts(&u("x"), &u(""), []), (". ".to_owned(), String::new()));
     }
 
     /// Three tools: the first shares "weather" with the question, the second
@@ -207,10 +246,10 @@ mod tests {
         };
         // No shared word: the therapist by meaning alone (cos 0.9 / |(0, 0.9, 0.1)|).
         let cos = 0.9 / (0.81f32 + 0.01).sqrt();
-        assert_eq!(found("psychologist"), [(1, 14.0 * cos)]);
+        assert_eq!(found("psychologist"), [(1, 22.0 * cos)]);
         // The weather tool by its word and its meaning; the email tool is unlike (cos 0).
         let lexical = index.search(&u("weather"), 10.0)[0].score as f32;
-        assert_eq!(found("weather"), [(0, lexical + 14.0)]);
+        assert_eq!(found("weather"), [(0, lexical + 22.0)]);
         assert_eq!(found("zebra"), []);
         // Without vectors, or without a question vector, the fielded ranking alone.
         let alone: Vec<(u32, f64)> = index.search(&u("weather"), 10.0).into_iter().map(|h| (h.doc, h.score)).collect();
@@ -222,6 +261,6 @@ mod tests {
         }
         // A given question vector counts like the model's.
         let given = search(&config, &index, Some(&vectors), &u("x"), QueryVector::Given(&[0.0, 0.0, 1.0]), 10.0);
-        assert_eq!(given.into_iter().map(|h| (h.doc, h.score as f32)).collect::<Vec<_>>(), [(2, 14.0)]);
+        assert_eq!(given.into_iter().map(|h| (h.doc, h.score as f32)).collect::<Vec<_>>(), [(2, 22.0)]);
     }
 }

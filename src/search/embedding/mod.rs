@@ -11,7 +11,7 @@
 pub mod file;
 mod wordpiece;
 
-pub use file::BuiltinModel;
+pub use file::{BuiltinModel, EmbedScratch};
 pub use wordpiece::{normalize, TokenScratch, WordPiece, MAX_WORD_CHARS};
 
 /// A text is read up to this many tokens (Model2Vec's default `max_length`).
@@ -135,6 +135,38 @@ impl StaticModel {
             out.iter_mut().for_each(|v| *v /= norm);
         }
         norm > 0.0
+    }
+}
+
+impl StaticModel {
+    /// Writes to `out` (`dimensions` long) the unit vector of the weighted
+    /// sum of the unit vectors of `fields` (text, weight): a text's fields
+    /// embedded apart, so that each counts by its weight rather than by its
+    /// length. Fields with no known token add nothing; `false` (and zeros)
+    /// if none has one. `part` is scratch.
+    pub fn embed_fields(
+        &self,
+        fields: &[(&str, f32)],
+        scratch: &mut TokenScratch,
+        part: &mut Vec<f32>,
+        out: &mut [f32],
+    ) -> bool {
+        let out = &mut out[..self.dimensions];
+        out.fill(0.0);
+        part.resize(self.dimensions, 0.0);
+        for &(text, weight) in fields {
+            if weight != 0.0 && self.embed(text, scratch, part) {
+                out.iter_mut().zip(part.iter()).for_each(|(sum, &value)| *sum += weight * value);
+            }
+        }
+        let norm = out.iter().map(|&v| v * v).sum::<f32>().sqrt();
+        if norm > 0.0 && norm.is_finite() {
+            out.iter_mut().for_each(|v| *v /= norm);
+            true
+        } else {
+            out.fill(0.0);
+            false
+        }
     }
 }
 
@@ -338,6 +370,29 @@ mod tests {
             StaticModel::new(WordPiece::new(["a"], "[UNK]"), 2, vec![1.0]).err(),
             Some(ModelError::Shape { tokens: 1, dimensions: 2, values: 1 })
         );
+    }
+
+    #[test]
+    fn fields_count_by_their_weight_not_their_length() {
+        let model = model();
+        let mut out = vec![7.0; 2];
+        let mut part = Vec::new();
+        let mut embed = |fields: &[(&str, f32)]| {
+            let known = model.embed_fields(fields, &mut TokenScratch::default(), &mut part, &mut out);
+            (known, out.clone())
+        };
+        // Four cities weigh no more than one: each field is a unit vector first.
+        let norm = 1.25f32.sqrt();
+        assert_eq!(embed(&[("weather", 1.0), ("city city city city", 0.5)]), (true, vec![1.0 / norm, 0.5 / norm]));
+        assert_eq!(embed(&[("weather", 1.0), ("", 0.5)]), (true, vec![1.0, 0.0]));
+        assert_eq!(embed(&[("weather", 1.0), ("city", 0.0)]), (true, vec![1.0, 0.0]));
+        assert_eq!(embed(&[("zzz", 1.0), ("city", 0.5)]), (true, vec![0.0, 1.0]));
+        assert_eq!(embed(&[("zzz", 1.0), ("", 0.5)]), (false, vec![0.0, 0.0]));
+        // One field alone is that field's vector.
+        let (_, alone) = embed(&[("weather zzz citys?", 1.0)]);
+        let mut direct = vec![0.0; 2];
+        model.embed("weather zzz citys?", &mut TokenScratch::default(), &mut direct);
+        assert_eq!(alone, direct);
     }
 
     #[test]
