@@ -26,7 +26,7 @@
 
 use super::analyze::{Analyzer, AnalyzerConfig, TermKind};
 use super::embedding::{StaticModel, TokenScratch, ToolVectors};
-use super::fielded::{best_first, FieldedConfig, FieldedHit, FieldedIndex};
+use super::fielded::{best_candidates_first, best_first, FieldedConfig, FieldedHit, FieldedIndex};
 
 /// Where a hybrid catalog's vectors come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -166,13 +166,11 @@ pub fn search(
     let weight = config.semantic_weight;
     let floor = config.semantic_floor;
     // A retired document's vector is zeros: never a candidate on its own.
-    let scored = score
-        .iter()
-        .zip(&similarity)
-        .enumerate()
-        .filter(|(_, (&lexical, &cos))| lexical > 0.0 || cos > floor)
-        .map(|(doc, (&lexical, &cos))| (doc as u32, lexical + weight * cos.max(0.0)));
-    best_first(scored, limit)
+    let scored =
+        score.iter().zip(&similarity).enumerate().map(|(doc, (&lexical, &cos))| {
+            (doc as u32, lexical + weight * cos.max(0.0), (lexical > 0.0) | (cos > floor))
+        });
+    best_candidates_first(scored, limit)
 }
 
 #[cfg(test)]
@@ -262,5 +260,58 @@ mod tests {
         // A given question vector counts like the model's.
         let given = search(&config, &index, Some(&vectors), &u("x"), QueryVector::Given(&[0.0, 0.0, 1.0]), 10.0);
         assert_eq!(given.into_iter().map(|h| (h.doc, h.score as f32)).collect::<Vec<_>>(), [(2, 22.0)]);
+    }
+
+    /// A search for a few results keeps the best as they come: its results
+    /// are the head of the search for them all, to the score and in the
+    /// same order (ties in document order), with or without words in
+    /// common, for any number of results up to where it stops.
+    #[test]
+    fn the_few_best_are_the_head_of_them_all() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let words = ["weather", "email", "city", "send", "forecast", "mail", "sort", "list"];
+        let dimensions = 256;
+        let mut builder = FieldedBuilder::new(FieldedConfig::DEFAULT);
+        let mut vectors = ToolVectors::zeros(dimensions, 600);
+        let direction = |rng: &mut crate::test_rng::Rng| -> Vec<f32> {
+            (0..dimensions).map(|_| (rng.next() % 2001) as f32 / 1000.0 - 1.0).collect()
+        };
+        // Vectors around a few directions, so that many tools are alike.
+        let centres: Vec<Vec<f32>> = (0..5).map(|_| direction(&mut rng)).collect();
+        for doc in 0..600 {
+            let name = words[(rng.next() % 8) as usize];
+            let description: Vec<&str> = (0..rng.next() % 4).map(|_| words[(rng.next() % 8) as usize]).collect();
+            builder.add(&FieldTexts { name: &u(name), description: &u(&description.join(" ")), parameters: &[] }, true);
+            let noise = direction(&mut rng);
+            let centre = &centres[doc % 5];
+            let vector: Vec<f32> = centre.iter().zip(&noise).map(|(c, n)| c + 0.6 * n).collect();
+            // Some tools without a vector (retired, or none made).
+            if doc % 41 != 3 {
+                vectors.set_normalized(doc, &vector);
+            }
+        }
+        let index = builder.finish();
+        for (round, query) in ["weather", "send mail", "zebra", "", "list list sort"].into_iter().enumerate() {
+            for (centre, toward) in centres.iter().enumerate() {
+                let noise = direction(&mut rng);
+                let mut vector: Vec<f32> = toward.iter().zip(&noise).map(|(c, n)| c + n).collect();
+                let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+                vector.iter_mut().for_each(|v| *v /= norm);
+                for floor in [0.0, 0.4, 0.9] {
+                    let config = HybridConfig { semantic_floor: floor, ..HybridConfig::DEFAULT };
+                    let search = |limit: f64| {
+                        search(&config, &index, Some(&vectors), &u(query), QueryVector::Given(&vector), limit)
+                            .into_iter()
+                            .map(|hit| (hit.doc, hit.score))
+                            .collect::<Vec<_>>()
+                    };
+                    let whole = search(1e9);
+                    for limit in [0.0, 1.0, 2.5, 5.0, 10.0, 64.0] {
+                        let wanted = (limit as usize).min(whole.len());
+                        assert_eq!(search(limit), whole[..wanted], "{round} {centre} {floor} {limit}");
+                    }
+                }
+            }
+        }
     }
 }

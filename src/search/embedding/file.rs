@@ -144,9 +144,10 @@ struct Made {
     vectors: HashMap<u64, (Box<[i8]>, f32)>,
 }
 
-/// At most this many texts' vectors are kept (about 5 MB); past it they are
-/// all let go and made again as needed.
-pub const MADE_VECTORS_KEPT: usize = 1 << 16;
+/// At most this many texts' vectors are kept (about 10 MB with the built-in
+/// model's 256 dimensions: 256 bytes a vector, and the table's and the
+/// allocator's due); past it they are all let go and made again as needed.
+pub const MADE_VECTORS_KEPT: usize = 1 << 15;
 
 static BUILTIN: Mutex<Option<Arc<BuiltinModel>>> = Mutex::new(None);
 
