@@ -102,25 +102,6 @@ impl StaticModel {
     /// tokens left out, at most [`MAX_TOKENS`]), normalised. A text with no
     /// known token is the zero vector, and `false`.
     pub fn embed(&self, text: &str, scratch: &mut TokenScratch, out: &mut [f32]) -> bool {
-        #[cfg(target_arch = "x86_64")]
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU has AVX2 (checked just above), all the function requires.
-            return unsafe { self.embed_avx2(text, scratch, out) };
-        }
-        self.embed_portable(text, scratch, out)
-    }
-
-    /// [`embed`](Self::embed) compiled for AVX2: a row's 8-bit values are
-    /// widened, scaled and added eight at a time rather than four (the
-    /// same operations on each value in the same order, so the same sums).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2")]
-    unsafe fn embed_avx2(&self, text: &str, scratch: &mut TokenScratch, out: &mut [f32]) -> bool {
-        self.embed_portable(text, scratch, out)
-    }
-
-    #[inline(always)]
-    fn embed_portable(&self, text: &str, scratch: &mut TokenScratch, out: &mut [f32]) -> bool {
         let out = &mut out[..self.dimensions];
         out.fill(0.0);
         let unknown = self.tokenizer.unknown();
@@ -138,10 +119,7 @@ impl StaticModel {
                     }
                 }
                 Rows::Quantized { values, scales } => {
-                    let scale = scales[id as usize];
-                    for (sum, &value) in out.iter_mut().zip(&values[at..at + self.dimensions]) {
-                        *sum += f32::from(value) * scale;
-                    }
+                    add_scaled(out, &values[at..at + self.dimensions], scales[id as usize]);
                 }
             }
         });
@@ -186,6 +164,34 @@ impl StaticModel {
             out.fill(0.0);
             false
         }
+    }
+}
+
+/// Adds `row` (8-bit values) times `scale` to `sums`, value by value.
+#[inline]
+fn add_scaled(sums: &mut [f32], row: &[i8], scale: f32) {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2 (checked just above), all the function requires.
+        unsafe { add_scaled_avx2(sums, row, scale) };
+        return;
+    }
+    add_scaled_portable(sums, row, scale);
+}
+
+/// [`add_scaled`] compiled for AVX2: eight values widened, scaled and added
+/// at a time rather than four (the same operations on each value, so the
+/// same sums). Embedding a tool is mostly this, once a token.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn add_scaled_avx2(sums: &mut [f32], row: &[i8], scale: f32) {
+    add_scaled_portable(sums, row, scale);
+}
+
+#[inline(always)]
+fn add_scaled_portable(sums: &mut [f32], row: &[i8], scale: f32) {
+    for (sum, &value) in sums.iter_mut().zip(row) {
+        *sum += f32::from(value) * scale;
     }
 }
 
@@ -569,6 +575,18 @@ mod tests {
                     );
                 }
             }
+        }
+        // A token's row added to the sums, as the portable loop adds it.
+        for dimensions in [1, 7, 8, 9, 64, 256, 300] {
+            let row: Vec<i8> = (0..dimensions).map(|_| (rng.next() % 256) as u8 as i8).collect();
+            let start: Vec<f32> = (0..dimensions).map(|_| (rng.next() % 10000) as f32 / 317.0 - 15.0).collect();
+            let (mut portable, mut fast) = (start.clone(), start);
+            add_scaled_portable(&mut portable, &row, 0.0123);
+            add_scaled(&mut fast, &row, 0.0123);
+            assert_eq!(
+                fast.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+                portable.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+            );
         }
         // Rounding, halves away from zero included (the scale is 1 here).
         let mut halves: Vec<f32> = vec![127.0, -127.0, 0.5, -0.5, 1.5, 2.5, -2.5, 0.49999997, 126.5, -126.5];
