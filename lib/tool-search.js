@@ -96,11 +96,22 @@ const NONE = Object.freeze([])
 
 /** The meta-tools' schemas, made once with the host's own zod on first use. */
 let schemas
-function metaToolSchemas() {
-  if (schemas) return schemas
+/** `search_tools`' input schemas by the description of their query (one per `search.syntax`). */
+const searchInputs = new Map()
+function metaToolSchemas(queryDescription) {
+  if (schemas === undefined) schemas = makeMetaToolSchemas()
+  let searchInput = searchInputs.get(queryDescription)
+  if (searchInput === undefined) {
+    const { z } = require('zod/v4')
+    searchInput = z.object({ query: z.string().describe(queryDescription) })
+    searchInputs.set(queryDescription, searchInput)
+  }
+  return { ...schemas, searchInput }
+}
+
+function makeMetaToolSchemas() {
   const { z } = require('zod/v4')
-  schemas = {
-    searchInput: z.object({ query: z.string().describe(SCHEMAS.searchQueryDescription) }),
+  return {
     searchOutput: z.object({
       results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
       message: z.string(),
@@ -119,7 +130,6 @@ function metaToolSchemas() {
       alreadyLoaded: z.array(z.string()).optional(),
     }),
   }
-  return schemas
 }
 
 /** A processor's tool pool and native half, for the test hooks below. */
@@ -227,11 +237,13 @@ function defineToolSearchProcessor(host) {
           ranking: search?.ranking,
           embedder: search?.embedder,
           embedderDoEmbed: search?.embedder?.doEmbed,
+          syntax: search?.syntax,
           storage: options.storage,
           ttl: options.ttl,
           filter,
           includeResolvedTools: options.includeResolvedTools,
           injectCatalog: options.injectCatalog,
+          filterConcurrency: options.filterConcurrency,
         },
         host.version,
       )
@@ -272,7 +284,7 @@ function defineToolSearchProcessor(host) {
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
 
-      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas()
+      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas(settings.searchQueryDescription)
       const searchTool = createTool({
         id: SEARCH_TOOLS,
         description: settings.searchDescription,
@@ -295,7 +307,7 @@ function defineToolSearchProcessor(host) {
           } finally {
             giveBackWords(words)
           }
-          operation = await drive(operation, this.#answerer(step, requestContext))
+          operation = await this.#drive(operation, step, requestContext)
           const out = takeWords()
           try {
             return searchAnswer(operation.searchOutput(out.words), out)
@@ -314,7 +326,7 @@ function defineToolSearchProcessor(host) {
               this.#built(step.catalog)
               const output = step.native.load(toolName, toolNames, Date.now())
               if (!(output instanceof NativeOperation)) return output
-              return (await drive(output, this.#answerer(step, requestContext))).loadOutput()
+              return (await this.#drive(output, step, requestContext)).loadOutput()
             },
           })
         : undefined
@@ -523,7 +535,7 @@ function defineToolSearchProcessor(host) {
       if (record === undefined && catalog.message !== undefined) return catalog.message
       const message = step.native.catalogMessage(record)
       if (message instanceof NativeOperation) {
-        const operation = drive(message, this.#answerer(step, requestContext))
+        const operation = this.#drive(message, step, requestContext)
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
       if (record === undefined) catalog.message = message
@@ -543,13 +555,24 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
+     * Runs a native operation to its end (see `drive`): one question at a
+     * time, or with `filterConcurrency` above 1, that many at once.
+     */
+    #drive(operation, step, requestContext) {
+      const answer = this.#answerer(step, requestContext)
+      const concurrency = this.#settings.filterConcurrency
+      return concurrency === 1 ? drive(operation, answer) : driveAhead(operation, answer, concurrency)
+    }
+
+    /**
      * Answers an operation's questions (the protocol's `operation`): asks
      * the hook about a tool, hands over the record, or says which tool the
      * caller's record gives for a name now, and whether the hook allows it.
+     * `ticket` is the question's when several are out at once.
      */
     #answerer(step, requestContext) {
       const filter = this.#filter
-      return (question, phase, operation) => {
+      return (question, phase, operation, ticket) => {
         if (question === OPERATION.needRecord) {
           operation.useRecord(step.readRecord())
           return OPERATION.noVerdict
@@ -558,7 +581,8 @@ function defineToolSearchProcessor(host) {
         const ref = question >> ASK.kindBits
         if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
         const missing = (kind & FOUND_MASK) === ASK.missing
-        const tool = this.#resolve(kind, ref, missing ? operation.questionName : undefined)
+        const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
+        const tool = this.#resolve(kind, ref, name)
         if (tool === undefined) return OPERATION.denied
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
         if (!missing && tool === this.#tools[ref]) return verdict
@@ -624,7 +648,7 @@ function defineToolSearchProcessor(host) {
       if (!(active instanceof NativeOperation) && !this.#holds(active.words, 2 * active.count, active.missing)) {
         active = step.native.activeOperation()
       }
-      if (active instanceof NativeOperation) active = (await drive(active, this.#answerer(step, requestContext))).activeOutput()
+      if (active instanceof NativeOperation) active = (await this.#drive(active, step, requestContext)).activeOutput()
       // The tools, one per name, come first in `words`.
       const { count, words } = active
       const tools = new Array(count)
@@ -932,6 +956,94 @@ function drive(operation, answer, given = OPERATION.noVerdict) {
     if (typeof given !== 'number') return given.then((code) => drive(operation, answer, code))
   }
   return operation
+}
+
+const BATCH = OPERATION.batch
+
+/**
+ * Runs a native operation that may ask about several tools at once
+ * (`filterConcurrency` above 1; the protocol's `operation.batch`): Rust
+ * hands out the questions to ask now, the next ones in order, and decides in
+ * order as the answers come. A synchronous answer goes back with the next
+ * call, a promise's when it settles. Gives the operation back, or a promise
+ * of it that settles once every question asked has its answer (no hook call
+ * is left pending, even one Rust no longer needs), rejecting with the first
+ * error thrown (a record value Rust refuses, say).
+ */
+function driveAhead(operation, answer, concurrency) {
+  const phase = operation.phase
+  const room = Math.min(concurrency, BATCH.maxQuestions)
+  const questions = new Int32Array(room * BATCH.entryWords)
+  let answers = new Int32Array(room * BATCH.entryWords)
+  let given = 0
+  let waiting = 0
+  let done = false
+  let failed = false
+  let failure
+  let settle
+
+  const give = (ticket, code) => {
+    if ((given + 1) * BATCH.entryWords > answers.length) {
+      const grown = new Int32Array(answers.length * 2)
+      grown.set(answers)
+      answers = grown
+    }
+    answers[given * BATCH.entryWords + BATCH.ticket] = ticket
+    answers[given * BATCH.entryWords + BATCH.code] = code
+    given++
+  }
+  const fail = (error) => {
+    if (failed) return
+    failed = true
+    failure = error
+  }
+  const pump = () => {
+    try {
+      while (!done && !failed) {
+        const count = operation.exchange(answers, given, questions)
+        given = 0
+        if (count === OPERATION.done) {
+          done = true
+          break
+        }
+        for (let i = 0; i < count; i++) {
+          const at = i * BATCH.entryWords
+          const ticket = questions[at + BATCH.ticket]
+          const verdict = answer(questions[at + BATCH.code], phase, operation, ticket)
+          if (typeof verdict === 'number') give(ticket, verdict)
+          else {
+            waiting++
+            verdict.then(
+              (code) => settled(ticket, code, false),
+              (error) => settled(ticket, error, true),
+            )
+          }
+        }
+        // Nothing to hand back and nothing more to ask: the hook has the rest.
+        if (given === 0 && count < room) break
+      }
+    } catch (error) {
+      fail(error)
+    }
+  }
+  const settled = (ticket, value, rejected) => {
+    waiting--
+    if (rejected) fail(value)
+    else if (!done && !failed) {
+      give(ticket, value)
+      pump()
+    }
+    if (waiting === 0 && (done || failed)) settle()
+  }
+
+  pump()
+  if (waiting === 0) {
+    if (failed) throw failure
+    return operation
+  }
+  return new Promise((resolve, reject) => {
+    settle = () => (failed ? reject(failure) : resolve(operation))
+  })
 }
 
 /**

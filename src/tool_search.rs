@@ -29,6 +29,7 @@
 //! could not use ([`given::refuse_record_value`]). The codes, layouts and
 //! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
 
+pub mod ahead;
 pub mod given;
 pub mod messages;
 pub mod operation;
@@ -46,13 +47,15 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, PoolEntry, PoolError,
-    PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
+    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, Pattern, PoolEntry,
+    PoolError, PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
-pub use options::{Options, Storage};
+pub use options::{Options, Storage, Syntax};
+
+use ahead::{Ahead, Decision};
 
 use crate::protocol::tool_search as protocol;
 use protocol::is_meta_tool;
@@ -173,6 +176,12 @@ pub trait ToolFilter {
     /// `None` to go by the catalog's tables.
     fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
         std::future::ready(None)
+    }
+
+    /// How many questions may be out at once (see [`ahead`]): 1, one at a
+    /// time in order, unless the host says otherwise.
+    fn concurrency(&self) -> usize {
+        1
     }
 }
 
@@ -499,14 +508,17 @@ impl ToolSearch {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new(options.ttl_ms)),
         };
-        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
+        let parameters = parameters.filter(|_| options.reads_parameters());
         let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
         Ok(ToolSearch {
             options,
             static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None, true)),
             static_catalog,
             store: Mutex::new(store),
-            pool: Mutex::new(ToolPool::new(options.ranking)),
+            pool: Mutex::new(match options.syntax {
+                Syntax::Words => ToolPool::new(options.ranking),
+                Syntax::Regex => ToolPool::new(options.ranking).keeping_parameters(),
+            }),
         })
     }
 
@@ -593,8 +605,8 @@ impl ToolSearch {
         let resolved_keys: Vec<SpreadKey> = resolved.iter().map(|t| SpreadKey::of(t.key)).collect();
         let order = spread(&record_keys, &resolved_keys, |i| Ok::<_, CatalogError>(resolved[i].key))?;
         let mut builder = Catalog::builder();
-        builder.ranking(self.options.ranking);
-        let reads_parameters = self.options.ranking.reads_parameters();
+        let reads_parameters = self.options.reads_parameters();
+        builder.ranking(self.options.ranking).keep_parameters(reads_parameters);
         let mut sources = Vec::with_capacity(order.len());
         for source in order {
             let tool = match (source as usize).checked_sub(record.len()) {
@@ -821,15 +833,38 @@ impl ToolSearch {
         now_ms: f64,
     ) -> SearchOutcome {
         let catalog = &step.catalog.catalog;
-        let mut walk = SearchWalk::with_vector(catalog, query, query_vector, &self.options.search);
-        while let Some(pending) = walk.next_pending(catalog) {
-            let found = Found::ById(step.catalog.source(pending.entry));
-            let allowed = self.admit(filter, &step.catalog, found, Lookup::IdOnly, Phase::Search).await;
-            walk.resolve(allowed.is_some());
+        let mut walk = match self.options.syntax {
+            Syntax::Words => SearchWalk::with_vector(catalog, query, query_vector, &self.options.search),
+            Syntax::Regex => match Pattern::new(query) {
+                Ok(pattern) => {
+                    SearchWalk::from_candidates(catalog.pattern_texts().candidates(&pattern), &self.options.search)
+                }
+                Err(error) => {
+                    return SearchOutcome { results: Vec::new(), message: messages::invalid_pattern(query, &error) }
+                }
+            },
+        };
+        // The hook is asked down the ranked list, several at once if the
+        // host allows (see `ahead`), and the walk decides in rank order.
+        let mut ahead = Ahead::new(filter.concurrency());
+        loop {
+            let next = ahead
+                .next(|| {
+                    let pending = walk.next_ahead(catalog)?;
+                    let found = Found::ById(step.catalog.source(pending.entry));
+                    Some((pending, self.admission(filter, &step.catalog, found, Lookup::IdOnly, Phase::Search)))
+                })
+                .await;
+            let Some((pending, admitted)) = next else { break };
+            walk.decide(pending, admitted.is_some());
+            if walk.is_done() {
+                break;
+            }
         }
+        drop(ahead);
         let results = walk.finish(catalog);
         if results.is_empty() {
-            return SearchOutcome { message: messages::no_tools_found(query), results };
+            return SearchOutcome { message: messages::no_tools_found(query, self.options.syntax), results };
         }
         if !self.options.auto_load {
             return SearchOutcome { message: messages::found(results.len()), results };
@@ -874,9 +909,18 @@ impl ToolSearch {
         let mut not_found = Vec::new();
         let mut already_loaded = Vec::new();
         let mut loaded: Vec<JsString> = Vec::new();
-        for name in &to_load {
-            let found = step.catalog.find(name.units(), lookup);
-            if self.admit(filter, &step.catalog, found, lookup, Phase::Load).await.is_none() {
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut names = to_load.iter();
+        loop {
+            let next = ahead
+                .next(|| {
+                    let name = names.next()?;
+                    let found = step.catalog.find(name.units(), lookup);
+                    Some((name, self.admission(filter, &step.catalog, found, lookup, Phase::Load)))
+                })
+                .await;
+            let Some((name, admitted)) = next else { break };
+            if admitted.is_none() {
                 not_found.push(name.clone());
                 continue;
             }
@@ -948,12 +992,26 @@ impl ToolSearch {
         }
         let index = &catalog.catalog;
         let record = live.map_or(&**index, |live| &live.catalog);
+        let has_filter = self.has_filter();
         let mut lines = Vec::new();
-        for entry in 0..record.entry_count() {
-            let key = record.key(entry);
-            let Some(tool) = record.find_for_dynamic_name(key, self.has_filter()) else { continue };
-            let tool_ref = live.map_or_else(|| catalog.source(tool), |live| live.tool(tool));
-            if self.has_filter() && !filter.check(Ask::Tool(tool_ref), Phase::Search).await.verdict.allows() {
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut entries = 0..record.entry_count();
+        loop {
+            let next = ahead
+                .next(|| loop {
+                    let entry = entries.next()?;
+                    let key = record.key(entry);
+                    let Some(tool) = record.find_for_dynamic_name(key, has_filter) else { continue };
+                    if !has_filter {
+                        return Some(((key, tool), Decision::Now(true)));
+                    }
+                    let tool_ref = live.map_or_else(|| catalog.source(tool), |live| live.tool(tool));
+                    let asking = filter.check(Ask::Tool(tool_ref), Phase::Search);
+                    return Some(((key, tool), Decision::Asking(async { asking.await.verdict.allows() })));
+                })
+                .await;
+            let Some(((key, tool), allowed)) = next else { break };
+            if !allowed {
                 continue;
             }
             // `tool.id || key`; the description is the one indexed under that
@@ -962,7 +1020,7 @@ impl ToolSearch {
             let description = index.find_doc(name).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
             messages::push_catalog_line(&mut lines, name, description);
         }
-        (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, &lines))
+        (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, self.options.syntax, &lines))
     }
 
     /// Keys that look like a name that was not found (of the caller's record
@@ -977,11 +1035,21 @@ impl ToolSearch {
             return candidates.into_iter().map(|entry| JsString::from(record.key(entry))).collect();
         }
         let mut allowed = Vec::new();
-        for entry in candidates {
-            let key = record.key(entry);
-            let Some(tool) = record.find_for_dynamic_name(key, true) else { continue };
-            let tool_ref = live.as_deref().map_or_else(|| step.catalog.source(tool), |live| live.tool(tool));
-            if filter.check(Ask::Tool(tool_ref), Phase::Load).await.verdict.allows() {
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut candidates = candidates.into_iter();
+        loop {
+            let next = ahead
+                .next(|| loop {
+                    let entry = candidates.next()?;
+                    let key = record.key(entry);
+                    let Some(tool) = record.find_for_dynamic_name(key, true) else { continue };
+                    let tool_ref = live.as_deref().map_or_else(|| step.catalog.source(tool), |live| live.tool(tool));
+                    let asking = filter.check(Ask::Tool(tool_ref), Phase::Load);
+                    return Some((key, Decision::Asking(async { asking.await.verdict.allows() })));
+                })
+                .await;
+            let Some((key, allows)) = next else { break };
+            if allows {
                 allowed.push(JsString::from(key));
                 if allowed.len() >= 3 {
                     break;
@@ -1002,9 +1070,18 @@ impl ToolSearch {
     ) -> Vec<(JsString, ToolRef)> {
         let lookup = self.dynamic_lookup();
         let mut active = Vec::with_capacity(names.len());
-        for name in names {
-            let found = catalog.find(name.units(), lookup);
-            if let Some(tool) = self.admit(filter, catalog, found, lookup, Phase::Active).await {
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut names = names.iter();
+        loop {
+            let next = ahead
+                .next(|| {
+                    let name = names.next()?;
+                    let found = catalog.find(name.units(), lookup);
+                    Some((name, self.admission(filter, catalog, found, lookup, Phase::Active)))
+                })
+                .await;
+            let Some((name, admitted)) = next else { break };
+            if let Some(tool) = admitted {
                 active.push((name.clone(), tool));
             }
         }
@@ -1041,27 +1118,37 @@ impl ToolSearch {
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
-    /// in `phase`. Over a live catalog the host resolves it in the record as
-    /// it is now; over a step's own copy the tables are the record, and the
-    /// hook alone is asked.
-    async fn admit(
+    /// in `phase`: decided at once, or by asking the host. Over a live
+    /// catalog the host resolves it in the record as it is now; over a
+    /// step's own copy the tables are the record, and the hook alone is asked.
+    fn admission<'f>(
         &self,
-        filter: &impl ToolFilter,
+        filter: &'f impl ToolFilter,
         catalog: &StepCatalog,
         found: Found,
         lookup: Lookup,
         phase: Phase,
-    ) -> Option<ToolRef> {
-        if catalog.live {
-            let tables = found.tool();
-            let answer = filter.check(Ask::Resolve { lookup, found }, phase).await;
-            return if answer.verdict.allows() { answer.tool.or(tables) } else { None };
-        }
-        let tool = found.tool()?;
-        if !self.has_filter() {
-            return Some(tool);
-        }
-        filter.check(Ask::Tool(tool), phase).await.verdict.allows().then_some(tool)
+    ) -> Decision<Option<ToolRef>, impl Future<Output = Option<ToolRef>> + 'f> {
+        let tables = found.tool();
+        let ask = if catalog.live {
+            Ask::Resolve { lookup, found }
+        } else {
+            match tables {
+                None => return Decision::Now(None),
+                Some(tool) if !self.has_filter() => return Decision::Now(Some(tool)),
+                Some(tool) => Ask::Tool(tool),
+            }
+        };
+        let resolves = matches!(ask, Ask::Resolve { .. });
+        let asking = filter.check(ask, phase);
+        Decision::Asking(async move {
+            let answer = asking.await;
+            match (answer.verdict.allows(), resolves) {
+                (false, _) => None,
+                (true, true) => answer.tool.or(tables),
+                (true, false) => tables,
+            }
+        })
     }
 }
 
@@ -1120,5 +1207,7 @@ pub enum LoadOutcome {
     },
 }
 
+#[cfg(test)]
+mod concurrency_tests;
 #[cfg(test)]
 mod tests;
