@@ -48,7 +48,7 @@ export declare const ToolCallFilter: typeof HostToolCallFilter
  * and splits identifiers, stems words and matches CJK text: better results for
  * whole questions, different scores. `'hybrid'` adds to the `'fielded'` score
  * the semantic similarity of question and tool, from the built-in model (the
- * optional package `mastra-native-processors-potion-base-2m` must be
+ * optional package `mastra-native-processors-potion-base-8m` must be
  * installed) or from `search.embedder`. Every supported release honours it;
  * where the addon does not load (`implementation === 'fallback'`),
  * @mastra/core's own processor ignores it and ranks as `'reference'`.

@@ -21,7 +21,11 @@ const tools = buildTools(data)
 const MEASURED = {
   reference: { tidy: 0.887, live: 0.557 },
   fielded: { tidy: 0.957, live: 0.761 },
-  hybrid: { tidy: 0.959, live: 0.804 },
+  hybrid: { tidy: 0.961, live: 0.827 },
+  // The same model through the AI SDK's interface embeds one text a tool
+  // (name, description and parameters joined), where the built-in one
+  // weighs the parameters apart: a point fewer live questions.
+  hybridEmbedder: { tidy: 0.959, live: 0.817 },
 }
 const MARGIN = 0.005
 
@@ -54,10 +58,8 @@ describe('retrieval on the dev data (hit@5 floors)', () => {
     holdsFloor(await hit5(ToolSearchProcessor, { tools, search: { ranking: 'hybrid' } }), 'hybrid')
   })
 
-  test("'hybrid' with an embedder (the built-in model through the AI SDK's interface) finds the same", async () => {
+  test("'hybrid' with an embedder (the built-in model through the AI SDK's interface)", async () => {
     const embedder = builtinEmbeddingModel()
-    const got = await hit5(ToolSearchProcessor, { tools, search: { ranking: 'hybrid', embedder } })
-    holdsFloor(got, 'hybrid')
-    assert.deepEqual(got, await hit5(ToolSearchProcessor, { tools, search: { ranking: 'hybrid' } }))
+    holdsFloor(await hit5(ToolSearchProcessor, { tools, search: { ranking: 'hybrid', embedder } }), 'hybridEmbedder')
   })
 })

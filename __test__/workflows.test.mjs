@@ -106,7 +106,7 @@ describe('the release workflow', () => {
     // Before it, the built-in model's package, unless its version is out already.
     const model = publish.steps.at(-2)
     assert.equal(model.name, 'Publish the model package')
-    assert.equal(model['working-directory'], 'models/potion-base-2m')
+    assert.equal(model['working-directory'], 'models/potion-base-8m')
     assert.match(model.run, /if npm view "\$spec" version > \/dev\/null 2>&1; then .*; else npm publish --provenance --access public --ignore-scripts; fi/)
   })
 })

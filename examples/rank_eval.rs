@@ -19,7 +19,8 @@
 //! b.pname, b.pdesc, idf_cap, stem_weight, prefix_weight, compound_weight,
 //! prefix_len, stem, keep_unstemmed, split_case, keep_whole, stopwords,
 //! filler, filler.docs, join_words, whole_meets_word, cjk), or for
-//! `'hybrid'` when one of them is semantic_weight or semantic_floor. Environment:
+//! `'hybrid'` when one of them is semantic_weight, semantic_floor or
+//! parameter_weight. Environment:
 //! `SHOW_MISSES=1` lists the questions whose first result is not relevant
 //! (`=live` or `=tidy`: that half's questions with no relevant result in the
 //! first five),
@@ -211,7 +212,7 @@ fn main() {
     let mut data = load(&path);
     // The built-in model, as the model package ships it (MODEL=<file> for another).
     let model = std::env::var("MODEL").unwrap_or_else(|_| {
-        concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-2m/potion-base-2m.m2v").to_owned()
+        concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-8m/potion-base-8m.m2v").to_owned()
     });
     BuiltinModel::locate(std::path::Path::new(&model));
     // SCALE=n: the catalog copied (names suffixed) until it has n tools, to time queries on a large catalog.
@@ -253,6 +254,7 @@ fn main() {
             match key {
                 "semantic_weight" => hybrid.get_or_insert(HybridConfig::DEFAULT).semantic_weight = number(),
                 "semantic_floor" => hybrid.get_or_insert(HybridConfig::DEFAULT).semantic_floor = number(),
+                "parameter_weight" => hybrid.get_or_insert(HybridConfig::DEFAULT).parameter_weight = number(),
                 _ => apply(&mut config, key, value),
             }
         }
@@ -274,13 +276,20 @@ fn main() {
     row("hybrid (built-in model)", Ranking::HYBRID, true);
 
     println!("\nhybrid: what a similarity of 1 adds (semantic_weight), and the floor for a tool sharing no term");
-    for weight in [4.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0] {
+    for weight in [10.0, 14.0, 18.0, 22.0, 26.0, 30.0] {
         let config = HybridConfig { semantic_weight: weight, ..HybridConfig::DEFAULT };
         row(&format!("  weight {weight}, floor {}", config.semantic_floor), Ranking::Hybrid(config), true);
     }
     for floor in [0.0, 0.3, 0.5] {
         let config = HybridConfig { semantic_floor: floor, ..HybridConfig::DEFAULT };
         row(&format!("  weight {}, floor {floor}", config.semantic_weight), Ranking::Hybrid(config), true);
+    }
+    println!("\nhybrid: what the parameters' vector adds to the name and description's (parameter_weight)");
+    for parameter_weight in [0.0, 0.25, 0.5, 0.75, 1.0] {
+        for semantic_weight in [18.0, 22.0, 26.0] {
+            let config = HybridConfig { parameter_weight, semantic_weight, ..HybridConfig::DEFAULT };
+            row(&format!("  parameters {parameter_weight}, weight {semantic_weight}"), Ranking::Hybrid(config), true);
+        }
     }
 
     println!("\nfielded without one technique");

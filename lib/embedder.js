@@ -8,8 +8,8 @@
 // ranks lexically (as 'fielded'); a failure is said once, as a process
 // warning, and never fails `search_tools`.
 
-/** The npm package that carries the built-in model (`models/potion-base-2m/` in the repository). */
-const MODEL_PACKAGE = 'mastra-native-processors-potion-base-2m'
+/** The npm package that carries the built-in model (`models/potion-base-8m/` in the repository). */
+const MODEL_PACKAGE = 'mastra-native-processors-potion-base-8m'
 
 /** The `type` of the warning a failing embedding model raises. */
 const WARNING_TYPE = 'ToolSearchProcessorWarning'

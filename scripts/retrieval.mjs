@@ -107,12 +107,12 @@ export async function evaluate(search, data) {
  */
 export function builtinEmbeddingModel({ maxEmbeddingsPerCall = 256 } = {}) {
   const binding = require('../lib/native.js')
-  binding.locateBuiltinModel(require('mastra-native-processors-potion-base-2m').path)
+  binding.locateBuiltinModel(require('mastra-native-processors-potion-base-8m').path)
   const calls = []
   return {
     specificationVersion: 'v2',
     provider: 'mastra-native-processors',
-    modelId: 'potion-base-2M',
+    modelId: 'potion-base-8M',
     maxEmbeddingsPerCall,
     supportsParallelCalls: false,
     calls,

@@ -110,7 +110,7 @@ pub fn run(data: &[u8]) {
     // model (the model package's file), which tokenizes the same arbitrary text.
     BuiltinModel::locate(Path::new(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../models/potion-base-2m/potion-base-2m.m2v"
+        "/../models/potion-base-8m/potion-base-8m.m2v"
     )));
     let ranking = if flag(&mut u) { Ranking::HYBRID } else { Ranking::FIELDED };
     let catalog = Catalog::with_ranking(text.clone(), entries.clone(), ranking, Some(params.clone()))

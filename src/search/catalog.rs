@@ -26,7 +26,7 @@ use hashbrown::HashTable;
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
-use super::embedding::{BuiltinModel, TokenScratch, ToolVectors};
+use super::embedding::{BuiltinModel, EmbedScratch, ToolVectors};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
@@ -763,9 +763,10 @@ impl IndexSource {
             return self.build_fielded(config.fielded, split);
         };
         let count = self.entries.len();
+        let weight = config.parameter_weight;
         if count < BACKGROUND_INDEX_FROM_ENTRIES {
             let mut searchable = self.build_fielded(config.fielded, false);
-            searchable.vectors = self.embed_entries(&builtin, 0..count);
+            searchable.vectors = self.embed_entries(&builtin, weight, 0..count);
             return searchable;
         }
         // Embedding costs about as much as indexing: a catalog split for its
@@ -774,7 +775,8 @@ impl IndexSource {
         let (mut searchable, vectors) = std::thread::scope(|scope| {
             let halves = [0..middle, middle..count].map(|range| {
                 let fallback = range.clone();
-                let thread = std::thread::Builder::new().spawn_scoped(scope, || self.embed_entries(&builtin, range));
+                let thread =
+                    std::thread::Builder::new().spawn_scoped(scope, || self.embed_entries(&builtin, weight, range));
                 (thread, fallback)
             });
             let searchable = self.build_fielded(config.fielded, split);
@@ -783,7 +785,7 @@ impl IndexSource {
                 let half = match thread.map(|handle| handle.join()) {
                     Ok(Ok(half)) => half,
                     // No thread to be had, or it failed: embed here.
-                    _ => self.embed_entries(&builtin, range),
+                    _ => self.embed_entries(&builtin, weight, range),
                 };
                 vectors = match (vectors, half) {
                     (None, half) => half,
@@ -801,26 +803,33 @@ impl IndexSource {
     }
 
     /// The vectors of the live documents of `entries` (in order) from the
-    /// built-in model; `None` when it cannot be read (the catalog then ranks
-    /// as `'fielded'`).
-    fn embed_entries(&self, builtin: &BuiltinModel, entries: std::ops::Range<usize>) -> Option<ToolVectors> {
+    /// built-in model, each of its name and description and its parameters
+    /// (at `parameter_weight`: [`hybrid::tool_text_parts`]); `None` when it
+    /// cannot be read (the catalog then ranks as `'fielded'`).
+    fn embed_entries(
+        &self,
+        builtin: &BuiltinModel,
+        parameter_weight: f32,
+        entries: std::ops::Range<usize>,
+    ) -> Option<ToolVectors> {
         let model = builtin.get().ok()?;
         let first = entries.start;
         let mut vectors = ToolVectors::zeros(model.dimensions(), entries.len());
-        let mut scratch = (TokenScratch::default(), Vec::new());
+        let mut scratch = EmbedScratch::default();
         for entry in entries {
             if !self.retired[entry] {
-                let text = self.tool_text(entry, &self.entries[entry]);
-                builtin.embed_into(model, &text, &mut vectors, entry - first, &mut scratch);
+                let spans = &self.entries[entry];
+                let parameters = self.params.iter().flat_map(|params| params.entry(entry));
+                let (text, parameters) = hybrid::tool_text_parts(
+                    self.text.get(entry, spans.name()),
+                    self.text.get(entry, spans.description),
+                    parameters,
+                );
+                let fields = [(&text[..], 1.0), (&parameters[..], parameter_weight)];
+                builtin.embed_into(model, &fields, &mut vectors, entry - first, &mut scratch);
             }
         }
         Some(vectors)
-    }
-
-    /// An entry's text for its vector ([`hybrid::tool_text`]).
-    fn tool_text(&self, entry: usize, spans: &EntrySpans) -> String {
-        let parameters = self.params.iter().flat_map(|params| params.entry(entry));
-        hybrid::tool_text(self.text.get(entry, spans.name()), self.text.get(entry, spans.description), parameters)
     }
 
     /// The `'fielded'` index (in two halves at once for a large catalog, as
@@ -1291,7 +1300,7 @@ mod tests {
     fn a_hybrid_catalog_embedded_in_halves_has_the_vectors_of_one_pass() {
         BuiltinModel::locate(std::path::Path::new(concat!(
             env!("CARGO_MANIFEST_DIR"),
-            "/models/potion-base-2m/potion-base-2m.m2v"
+            "/models/potion-base-8m/potion-base-8m.m2v"
         )));
         let mut rng = crate::test_rng::Rng::new(5);
         let words = ["weather", "Email", "getForecast", "send_message", "psychologist", "sort", "ツール", "numbers"];
@@ -1315,7 +1324,7 @@ mod tests {
         assert_eq!(halves, whole);
         // Retired documents have no vector.
         let retired = source.retired.iter().position(|&r| r).unwrap();
-        assert_eq!(halves.quantized(retired), (&[0i8; 64][..], 0.0));
+        assert_eq!(halves.quantized(retired), (&[0i8; 256][..], 0.0));
         assert!(!catalog.rank(&u("a psychologist"), 10.0).is_empty());
     }
 

@@ -440,22 +440,59 @@ impl FieldedIndex {
 /// scores in document order, cut to `limit` with `Array.prototype.slice`
 /// semantics.
 pub fn best_first(scored: impl Iterator<Item = (u32, f32)>, limit: f64) -> Vec<FieldedHit> {
+    best_candidates_first(scored.map(|(doc, score)| (doc, score, true)), limit)
+}
+
+/// [`best_first`] of the `(document, score, candidate)` triples that are
+/// candidates. Saying so rather than leaving the others out lets a caller
+/// that weighs every document decide without a branch on each.
+pub fn best_candidates_first(scored: impl Iterator<Item = (u32, f32, bool)>, limit: f64) -> Vec<FieldedHit> {
     // Sorting keys: best score first, then document order. Scores are
     // finite and positive, so their bits order like the numbers; packing
     // score and document into one integer makes the order total (so the
     // best `end` selected and then sorted are exactly the head of a full
     // sort) and cheap to compare.
-    let mut keys: Vec<u64> = scored.map(|(doc, score)| (u64::from(!score.to_bits()) << 32) | u64::from(doc)).collect();
+    let key = |doc: u32, score: f32| (u64::from(!score.to_bits()) << 32) | u64::from(doc);
+    let hit = |key: u64| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) };
+    // A few wanted (`search_tools` asks for topK × 2) of many candidates
+    // (with 'hybrid', every tool near the question in meaning): kept as
+    // they come, best first, so most candidates cost one comparison with
+    // the last kept, not a place in a list of them all. The order being
+    // total, these are the head of the full sort.
+    if (0.0..=FEW_WANTED as f64).contains(&limit) {
+        let wanted = limit as usize;
+        if wanted == 0 {
+            return Vec::new();
+        }
+        let mut best: Vec<u64> = Vec::with_capacity(wanted + 1);
+        let (mut full, mut last) = (false, u64::MAX);
+        for (doc, score, candidate) in scored {
+            let key = key(doc, score);
+            // `&` and `|`, not `&&` and `||`: one branch, rarely taken once full.
+            if candidate & (!full | (key < last)) {
+                let at = best.partition_point(|&kept| kept < key);
+                best.insert(at, key);
+                best.truncate(wanted);
+                full = best.len() == wanted;
+                last = best[best.len() - 1];
+            }
+        }
+        return best.into_iter().map(hit).collect();
+    }
+    let keys = scored.filter(|&(_, _, candidate)| candidate).map(|(doc, score, _)| key(doc, score));
+    let mut keys: Vec<u64> = keys.collect();
     let (_, end) = js_slice_bounds(keys.len(), 0.0, Some(limit));
     if end > 0 && end < keys.len() {
         keys.select_nth_unstable(end - 1);
     }
     keys.truncate(end);
     keys.sort_unstable();
-    keys.into_iter()
-        .map(|key| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) })
-        .collect()
+    keys.into_iter().map(hit).collect()
 }
+
+/// Up to this many results, [`best_first`] keeps the best as they come
+/// rather than selecting them from a list of every candidate.
+const FEW_WANTED: usize = 64;
 
 #[cfg(test)]
 mod tests {
@@ -593,6 +630,33 @@ mod tests {
         assert_eq!(order("alpha beta", f64::NAN), Vec::<u32>::new());
         assert_eq!(order("alpha beta", 2.5), [1, 3]);
         assert_eq!(order("alpha beta", f64::INFINITY), [1, 3, 0, 2]);
+    }
+
+    /// Kept as they come (a few wanted) or selected from them all, the
+    /// results are the head of a full sort: best first, ties in document
+    /// order, whatever order the candidates come in.
+    #[test]
+    fn the_few_best_kept_as_they_come_are_the_head_of_the_full_sort() {
+        let mut rng = crate::test_rng::Rng::new(5);
+        for round in 0..200 {
+            let count = (rng.next() % 300) as u32;
+            // Few distinct scores, so that many tie.
+            let distinct = 1 + rng.next() % if round % 2 == 0 { 4 } else { 1000 };
+            let mut scored: Vec<(u32, f32)> =
+                (0..count).map(|doc| (doc, (1 + rng.next() % distinct) as f32 * 0.37)).collect();
+            for i in (1..scored.len()).rev() {
+                scored.swap(i, (rng.next() % (i as u64 + 1)) as usize);
+            }
+            let mut sorted = scored.clone();
+            sorted.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            for limit in [0.0, -0.0, 1.0, 2.5, 5.0, 10.0, 63.0, 64.0, 64.5, 65.0, 1e9, -3.0, f64::NAN, f64::INFINITY] {
+                let (_, end) = js_slice_bounds(sorted.len(), 0.0, Some(limit));
+                let got: Vec<(u32, f64)> =
+                    best_first(scored.iter().copied(), limit).into_iter().map(|hit| (hit.doc, hit.score)).collect();
+                let want: Vec<(u32, f64)> = sorted[..end].iter().map(|&(doc, score)| (doc, f64::from(score))).collect();
+                assert_eq!(got, want, "{round} {limit}");
+            }
+        }
     }
 
     #[test]

@@ -15,13 +15,18 @@
 //! matches. Scores keep the other rankings' meaning for `minScore`: higher
 //! is better, and they are rounded to cents.
 //!
-//! A tool's text for its vector is [`tool_text`]: its name read as words,
-//! its description, and each parameter's name and description, the same
-//! for the built-in model and a user's own.
+//! A tool's texts for its vector are [`tool_text_parts`]: its name read as
+//! words with its description, and its parameters' names and descriptions.
+//! The built-in model embeds the two apart and adds the parameters' unit
+//! vector at [`HybridConfig::parameter_weight`] to the other's (a field
+//! weight, as the lexical half gives parameter descriptions half a word's
+//! weight: a long list of parameters no longer outweighs what the tool is
+//! for); a user's own model embeds them joined ([`tool_text`]), one text a
+//! tool.
 
 use super::analyze::{Analyzer, AnalyzerConfig, TermKind};
 use super::embedding::{StaticModel, TokenScratch, ToolVectors};
-use super::fielded::{best_first, FieldedConfig, FieldedHit, FieldedIndex};
+use super::fielded::{best_candidates_first, best_first, FieldedConfig, FieldedHit, FieldedIndex};
 
 /// Where a hybrid catalog's vectors come from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -45,6 +50,9 @@ pub struct HybridConfig {
     pub semantic_weight: f32,
     /// The similarity a tool needs to be a candidate without a shared term.
     pub semantic_floor: f32,
+    /// What the unit vector of a tool's parameters adds to that of its name
+    /// and description, for the built-in model's vector of the tool.
+    pub parameter_weight: f32,
 }
 
 impl HybridConfig {
@@ -52,8 +60,9 @@ impl HybridConfig {
     pub const DEFAULT: HybridConfig = HybridConfig {
         fielded: FieldedConfig::DEFAULT,
         vectors: VectorSource::BuiltIn,
-        semantic_weight: 14.0,
+        semantic_weight: 22.0,
         semantic_floor: 0.4,
+        parameter_weight: 0.5,
     };
 }
 
@@ -63,15 +72,31 @@ impl Default for HybridConfig {
     }
 }
 
-/// The text a tool's vector is made from: its name as words (`get_weather`
-/// and `getWeather` both read `get weather`), its description, then each
-/// parameter's name as words and its description, joined by `". "`.
+/// The text a tool's vector is made from by a user's embedding model: its
+/// name as words (`get_weather` and `getWeather` both read `get weather`),
+/// its description, then each parameter's name as words and its
+/// description, joined by `". "` ([`tool_text_parts`] joined).
 pub fn tool_text<'a>(
     name: &[u16],
     description: &[u16],
     parameters: impl IntoIterator<Item = (&'a [u16], &'a [u16])>,
 ) -> String {
-    let mut text = String::new();
+    let (mut text, parameters) = tool_text_parts(name, description, parameters);
+    if !parameters.is_empty() {
+        text.push_str(". ");
+        text.push_str(&parameters);
+    }
+    text
+}
+
+/// A tool's two texts for the built-in model: its name as words and its
+/// description (`"get current weather. Weather now."`), and each parameter's
+/// name as words and description, joined by `". "` (`""` without parameters).
+pub fn tool_text_parts<'a>(
+    name: &[u16],
+    description: &[u16],
+    parameters: impl IntoIterator<Item = (&'a [u16], &'a [u16])>,
+) -> (String, String) {
     let mut words = Analyzer::new(AnalyzerConfig { split_case: true, ..AnalyzerConfig::NONE });
     let mut push_words = |text: &mut String, identifier: &[u16]| {
         let start = text.len();
@@ -84,16 +109,20 @@ pub fn tool_text<'a>(
             }
         });
     };
+    let mut text = String::new();
     push_words(&mut text, name);
     text.push_str(". ");
     text.push_str(&String::from_utf16_lossy(description));
+    let mut params = String::new();
     for (name, description) in parameters {
-        text.push_str(". ");
-        push_words(&mut text, name);
-        text.push(' ');
-        text.push_str(&String::from_utf16_lossy(description));
+        if !params.is_empty() {
+            params.push_str(". ");
+        }
+        push_words(&mut params, name);
+        params.push(' ');
+        params.push_str(&String::from_utf16_lossy(description));
     }
-    text
+    (text, params)
 }
 
 /// Where a hybrid catalog's vectors come from.
@@ -137,13 +166,11 @@ pub fn search(
     let weight = config.semantic_weight;
     let floor = config.semantic_floor;
     // A retired document's vector is zeros: never a candidate on its own.
-    let scored = score
-        .iter()
-        .zip(&similarity)
-        .enumerate()
-        .filter(|(_, (&lexical, &cos))| lexical > 0.0 || cos > floor)
-        .map(|(doc, (&lexical, &cos))| (doc as u32, lexical + weight * cos.max(0.0)));
-    best_first(scored, limit)
+    let scored =
+        score.iter().zip(&similarity).enumerate().map(|(doc, (&lexical, &cos))| {
+            (doc as u32, lexical + weight * cos.max(0.0), (lexical > 0.0) | (cos > floor))
+        });
+    best_candidates_first(scored, limit)
 }
 
 #[cfg(test)]
@@ -162,6 +189,16 @@ mod tests {
         let text = tool_text(&u("get_currentWeather"), &u("Weather now."), [(&city[..], &about[..])]);
         assert_eq!(text, "get current weather. Weather now.. city name The city");
         assert_eq!(tool_text(&u("x"), &u(""), []), ". ");
+        let (days, many) = (u("days"), u("How many"));
+        assert_eq!(
+            tool_text_parts(
+                &u("get_currentWeather"),
+                &u("Weather now."),
+                [(&city[..], &about[..]), (&days[..], &many[..])]
+            ),
+            ("get current weather. Weather now.".to_owned(), "city name The city. days How many".to_owned())
+        );
+        assert_eq!(tool_text_parts(&u("x"), &u(""), []), (". ".to_owned(), String::new()));
     }
 
     /// Three tools: the first shares "weather" with the question, the second
@@ -207,10 +244,10 @@ mod tests {
         };
         // No shared word: the therapist by meaning alone (cos 0.9 / |(0, 0.9, 0.1)|).
         let cos = 0.9 / (0.81f32 + 0.01).sqrt();
-        assert_eq!(found("psychologist"), [(1, 14.0 * cos)]);
+        assert_eq!(found("psychologist"), [(1, 22.0 * cos)]);
         // The weather tool by its word and its meaning; the email tool is unlike (cos 0).
         let lexical = index.search(&u("weather"), 10.0)[0].score as f32;
-        assert_eq!(found("weather"), [(0, lexical + 14.0)]);
+        assert_eq!(found("weather"), [(0, lexical + 22.0)]);
         assert_eq!(found("zebra"), []);
         // Without vectors, or without a question vector, the fielded ranking alone.
         let alone: Vec<(u32, f64)> = index.search(&u("weather"), 10.0).into_iter().map(|h| (h.doc, h.score)).collect();
@@ -222,6 +259,59 @@ mod tests {
         }
         // A given question vector counts like the model's.
         let given = search(&config, &index, Some(&vectors), &u("x"), QueryVector::Given(&[0.0, 0.0, 1.0]), 10.0);
-        assert_eq!(given.into_iter().map(|h| (h.doc, h.score as f32)).collect::<Vec<_>>(), [(2, 14.0)]);
+        assert_eq!(given.into_iter().map(|h| (h.doc, h.score as f32)).collect::<Vec<_>>(), [(2, 22.0)]);
+    }
+
+    /// A search for a few results keeps the best as they come: its results
+    /// are the head of the search for them all, to the score and in the
+    /// same order (ties in document order), with or without words in
+    /// common, for any number of results up to where it stops.
+    #[test]
+    fn the_few_best_are_the_head_of_them_all() {
+        let mut rng = crate::test_rng::Rng::new(11);
+        let words = ["weather", "email", "city", "send", "forecast", "mail", "sort", "list"];
+        let dimensions = 256;
+        let mut builder = FieldedBuilder::new(FieldedConfig::DEFAULT);
+        let mut vectors = ToolVectors::zeros(dimensions, 600);
+        let direction = |rng: &mut crate::test_rng::Rng| -> Vec<f32> {
+            (0..dimensions).map(|_| (rng.next() % 2001) as f32 / 1000.0 - 1.0).collect()
+        };
+        // Vectors around a few directions, so that many tools are alike.
+        let centres: Vec<Vec<f32>> = (0..5).map(|_| direction(&mut rng)).collect();
+        for doc in 0..600 {
+            let name = words[(rng.next() % 8) as usize];
+            let description: Vec<&str> = (0..rng.next() % 4).map(|_| words[(rng.next() % 8) as usize]).collect();
+            builder.add(&FieldTexts { name: &u(name), description: &u(&description.join(" ")), parameters: &[] }, true);
+            let noise = direction(&mut rng);
+            let centre = &centres[doc % 5];
+            let vector: Vec<f32> = centre.iter().zip(&noise).map(|(c, n)| c + 0.6 * n).collect();
+            // Some tools without a vector (retired, or none made).
+            if doc % 41 != 3 {
+                vectors.set_normalized(doc, &vector);
+            }
+        }
+        let index = builder.finish();
+        for (round, query) in ["weather", "send mail", "zebra", "", "list list sort"].into_iter().enumerate() {
+            for (centre, toward) in centres.iter().enumerate() {
+                let noise = direction(&mut rng);
+                let mut vector: Vec<f32> = toward.iter().zip(&noise).map(|(c, n)| c + n).collect();
+                let norm = vector.iter().map(|v| v * v).sum::<f32>().sqrt();
+                vector.iter_mut().for_each(|v| *v /= norm);
+                for floor in [0.0, 0.4, 0.9] {
+                    let config = HybridConfig { semantic_floor: floor, ..HybridConfig::DEFAULT };
+                    let search = |limit: f64| {
+                        search(&config, &index, Some(&vectors), &u(query), QueryVector::Given(&vector), limit)
+                            .into_iter()
+                            .map(|hit| (hit.doc, hit.score))
+                            .collect::<Vec<_>>()
+                    };
+                    let whole = search(1e9);
+                    for limit in [0.0, 1.0, 2.5, 5.0, 10.0, 64.0] {
+                        let wanted = (limit as usize).min(whole.len());
+                        assert_eq!(search(limit), whole[..wanted], "{round} {centre} {floor} {limit}");
+                    }
+                }
+            }
+        }
     }
 }

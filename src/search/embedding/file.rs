@@ -27,10 +27,17 @@ use crate::search::bm25::hash_bytes;
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
-/// A text's hash for the vectors made before (64 bits: two of the at most
-/// [`MADE_VECTORS_KEPT`] texts share one with odds of about 1 in 10^10).
-fn text_hash(text: &str) -> u64 {
-    hash_bytes(text.as_bytes())
+/// A tool's fields' hash for the vectors made before (64 bits: two of the
+/// at most [`MADE_VECTORS_KEPT`] tools share one with odds of about 1 in
+/// 10^10). Each text is followed by a byte no UTF-8 text holds and its weight.
+fn fields_hash(fields: &[(&str, f32)], bytes: &mut Vec<u8>) -> u64 {
+    bytes.clear();
+    for &(text, weight) in fields {
+        bytes.extend_from_slice(text.as_bytes());
+        bytes.push(0xFF);
+        bytes.extend_from_slice(&weight.to_le_bytes());
+    }
+    hash_bytes(bytes)
 }
 
 /// The file's first bytes.
@@ -117,19 +124,30 @@ pub struct BuiltinModel {
     /// Tool texts' vectors made before, by the text's hash: a step's catalog
     /// of resolved tools (`includeResolvedTools`) is made anew each step
     /// from mostly the same tools, which then cost a lookup, not an
-    /// embedding (about 15 µs a tool).
+    /// embedding (about 5 µs a tool).
     made: Mutex<Made>,
 }
 
-/// Vectors by text hash, as the 8-bit values and scale [`ToolVectors`] keep.
+/// What embedding tools keeps from one to the next: the tokenizer's words
+/// met, a field's vector, the tool's, and the bytes its key is hashed from.
+#[derive(Default)]
+pub struct EmbedScratch {
+    tokens: TokenScratch,
+    part: Vec<f32>,
+    vector: Vec<f32>,
+    key: Vec<u8>,
+}
+
+/// Vectors by the hash of a tool's fields, as the 8-bit values and scale [`ToolVectors`] keep.
 #[derive(Default)]
 struct Made {
     vectors: HashMap<u64, (Box<[i8]>, f32)>,
 }
 
-/// At most this many texts' vectors are kept (about 5 MB); past it they are
-/// all let go and made again as needed.
-pub const MADE_VECTORS_KEPT: usize = 1 << 16;
+/// At most this many texts' vectors are kept (about 10 MB with the built-in
+/// model's 256 dimensions: 256 bytes a vector, and the table's and the
+/// allocator's due); past it they are all let go and made again as needed.
+pub const MADE_VECTORS_KEPT: usize = 1 << 15;
 
 static BUILTIN: Mutex<Option<Arc<BuiltinModel>>> = Mutex::new(None);
 
@@ -144,26 +162,25 @@ impl BuiltinModel {
         BuiltinModel { path, model: OnceLock::new(), made: Mutex::new(Made::default()) }
     }
 
-    /// Sets document `doc` of `vectors` to the vector of `text`, made by
-    /// `model` (this one's) or found among those made before. `scratch`
-    /// holds what tokenizing keeps and the text's float vector.
+    /// Sets document `doc` of `vectors` to the vector of a tool's `fields`
+    /// (text, weight: [`StaticModel::embed_fields`]), made by `model` (this
+    /// one's) or found among those made before.
     pub fn embed_into(
         &self,
         model: &StaticModel,
-        text: &str,
+        fields: &[(&str, f32)],
         vectors: &mut ToolVectors,
         doc: usize,
-        scratch: &mut (TokenScratch, Vec<f32>),
+        scratch: &mut EmbedScratch,
     ) {
-        let key = text_hash(text);
+        let key = fields_hash(fields, &mut scratch.key);
         if let Some((values, scale)) = self.made.lock().vectors.get(&key) {
             vectors.set_quantized(doc, values, *scale);
             return;
         }
-        let (tokens, vector) = scratch;
-        vector.resize(model.dimensions(), 0.0);
-        if model.embed(text, tokens, vector) {
-            vectors.set_normalized(doc, vector);
+        scratch.vector.resize(model.dimensions(), 0.0);
+        if model.embed_fields(fields, &mut scratch.tokens, &mut scratch.part, &mut scratch.vector) {
+            vectors.set_normalized(doc, &scratch.vector);
         } else {
             vectors.clear(doc);
         }
@@ -235,16 +252,22 @@ mod tests {
         let builtin = BuiltinModel::new(PathBuf::new());
         let _ = builtin.model.set(Ok(Arc::new(parse(&bytes).unwrap())));
         let model = builtin.get().unwrap();
-        let mut scratch = (TokenScratch::default(), Vec::new());
+        let mut scratch = EmbedScratch::default();
         let (mut first, mut again) = (ToolVectors::zeros(2, 3), ToolVectors::zeros(2, 3));
         for (doc, text) in ["weathers", "weather", "zzz"].into_iter().enumerate() {
-            builtin.embed_into(model, text, &mut first, doc, &mut scratch);
+            builtin.embed_into(model, &[(text, 1.0)], &mut first, doc, &mut scratch);
         }
         assert_eq!(builtin.made.lock().vectors.len(), 3);
         for (doc, text) in ["zzz", "weathers", "weather"].into_iter().enumerate() {
-            builtin.embed_into(model, text, &mut again, doc, &mut scratch);
+            builtin.embed_into(model, &[(text, 1.0)], &mut again, doc, &mut scratch);
         }
         assert_eq!(builtin.made.lock().vectors.len(), 3);
+        // The same texts split into other fields, or weighed otherwise, are another tool.
+        let mut other = ToolVectors::zeros(2, 3);
+        builtin.embed_into(model, &[("weather", 1.0), ("s", 0.5)], &mut other, 0, &mut scratch);
+        builtin.embed_into(model, &[("weathers", 1.0), ("", 0.5)], &mut other, 1, &mut scratch);
+        builtin.embed_into(model, &[("weathers", 0.5)], &mut other, 2, &mut scratch);
+        assert_eq!(builtin.made.lock().vectors.len(), 6);
         assert_eq!((again.quantized(1), again.quantized(2)), (first.quantized(0), first.quantized(1)));
         assert_eq!(again.quantized(0), (&[0i8, 0][..], 0.0));
         // As made directly.

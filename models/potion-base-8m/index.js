@@ -4,7 +4,7 @@
 const { join } = require('node:path')
 
 module.exports = {
-  name: 'potion-base-2M',
-  path: join(__dirname, 'potion-base-2m.m2v'),
-  dimensions: 64,
+  name: 'potion-base-8M',
+  path: join(__dirname, 'potion-base-8m.m2v'),
+  dimensions: 256,
 }
