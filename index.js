@@ -15,6 +15,9 @@
 const { outcome } = require('./lib/native.js')
 const host = require('./lib/host.js')
 
+/** Where index.mjs finds how to make the classes with its own modules. */
+const FOR_ESM = Symbol.for('mastra-native-processors.forEsm')
+
 /** `{ ToolCallFilter, ToolSearchProcessor, implementation, fallbackReason }`, the notice written if any. */
 function served() {
   if (outcome.implementation === 'fallback') {
@@ -23,8 +26,15 @@ function served() {
   }
   const serving = host.serveInstalledHost()
   if (serving.implementation === 'fallback') return hostProcessors(serving.reason, serving.remedy)
-  const { ToolCallFilter, ToolSearchProcessor } = require('./lib/processors.js').processorsFor(serving.host)
-  return { ToolCallFilter, ToolSearchProcessor, implementation: 'native', fallbackReason: null }
+  const { processorsFor } = require('./lib/processors.js')
+  const { ToolCallFilter, ToolSearchProcessor } = processorsFor(serving.host)
+  const exported = { ToolCallFilter, ToolSearchProcessor, implementation: 'native', fallbackReason: null }
+  // For index.mjs: the classes again, their meta-tools made with the ESM
+  // `createTool` and zod an ESM app has (see lib/host.js's hostRelease).
+  Object.defineProperty(exported, FOR_ESM, {
+    value: (tools, zod) => processorsFor(host.hostRelease(serving.host.version, () => tools, () => zod)),
+  })
+  return exported
 }
 
 function hostProcessors(reason, remedy) {

@@ -14,11 +14,15 @@ const native = require('./native.js')
 
 /**
  * The processors' rules of a known release (its version, as the release table
- * has it), and how to reach the host's `createTool` (the meta-tools are made
- * with the host's own).
+ * has it), and how to reach the host's `createTool` and zod: the meta-tools are
+ * made with the app's own, in the module format the app imports this package
+ * in (index.mjs hands in the ESM ones). Tools and schemas of the other format
+ * are other classes to Mastra's ESM code, whose schema conversion then slows
+ * down on every step.
  */
-function hostRelease(version, loadTools) {
+function hostRelease(version, loadTools, loadZod = () => require('zod/v4')) {
   let createTool
+  let z
   return {
     version,
     behaviours: native.releaseBehaviours(version),
@@ -26,6 +30,7 @@ function hostRelease(version, loadTools) {
       createTool ??= loadTools().createTool
       return createTool(options)
     },
+    zod: () => (z ??= loadZod().z),
   }
 }
 

@@ -94,23 +94,21 @@ function searchAnswer(output, { words, f64 }) {
 /** No keys, no tools. */
 const NONE = Object.freeze([])
 
-/** The meta-tools' schemas, made once with the host's own zod on first use. */
-let schemas
-/** `search_tools`' input schemas by the description of their query (one per `search.syntax`). */
-const searchInputs = new Map()
-function metaToolSchemas(queryDescription) {
-  if (schemas === undefined) schemas = makeMetaToolSchemas()
-  let searchInput = searchInputs.get(queryDescription)
+/** The meta-tools' schemas by the zod that made them (the host's own, see `lib/host.js`). */
+const schemasByZod = new WeakMap()
+/** The meta-tools' schemas made with `z`, `search_tools`' input by the description of its query (one per `search.syntax`). */
+function metaToolSchemas(z, queryDescription) {
+  let made = schemasByZod.get(z)
+  if (made === undefined) schemasByZod.set(z, (made = { schemas: makeMetaToolSchemas(z), searchInputs: new Map() }))
+  let searchInput = made.searchInputs.get(queryDescription)
   if (searchInput === undefined) {
-    const { z } = require('zod/v4')
     searchInput = z.object({ query: z.string().describe(queryDescription) })
-    searchInputs.set(queryDescription, searchInput)
+    made.searchInputs.set(queryDescription, searchInput)
   }
-  return { ...schemas, searchInput }
+  return { ...made.schemas, searchInput }
 }
 
-function makeMetaToolSchemas() {
-  const { z } = require('zod/v4')
+function makeMetaToolSchemas(z) {
   return {
     searchOutput: z.object({
       results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
@@ -284,7 +282,7 @@ function defineToolSearchProcessor(host) {
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
 
-      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas(settings.searchQueryDescription)
+      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas(host.zod(), settings.searchQueryDescription)
       const searchTool = createTool({
         id: SEARCH_TOOLS,
         description: settings.searchDescription,
