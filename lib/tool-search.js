@@ -10,7 +10,7 @@
 // the protocol Rust declares (`toolSearchProtocol()`).
 
 const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = require('./native.js')
-const { parameterTable } = require('./tool-parameters.js')
+const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 
 const PROTOCOL = toolSearchProtocol()
@@ -223,7 +223,7 @@ function defineToolSearchProcessor(host) {
         host.version,
       )
       this.#readsParameters = applied.readsParameters
-      const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
+      const parameters = this.#readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
       this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
       this.#filter = this.#settings.hasFilter ? filter : undefined
@@ -247,12 +247,17 @@ function defineToolSearchProcessor(host) {
     async processInputStep(args) {
       const { tools, messageList } = args
       const settings = this.#settings
-      const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
-      const { requestContext } = args
+      // Read as the reference reads them: the step's tools, its request
+      // context, then its messages.
+      const catalog = this.#catalogFor(tools)
+      const thread = readThread(args.requestContext)
+      const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(args.messages) : null)
+      // The reference adds its messages after awaiting the loaded names.
+      await undefined
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, requestContext)
+        let catalogMessage = this.#catalogMessage(step, args.requestContext)
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -278,7 +283,7 @@ function defineToolSearchProcessor(host) {
           } finally {
             giveBackWords(words)
           }
-          operation = await drive(operation, this.#answerer(step, requestContext))
+          operation = await drive(operation, this.#answerer(step, args.requestContext))
           const out = takeWords()
           try {
             return searchAnswer(operation.searchOutput(out.words), out)
@@ -297,12 +302,12 @@ function defineToolSearchProcessor(host) {
               this.#built(step.catalog)
               const output = step.native.load(toolName, toolNames, Date.now())
               if (!(output instanceof NativeOperation)) return output
-              return (await drive(output, this.#answerer(step, requestContext))).loadOutput()
+              return (await drive(output, this.#answerer(step, args.requestContext))).loadOutput()
             },
           })
         : undefined
 
-      const active = await this.#activeList(step, requestContext)
+      const active = await this.#activeList(step, args.requestContext)
       const visible = step.catalog.visible
       const stepTools = {
         [SEARCH_TOOLS]: searchTool,
@@ -323,13 +328,17 @@ function defineToolSearchProcessor(host) {
 
     /** Rebuilds a request's loaded tools; the Agent calls it when an approval resumes. */
     async getLoadedToolsForRequestContext(args) {
+      // Read as the reference reads them: the request context and the
+      // messages, then the tools.
       const stepArgs = args?.stepArgs
       if (stepArgs) {
-        const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#settings.readsMessages ? stepArgs : undefined)
-        const requestContext = args.requestContext ?? stepArgs.requestContext
-        return loadedRecord(await this.#activeList(step, requestContext))
+        const thread = readThread(stepArgs.requestContext)
+        const reading = this.#settings.readsMessages ? this.#lists.read(stepArgs.messages) : null
+        const step = this.#beginStep(this.#catalogFor(stepArgs.tools), thread, reading)
+        return loadedRecord(await this.#activeList(step, args.requestContext ?? stepArgs.requestContext))
       }
-      const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
+      const thread = readThread(args?.requestContext)
+      const step = this.#beginStep(this.#catalogFor(args?.tools), thread, null)
       return loadedRecord(await this.#activeList(step, args?.requestContext))
     }
 
@@ -353,29 +362,29 @@ function defineToolSearchProcessor(host) {
       return this.#native.cleanupNow(Date.now())
     }
 
-    /**
-     * Starts a step: the request's thread (as read from its context), the
-     * catalog (with the step's own tools when they are searchable) and the
-     * loaded names. `messagesFrom` carries the messages for the context
-     * store; it is absent on the resume path.
-     */
-    #beginStep(requestContext, stepTools, messagesFrom) {
-      const contextThread = requestContext?.get(THREAD_ID_KEY)
-      const memory = requestContext?.get(MEMORY_KEY)
-      const memoryThread = memory?.thread
+    /** The catalog a step over `stepTools` searches: with the step's own tools when they are searchable. */
+    #catalogFor(stepTools) {
       const record = stepTools ?? {}
       const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
-      const catalog = this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
+      return this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
+    }
+
+    /**
+     * Starts a step over `catalog` (see `#catalogFor`): the request's thread
+     * as `readThread` read it, and the loaded names, with the context store's
+     * `reading` of the messages (null on the resume path and for the
+     * in-memory store).
+     */
+    #beginStep(catalog, thread, reading) {
       // The step's tools as its catalog read them: those in `record` now.
       const resolvedKeys = catalog.keys ?? NONE
       const resolved = catalog.tools ?? NONE
-      const reading = messagesFrom === undefined ? null : this.#lists.read(messagesFrom.messages)
       const native = this.#native.beginStep(
-        contextThread,
-        memory,
-        memoryThread,
-        memoryThread?.id,
-        memory?.resourceId,
+        thread.contextThread,
+        thread.memory,
+        thread.memoryThread,
+        thread.memoryThreadId,
+        thread.memoryResourceId,
         catalog.native,
         reading?.text,
         reading?.facts,
@@ -421,7 +430,7 @@ function defineToolSearchProcessor(host) {
       const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
       selection.read(recordKeys, recordTools, false)
       selection.read(keys, tools, true)
-      const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
+      const parameters = this.#readsParameters ? parameterTable(selection.addedEntries.map((entry) => entry.schema)) : undefined
       const { catalog: native, added, forgotten } = this.#native.poolStepCatalog({
         added: Int32Array.from(selection.added),
         addedText: selection.addedText,
@@ -477,7 +486,7 @@ function defineToolSearchProcessor(host) {
       // The schemas read then, for a ranking that reads parameters.
       const withParameters = (table, seen) => {
         if (!this.#readsParameters) return table
-        const parameters = parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
+        const parameters = parameterTable(seen.map((entry) => entry?.schema))
         return { ...table, parametersText: parameters.text, parameters: parameters.table }
       }
       this.#native.restoreStepCatalog(
@@ -638,6 +647,32 @@ function defineToolSearchProcessor(host) {
       return names
     }
   }
+}
+
+/** No thread in the request context. */
+const NO_THREAD = Object.freeze({ contextThread: undefined, memory: undefined, memoryThread: undefined, memoryThreadId: undefined, memoryResourceId: undefined })
+
+/**
+ * The request context's thread entries, read as the reference reads them:
+ * `mastra__threadId`, and only when that is not set (falsy) the memory
+ * context the Agent puts there, `MastraMemory`, with its `thread`,
+ * `thread.id` and `resourceId` in the order `parseMemoryRequestContext`
+ * reads them, stopping where it would throw (Rust then refuses the value).
+ */
+function readThread(requestContext) {
+  if (!requestContext) return NO_THREAD
+  const contextThread = requestContext.get(THREAD_ID_KEY)
+  if (contextThread) return { ...NO_THREAD, contextThread }
+  const memory = requestContext.get(MEMORY_KEY)
+  if (!memory || typeof memory !== 'object') return { ...NO_THREAD, contextThread, memory }
+  const memoryThread = memory.thread
+  let memoryThreadId
+  if (memoryThread !== undefined) {
+    if (typeof memoryThread !== 'object' || memoryThread === null) return { ...NO_THREAD, contextThread, memory, memoryThread }
+    memoryThreadId = memoryThread.id
+    if (typeof memoryThreadId !== 'string') return { ...NO_THREAD, contextThread, memory, memoryThread, memoryThreadId }
+  }
+  return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId: memory.resourceId }
 }
 
 /** The loaded tools' record, built as the reference builds it. */
@@ -831,7 +866,7 @@ class Selection {
         if (!sameDescription && typeof description !== 'string' && description !== undefined && description !== null) {
           refuseToolSearchValue(refused.description, key, description)
         }
-        const schema = readsParameters ? tool.inputSchema : undefined
+        const schema = readsParameters ? inputSchemaOf(tool) : undefined
         if (isMeta) {
           this.seen[row] = { id, description, schema }
           this.#noTool(at, key)
@@ -1024,7 +1059,7 @@ function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParamete
     // No tool (a meta-tool's key): the same value.
     const was = seen[base + i]
     if (was === undefined) continue
-    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && tool.inputSchema !== was.schema)) {
+    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && inputSchemaOf(tool) !== was.schema)) {
       return false
     }
   }
