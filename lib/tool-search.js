@@ -278,12 +278,19 @@ function defineToolSearchProcessor(host) {
           try {
             const output = step.native.search(query, now, words.words)
             if (output instanceof NativeOperation) operation = output
-            else if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
+            else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
             else operation = step.native.searchOperation(query, now)
           } finally {
             giveBackWords(words)
           }
-          operation = await drive(operation, this.#answerer(step, args.requestContext))
+          const answer = this.#answerer(step, args.requestContext, operation)
+          if (operation.awaitsAsReference) {
+            // Awaited here, where the reference's execute awaits.
+            const asked = questions(operation, answer)
+            for (let next = asked.next(); !next.done; next = asked.next(await next.value));
+          } else {
+            operation = await drive(operation, answer)
+          }
           const out = takeWords()
           try {
             return searchAnswer(operation.searchOutput(out.words), out)
@@ -300,9 +307,11 @@ function defineToolSearchProcessor(host) {
             outputSchema: loadOutput,
             execute: async ({ toolName, toolNames }) => {
               this.#built(step.catalog)
-              const output = step.native.load(toolName, toolNames, Date.now())
-              if (!(output instanceof NativeOperation)) return output
-              return (await drive(output, this.#answerer(step, args.requestContext))).loadOutput()
+              const operation = step.native.load(toolName, toolNames, Date.now())
+              // Awaited here, where the reference's execute awaits (it awaits as the reference).
+              const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
+              for (let next = asked.next(); !next.done; next = asked.next(await next.value));
+              return operation.loadOutput()
             },
           })
         : undefined
@@ -398,12 +407,9 @@ function defineToolSearchProcessor(host) {
         for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
         return kept
       }
-      return catalog.live ? this.#liveStep(native, catalog, visibleTools) : snapshotStep(native, catalog, resolved, visibleTools)
-    }
-
-    /** A step over the caller's record, the constructor's, read live (see `LiveStep`). */
-    #liveStep(native, catalog, visibleTools) {
-      return new LiveStep(native, catalog, visibleTools, this.#tools, this.#record)
+      return catalog.live
+        ? new LiveStep(native, catalog, visibleTools, { keys: this.#keys, tools: this.#tools, ids: this.#ids, record: this.#record })
+        : new SnapshotStep(native, catalog, resolved, visibleTools)
     }
 
     /**
@@ -515,7 +521,7 @@ function defineToolSearchProcessor(host) {
       if (record === undefined && catalog.message !== undefined) return catalog.message
       const message = step.native.catalogMessage(record)
       if (message instanceof NativeOperation) {
-        const operation = drive(message, this.#answerer(step, requestContext))
+        const operation = drive(message, this.#answerer(step, requestContext, message, true))
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
       if (record === undefined) catalog.message = message
@@ -536,62 +542,60 @@ function defineToolSearchProcessor(host) {
 
     /**
      * Answers an operation's questions (the protocol's `operation`): asks
-     * the hook about a tool, hands over the record, or says which tool the
-     * caller's record gives for a name now, and whether the hook allows it.
+     * the hook about a tool, hands over the record, awaits a tick, or says
+     * which tool the step's record gives for a name now, and whether the
+     * hook allows it. For an operation that `awaitsAsReference`, every tool
+     * is asked about as the reference's `isToolAllowed` asks (see
+     * `allowedAsReference`). A listing that `names` its tools hands Rust the
+     * name of each tool allowed when it is not the id the tables hold for it
+     * (`tool.id || key`, read once the hook answered, as the reference does).
      */
-    #answerer(step, requestContext) {
+    #answerer(step, requestContext, operation, names = false) {
       const filter = this.#filter
-      return (question, phase, operation) => {
+      const awaits = operation.awaitsAsReference
+      const answer = (question, phase) => {
+        if (question === OPERATION.tick) return TICKED
         if (question === OPERATION.needRecord) {
           operation.useRecord(step.readRecord())
           return OPERATION.noVerdict
         }
         const kind = question & KIND_MASK
         const ref = question >> ASK.kindBits
-        if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
+        if (kind === ASK.tool) {
+          const tool = step.toolFor(ref)
+          if (!awaits) return askFilter(filter, tool, requestContext, phase)
+          answer.allowed = OPERATION.allowed
+          return isToolAllowed(filter, tool, requestContext, phase)
+        }
         const missing = (kind & FOUND_MASK) === ASK.missing
-        const tool = this.#resolve(kind, ref, missing ? operation.questionName : undefined)
+        const tool = resolve(step, kind, ref, missing ? operation.questionName : undefined)
         if (tool === undefined) return OPERATION.denied
+        const tables = !missing && tool === step.toolFor(ref)
+        const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
+        if (awaits) {
+          answer.allowed = allowed
+          return isToolAllowed(filter, tool, requestContext, phase)
+        }
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
-        if (!missing && tool === this.#tools[ref]) return verdict
-        const liveRef = step.adopt(tool)
-        const as = (code) => (code === OPERATION.allowed ? OPERATION.allowedAs + liveRef : code)
+        const as = (code) => {
+          if (code !== OPERATION.allowed) return code
+          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, kind, ref)
+          return allowed
+        }
         return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
       }
-    }
-
-    /**
-     * The tool the caller's record gives now for a name Rust resolved (the
-     * protocol's `operation.ask`): `kind` says what its tables (the record
-     * at construction) found, the tool `ref` by key or by id or nothing
-     * (`missingName` then given), and which reads to make, in order, until
-     * one gives a tool. Rust chose them as the reference looks the name up.
-     */
-    #resolve(kind, ref, missingName) {
-      const found = kind & FOUND_MASK
-      const name = found === ASK.byKey ? this.#keys[ref] : found === ASK.byId ? this.#ids[ref] : missingName
-      const record = this.#record
-      for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
-        const read = reads & READ_MASK
-        const tool = read === ASK.ownKey ? ownTool(record, name) : read === ASK.standing ? this.#standing(ref, name) : toolById(record, name)
-        if (tool !== undefined) return tool
-      }
-      return undefined
-    }
-
-    /** The constructor's tool `ref`, if it still stands under its key with the id `id`. */
-    #standing(ref, id) {
-      const tool = this.#tools[ref]
-      return this.#record[this.#keys[ref]] === tool && tool.id === id ? tool : undefined
+      /** What allowing the tool of the pending question answers, for an operation that awaits as the reference (see `questions`). */
+      answer.allowed = OPERATION.allowed
+      return answer
     }
 
     /**
      * Whether the resolutions an operation without questions trusted the
      * tables with (the checks in `words` from `at`, none when it ends there,
      * and the names of those that found nothing, in order) still hold in the
-     * caller's record.
+     * step's record.
      */
-    #holds(words, at, missing) {
+    #holds(step, words, at, missing) {
       if (at === words.length) return true
       const count = words[at + FLAT.count]
       if (count === FLAT.unchecked) return false
@@ -600,9 +604,11 @@ function defineToolSearchProcessor(host) {
         const code = words[i]
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
-        const isMissing = (kind & FOUND_MASK) === ASK.missing
-        const tool = this.#resolve(kind, ref, isMissing ? missing[next++] : undefined)
-        if (tool !== (isMissing ? undefined : this.#tools[ref])) return false
+        const found = kind & FOUND_MASK
+        const isMissing = found === ASK.missing
+        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
+        // What the tables resolved the name to (none for a tool indexed under its key for lack of an id).
+        if (tool !== (isMissing || found === ASK.unnamed ? undefined : step.toolFor(ref))) return false
       }
       return true
     }
@@ -613,10 +619,10 @@ function defineToolSearchProcessor(host) {
       let active = step.native.active()
       if (active === null) return null
       // The checks follow the tools and the names' lengths in `words`.
-      if (!(active instanceof NativeOperation) && !this.#holds(active.words, 2 * active.count, active.missing)) {
+      if (!(active instanceof NativeOperation) && !this.#holds(step, active.words, 2 * active.count, active.missing)) {
         active = step.native.activeOperation()
       }
-      if (active instanceof NativeOperation) active = (await drive(active, this.#answerer(step, requestContext))).activeOutput()
+      if (active instanceof NativeOperation) active = (await drive(active, this.#answerer(step, requestContext, active))).activeOutput()
       // The tools, one per name, come first in `words`.
       const { count, words } = active
       const tools = new Array(count)
@@ -685,60 +691,188 @@ function loadedRecord(active) {
 }
 
 /**
- * A step over the caller's record (the constructor's, read live): Rust's tool
- * `i` is the constructor's tool `i`, and the tools met since (in the record
- * now, or a whole record read for a catalog or suggestions) come after them,
- * for this step.
+ * The tools a step's Rust half names by number (its `ToolRef`s), and the
+ * reads that resolve a name in the step's record as it is now (the
+ * protocol's `operation.ask`: `own`, `standing`, `firstById`), over the
+ * record `record()` gives. Tools met while the step runs (a tool the record
+ * gives now, or a whole record read for a listing) are numbered after those
+ * Rust knows: `adopt`, and `readRecord` for a step over the caller's record.
  */
-class LiveStep {
-  constructor(native, catalog, visibleTools, tools, record) {
+class StepTools {
+  constructor(native, catalog, visibleTools, count) {
     this.native = native
     this.catalog = catalog
     this.visibleTools = visibleTools
-    this.tools = tools
-    this.record = record
+    /** How many tools Rust knows before any is met. */
+    this.count = count
+    /** Tools met since, from `count` on; records read, `{ base, keys, ids }`. */
     this.met = undefined
+    this.records = undefined
+  }
+
+  toolFor(ref) {
+    return ref < this.count ? this.known(ref) : this.met[ref - this.count]
+  }
+
+  /** A tool the record gives now, as the step's tool number. */
+  adopt(tool) {
+    this.met ??= []
+    return this.count + this.met.push(tool) - 1
+  }
+
+  /** The key and the id (as read then) of the tool `ref` the tables found. */
+  keyOf(ref) {
+    if (ref < this.count) return this.knownKey(ref)
+    const read = this.#readAt(ref)
+    return read.keys[ref - read.base]
+  }
+
+  idOf(ref) {
+    if (ref < this.count) return this.knownId(ref)
+    const read = this.#readAt(ref)
+    return read.ids[ref - read.base]
+  }
+
+  #readAt(ref) {
+    return this.records.find(({ base, keys }) => ref >= base && ref < base + keys.length)
+  }
+
+  /** `tools[name]` in the step's record now, own keys only. */
+  own(name) {
+    return ownTool(this.record(), name)
+  }
+
+  /** The first tool of the step's record now whose `id` is `name`. */
+  firstById(name) {
+    return toolById(this.record(), name)
+  }
+}
+
+/**
+ * A step over the caller's record (the constructor's, read live): Rust's tool
+ * `i` is the constructor's tool `i` (under `keys[i]`, with the id `ids[i]`
+ * then), and the tools met since come after them.
+ */
+class LiveStep extends StepTools {
+  constructor(native, catalog, visibleTools, { keys, tools, ids, record }) {
+    super(native, catalog, visibleTools, tools.length)
+    this.keys = keys
+    this.tools = tools
+    this.ids = ids
+    this.callerRecord = record
   }
 
   get live() {
     return true
   }
 
-  toolFor(ref) {
-    const { tools } = this
-    return ref < tools.length ? tools[ref] : this.met[ref - tools.length]
+  record() {
+    return this.callerRecord
   }
 
-  /** A tool the record gives now, as the step's tool number. */
-  adopt(tool) {
-    this.met ??= []
-    return this.tools.length + this.met.push(tool) - 1
+  known(ref) {
+    return this.tools[ref]
+  }
+
+  knownKey(ref) {
+    return this.keys[ref]
+  }
+
+  knownId(ref) {
+    return this.ids[ref]
+  }
+
+  /** The tool now under the key of the tool `ref`, if its `id` is `name`. */
+  standing(ref, name) {
+    const tool = ownTool(this.callerRecord, this.keyOf(ref))
+    return tool !== undefined && tool.id === name ? tool : undefined
   }
 
   /** The record as it is now, its tools added to the step's from `base` on. */
   readRecord() {
-    const record = readRecord(this.record)
+    const record = readRecord(this.callerRecord)
     this.met ??= []
-    record.base = this.tools.length + this.met.length
+    this.records ??= []
+    record.base = this.count + this.met.length
     for (const tool of record.tools) this.met.push(tool)
+    this.records.push({ base: record.base, keys: record.keys, ids: record.ids })
     return record
   }
 }
 
 /**
- * A step over a record of its own (the constructor's record merged with the
- * step's tools, copied at the step's start): Rust's tool `i` is the record's
- * tool `i`, then the step's resolved tools.
+ * A step over a record of its own: the constructor's record merged with the
+ * step's tools, `{ ...record, ...resolved }` as read at the step's start,
+ * whose keys and tools stay, and whose tools' ids are read when a name is
+ * looked up. Rust's tool `i` is the record's tool `i`, then the step's
+ * resolved tools.
  */
-function snapshotStep(native, catalog, resolved, visibleTools) {
-  const record = catalog.record.tools
-  return {
-    native,
-    catalog,
-    live: false,
-    toolFor: (ref) => (ref < record.length ? record[ref] : resolved[ref - record.length]),
-    visibleTools,
+class SnapshotStep extends StepTools {
+  #copy
+  constructor(native, catalog, resolved, visibleTools) {
+    const { record } = catalog
+    super(native, catalog, visibleTools, record.tools.length + resolved.length)
+    this.recordTools = record.tools
+    this.resolved = resolved
   }
+
+  get live() {
+    return false
+  }
+
+  known(ref) {
+    const { recordTools } = this
+    return ref < recordTools.length ? recordTools[ref] : this.resolved[ref - recordTools.length]
+  }
+
+  knownKey(ref) {
+    const { catalog } = this
+    const recordKeys = catalog.record.keys
+    return ref < recordKeys.length ? recordKeys[ref] : catalog.keys[ref - recordKeys.length]
+  }
+
+  knownId(ref) {
+    return this.catalog.selection.seen[ref]?.id
+  }
+
+  /** The tool `ref` (which keeps its key in the step's record), if its `id` is `name` now. */
+  standing(ref, name) {
+    const tool = this.toolFor(ref)
+    return tool.id === name ? tool : undefined
+  }
+
+  /** The step's record, made when a name first needs it (rarely: see `reads` in src/tool_search/operation.rs). */
+  record() {
+    if (this.#copy !== undefined) return this.#copy
+    const { catalog } = this
+    const copy = Object.create(null)
+    const { keys, tools } = catalog.record
+    for (let i = 0; i < keys.length; i++) copy[keys[i]] = tools[i]
+    for (let i = 0; i < catalog.keys.length; i++) {
+      const key = catalog.keys[i]
+      if (key !== SEARCH_TOOLS && key !== LOAD_TOOL) copy[key] = catalog.tools[i]
+    }
+    this.#copy = copy
+    return copy
+  }
+}
+
+/**
+ * The tool the step's record gives now for a name Rust resolved (the
+ * protocol's `operation.ask`): `kind` says what its tables found (the tool
+ * `ref` by key, by id, or under the key that is the name for lack of an id,
+ * or nothing: `missingName` then given), and which reads to make, in order,
+ * until one gives a tool. Rust chose them as the reference looks the name up.
+ */
+function resolve(step, kind, ref, missingName) {
+  const found = kind & FOUND_MASK
+  const name = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
+  for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
+    const read = reads & READ_MASK
+    const tool = read === ASK.ownKey ? step.own(name) : read === ASK.standing ? step.standing(ref, name) : step.firstById(name)
+    if (tool !== undefined) return tool
+  }
+  return undefined
 }
 
 /** In place of an entry's slot: Rust's pool let go of its analysis (the tool is analysed again should it come back). */
@@ -933,7 +1067,7 @@ function toolById(record, id) {
 function readRecord(record) {
   const keys = Object.keys(record)
   const tools = valuesOf(record, keys)
-  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { descriptions: false }) }
+  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
 /**
@@ -950,6 +1084,59 @@ function drive(operation, answer, given = OPERATION.noVerdict) {
     if (typeof given !== 'number') return given.then((code) => drive(operation, answer, code))
   }
   return operation
+}
+
+/**
+ * The questions of an operation that awaits as the reference (see
+ * `NativeOperation.awaitsAsReference`), answered with `answer` (an
+ * `#answerer`): each answer that is a promise (a tick, or the reference's
+ * `isToolAllowed` for a tool) is yielded, for the execute that drives it to
+ * await where the reference's execute awaits; what a tool's settles to
+ * allows it when truthy, as `answer.allowed` says.
+ */
+function* questions(operation, answer) {
+  const phase = operation.phase
+  let given = OPERATION.noVerdict
+  for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
+    given = answer(question, phase)
+    if (typeof given === 'number') continue
+    const settled = yield given
+    given = given === TICKED ? OPERATION.noVerdict : settled ? answer.allowed : OPERATION.denied
+  }
+}
+
+/** A tick's answer: awaited, one turn of the microtask queue, as the reference's `await` of a value that is no promise. */
+const TICKED = Promise.resolve(OPERATION.noVerdict)
+
+/**
+ * The reference's `isToolAllowed(tool, requestContext, phase)`, line for
+ * line: its awaits (so that its promise settles in the same turn of the
+ * microtask queue) and its reads of the answer's `then` are the reference's.
+ */
+async function isToolAllowed(filter, tool, requestContext, phase) {
+  if (!filter) return true
+  try {
+    return await filter({ toolName: tool.id, tool, requestContext, phase })
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Tells a listing the name of an allowed tool that is not what its tables
+ * say (another tool, or its id changed): `tool.id`, read now, `null` for no
+ * id (it is listed by its key: the reference's `tool.id || key`); an id of
+ * another type is refused, as in any tools record.
+ */
+function nameTool(operation, tool, step, kind, ref) {
+  const id = tool.id
+  if (typeof id === 'string' || !id) {
+    operation.useName(typeof id === 'string' ? id : null)
+    return
+  }
+  const found = kind & FOUND_MASK
+  const key = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? operation.questionName : step.keyOf(ref)
+  refuseToolSearchValue(REFUSED.toolId, key, id)
 }
 
 /**

@@ -121,15 +121,28 @@ pub enum Found {
     ByKey(ToolRef),
     /// The first tool whose `id` is the name.
     ById(ToolRef),
+    /// No tool has the name as its `id` (so looked up by id, nothing), but
+    /// this one is indexed under it, its key, for lack of an id: the tool
+    /// now under that key may have taken it since.
+    Unnamed(ToolRef),
     /// Nothing: the name, for a host that looks again.
     Missing(JsString),
 }
 
 impl Found {
+    /// The tool the tables point at, if any.
     pub fn tool(&self) -> Option<ToolRef> {
         match *self {
-            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
+            Found::ByKey(tool) | Found::ById(tool) | Found::Unnamed(tool) => Some(tool),
             Found::Missing(_) => None,
+        }
+    }
+
+    /// The tool the tables resolve the name to, if any.
+    pub fn resolved(&self) -> Option<ToolRef> {
+        match *self {
+            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
+            Found::Unnamed(_) | Found::Missing(_) => None,
         }
     }
 }
@@ -139,11 +152,13 @@ impl Found {
 pub enum Ask {
     /// Whether the hook allows this tool. Asked only when there is a hook.
     Tool(ToolRef),
-    /// Which tool the caller's record gives for a name now, where the
-    /// catalog's tables say `found`, and whether the hook (if any) allows it.
-    /// A record that gives no tool does not allow: the reference skips a
-    /// tool it does not find exactly as one the hook denies.
-    Resolve { lookup: Lookup, found: Found },
+    /// Which tool the step's record gives for a name now (the caller's
+    /// record when `live`, else the step's copy, whose tools' ids are read
+    /// now), where the catalog's tables say `found`, and whether the hook
+    /// (if any) allows it. A record that gives no tool does not allow: the
+    /// reference skips a tool it does not find exactly as one the hook
+    /// denies.
+    Resolve { lookup: Lookup, found: Found, live: bool },
 }
 
 /// The host's answer.
@@ -174,6 +189,26 @@ pub trait ToolFilter {
     fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
         std::future::ready(None)
     }
+
+    /// Whether the operation awaits as the reference does (see
+    /// [`operation`]): it then asks about every tool it finds, hook or not.
+    fn awaits(&self) -> bool {
+        false
+    }
+
+    /// The name of the tool the last [`Ask::Resolve`] of a listing was
+    /// answered with, when it is not what the tables say: `Some(None)` for
+    /// no id (listed by its key), `Some(Some(id))`. Read after the hook
+    /// answered, as the reference reads `tool.id || key` for the line.
+    fn take_name(&self) -> Option<Option<JsString>> {
+        None
+    }
+
+    /// Where the reference awaits a value that is no promise: the host
+    /// awaits once, when the operation [`awaits`](Self::awaits).
+    fn tick(&self) -> impl Future<Output = ()> {
+        std::future::ready(())
+    }
 }
 
 /// No hook, and the catalog's tables are the record: everything they find
@@ -190,7 +225,7 @@ impl ToolFilter for NoFilter {
 fn trusted(ask: &Ask) -> Answer {
     match ask {
         Ask::Tool(_) => Answer::ALLOWED,
-        Ask::Resolve { found, .. } if found.tool().is_some() => Answer::ALLOWED,
+        Ask::Resolve { found, .. } if found.resolved().is_some() => Answer::ALLOWED,
         Ask::Resolve { .. } => Answer::DENIED,
     }
 }
@@ -202,12 +237,12 @@ fn trusted(ask: &Ask) -> Answer {
 /// changed nothing: see [`ToolSearch::asks_as_it_goes`]).
 #[derive(Default)]
 pub struct VerifyAfter {
-    resolutions: RefCell<Vec<(Lookup, Found)>>,
+    resolutions: RefCell<Vec<Ask>>,
 }
 
 impl VerifyAfter {
-    /// The resolutions made, in order.
-    pub fn into_resolutions(self) -> Vec<(Lookup, Found)> {
+    /// The resolutions made (each an [`Ask::Resolve`]), in order.
+    pub fn into_resolutions(self) -> Vec<Ask> {
         self.resolutions.into_inner()
     }
 }
@@ -215,8 +250,8 @@ impl VerifyAfter {
 impl ToolFilter for VerifyAfter {
     fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
         let answer = trusted(&ask);
-        if let Ask::Resolve { lookup, found } = ask {
-            self.resolutions.borrow_mut().push((lookup, found));
+        if let Ask::Resolve { .. } = ask {
+            self.resolutions.borrow_mut().push(ask);
         }
         std::future::ready(answer)
     }
@@ -240,6 +275,34 @@ impl LiveRecord {
         // `new` checked that every entry's tool fits.
         self.base + entry as ToolRef
     }
+}
+
+/// What the tables of a listed record (the caller's, `live`, else the
+/// catalog's own) say its `key` resolves to, as a name looked up with a hook
+/// (id first), and the entry found.
+fn listed(catalog: &StepCatalog, live: Option<&LiveRecord>, key: &[u16]) -> (Found, Option<usize>) {
+    let record = live.map_or(&*catalog.catalog, |live| &live.catalog);
+    let tool = |entry| live.map_or_else(|| catalog.source(entry), |live| live.tool(entry));
+    if let Some(entry) = record.find_by_id(key) {
+        return (Found::ById(tool(entry)), Some(entry));
+    }
+    match record.find_by_key(key) {
+        Some(entry) => (Found::ByKey(tool(entry)), Some(entry)),
+        None => (Found::Missing(JsString::from(key)), None),
+    }
+}
+
+/// What `catalog`'s tables say `name` resolves to, its entries' tools
+/// numbered by `tool`.
+fn find_in(catalog: &Catalog, name: &[u16], lookup: Lookup, tool: impl Fn(usize) -> ToolRef) -> Found {
+    let by_key = || catalog.find_by_key(name).map(|entry| Found::ByKey(tool(entry)));
+    let by_id = || catalog.find_by_id(name).map(|entry| Found::ById(tool(entry)));
+    let found = match lookup {
+        Lookup::KeyFirst => by_key().or_else(by_id),
+        Lookup::IdFirst => by_id().or_else(by_key),
+        Lookup::IdOnly => by_id(),
+    };
+    found.unwrap_or_else(|| Found::Missing(JsString::from(name)))
 }
 
 enum Store {
@@ -420,15 +483,7 @@ impl StepCatalog {
 
     /// What the tables say `name` resolves to.
     pub fn find(&self, name: &[u16], lookup: Lookup) -> Found {
-        let catalog = &self.catalog;
-        let by_key = || catalog.find_by_key(name).map(|entry| Found::ByKey(self.source(entry)));
-        let by_id = || catalog.find_by_id(name).map(|entry| Found::ById(self.source(entry)));
-        let found = match lookup {
-            Lookup::KeyFirst => by_key().or_else(by_id),
-            Lookup::IdFirst => by_id().or_else(by_key),
-            Lookup::IdOnly => by_id(),
-        };
-        found.unwrap_or_else(|| Found::Missing(JsString::from(name)))
+        find_in(&self.catalog, name, lookup, |entry| self.source(entry))
     }
 }
 
@@ -775,14 +830,22 @@ impl ToolSearch {
     }
 
     /// `search_tools`. Activates the results in `autoLoad` mode.
+    ///
+    /// In time with the reference when the host [`awaits`](ToolFilter::awaits)
+    /// (see [`operation`]): each candidate the record gives is asked about
+    /// (`await isToolAllowed`), the search's end awaited once (`await
+    /// searchTools`), and an activation recorded in the store, awaited once,
+    /// then in the step's loaded names.
     pub async fn search(&self, step: &Step, query: &[u16], filter: &impl ToolFilter, now_ms: f64) -> SearchOutcome {
         let catalog = &step.catalog.catalog;
         let mut walk = SearchWalk::new(catalog, query, &self.options.search);
-        while let Some(pending) = walk.next_pending(catalog) {
-            let found = Found::ById(step.catalog.source(pending.entry));
-            let allowed = self.admit(filter, &step.catalog, found, Lookup::IdOnly, Phase::Search).await;
+        while let Some(pending) = walk.next_to_resolve(catalog) {
+            let tool = step.catalog.source(pending.entry);
+            let found = if pending.by_id { Found::ById(tool) } else { Found::Unnamed(tool) };
+            let allowed = self.admit(filter, step.catalog.live, found, Lookup::IdOnly, Phase::Search).await;
             walk.resolve(allowed.is_some());
         }
+        filter.tick().await;
         let results = walk.finish(catalog);
         if results.is_empty() {
             return SearchOutcome { message: messages::no_tools_found(query), results };
@@ -792,18 +855,18 @@ impl ToolSearch {
         }
 
         let newly_loaded: Vec<JsString> = {
-            let mut loaded = step.loaded.lock();
-            let newly: Vec<JsString> =
-                results.iter().filter(|r| !loaded.contains(&r.name)).map(|r| r.name.clone()).collect();
-            loaded.extend(newly.iter().cloned());
-            newly
+            let loaded = step.loaded.lock();
+            results.iter().filter(|r| !loaded.contains(&r.name)).map(|r| r.name.clone()).collect()
         };
         self.add_loaded(&newly_loaded, step.thread(), now_ms);
+        filter.tick().await;
+        step.loaded.lock().extend(newly_loaded.iter().cloned());
         let message = messages::found_and_loaded(&results, newly_loaded.len() < results.len());
         SearchOutcome { results, message }
     }
 
-    /// `load_tool`.
+    /// `load_tool`; in time with the reference when the host
+    /// [`awaits`](ToolFilter::awaits), as [`search`](Self::search).
     pub async fn load(
         &self,
         step: &Step,
@@ -832,7 +895,7 @@ impl ToolSearch {
         let mut loaded: Vec<JsString> = Vec::new();
         for name in &to_load {
             let found = step.catalog.find(name.units(), lookup);
-            if self.admit(filter, &step.catalog, found, lookup, Phase::Load).await.is_none() {
+            if self.admit(filter, step.catalog.live, found, lookup, Phase::Load).await.is_none() {
                 not_found.push(name.clone());
                 continue;
             }
@@ -843,7 +906,10 @@ impl ToolSearch {
             loaded.push(name.clone());
         }
 
+        // The reference records the loads in its store, awaits that, and
+        // only then in the step's loaded names.
         self.add_loaded(&loaded, step.thread(), now_ms);
+        filter.tick().await;
         step.loaded.lock().extend(loaded.iter().cloned());
 
         if to_load.len() == 1 && tool_names.is_none() {
@@ -887,12 +953,15 @@ impl ToolSearch {
     /// `load_tool` resolves a name (key first; id first with a filter hook),
     /// which the hook may hide (phase `'search'`). A line shows the tool's
     /// `id || key` and the description indexed under that name, truncated as
-    /// in search results. The record is `live`, the caller's record as it is
-    /// now, when it is no longer the one the catalog was made from (its
-    /// descriptions still come from the catalog's index, as the reference's
-    /// do); else the catalog's own. Without a hook, and without `live`, the
-    /// message depends on the catalog alone, so a caller may keep it for as
-    /// long as it keeps the catalog.
+    /// in search results. The keys are those of the caller's record as it
+    /// is now (`live`), when it is no longer the one the catalog was made
+    /// from (its descriptions still come from the catalog's index, as the
+    /// reference's do); else the catalog's own. With a hook, which may change
+    /// the record while it is asked, each key is looked up when it is
+    /// listed, and its line named after the hook answered (see
+    /// [`ToolFilter::take_name`]), as the reference does. Without one, and
+    /// without `live`, the message depends on the catalog alone, so a caller
+    /// may keep it for as long as it keeps the catalog.
     pub async fn catalog_message(
         &self,
         catalog: &StepCatalog,
@@ -907,16 +976,31 @@ impl ToolSearch {
         let mut lines = Vec::new();
         for entry in 0..record.entry_count() {
             let key = record.key(entry);
-            let Some(tool) = record.find_for_dynamic_name(key, self.has_filter()) else { continue };
-            let tool_ref = live.map_or_else(|| catalog.source(tool), |live| live.tool(tool));
-            if self.has_filter() && !filter.check(Ask::Tool(tool_ref), Phase::Search).await.verdict.allows() {
-                continue;
-            }
-            // `tool.id || key`; the description is the one indexed under that
-            // name, which a later tool of the same name may have replaced.
-            let name = record.id(tool).filter(|id| !id.is_empty()).unwrap_or(key);
-            let description = index.find_doc(name).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
-            messages::push_catalog_line(&mut lines, name, description);
+            let name = if self.has_filter() {
+                let (found, entry) = listed(catalog, live, key);
+                if self
+                    .admit(filter, live.is_some() || catalog.live, found, Lookup::IdFirst, Phase::Search)
+                    .await
+                    .is_none()
+                {
+                    continue;
+                }
+                // `tool.id || key`, read after the hook answered: the id the
+                // tables hold for the tool found, unless the host says other.
+                let id = match filter.take_name() {
+                    Some(id) => id,
+                    None => entry.and_then(|entry| record.id(entry)).map(JsString::from),
+                };
+                id.filter(|id| !id.is_empty()).unwrap_or_else(|| JsString::from(key))
+            } else {
+                let Some(tool) = record.find_for_dynamic_name(key, false) else { continue };
+                JsString::from(record.id(tool).filter(|id| !id.is_empty()).unwrap_or(key))
+            };
+            // The description is the one indexed under that name, which a
+            // later tool of the same name may have replaced.
+            let description =
+                index.find_doc(name.units()).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
+            messages::push_catalog_line(&mut lines, name.units(), description);
         }
         (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, &lines))
     }
@@ -924,29 +1008,31 @@ impl ToolSearch {
     /// Keys that look like a name that was not found (of the caller's record
     /// as it is now, when the catalog is live and the host gives it). Without
     /// a hook, every match (the message shows three); with one, the first
-    /// three allowed.
+    /// three allowed, each looked up when it is asked about, as the
+    /// reference does (the hook may change the record). Awaited at its end,
+    /// as the reference's, when the host [`awaits`](ToolFilter::awaits).
     async fn suggestions(&self, step: &Step, tool_name: &[u16], filter: &impl ToolFilter) -> Vec<JsString> {
         let live = if step.catalog.live { filter.live_record().await } else { None };
         let record = live.as_deref().map_or(&*step.catalog.catalog, |live| &live.catalog);
         let candidates = record.suggestion_candidates(tool_name);
-        if !self.has_filter() {
-            return candidates.into_iter().map(|entry| JsString::from(record.key(entry))).collect();
-        }
         let mut allowed = Vec::new();
-        for entry in candidates {
-            let key = record.key(entry);
-            let Some(tool) = record.find_for_dynamic_name(key, true) else { continue };
-            let tool_ref = live.as_deref().map_or_else(|| step.catalog.source(tool), |live| live.tool(tool));
-            if filter.check(Ask::Tool(tool_ref), Phase::Load).await.verdict.allows() {
-                allowed.push(JsString::from(key));
-                if allowed.len() >= 3 {
-                    break;
+        if !self.has_filter() {
+            allowed.extend(candidates.into_iter().map(|entry| JsString::from(record.key(entry))));
+        } else {
+            for entry in candidates {
+                let key = record.key(entry);
+                let (found, _) = listed(&step.catalog, live.as_deref(), key);
+                if self.admit(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load).await.is_some() {
+                    allowed.push(JsString::from(key));
+                    if allowed.len() >= 3 {
+                        break;
+                    }
                 }
             }
         }
+        filter.tick().await;
         allowed
     }
-
     /// The loaded tools a request may use, in load order: each name with the
     /// tool it resolves to. Names that no longer resolve, or that the hook
     /// now denies (phase `'active'`), are left out.
@@ -960,7 +1046,7 @@ impl ToolSearch {
         let mut active = Vec::with_capacity(names.len());
         for name in names {
             let found = catalog.find(name.units(), lookup);
-            if let Some(tool) = self.admit(filter, catalog, found, lookup, Phase::Active).await {
+            if let Some(tool) = self.admit(filter, catalog.live, found, lookup, Phase::Active).await {
                 active.push((name.clone(), tool));
             }
         }
@@ -981,40 +1067,48 @@ impl ToolSearch {
         }
     }
 
-    /// Whether an operation (named by its phase) over `catalog` must ask
-    /// the host as it goes (a resumable [`operation::Operation`]), rather
-    /// than trust the catalog's tables with [`VerifyAfter`] and have the host
-    /// check its resolutions after: with a hook, which must be asked anyway,
-    /// and over a live catalog when the operation changes loaded state, as
-    /// it could not simply be run again should a check fail.
-    pub fn asks_as_it_goes(&self, catalog: &StepCatalog, operation: Phase) -> bool {
-        let changes_state = match operation {
+    /// Whether an operation (named by its phase) must ask the host as it
+    /// goes (a resumable [`operation::Operation`]), rather than trust the
+    /// catalog's tables with [`VerifyAfter`] and have the host check its
+    /// resolutions after: with a hook, which must be asked anyway, and when
+    /// the operation changes loaded state, as it then
+    /// [awaits as the reference](Self::awaits_as_reference) (and could not
+    /// simply be run again should a check fail).
+    pub fn asks_as_it_goes(&self, operation: Phase) -> bool {
+        self.has_filter() || self.awaits_as_reference(operation)
+    }
+
+    /// Whether an operation (named by its phase) changes loaded state, and so
+    /// runs in time with the reference (see [`operation`]): `load_tool`, and
+    /// `search_tools` in `autoLoad` mode.
+    pub fn awaits_as_reference(&self, operation: Phase) -> bool {
+        match operation {
             Phase::Search => self.options.auto_load,
             Phase::Load => true,
             Phase::Active => false,
-        };
-        self.has_filter() || (catalog.live && changes_state)
+        }
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
-    /// in `phase`. Over a live catalog the host resolves it in the record as
-    /// it is now; over a step's own copy the tables are the record, and the
-    /// hook alone is asked.
+    /// in `phase`. Where the tables may not be the answer (see
+    /// [`operation::reads`]) the host resolves the name as it is looked up
+    /// now (in the caller's record when `live`, else in the step's copy);
+    /// else the hook alone is asked, if there is one or the host awaits.
     async fn admit(
         &self,
         filter: &impl ToolFilter,
-        catalog: &StepCatalog,
+        live: bool,
         found: Found,
         lookup: Lookup,
         phase: Phase,
     ) -> Option<ToolRef> {
-        if catalog.live {
+        if !operation::reads(lookup, &found, live).is_empty() {
             let tables = found.tool();
-            let answer = filter.check(Ask::Resolve { lookup, found }, phase).await;
+            let answer = filter.check(Ask::Resolve { lookup, found, live }, phase).await;
             return if answer.verdict.allows() { answer.tool.or(tables) } else { None };
         }
-        let tool = found.tool()?;
-        if !self.has_filter() {
+        let tool = found.resolved()?;
+        if !self.has_filter() && !filter.awaits() {
             return Some(tool);
         }
         filter.check(Ask::Tool(tool), phase).await.verdict.allows().then_some(tool)

@@ -83,8 +83,13 @@ pub struct SearchHit {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pending {
     pub doc: DocId,
-    /// `findToolById(name)`: the entry whose tool goes to the hook.
+    /// `findToolById(name)`: the entry whose tool goes to the hook; or, when
+    /// no entry carries the name as its id (`by_id` false, only from
+    /// [`SearchWalk::next_to_resolve`]), the document's own entry, a tool
+    /// indexed under its key for lack of an id.
     pub entry: usize,
+    /// Whether `entry` carries the name as its id.
+    pub by_id: bool,
     pub score: f64,
 }
 
@@ -228,6 +233,19 @@ impl SearchWalk {
     /// carries as its `id`, are skipped without asking. A pending candidate
     /// that was never [`resolve`](Self::resolve)d counts as rejected.
     pub fn next_pending(&mut self, catalog: &Catalog) -> Option<Pending> {
+        self.next_candidate(catalog, false)
+    }
+
+    /// [`next_pending`](Self::next_pending), for a caller that looks names
+    /// up in a record that may have changed since the catalog was made: a
+    /// name no entry carries as its id is not skipped but handed over with
+    /// its document's entry (`by_id` false), as the tool now under that key
+    /// may have taken it as its id.
+    pub fn next_to_resolve(&mut self, catalog: &Catalog) -> Option<Pending> {
+        self.next_candidate(catalog, true)
+    }
+
+    fn next_candidate(&mut self, catalog: &Catalog, unnamed: bool) -> Option<Pending> {
         self.pending = None;
         if self.done {
             return None;
@@ -238,11 +256,13 @@ impl SearchWalk {
             if candidate.score <= self.min_score {
                 continue;
             }
-            let Some(entry) = catalog.find_by_id(catalog.doc_name(candidate.doc)) else {
-                continue;
+            let (entry, by_id) = match catalog.find_by_id(catalog.doc_name(candidate.doc)) {
+                Some(entry) => (entry, true),
+                None if unnamed => (catalog.doc_entry(candidate.doc), false),
+                None => continue,
             };
             self.pending = Some(candidate);
-            return Some(Pending { doc: candidate.doc, entry, score: candidate.score });
+            return Some(Pending { doc: candidate.doc, entry, by_id, score: candidate.score });
         }
         self.done = true;
         None

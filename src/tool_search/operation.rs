@@ -26,6 +26,20 @@
 //! measured first: two thread hops per question cost 5–15 µs where this costs
 //! well under one, which made a filtered search slower than the reference.
 //!
+//! An operation that changes loaded state (`load_tool`, an auto-loading
+//! `search_tools`) runs in time with the reference, whose code awaits the
+//! hook's verdict on every tool it finds (hook or not: `await
+//! isToolAllowed(...)`) and records a load in the store before an `await`
+//! and in the step's loaded names after it: such an operation
+//! [awaits as the reference](Relay::awaits) does. It asks about every tool
+//! it finds, with or without a hook, and asks [`code::TICK`] where the
+//! reference awaits a value that is no promise; its driver is an async loop
+//! that awaits each answer that is a promise (JavaScript's own stand-in for
+//! `isToolAllowed`) and each tick, so that two such calls started at once
+//! interleave as the reference's do, and each sees the other's loads when
+//! the reference's would. Other operations change nothing, and run to their
+//! end without yielding unless the hook answers with a promise.
+//!
 //! Every question of one operation is in the same [`Phase`], declared when it
 //! starts (`search_tools` and the catalog ask in `'search'`, `load_tool` in
 //! `'load'`, the active tools in `'active'`), so the driver reads the phase
@@ -45,25 +59,36 @@ use crate::js::JsString;
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
 
-/// The reads that find, in the caller's record as it is now, the tool the
-/// reference would find for a name looked up with `lookup`, where the tables
-/// (the record as it was) found `found`: what `findToolForDynamicName` or
-/// `findToolById` would find, read in O(1) where the record still holds
-/// what was found, by a scan where it does not. Where the tables found a
-/// tool by id and it still stands under its key with that id, it is taken
-/// without a scan, although a tool put since under an earlier key with the
-/// same id would come first in the reference; and with a hook, a name the
-/// tables found only as a key is taken as the key's tool without a scan,
-/// although a tool given that id since would come first in the reference.
-fn live_reads(lookup: Lookup, found: &Found) -> &'static [i32] {
+/// The reads that find, in the record a name is looked up in (the caller's
+/// own, kept by the reference and read live: `live`; or a step's copy of
+/// it merged with its resolved tools, whose keys and tools stay what they
+/// were and whose tools' ids are read live), the tool the reference would
+/// find for a name looked up with `lookup`, where the tables (the record as
+/// it was read) found `found`: what `findToolForDynamicName` or
+/// `findToolById` would find, read in O(1) where the tool the tables found
+/// still answers to the name, by a scan where it does not. None: the tables
+/// are the answer (a step's copy, looked up by a key it has).
+///
+/// The reference reads every tool's id at every lookup; these do not, and
+/// so miss one case: a tool that took the name as its id after the tables
+/// were made (put under another key, or its id changed in place) while the
+/// tool they found still answers to it (the first tool with that id,
+/// standing under its key with it; a key's own tool, looked up with a hook
+/// by a name no tool had as its id; a tool indexed under its key for lack of
+/// an id). The reference would find whichever comes first in key order.
+pub fn reads(lookup: Lookup, found: &Found, live: bool) -> &'static [i32] {
     use code::ask::{FIRST_BY_ID, OWN_KEY, STANDING};
-    match (lookup, found) {
-        (Lookup::KeyFirst, Found::ById(_)) => &[OWN_KEY, STANDING, FIRST_BY_ID],
-        (Lookup::KeyFirst, _) | (Lookup::IdFirst, Found::ByKey(_)) => &[OWN_KEY, FIRST_BY_ID],
-        (Lookup::IdFirst, Found::ById(_)) => &[STANDING, FIRST_BY_ID, OWN_KEY],
-        (Lookup::IdFirst, Found::Missing(_)) => &[FIRST_BY_ID, OWN_KEY],
-        (Lookup::IdOnly, Found::ById(_)) => &[STANDING, FIRST_BY_ID],
-        (Lookup::IdOnly, _) => &[FIRST_BY_ID],
+    match (lookup, found, live) {
+        (_, Found::Unnamed(_), _) => &[STANDING],
+        (Lookup::KeyFirst, Found::ById(_), true) => &[OWN_KEY, STANDING, FIRST_BY_ID],
+        (Lookup::KeyFirst, _, true) | (Lookup::IdFirst, Found::ByKey(_), true) => &[OWN_KEY, FIRST_BY_ID],
+        (Lookup::IdFirst, Found::ById(_), _) => &[STANDING, FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdFirst, Found::Missing(_), true) => &[FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdOnly | Lookup::KeyFirst, Found::ById(_), _) => &[STANDING, FIRST_BY_ID],
+        (_, Found::Missing(_), _) => &[FIRST_BY_ID],
+        // A step's copy has the key, and keeps its tool.
+        (_, Found::ByKey(_), false) => &[],
+        (Lookup::IdOnly, Found::ByKey(_), true) => &[FIRST_BY_ID],
     }
 }
 
@@ -94,13 +119,14 @@ impl Ask {
     pub fn code(&self) -> Option<i32> {
         let (tool, kind) = match self {
             Ask::Tool(tool) => (*tool, code::ask::TOOL),
-            Ask::Resolve { lookup, found } => {
+            Ask::Resolve { lookup, found, live } => {
                 let (tool, found_code) = match found {
                     Found::ByKey(tool) => (*tool, code::ask::BY_KEY),
                     Found::ById(tool) => (*tool, code::ask::BY_ID),
+                    Found::Unnamed(tool) => (*tool, code::ask::UNNAMED),
                     Found::Missing(_) => (0, code::ask::MISSING),
                 };
-                let reads = live_reads(*lookup, found)
+                let reads = reads(*lookup, found, *live)
                     .iter()
                     .rev()
                     .fold(0, |reads, &read| (reads << code::ask::READ_BITS) | read);
@@ -126,6 +152,7 @@ impl Ask {
 enum Question {
     Ask(Ask),
     Record,
+    Tick,
 }
 
 /// The host's side of an operation: the question it waits on, and the
@@ -135,6 +162,8 @@ struct Exchange {
     question: Option<Question>,
     answer: Option<Answer>,
     record: Option<Arc<LiveRecord>>,
+    /// The name given with the last answer (see [`ToolFilter::take_name`]).
+    name: Option<Option<JsString>>,
 }
 
 /// The [`ToolFilter`] of an operation: asking parks the question and
@@ -143,6 +172,7 @@ struct Exchange {
 pub struct Relay {
     exchange: Arc<Mutex<Exchange>>,
     phase: Phase,
+    awaits: bool,
 }
 
 impl Relay {
@@ -155,6 +185,7 @@ impl Relay {
             match question.take() {
                 Some(question) => {
                     exchange.question = Some(question);
+                    exchange.name = None;
                     Poll::Pending
                 }
                 None if exchange.question.is_none() => Poll::Ready(answer(&mut exchange)),
@@ -182,6 +213,23 @@ impl ToolFilter for Relay {
 
     fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
         self.ask(Question::Record, |exchange| exchange.record.take())
+    }
+
+    fn awaits(&self) -> bool {
+        self.awaits
+    }
+
+    fn take_name(&self) -> Option<Option<JsString>> {
+        self.exchange.lock().name.take()
+    }
+
+    fn tick(&self) -> impl Future<Output = ()> {
+        let asked = self.awaits.then(|| self.ask(Question::Tick, |_| ()));
+        async move {
+            if let Some(asked) = asked {
+                asked.await;
+            }
+        }
     }
 }
 
@@ -223,13 +271,29 @@ impl<T> Operation<T> {
     where
         F: Future<Output = T> + Send + 'static,
     {
-        let relay = Relay { exchange: Arc::default(), phase };
+        Operation::start_with(phase, false, run)
+    }
+
+    /// [`start`](Self::start)s an operation that, when `awaits`, awaits as
+    /// the reference does (see the module docs): it asks about every tool it
+    /// finds, and asks [`code::TICK`] where the reference awaits.
+    pub fn start_with<F>(phase: Phase, awaits: bool, run: impl FnOnce(Relay) -> F) -> Operation<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        let relay = Relay { exchange: Arc::default(), phase, awaits };
         Operation { running: Some(Box::pin(run(relay.clone()))), relay, outcome: None }
     }
 
     /// The phase of every question this operation asks.
     pub fn phase(&self) -> Phase {
         self.relay.phase
+    }
+
+    /// Whether the operation awaits as the reference does, so that its
+    /// driver must await every answer that is a promise, and every tick.
+    pub fn awaits(&self) -> bool {
+        self.relay.awaits
     }
 
     /// Hands over the answer to the last question (a [`code`]; ignored
@@ -242,7 +306,7 @@ impl<T> Operation<T> {
             let mut exchange = self.relay.exchange.lock();
             match exchange.question.take() {
                 Some(Question::Ask(_)) => exchange.answer = Some(Answer::from_code(answer)),
-                Some(Question::Record) | None => {}
+                Some(Question::Record | Question::Tick) | None => {}
             }
         }
         let Some(running) = self.running.as_mut() else { return Ok(code::DONE) };
@@ -258,6 +322,7 @@ impl<T> Operation<T> {
                 Ok(Poll::Pending) => match &self.relay.exchange.lock().question {
                     Some(Question::Ask(ask)) => ask.code(),
                     Some(Question::Record) => Some(code::NEED_RECORD),
+                    Some(Question::Tick) => Some(code::TICK),
                     None => {
                         self.running = None;
                         return Err(OperationError::Stalled);
@@ -296,6 +361,13 @@ impl<T> Operation<T> {
     /// next [`resume`](Self::resume) gives it to the operation.
     pub fn provide_record(&mut self, record: Arc<LiveRecord>) {
         self.relay.exchange.lock().record = Some(record);
+    }
+
+    /// Hands over, with the answer the next [`resume`](Self::resume) brings,
+    /// the name of the tool it names (`None`: it has no id), when it is not
+    /// what the tables say (see [`ToolFilter::take_name`]).
+    pub fn provide_name(&mut self, name: Option<JsString>) {
+        self.relay.exchange.lock().name = Some(name);
     }
 
     /// The outcome, once [`resume`](Self::resume) has returned `DONE`
@@ -369,7 +441,7 @@ mod tests {
                 (Lookup::IdOnly, Found::ById(0)),
                 (Lookup::KeyFirst, Found::Missing(JsString::from("gone"))),
             ] {
-                answers.push(relay.check(Ask::Resolve { lookup, found }, Phase::Active).await);
+                answers.push(relay.check(Ask::Resolve { lookup, found, live: true }, Phase::Active).await);
             }
             answers
         });
@@ -413,6 +485,28 @@ mod tests {
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(true));
+    }
+
+    #[test]
+    fn an_operation_that_awaits_as_the_reference_asks_ticks_and_one_that_does_not_goes_on() {
+        let run = |relay: Relay| async move {
+            relay.tick().await;
+            let answer = relay.check(Ask::Tool(4), Phase::Load).await;
+            relay.tick().await;
+            answer
+        };
+        let mut operation = Operation::start_with(Phase::Load, true, run);
+        assert!(operation.awaits());
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::TICK));
+        assert_eq!(operation.resume(code::DENIED), Ok(tool(4)), "a tick's answer is ignored");
+        assert_eq!(operation.resume(code::ALLOWED), Ok(code::TICK));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(Answer::ALLOWED));
+        let mut operation = Operation::start(Phase::Load, run);
+        assert!(!operation.awaits());
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(4)));
+        assert_eq!(operation.resume(code::DENIED), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(Answer::DENIED));
     }
 
     #[test]
