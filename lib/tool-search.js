@@ -561,14 +561,9 @@ function defineToolSearchProcessor(host) {
         }
         const kind = question & KIND_MASK
         const ref = question >> ASK.kindBits
-        if (kind === ASK.tool) {
-          const tool = step.toolFor(ref)
-          if (!awaits) return askFilter(filter, tool, requestContext, phase)
-          answer.allowed = OPERATION.allowed
-          return isToolAllowed(filter, tool, requestContext, phase)
-        }
-        const missing = (kind & FOUND_MASK) === ASK.missing
-        const tool = resolve(step, kind, ref, missing ? operation.questionName : undefined)
+        const isTool = kind === ASK.tool
+        const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
+        const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, missing ? operation.questionName : undefined)
         if (tool === undefined) return OPERATION.denied
         const tables = !missing && tool === step.toolFor(ref)
         const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
@@ -577,9 +572,10 @@ function defineToolSearchProcessor(host) {
           return isToolAllowed(filter, tool, requestContext, phase)
         }
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
+        // Allowed: as the tool the record gives, named for a listing once the hook answered.
         const as = (code) => {
           if (code !== OPERATION.allowed) return code
-          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, kind, ref)
+          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, isTool ? ASK.byKey : kind, ref)
           return allowed
         }
         return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
