@@ -46,16 +46,33 @@ export declare const ToolCallFilter: typeof HostToolCallFilter
  * does (BM25 over `"<id> <description>"`, plus name boosts). `'fielded'` also
  * reads each tool's input schema (top-level parameter names and descriptions)
  * and splits identifiers, stems words and matches CJK text: better results for
- * whole questions, different scores. Every supported release honours it;
+ * whole questions, different scores. `'hybrid'` adds to the `'fielded'` score
+ * the semantic similarity of question and tool, from the built-in model (the
+ * optional package `mastra-native-processors-potion-base-2m` must be
+ * installed) or from `search.embedder`. Every supported release honours it;
  * where the addon does not load (`implementation === 'fallback'`),
  * @mastra/core's own processor ignores it and ranks as `'reference'`.
  */
-export type ToolSearchRanking = 'reference' | 'fielded'
+export type ToolSearchRanking = 'reference' | 'fielded' | 'hybrid'
+
+/**
+ * An AI SDK embedding model, as Mastra's Memory takes one for semantic recall
+ * (`EmbeddingModel<string>` of `ai` v5, e.g. `openai.embedding('text-embedding-3-small')`):
+ * `search.embedder` of the `'hybrid'` ranking. Its `doEmbed` is called with
+ * the tools' texts at construction (in batches of `maxEmbeddingsPerCall`, in
+ * parallel when `supportsParallelCalls`; each text once per model) and with
+ * each `search_tools` question.
+ */
+export interface ToolSearchEmbedder {
+  doEmbed(options: { values: string[] }): PromiseLike<{ embeddings: ArrayLike<number>[] }>
+  readonly maxEmbeddingsPerCall?: PromiseLike<number | undefined> | number | undefined
+  readonly supportsParallelCalls?: PromiseLike<boolean> | boolean
+}
 
 /**
  * The installed release's options, plus every option of the newest supported
  * release, so one project compiles whichever supported release it has, plus
- * this package's own `search.ranking`.
+ * this package's own `search.ranking` and `search.embedder`.
  */
 export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
   /**
@@ -68,6 +85,13 @@ export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
   search?: {
     /** How `search_tools` ranks tools (this package only). @default 'reference' */
     ranking?: ToolSearchRanking
+    /**
+     * With `ranking: 'hybrid'`: your embedding model makes the vectors, in
+     * place of the built-in model (this package only). Until the tools'
+     * vectors are in, and whenever the model fails (said once, as a process
+     * warning), `search_tools` ranks as `'fielded'`.
+     */
+    embedder?: ToolSearchEmbedder
   }
 }
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
 import { freshProject, run } from './packaging/project.mjs'
-import { pack, packageForThisMachine, stageMainPackage, stagePlatformPackage } from '../scripts/platform-packages.mjs'
+import { packForThisMachine } from '../scripts/platform-packages.mjs'
 
 const work = mkdtempSync(join(tmpdir(), 'mnp-cli-'))
 after(() => rmSync(work, { recursive: true, force: true }))
@@ -32,8 +32,7 @@ export const tools = {
 `
 
 before(() => {
-  const main = pack(stageMainPackage(join(work, 'main')), work)
-  const platformPackage = pack(stagePlatformPackage(packageForThisMachine(), join(work, 'platform')), work)
+  const { main, platformPackage } = packForThisMachine(work)
   project = freshProject(join(work, 'project'), [main.tarball, platformPackage.tarball])
   writeFileSync(join(project, 'tools.mjs'), TOOLS)
 })

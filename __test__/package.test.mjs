@@ -10,12 +10,12 @@
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join, relative } from 'node:path'
+import { basename, join, relative } from 'node:path'
 
 import { EXPECTED_RUN, env, freshProject, runAgent } from './packaging/project.mjs'
-import { ROOT, pack, packageForThisMachine, stageMainPackage, stagePlatformPackage } from '../scripts/platform-packages.mjs'
+import { ROOT, packForThisMachine, packageForThisMachine } from '../scripts/platform-packages.mjs'
 
 const platform = packageForThisMachine()
 const work = mkdtempSync(join(tmpdir(), 'mnp-package-'))
@@ -24,8 +24,9 @@ let platformPackage
 
 before(() => {
   assert.ok(platform, `npm/ has a platform package for ${process.platform}-${process.arch}`)
-  main = pack(stageMainPackage(join(work, 'main')), work)
-  platformPackage = pack(stagePlatformPackage(platform, join(work, 'platform')), work)
+  const packed = packForThisMachine(work)
+  main = packed.main
+  platformPackage = packed.platformPackage
 })
 after(() => rmSync(work, { recursive: true, force: true }))
 
@@ -42,6 +43,19 @@ describe('the tarballs', () => {
 
   test(`the platform package carries its binary, ${platform?.manifest.main}, and its manifest`, () => {
     assert.deepEqual(platformPackage.files, ['README.md', platform.manifest.main, 'package.json'].sort())
+  })
+
+  test('npm run tarballs packs the same two for installing from a clone, and each model package, and says how to install them', () => {
+    const dest = join(work, 'from-a-clone')
+    const result = spawnSync(process.execPath, [join(ROOT, 'scripts', 'tarballs.mjs'), dest], { encoding: 'utf8' })
+    assert.equal(result.status, 0, result.stderr)
+    const models = readdirSync(join(ROOT, 'models')).map((dir) => {
+      const { name, version } = JSON.parse(readFileSync(join(ROOT, 'models', dir, 'package.json'), 'utf8'))
+      return `${name}-${version}.tgz`
+    })
+    assert.deepEqual(readdirSync(dest).sort(), [basename(main.tarball), basename(platformPackage.tarball), ...models].sort())
+    const install = `npm install ${join(dest, basename(main.tarball))} ${join(dest, basename(platformPackage.tarball))}`
+    assert.ok(result.stdout.split('\n').includes(`  ${install}`), result.stdout)
   })
 })
 

@@ -19,16 +19,14 @@ import { join } from 'node:path'
 
 import { EXPECTED_RUN, installProject, runAgent, runPreservedOutput } from './packaging/project.mjs'
 import { changePreservedText, dropSourceMaps, standIn } from './packaging/stand-ins.mjs'
-import { pack, packageForThisMachine, stageMainPackage, stagePlatformPackage } from '../scripts/platform-packages.mjs'
+import { packForThisMachine } from '../scripts/platform-packages.mjs'
 
 const work = mkdtempSync(join(tmpdir(), 'mnp-stand-ins-'))
 after(() => rmSync(work, { recursive: true, force: true }))
 let ours
 
 before(() => {
-  const platform = packageForThisMachine()
-  const main = pack(stageMainPackage(join(work, 'main')), work)
-  const platformPackage = pack(stagePlatformPackage(platform, join(work, 'platform')), work)
+  const { main, platformPackage } = packForThisMachine(work)
   ours = [main.tarball, platformPackage.tarball]
 })
 

@@ -9,12 +9,13 @@ import assert from 'node:assert/strict';
 
 import { createRequire } from 'node:module';
 
+import { createRng, sfc32 } from './helpers/random.mjs';
 import { toolSearchKit } from './helpers/tool-search-kit.mjs';
 
 const require = createRequire(import.meta.url);
 const { RECHECKED_LAST_MESSAGES } = require('../lib/context-history.js');
 
-const { Ref, Ours, load, runStep, makeRequestContext, makeRng, docsCatalog, userMessage, createTool, z } = await toolSearchKit('1.71.0');
+const { Ref, Ours, load, runStep, makeRequestContext, docsCatalog, userMessage, createTool, z } = await toolSearchKit('1.71.0');
 
 const IDS = ['create_issue', 'list_pull_requests', 'merge_pull_request', 'send_slack_message', 'create_slack_channel', 'send_email', 'get_weather', 'db_query', 'db_insert', 'db_update', 'premium_export', 'no_such_tool'];
 const OTHER_TOOLS = ['weather', 'calendar', 'search_tools_x'];
@@ -183,7 +184,7 @@ async function stepBoth([ref, ours], messages, labels, requestContext, label) {
 
 /** Steps on one list changed by `kinds` in random turn, compared every step; gives how many loaded tools each step showed. */
 async function randomRun(seed, kinds, { steps = 60, start = 20 } = {}) {
-  const rng = makeRng(seed);
+  const rng = createRng(seed, sfc32);
   const { tools, labels } = docsCatalog();
   const both = processors(tools);
   const requestContext = makeRequestContext({ threadId: `thread-${seed}` });
@@ -218,7 +219,7 @@ describe("storage: 'context' over a history read step by step", () => {
   });
 
   test('interleaved threads, more than are remembered at once, with loads whose results arrive later', async () => {
-    const rng = makeRng(7);
+    const rng = createRng(7, sfc32);
     const { tools, labels } = docsCatalog();
     const both = processors(tools);
     const threads = Array.from({ length: 12 }, (_, i) => ({
@@ -250,7 +251,7 @@ describe("storage: 'context' over a history read step by step", () => {
   });
 
   test('the same messages in several lists, and lists that share a beginning', async () => {
-    const rng = makeRng(21);
+    const rng = createRng(21, sfc32);
     const { tools, labels } = docsCatalog();
     const both = processors(tools);
     const requestContext = makeRequestContext({ threadId: 'shared' });
@@ -265,7 +266,7 @@ describe("storage: 'context' over a history read step by step", () => {
   });
 
   test('the resume path and clearAllState in between', async () => {
-    const rng = makeRng(31);
+    const rng = createRng(31, sfc32);
     const { tools, labels } = docsCatalog();
     const [ref, ours] = processors(tools);
     const requestContext = makeRequestContext({ threadId: 'resume' });
@@ -283,7 +284,7 @@ describe("storage: 'context' over a history read step by step", () => {
   });
 
   test('messages whose parts are not an array, and a step that throws, leave later steps right', async () => {
-    const rng = makeRng(41);
+    const rng = createRng(41, sfc32);
     const { tools, labels } = docsCatalog();
     const both = processors(tools);
     const requestContext = makeRequestContext({ threadId: 'odd' });

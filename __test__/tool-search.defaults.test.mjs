@@ -250,7 +250,7 @@ test('the defaults the core applies are the documented ones', () => {
     thread: 'default',
   });
   assert.deepEqual(toolSearchProtocol().storages, ['in-memory', 'context']);
-  assert.deepEqual(toolSearchProtocol().rankings, ['reference', 'fielded']);
+  assert.deepEqual(toolSearchProtocol().rankings, ['reference', 'fielded', 'hybrid']);
   assert.deepEqual(toolSearchProtocol().phases, ['search', 'load', 'active']);
 });
 

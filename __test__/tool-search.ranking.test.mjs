@@ -108,8 +108,9 @@ for (const version of ['1.59.0', '1.71.0']) {
             ['query_weather_cn', 1.43],
           ],
         ],
-        // Stems ("change", "changes") and a zod 4 parameter ("food item").
-        ['change the food item on my order', [['ChaFod', 3.14]]],
+        // Stems ("change", "changes") and a zod 4 parameter ("food item", and joined,
+        // the whole of `foodItem`); "my" is filler.
+        ['change the food item on my order', [['ChaFod', 3.26]]],
         // The same identifier, spelled another way.
         [
           'getCurrentWeather for Paris',
@@ -298,7 +299,7 @@ for (const version of ['1.59.0', '1.71.0']) {
           (error) =>
             error instanceof TypeError &&
             error.message ===
-              `ToolSearchProcessor: options.search.ranking must be 'reference' or 'fielded', got ${shown}`,
+              `ToolSearchProcessor: options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got ${shown}`,
         )
       })
     }

@@ -103,6 +103,11 @@ describe('the release workflow', () => {
     assert.ok(runs.includes('npm publish --provenance --access public --ignore-scripts'))
     // The main package goes last, once every platform package it depends on is out.
     assert.equal(runs.at(-1), 'npm publish --provenance --access public --ignore-scripts')
+    // Before it, the built-in model's package, unless its version is out already.
+    const model = publish.steps.at(-2)
+    assert.equal(model.name, 'Publish the model package')
+    assert.equal(model['working-directory'], 'models/potion-base-2m')
+    assert.match(model.run, /if npm view "\$spec" version > \/dev\/null 2>&1; then .*; else npm publish --provenance --access public --ignore-scripts; fi/)
   })
 })
 

@@ -103,16 +103,27 @@ if (typeof target === 'string' && target !== 'native') {
 
 const outcome = Object.freeze(binding ? { implementation: 'native', reason: null } : { implementation: 'fallback', reason })
 
+/**
+ * The binding as binding.d.ts types it, and what runs. Without a build every
+ * member but `outcome` throws (below), so the type is the binding's either way.
+ * @typedef {typeof import('../binding.js') & { readonly outcome: typeof outcome }} Native
+ */
+
+/** @type {Native} */
+let native
 if (binding) {
-  module.exports = { ...binding }
-  Object.defineProperty(module.exports, 'outcome', { value: outcome, enumerable: false })
+  native = { ...binding }
+  Object.defineProperty(native, 'outcome', { value: outcome, enumerable: false })
 } else {
   // Nothing of the binding is here: reading any of it says why, instead of
   // handing out undefined. (index.js never does; it serves @mastra/core's own.)
-  module.exports = new Proxy(Object.freeze({ outcome }), {
-    get(target, key) {
-      if (typeof key === 'symbol' || key === 'outcome') return target[key]
-      throw new Error(`${PACKAGE}: the native addon is not loaded (${outcome.reason}), so it has no ${key}`)
-    },
-  })
+  native = /** @type {Native} */ (
+    new Proxy(Object.freeze({ outcome }), {
+      get(target, key) {
+        if (typeof key === 'symbol' || key === 'outcome') return target[key]
+        throw new Error(`${PACKAGE}: the native addon is not loaded (${outcome.reason}), so it has no ${key}`)
+      },
+    })
+  )
 }
+module.exports = native

@@ -9,9 +9,11 @@
 // src/lib.rs), and every code, name and layout both halves use comes from
 // the protocol Rust declares (`toolSearchProtocol()`).
 
-const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = require('./native.js')
+const binding = require('./native.js')
+const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = binding
 const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
+const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 
 const PROTOCOL = toolSearchProtocol()
 const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
@@ -143,6 +145,11 @@ function stepCatalogStats(processor) {
   return { ...poolOf(processor).catalogs }
 }
 
+/** For tests: settles once a processor's tools are embedded by its `search.embedder` (or that failed). */
+function toolVectorsReady(processor) {
+  return poolOf(processor).embedder?.settled ?? Promise.resolve()
+}
+
 /** For tests: does now what the collection of `tool` does (its slot is released at the next step catalog). */
 function forgetPooledTool(processor, tool) {
   poolOf(processor).pool.forget(tool)
@@ -160,7 +167,9 @@ function defineToolSearchProcessor(host) {
       // One class per host release: each answers for its own instances.
       const other = poolOf
       poolOf = (processor) =>
-        #pool in processor ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts } : other(processor)
+        #pool in processor
+          ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts, embedder: processor.#embedder }
+          : other(processor)
     }
 
     #native
@@ -192,6 +201,8 @@ function defineToolSearchProcessor(host) {
     #lists = new RememberedLists()
     /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
     #pool = new ToolPool()
+    /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
+    #embedder
     /** The loaded names last split from Rust's text (`{ text, names }`), kept while a step loads the same (see `#activeNames`). */
     #lastActive
 
@@ -214,6 +225,8 @@ function defineToolSearchProcessor(host) {
           minScore: search?.minScore,
           autoLoad: search?.autoLoad,
           ranking: search?.ranking,
+          embedder: search?.embedder,
+          embedderDoEmbed: search?.embedder?.doEmbed,
           storage: options.storage,
           ttl: options.ttl,
           filter,
@@ -223,9 +236,11 @@ function defineToolSearchProcessor(host) {
         host.version,
       )
       this.#readsParameters = applied.readsParameters
+      if (applied.usesBuiltinModel) locateBuiltinModel(binding)
       const parameters = this.#readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
       this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
+      if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
       this.#filter = this.#settings.hasFilter ? filter : undefined
       const staticCatalog = this.#native.staticCatalog()
       this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
@@ -269,6 +284,8 @@ function defineToolSearchProcessor(host) {
         inputSchema: searchInput,
         outputSchema: searchOutput,
         execute: async ({ query }) => {
+          // Only a string is a question; Rust refuses anything else.
+          const queryVector = this.#embedder === undefined || typeof query !== 'string' ? undefined : await this.#embedder.queryVector(query)
           const now = Date.now()
           this.#built(step.catalog)
           // Rust asks as it goes, or trusts its tables and says what to
@@ -276,10 +293,10 @@ function defineToolSearchProcessor(host) {
           let operation
           const words = takeWords()
           try {
-            const output = step.native.search(query, now, words.words)
+            const output = step.native.search(query, now, words.words, queryVector)
             if (output instanceof NativeOperation) operation = output
             else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
-            else operation = step.native.searchOperation(query, now)
+            else operation = step.native.searchOperation(query, now, queryVector)
           } finally {
             giveBackWords(words)
           }
@@ -1256,4 +1273,4 @@ function valuesOf(record, keys) {
   return values
 }
 
-module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, STEP_CATALOGS_PER_TURN }
+module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, toolVectorsReady, STEP_CATALOGS_PER_TURN }

@@ -11,6 +11,7 @@
 //   publishedOptionalDependencies(m)   -> what `napi pre-publish` writes into manifest m before publishing
 //   stageMainPackage(dest)             -> the main package as the release publishes it, ready to pack
 //   pack(dir, dest)                    -> the tarball `npm pack` makes of dir (no scripts run)
+//   packForThisMachine(dest)           -> { main, platformPackage }: the two tarballs this machine installs
 
 import { spawnSync } from 'node:child_process'
 import { copyFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs'
@@ -107,6 +108,20 @@ export function pack(dir, dest) {
   if (result.status !== 0) throw new Error(`npm pack failed in ${dir}:\n${result.stdout}${result.stderr}`)
   const [packed] = JSON.parse(result.stdout)
   return { tarball: join(dest, packed.filename), files: packed.files.map((file) => file.path).sort() }
+}
+
+/**
+ * The main package as published and the platform package for this machine, both
+ * packed into dest from this checkout's build: what installing from a clone
+ * needs (`npm run tarballs`), and what the package tests install.
+ */
+export function packForThisMachine(dest) {
+  const platform = packageForThisMachine()
+  if (!platform) throw new Error(`npm/ has no platform package for ${process.platform}-${process.arch}`)
+  return {
+    main: pack(stageMainPackage(join(dest, 'stage', 'main')), dest),
+    platformPackage: pack(stagePlatformPackage(platform, join(dest, 'stage', 'platform')), dest),
+  }
 }
 
 /**

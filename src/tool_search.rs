@@ -46,8 +46,8 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    Catalog, CatalogError, EntrySpans, IdKey, ParamTable, PoolEntry, PoolError, PoolSlot, SearchHit, SearchWalk, Slot,
-    ToolPool,
+    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, PoolEntry, PoolError,
+    PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
@@ -570,6 +570,36 @@ impl ToolSearch {
         &self.options
     }
 
+    /// Whether the user's embedding model makes the vectors (`'hybrid'` with
+    /// `search.embedder`): the binding then embeds [`tool_texts`](Self::tool_texts)
+    /// and each question.
+    pub fn takes_vectors(&self) -> bool {
+        matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::Given, .. }))
+    }
+
+    /// The text each of the constructor's tools is embedded from, in record
+    /// order (see [`crate::search::hybrid::tool_text`]).
+    pub fn tool_texts(&self) -> Vec<String> {
+        (0..self.static_catalog.entry_count()).map(|entry| self.static_catalog.tool_text(entry)).collect()
+    }
+
+    /// Sets the vectors of the constructor's tools (`vectors[i]` for tool
+    /// `i`, any length the model makes, the same for all; an empty one for
+    /// a tool without). From then on a search given a question vector ranks
+    /// with them. `false` if they were set before, the count is not the
+    /// tools', or the ranking takes none.
+    pub fn set_tool_vectors<'v>(&self, vectors: impl ExactSizeIterator<Item = &'v [f32]> + Clone) -> bool {
+        let dimensions = vectors.clone().map(<[f32]>::len).max().unwrap_or(0);
+        if !self.takes_vectors() || vectors.len() != self.static_catalog.entry_count() || dimensions == 0 {
+            return false;
+        }
+        let mut table = ToolVectors::zeros(dimensions, vectors.len());
+        for (entry, vector) in vectors.enumerate() {
+            table.set_normalized(entry, vector);
+        }
+        self.static_catalog.set_tool_vectors(table)
+    }
+
     /// How often the binding should sweep idle threads, if at all.
     pub fn sweep_interval_ms(&self) -> Option<f64> {
         match &*self.store.lock() {
@@ -837,8 +867,22 @@ impl ToolSearch {
     /// searchTools`), and an activation recorded in the store, awaited once,
     /// then in the step's loaded names.
     pub async fn search(&self, step: &Step, query: &[u16], filter: &impl ToolFilter, now_ms: f64) -> SearchOutcome {
+        self.search_with_vector(step, query, None, filter, now_ms).await
+    }
+
+    /// [`search`](Self::search), with the question's vector for the
+    /// `'hybrid'` ranking when the user's embedding model made the tools'
+    /// (see [`set_tool_vectors`](Self::set_tool_vectors)).
+    pub async fn search_with_vector(
+        &self,
+        step: &Step,
+        query: &[u16],
+        query_vector: Option<&[f32]>,
+        filter: &impl ToolFilter,
+        now_ms: f64,
+    ) -> SearchOutcome {
         let catalog = &step.catalog.catalog;
-        let mut walk = SearchWalk::new(catalog, query, &self.options.search);
+        let mut walk = SearchWalk::with_vector(catalog, query, query_vector, &self.options.search);
         while let Some(pending) = walk.next_to_resolve(catalog) {
             let tool = step.catalog.source(pending.entry);
             let found = if pending.by_id { Found::ById(tool) } else { Found::Unnamed(tool) };

@@ -1,8 +1,17 @@
-// Small seeded PRNG for reproducible randomized (differential) tests.
+// The one home of randomness in the tests: small seeded generators, so that a
+// randomized (differential) case can be replayed from the seed printed in its
+// assertion message. The same seed gives the same sequence on every platform.
 //
-// mulberry32: 32-bit state, fast, good enough for test-case generation. The same seed
-// always yields the same sequence on every platform, so a failing case can be replayed
-// from the seed printed in the assertion message.
+//   createRng(seed, generator = mulberry32) -> { next, int, bool, chance, pick, weighted, shuffle,
+//                                               sample, subset, ascii, string, whitespace }
+//   mulberry32(seed), sfc32(seed)  the raw generators: functions giving floats in [0, 1)
+//   deriveSeed(base, index)        a well-mixed seed for case `index` of a run
+//   TRICKY_CHARS                   characters that tend to break native string handling
+//
+// mulberry32 (32-bit state) serves most tests; sfc32 (128-bit state, seeded
+// through splitmix32) is what the ToolSearchProcessor scenarios and the
+// context-history runs were drawn with, kept so that their seeds still give the
+// same cases.
 
 /** Raw mulberry32 generator: returns a function producing floats in [0, 1). */
 export function mulberry32(seed) {
@@ -13,6 +22,39 @@ export function mulberry32(seed) {
     t = Math.imul(t ^ (t >>> 15), t | 1)
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** splitmix32: a stream of 32-bit words from one seed, to seed sfc32's four words. */
+function splitmix32(a) {
+  return () => {
+    a |= 0
+    a = (a + 0x9e3779b9) | 0
+    let t = a ^ (a >>> 16)
+    t = Math.imul(t, 0x21f0aaad)
+    t ^= t >>> 15
+    t = Math.imul(t, 0x735a2d97)
+    return (t ^ (t >>> 15)) >>> 0
+  }
+}
+
+/** Raw sfc32 generator, seeded through splitmix32: returns a function producing floats in [0, 1). */
+export function sfc32(seed) {
+  const sm = splitmix32(seed >>> 0)
+  let a = sm(), b = sm(), c = sm(), d = sm()
+  return function next() {
+    a >>>= 0
+    b >>>= 0
+    c >>>= 0
+    d >>>= 0
+    let t = (a + b) | 0
+    a = b ^ (b >>> 9)
+    b = (c + (c << 3)) | 0
+    c = (c << 21) | (c >>> 11)
+    d = (d + 1) | 0
+    t = (t + d) | 0
+    c = (c + t) | 0
+    return (t >>> 0) / 4294967296
   }
 }
 
@@ -49,9 +91,9 @@ export const TRICKY_CHARS = [
 
 const ASCII = 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'
 
-/** Create a seeded random helper object. */
-export function createRng(seed) {
-  const next = mulberry32(seed)
+/** Create a seeded random helper object over `generator` (mulberry32 or sfc32). */
+export function createRng(seed, generator = mulberry32) {
+  const next = generator(seed)
   const rng = {
     seed: seed >>> 0,
     /** float in [0, 1) */
@@ -60,13 +102,13 @@ export function createRng(seed) {
     int(min, max) {
       return min + Math.floor(next() * (max - min + 1))
     },
-    /** true with probability 0.5 */
-    bool() {
-      return next() < 0.5
-    },
-    /** true with probability p */
-    chance(p) {
+    /** true with probability p (0.5 unless given) */
+    bool(p = 0.5) {
       return next() < p
+    },
+    /** true with probability p (bool with a probability, by another name) */
+    chance(p) {
+      return rng.bool(p)
     },
     /** uniformly random element */
     pick(arr) {
@@ -91,6 +133,10 @@ export function createRng(seed) {
         ;[out[i], out[j]] = [out[j], out[i]]
       }
       return out
+    },
+    /** n elements drawn without replacement, in drawn order */
+    sample(arr, n) {
+      return rng.shuffle(arr).slice(0, n)
     },
     /** random subset (each element kept with probability p, order preserved) */
     subset(arr, p = 0.5) {

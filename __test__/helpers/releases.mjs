@@ -77,7 +77,8 @@ export async function loadRelease(version) {
 /**
  * The tool-search harness (tool-search-harness.mjs) bound to one release: its
  * RequestContext, MessageList, createTool and reference all come from that
- * release. Each version gets its own instance of the module.
+ * release. Each version gets its own instance of the module, which binds the
+ * release-free pieces in tool-search/ to that release.
  */
 export function toolSearchHarness(version) {
   if (!TESTED_RELEASES.includes(version)) throw new Error(`no tested release ${version}`)

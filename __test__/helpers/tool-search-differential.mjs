@@ -1,7 +1,7 @@
 // The seeded differential run of ToolSearchProcessor against one release's
 // own processor: random catalogs, options (injectCatalog included, on every
 // release), request contexts, messages, steps and meta-tool calls
-// (tool-search-harness.mjs: genScenario/runScenario), run through both, and
+// (tool-search/scenario-generation.mjs and scenario.mjs), run through both, and
 // every observation compared exactly: returned tools (identity and meta-tool
 // schemas), every addSystem call, every filter-hook call in order with its
 // phase and tool, every execute result, the state stats.

@@ -19,6 +19,7 @@
 
 import { isMainThread, parentPort, workerData } from 'node:worker_threads';
 
+import { createRng, sfc32 } from './random.mjs';
 import { toolSearchHarness } from './releases.mjs';
 import { LOOKUPS_DIFFER, withOurLookups } from './tool-search-lookups-model.mjs';
 
@@ -28,7 +29,7 @@ const STEP_KEYS = ['s0', 's1', 'k1', 'alpha', 'r2'];
 
 /** A scenario as data, so that each run makes its own objects from it. */
 export function genRecordScenario(h, seed, { injectCatalog }) {
-  const rng = h.makeRng(seed);
+  const rng = createRng(seed, sfc32);
   const taken = new Set();
   const idFor = key => {
     const other = rng.pick(KEYS);
@@ -107,7 +108,7 @@ export async function runRecordScenario(h, P, scenario) {
     }
     log.push(['edit', e.kind, e.key]);
   };
-  const hookRng = h.makeRng(scenario.hookSeed);
+  const hookRng = createRng(scenario.hookSeed, sfc32);
   const decide = (toolName, phase) => (h.hash32(`${toolName}|${phase}|${scenario.seed}`) % 4) !== 0;
   const filter = scenario.filter
     ? ({ toolName, tool, phase }) => {

@@ -1,9 +1,17 @@
-// search.ranking is typed: 'reference' | 'fielded', beside the release's own search options.
+// search.ranking is typed: 'reference' | 'fielded' | 'hybrid', beside the release's own search options,
+// and search.embedder takes an AI SDK embedding model.
 
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
 
-import { ToolSearchProcessor, type ToolSearchProcessorOptions, type ToolSearchRanking } from '../../index.js'
+import type { EmbeddingModel } from 'ai'
+
+import {
+  ToolSearchProcessor,
+  type ToolSearchEmbedder,
+  type ToolSearchProcessorOptions,
+  type ToolSearchRanking,
+} from '../../index.js'
 
 const lookup = createTool({
   id: 'lookup',
@@ -23,3 +31,15 @@ new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'bm25' } })
 new ToolSearchProcessor({ tools: { lookup }, search: { topK: '3', ranking: 'fielded' } })
 
 void [fielded, reference, options]
+
+// 'hybrid', with the built-in model or an AI SDK embedding model of the user's.
+const openai = { embedding: (_id: string): EmbeddingModel<string> => null as unknown as EmbeddingModel<string> }
+const builtIn = new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', topK: 3 } })
+const model = openai.embedding('text-embedding-3-small')
+if (typeof model !== 'string') new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', embedder: model } })
+const embedder: ToolSearchEmbedder = { doEmbed: async ({ values }) => ({ embeddings: values.map(() => [0.6, 0.8]) }) }
+new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', embedder } })
+// @ts-expect-error an embedder is a model object, not its name
+new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', embedder: 'openai/text-embedding-3-small' } })
+
+void builtIn

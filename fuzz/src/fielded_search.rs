@@ -1,4 +1,5 @@
-//! Target `fielded_search`: the `'fielded'` ranking (`search.ranking`). It
+//! Target `fielded_search`: the `'fielded'` and `'hybrid'` rankings
+//! (`search.ranking`; `'hybrid'` with the built-in model's file). It
 //! feeds `search::table::read_parameters`, the reader of the parameter table
 //! that crosses beside a tool table, and fielded catalogs (the analyzer's
 //! identifier splitting, stems, prefixes and CJK n-grams included) over
@@ -13,7 +14,9 @@
 
 use mastra_native_processors::js::js_slice_bounds;
 use mastra_native_processors::search::table::read_parameters;
-use mastra_native_processors::search::{Catalog, Ranking, SearchOptions, Span};
+use std::path::Path;
+
+use mastra_native_processors::search::{BuiltinModel, Catalog, Ranking, SearchOptions, Span};
 use mastra_native_processors::tool_search::{Options, Storage, ToolEntry, ToolSearch};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, U};
@@ -103,7 +106,14 @@ pub fn run(data: &[u8]) {
         assert_eq!(&owned(params.entry(entry)), want, "the parameters of tool {entry}");
     }
 
-    let catalog = Catalog::with_ranking(text.clone(), entries.clone(), Ranking::FIELDED, Some(params.clone()))
+    // 'hybrid' keeps the same contract, its similarities from the built-in
+    // model (the model package's file), which tokenizes the same arbitrary text.
+    BuiltinModel::locate(Path::new(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../models/potion-base-2m/potion-base-2m.m2v"
+    )));
+    let ranking = if flag(&mut u) { Ranking::HYBRID } else { Ranking::FIELDED };
+    let catalog = Catalog::with_ranking(text.clone(), entries.clone(), ranking, Some(params.clone()))
         .expect("a table the binding writes");
     let search = SearchOptions { top_k: js_number(&mut u), min_score: js_number(&mut u), has_filter: flag(&mut u) };
     for _ in 0..size(&mut u, 1, 3) {
@@ -131,7 +141,7 @@ pub fn run(data: &[u8]) {
         storage: Storage::InMemory,
         ttl_ms: 0.0,
         inject_catalog: false,
-        ranking: Ranking::FIELDED,
+        ranking,
     };
     let static_count = entries.len();
     let (record_text, record_spans) = (text.clone(), entries.clone());

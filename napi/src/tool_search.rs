@@ -24,8 +24,11 @@ use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
+use mastra_native_processors::search::embedding::TokenScratch;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
-use mastra_native_processors::search::{EntrySpans, ParamTable, Span};
+use mastra_native_processors::search::{
+    BuiltinModel, EntrySpans, HybridConfig, ParamTable, Ranking, Span, VectorSource,
+};
 use mastra_native_processors::stores::facts::read_facts;
 use mastra_native_processors::tool_search::given::{refuse_record_value, Given};
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
@@ -131,6 +134,8 @@ pub struct ToolSearchOptionValues<'a> {
     pub include_resolved_tools: Option<Unknown<'a>>,
     pub inject_catalog: Option<Unknown<'a>>,
     pub ranking: Option<Unknown<'a>>,
+    pub embedder: Option<Unknown<'a>>,
+    pub embedder_do_embed: Option<Unknown<'a>>,
 }
 
 impl ToolSearchOptionValues<'_> {
@@ -146,6 +151,8 @@ impl ToolSearchOptionValues<'_> {
             include_resolved_tools: given(self.include_resolved_tools)?,
             inject_catalog: given(self.inject_catalog)?,
             ranking: given(self.ranking)?,
+            embedder: given(self.embedder)?,
+            embedder_do_embed: given(self.embedder_do_embed)?,
         })
     }
 }
@@ -170,6 +177,10 @@ pub struct ToolSearchSettings {
     pub injects_catalog: bool,
     /// How often to sweep idle threads, or `null` for never.
     pub sweep_interval_ms: Option<f64>,
+    /// Whether the user's embedding model makes the vectors (`'hybrid'`
+    /// with `search.embedder`): the wrapper embeds `toolTexts()`, sets them
+    /// with `setToolVectors`, and embeds each question.
+    pub takes_vectors: bool,
 }
 
 /// The units of `text` in `span`, which was checked against it.
@@ -209,6 +220,39 @@ impl NativeToolSearchOptions {
     pub fn reads_parameters(&self) -> bool {
         self.options.ranking.reads_parameters()
     }
+
+    /// Whether the ranking embeds with the built-in model (`'hybrid'`
+    /// without `search.embedder`): the wrapper then names its file with
+    /// [`locate_builtin_model`] before the tools cross.
+    #[napi(getter, catch_unwind)]
+    pub fn uses_builtin_model(&self) -> bool {
+        matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::BuiltIn, .. }))
+    }
+}
+
+/// Names the built-in embedding model's file (the model package's). Only
+/// the first call of a process counts; the file is read by the first index
+/// built with it, on that index's thread.
+#[napi(catch_unwind)]
+pub fn locate_builtin_model(path: String) {
+    BuiltinModel::locate(std::path::Path::new(&path));
+}
+
+/// The built-in model's vectors of `texts`, one after another (its
+/// dimensions each; zeros for a text with no known token), reading the
+/// model now if no index has yet: for tests and the retrieval eval, which
+/// wrap it as an embedding model of the user's.
+#[napi(catch_unwind)]
+pub fn builtin_model_embed(texts: Vec<String>) -> Result<Float32Array> {
+    let builtin = BuiltinModel::current().ok_or_else(|| internal_error("no built-in model was located"))?;
+    let model = builtin.get().map_err(internal_error)?;
+    let dimensions = model.dimensions();
+    let mut out = vec![0.0f32; texts.len() * dimensions];
+    let mut scratch = TokenScratch::default();
+    for (text, vector) in texts.iter().zip(out.chunks_exact_mut(dimensions)) {
+        model.embed(text, &mut scratch, vector);
+    }
+    Ok(Float32Array::new(out))
 }
 
 #[napi]
@@ -241,7 +285,27 @@ impl NativeToolSearch {
             has_filter: options.search.has_filter,
             injects_catalog: options.inject_catalog,
             sweep_interval_ms: self.inner.sweep_interval_ms(),
+            takes_vectors: self.inner.takes_vectors(),
         }
+    }
+
+    /// The text each of the constructor's tools is embedded from, in
+    /// record order, for the user's embedding model.
+    #[napi(catch_unwind)]
+    pub fn tool_texts(&self) -> Vec<String> {
+        self.inner.tool_texts()
+    }
+
+    /// Sets the constructor's tools' vectors as the user's model made them:
+    /// `dimensions` values a tool, in record order. `false` if they were set
+    /// before or do not fit.
+    #[napi(catch_unwind)]
+    pub fn set_tool_vectors(&self, vectors: Float32Array, dimensions: u32) -> bool {
+        let dimensions = dimensions as usize;
+        if dimensions == 0 || !vectors.len().is_multiple_of(dimensions) {
+            return false;
+        }
+        self.inner.set_tool_vectors(vectors.chunks_exact(dimensions))
     }
 
     /// The catalog of the constructor's tools, for steps that have no tools
@@ -843,12 +907,13 @@ impl NativeStep {
         Ok(Step { catalog: built(&self.catalog)?, thread, loaded })
     }
 
-    /// `search_tools` as an operation (see [`search_operation`](Self::search_operation)).
-    fn start_search(&self, query: JsString, now: f64) -> Result<NativeOperation> {
+    /// `search_tools` as an operation (see [`search_operation`](Self::search_operation)),
+    /// with the question's vector when the user's embedding model made one.
+    fn start_search(&self, query: JsString, now: f64, query_vector: Option<Vec<f32>>) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
         let awaits = search.awaits_as_reference(Phase::Search);
         Ok(NativeOperation::start(Phase::Search, awaits, move |hook| async move {
-            Outcome::Search(search.search(&step, &query, &hook, now).await)
+            Outcome::Search(search.search_with_vector(&step, &query, query_vector.as_deref(), &hook, now).await)
         }))
     }
 }
@@ -870,14 +935,15 @@ impl NativeStep {
         query: Unknown,
         now: f64,
         mut out: Int32Out,
+        query_vector: Option<Float32Array>,
     ) -> Result<Either3<Utf16String, SearchToolsOutput, NativeOperation>> {
         let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
         let step = self.step()?;
         if self.search.asks_as_it_goes(Phase::Search) {
-            return Ok(Either3::C(self.start_search(query, now)?));
+            return Ok(Either3::C(self.start_search(query, now, query_vector.map(|v| v.to_vec()))?));
         }
         let trusted = VerifyAfter::default();
-        let outcome = run_now(self.search.search(&step, &query, &trusted, now))?;
+        let outcome = run_now(self.search.search_with_vector(&step, &query, query_vector.as_deref(), &trusted, now))?;
         Ok(match flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)? {
             Either::A(text) => Either3::A(text),
             Either::B(output) => Either3::B(output),
@@ -888,9 +954,15 @@ impl NativeStep {
     /// in rank order: when it must, or when the checks of
     /// [`search`](Self::search)'s answer do not hold.
     #[napi(catch_unwind)]
-    pub fn search_operation(&self, env: Env, query: Unknown, now: f64) -> Result<NativeOperation> {
+    pub fn search_operation(
+        &self,
+        env: Env,
+        query: Unknown,
+        now: f64,
+        query_vector: Option<Float32Array>,
+    ) -> Result<NativeOperation> {
         let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
-        self.start_search(query, now)
+        self.start_search(query, now, query_vector.map(|v| v.to_vec()))
     }
 
     /// `load_tool`: the operation to drive, asking the host about each name

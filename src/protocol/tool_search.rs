@@ -62,7 +62,7 @@ macro_rules! tool_search_protocol {
             #[doc = "The `storage` option's values."]
             pub const STORAGES: &[&str] = &["in-memory", "context"];
             #[doc = "The `search.ranking` option's values."]
-            pub const RANKINGS: &[&str] = &["reference", "fielded"];
+            pub const RANKINGS: &[&str] = &["reference", "fielded", "hybrid"];
             #[doc = "The `phase` values the filter hook receives: `search_tools` and"]
             #[doc = "the injected catalog ask in the first, `load_tool` in the"]
             #[doc = "second, the loaded tools in the third."]

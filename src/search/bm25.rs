@@ -745,14 +745,20 @@ fn units_eq(a: &[u16], b: &[u16]) -> bool {
 /// crafted to collide (say, from a hostile MCP server) cannot be prepared in
 /// advance. Seeds only place entries in tables; no result depends on them.
 pub(crate) fn hash_units(units: &[u16]) -> u64 {
+    // SAFETY: any u16 slice is also a valid, aligned u8 slice of twice the length.
+    let bytes = unsafe { std::slice::from_raw_parts(units.as_ptr().cast::<u8>(), std::mem::size_of_val(units)) };
+    hash_bytes(bytes)
+}
+
+/// [`hash_units`]'s hash of any bytes (the embedding model's tables of
+/// words and texts, by their UTF-8).
+pub(crate) fn hash_bytes(bytes: &[u8]) -> u64 {
     static STATE: std::sync::OnceLock<foldhash::fast::FixedState> = std::sync::OnceLock::new();
     let state = STATE.get_or_init(|| {
         let seed = std::collections::hash_map::RandomState::new().build_hasher().finish();
         foldhash::fast::FixedState::with_seed(seed)
     });
     let mut hasher = state.build_hasher();
-    // SAFETY: any u16 slice is also a valid, aligned u8 slice of twice the length.
-    let bytes = unsafe { std::slice::from_raw_parts(units.as_ptr().cast::<u8>(), std::mem::size_of_val(units)) };
     hasher.write(bytes);
     hasher.finish()
 }

@@ -26,7 +26,9 @@ use hashbrown::HashTable;
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
+use super::embedding::{BuiltinModel, TokenScratch, ToolVectors};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
+use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
 use super::span::{EntrySpans, Span};
 use crate::protocol::tool_search::{self as protocol, defaults};
@@ -40,21 +42,47 @@ pub enum Ranking {
     /// BM25F over name, description and parameters, with identifier
     /// splitting and stemming (see [`super::fielded`]).
     Fielded(FieldedConfig),
+    /// `'fielded'` plus the semantic similarity of question and tool (see
+    /// [`super::hybrid`]).
+    Hybrid(HybridConfig),
 }
 
 impl Ranking {
     /// The `'fielded'` ranking as shipped.
     pub const FIELDED: Ranking = Ranking::Fielded(FieldedConfig::DEFAULT);
 
+    /// The `'hybrid'` ranking as shipped, with the built-in model.
+    pub const HYBRID: Ranking = Ranking::Hybrid(HybridConfig::DEFAULT);
+
     /// The rankings `search.ranking` names, the default first.
-    pub const ALL: [Ranking; 2] = [Ranking::Reference, Ranking::FIELDED];
+    pub const ALL: [Ranking; 3] = [Ranking::Reference, Ranking::FIELDED, Ranking::HYBRID];
 
     /// The `search.ranking` value that selects it (any [`FieldedConfig`] is
-    /// `'fielded'`: only the shipped one can be selected).
+    /// `'fielded'`, any [`HybridConfig`] `'hybrid'`: only the shipped ones
+    /// can be selected, and the vectors' source by `search.embedder`).
     pub fn name(self) -> &'static str {
         match self {
             Ranking::Reference => protocol::RANKINGS[0],
             Ranking::Fielded(_) => protocol::RANKINGS[1],
+            Ranking::Hybrid(_) => protocol::RANKINGS[2],
+        }
+    }
+
+    /// The lexical ranking's settings, for a ranking that ranks as
+    /// `'fielded'` does (alone or with vectors).
+    pub fn fielded(self) -> Option<FieldedConfig> {
+        match self {
+            Ranking::Reference => None,
+            Ranking::Fielded(config) => Some(config),
+            Ranking::Hybrid(config) => Some(config.fielded),
+        }
+    }
+
+    /// The same ranking, its vectors from `source` (for `'hybrid'`).
+    pub fn with_vectors(self, source: VectorSource) -> Ranking {
+        match self {
+            Ranking::Hybrid(config) => Ranking::Hybrid(HybridConfig { vectors: source, ..config }),
+            other => other,
         }
     }
 
@@ -71,7 +99,7 @@ impl Ranking {
     /// Whether this ranking reads tools' parameters (so JavaScript should
     /// read them from the tools' input schemas and send them).
     pub fn reads_parameters(self) -> bool {
-        matches!(self, Ranking::Fielded(_))
+        self.fielded().is_some()
     }
 }
 
@@ -126,6 +154,9 @@ pub struct Catalog {
     /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
     /// be searched after all.
     late_index: OnceLock<Searchable>,
+    /// For `'hybrid'` with vectors made elsewhere: one per document, once
+    /// they are in ([`set_tool_vectors`](Catalog::set_tool_vectors)).
+    given_vectors: OnceLock<ToolVectors>,
 }
 
 /// A catalog's strings: its own buffer and, for a catalog made from a
@@ -199,8 +230,12 @@ struct Lookups {
 struct Searchable {
     /// The reference's index (empty for another ranking).
     index: Bm25Index,
-    /// The `'fielded'` ranking's index, when that is the ranking.
+    /// The `'fielded'` ranking's index, when that is the ranking (or the
+    /// lexical half of `'hybrid'`).
     fielded: Option<FieldedIndex>,
+    /// `'hybrid'` with the built-in model: each document's vector (zeros for
+    /// one a later entry retired), or `None` when the model cannot be read.
+    vectors: Option<ToolVectors>,
     lower_names: Vec<u16>,
     /// Per document, its lowercased name as a range of `lower_names`.
     lower_name_ends: Vec<u32>,
@@ -262,6 +297,7 @@ impl Catalog {
             ranking: source.ranking,
             built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
             late_index: OnceLock::new(),
+            given_vectors: OnceLock::new(),
         };
         let _ = catalog.built.ready.set(built);
         Ok(catalog)
@@ -364,7 +400,15 @@ impl Catalog {
     ) -> Catalog {
         let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
         let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone(), analysed };
-        let catalog = Catalog { text, entries, params, ranking, built, late_index: OnceLock::new() };
+        let catalog = Catalog {
+            text,
+            entries,
+            params,
+            ranking,
+            built,
+            late_index: OnceLock::new(),
+            given_vectors: OnceLock::new(),
+        };
         if !(background && catalog.entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES) {
             let _ = catalog.built.ready.set(source.build());
             return catalog;
@@ -526,9 +570,40 @@ impl Catalog {
         }
     }
 
-    /// The `'fielded'` index, when that is this catalog's ranking.
+    /// The `'fielded'` index, when that is this catalog's ranking (or the
+    /// lexical half of its `'hybrid'` ranking).
     pub(crate) fn fielded_index(&self) -> Option<&FieldedIndex> {
         self.searchable().fielded.as_ref()
+    }
+
+    /// The documents' vectors, for `'hybrid'`: the built-in model's, or
+    /// those given once they are in.
+    pub(crate) fn tool_vectors(&self) -> Option<&ToolVectors> {
+        self.searchable().vectors.as_ref().or_else(|| self.given_vectors.get())
+    }
+
+    /// The text an entry's vector is made from ([`hybrid::tool_text`]): for
+    /// an embedding model of the user's to embed.
+    pub fn tool_text(&self, entry: usize) -> String {
+        let parameters = self.parameters(entry);
+        hybrid::tool_text(self.name(entry), self.description(entry), parameters)
+    }
+
+    /// Sets the entries' vectors (one per entry, in record order, each
+    /// scaled to unit length here; an entry without one, zeros), for a
+    /// `'hybrid'` catalog whose vectors are made elsewhere. The first set
+    /// stays; `false` if there was one, or this catalog takes none.
+    pub fn set_tool_vectors(&self, mut vectors: ToolVectors) -> bool {
+        let takes = matches!(self.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::Given, .. }));
+        if !takes || vectors.len() != self.entries.len() {
+            return false;
+        }
+        // A document a later entry retired is never found by its vector.
+        let retired = &self.lookups().retired;
+        for (doc, _) in retired.iter().enumerate().filter(|(_, &r)| r) {
+            vectors.clear(doc);
+        }
+        self.given_vectors.set(vectors).is_ok()
     }
 
     fn index_source(&self) -> IndexSource {
@@ -658,10 +733,81 @@ impl IndexSource {
     const SPLIT_FROM_ENTRIES: usize = 4096;
 
     fn build(&self) -> Searchable {
+        let split = self.entries.len() >= Self::SPLIT_FROM_ENTRIES;
         match self.ranking {
-            Ranking::Reference => self.build_split(self.entries.len() >= Self::SPLIT_FROM_ENTRIES),
-            Ranking::Fielded(config) => self.build_fielded(config, self.entries.len() >= Self::SPLIT_FROM_ENTRIES),
+            Ranking::Reference => self.build_split(split),
+            Ranking::Fielded(config) => self.build_fielded(config, split),
+            Ranking::Hybrid(config) => self.build_hybrid(config, split),
         }
+    }
+
+    /// The `'fielded'` index and, with the built-in model, every live
+    /// document's vector, made beside it on a second thread for a large
+    /// catalog (embedding costs about as much as indexing).
+    fn build_hybrid(&self, config: HybridConfig, split: bool) -> Searchable {
+        let builtin = BuiltinModel::current().filter(|_| config.vectors == VectorSource::BuiltIn);
+        let Some(builtin) = builtin else {
+            return self.build_fielded(config.fielded, split);
+        };
+        let count = self.entries.len();
+        if count < BACKGROUND_INDEX_FROM_ENTRIES {
+            let mut searchable = self.build_fielded(config.fielded, false);
+            searchable.vectors = self.embed_entries(&builtin, 0..count);
+            return searchable;
+        }
+        // Embedding costs about as much as indexing: a catalog split for its
+        // index is embedded in two halves too, each on a thread of its own.
+        let middle = if split { count / 2 } else { count };
+        let (mut searchable, vectors) = std::thread::scope(|scope| {
+            let halves = [0..middle, middle..count].map(|range| {
+                let fallback = range.clone();
+                let thread = std::thread::Builder::new().spawn_scoped(scope, || self.embed_entries(&builtin, range));
+                (thread, fallback)
+            });
+            let searchable = self.build_fielded(config.fielded, split);
+            let mut vectors: Option<ToolVectors> = None;
+            for (thread, range) in halves {
+                let half = match thread.map(|handle| handle.join()) {
+                    Ok(Ok(half)) => half,
+                    // No thread to be had, or it failed: embed here.
+                    _ => self.embed_entries(&builtin, range),
+                };
+                vectors = match (vectors, half) {
+                    (None, half) => half,
+                    (Some(mut first), Some(second)) => {
+                        first.append(second);
+                        Some(first)
+                    }
+                    (Some(_), None) => None,
+                };
+            }
+            (searchable, vectors)
+        });
+        searchable.vectors = vectors;
+        searchable
+    }
+
+    /// The vectors of the live documents of `entries` (in order) from the
+    /// built-in model; `None` when it cannot be read (the catalog then ranks
+    /// as `'fielded'`).
+    fn embed_entries(&self, builtin: &BuiltinModel, entries: std::ops::Range<usize>) -> Option<ToolVectors> {
+        let model = builtin.get().ok()?;
+        let first = entries.start;
+        let mut vectors = ToolVectors::zeros(model.dimensions(), entries.len());
+        let mut scratch = (TokenScratch::default(), Vec::new());
+        for entry in entries {
+            if !self.retired[entry] {
+                let text = self.tool_text(entry, &self.entries[entry]);
+                builtin.embed_into(model, &text, &mut vectors, entry - first, &mut scratch);
+            }
+        }
+        Some(vectors)
+    }
+
+    /// An entry's text for its vector ([`hybrid::tool_text`]).
+    fn tool_text(&self, entry: usize, spans: &EntrySpans) -> String {
+        let parameters = self.params.iter().flat_map(|params| params.entry(entry));
+        hybrid::tool_text(self.text.get(entry, spans.name()), self.text.get(entry, spans.description), parameters)
     }
 
     /// The `'fielded'` index (in two halves at once for a large catalog, as
@@ -696,7 +842,13 @@ impl IndexSource {
             }
             None => {}
         }
-        Searchable { index: Bm25Index::default(), fielded: Some(first.finish()), lower_names, lower_name_ends }
+        Searchable {
+            index: Bm25Index::default(),
+            fielded: Some(first.finish()),
+            vectors: None,
+            lower_names,
+            lower_name_ends,
+        }
     }
 
     fn build_fielded_range(&self, config: FieldedConfig, entries: std::ops::Range<usize>) -> FieldedBuilder {
@@ -808,7 +960,7 @@ impl Partial {
                 index.remove(doc as DocId);
             }
         }
-        Searchable { index: index.finish(), fielded: None, lower_names, lower_name_ends }
+        Searchable { index: index.finish(), fielded: None, vectors: None, lower_names, lower_name_ends }
     }
 
     /// Appends the run that follows this one.
@@ -1111,6 +1263,38 @@ mod tests {
             assert!(!a.is_empty(), "{query}");
             assert_eq!(a, b, "{query}");
         }
+    }
+
+    #[test]
+    fn a_hybrid_catalog_embedded_in_halves_has_the_vectors_of_one_pass() {
+        BuiltinModel::locate(std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/models/potion-base-2m/potion-base-2m.m2v"
+        )));
+        let mut rng = crate::test_rng::Rng::new(5);
+        let words = ["weather", "Email", "getForecast", "send_message", "psychologist", "sort", "ツール", "numbers"];
+        let mut builder = Catalog::builder();
+        builder.ranking(Ranking::HYBRID);
+        for i in 0..4200 {
+            let mut description = String::new();
+            for _ in 0..(rng.next() % 8) {
+                description.push_str(words[(rng.next() % 8) as usize]);
+                description.push(' ');
+            }
+            let id = format!("tool_{}", rng.next() % 3000);
+            builder.push_with_parameters(&u(&format!("key{i}")), Some(&u(&id)), &u(&description), []);
+        }
+        let catalog = builder.build().unwrap();
+        let source = catalog.index_source();
+        let (halves, whole) =
+            (source.build_hybrid(HybridConfig::DEFAULT, true), source.build_hybrid(HybridConfig::DEFAULT, false));
+        let (halves, whole) = (halves.vectors.unwrap(), whole.vectors.unwrap());
+        assert_eq!(halves.len(), 4200);
+        assert_eq!(halves, whole);
+        // Retired documents have no vector.
+        let retired = source.retired.iter().position(|&r| r).unwrap();
+        assert_eq!(halves.quantized(retired), (&[0i8; 64][..], 0.0));
+        assert!(!catalog.rank(&u("a psychologist"), 10.0).is_empty());
     }
 
     #[test]

@@ -35,7 +35,14 @@ pub const PARAMETER_DESCRIPTIONS: usize = 3;
 /// Everything that shapes the `'fielded'` ranking.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FieldedConfig {
+    /// How tools' texts are read.
     pub analyzer: AnalyzerConfig,
+    /// How queries are read (as tools' texts, and compounds joined).
+    pub query_analyzer: AnalyzerConfig,
+    /// Whether a query's whole identifier or joined compound also matches
+    /// the same letters as a tool's word, and a query's word a tool's whole
+    /// identifier (`"to-do"` meets `todo`, `todo` meets `to_do`).
+    pub whole_meets_word: bool,
     /// Term-frequency saturation.
     pub k1: f64,
     /// Per field (name, description, parameter names, parameter
@@ -51,18 +58,24 @@ pub struct FieldedConfig {
     pub stem_weight: f64,
     /// How much a query word's prefix counts, against the word as written.
     pub prefix_weight: f64,
+    /// How much a query's joined compound, or a match across words and
+    /// whole identifiers, counts against the word as written.
+    pub compound_weight: f64,
 }
 
 impl FieldedConfig {
     /// The `'fielded'` ranking as shipped.
     pub const DEFAULT: FieldedConfig = FieldedConfig {
         analyzer: AnalyzerConfig::FULL,
+        query_analyzer: AnalyzerConfig::QUERY,
+        whole_meets_word: true,
         k1: 1.2,
         weights: [3.0, 1.0, 1.0, 0.5],
         b: [0.5, 0.75, 0.75, 0.75],
         idf_cap: 0.75,
         stem_weight: 0.5,
         prefix_weight: 0.5,
+        compound_weight: 0.25,
     };
 
     /// How much a query term of this kind counts.
@@ -71,6 +84,7 @@ impl FieldedConfig {
             TermKind::Word | TermKind::Whole | TermKind::Cjk => 1.0,
             TermKind::Stem => self.stem_weight,
             TermKind::Prefix => self.prefix_weight,
+            TermKind::Joined => self.compound_weight,
         }
     }
 }
@@ -112,6 +126,8 @@ impl Terms {
             TermKind::Prefix => 'p',
             TermKind::Whole => 'i',
             TermKind::Cjk => 'c',
+            // Never indexed: looked up as words and wholes.
+            TermKind::Joined => 'j',
         });
         self.key.push_str(text);
         &self.key
@@ -348,36 +364,52 @@ impl FieldedIndex {
     /// The distinct terms of `query` that the index knows, in first-seen
     /// order, each with its query weight.
     fn query_terms(&self, query: &[u16]) -> Vec<(u32, f32)> {
-        let mut analyzer = Analyzer::new(self.config.analyzer);
+        let mut analyzer = Analyzer::new(self.config.query_analyzer);
         let mut lookup = Terms { numbers: HashMap::default(), key: String::new() };
         let mut terms: Vec<(u32, f32)> = Vec::new();
+        let compound = self.config.compound_weight as f32;
         analyzer.analyze(query, |kind, text| {
-            let weight = self.config.query_weight(kind) as f32;
-            if weight <= 0.0 {
-                return;
-            }
-            let key = lookup.key(kind, text);
-            if let Some(&term) = self.terms.get(key) {
-                if !terms.iter().any(|&(t, _)| t == term) {
-                    terms.push((term, weight));
+            let mut add = |kind: TermKind, weight: f32| {
+                if weight <= 0.0 {
+                    return;
                 }
+                if let Some(&term) = self.terms.get(lookup.key(kind, text)) {
+                    if !terms.iter().any(|&(t, _)| t == term) {
+                        terms.push((term, weight));
+                    }
+                }
+            };
+            match kind {
+                TermKind::Joined => {
+                    add(TermKind::Word, compound);
+                    add(TermKind::Whole, compound);
+                }
+                TermKind::Whole if self.config.whole_meets_word => {
+                    add(TermKind::Whole, 1.0);
+                    add(TermKind::Word, compound);
+                }
+                TermKind::Word if self.config.whole_meets_word => {
+                    add(TermKind::Word, 1.0);
+                    add(TermKind::Whole, compound);
+                }
+                _ => add(kind, self.config.query_weight(kind) as f32),
             }
         });
         terms
     }
 
-    /// The documents that share a term with `query`, best first (equal
-    /// scores in document order), cut to `limit` with `Array.prototype.slice`
-    /// semantics.
-    pub fn search(&self, query: &[u16], limit: f64) -> Vec<FieldedHit> {
+    /// Number of documents, live or not (the length of a dense score array).
+    pub fn doc_count(&self) -> usize {
+        self.doc_count
+    }
+
+    /// Adds every document's score for `query` into `score` (one slot per
+    /// document, zeros to start) and lists the documents that share a term
+    /// with it in `touched`, each once.
+    pub fn score_into(&self, query: &[u16], score: &mut [f32], touched: &mut Vec<u32>) {
         let terms = self.query_terms(query);
-        if terms.is_empty() {
-            return Vec::new();
-        }
         let k1 = self.config.k1 as f32;
-        let mut score = vec![0f32; self.doc_count];
-        let mut seen = vec![false; self.doc_count];
-        let mut touched: Vec<u32> = Vec::new();
+        let mut seen = vec![false; if terms.is_empty() { 0 } else { self.doc_count }];
         for &(term, weight) in &terms {
             let idf = self.idf[term as usize] * weight;
             let postings =
@@ -391,23 +423,38 @@ impl FieldedIndex {
                 score[doc] += idf * p.tf / (k1 + p.tf);
             }
         }
-        // Sorting keys: best score first, then document order. Scores are
-        // finite and positive, so their bits order like the numbers; packing
-        // score and document into one integer makes the order total (so the
-        // best `end` selected and then sorted are exactly the head of a full
-        // sort) and cheap to compare.
-        let mut keys: Vec<u64> =
-            touched.into_iter().map(|doc| (u64::from(!score[doc as usize].to_bits()) << 32) | u64::from(doc)).collect();
-        let (_, end) = js_slice_bounds(keys.len(), 0.0, Some(limit));
-        if end > 0 && end < keys.len() {
-            keys.select_nth_unstable(end - 1);
-        }
-        keys.truncate(end);
-        keys.sort_unstable();
-        keys.into_iter()
-            .map(|key| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) })
-            .collect()
     }
+
+    /// The documents that share a term with `query`, best first (equal
+    /// scores in document order), cut to `limit` with `Array.prototype.slice`
+    /// semantics.
+    pub fn search(&self, query: &[u16], limit: f64) -> Vec<FieldedHit> {
+        let mut score = vec![0f32; self.doc_count];
+        let mut touched: Vec<u32> = Vec::new();
+        self.score_into(query, &mut score, &mut touched);
+        best_first(touched.into_iter().map(|doc| (doc, score[doc as usize])), limit)
+    }
+}
+
+/// `(document, score)` pairs (positive, finite scores) best first, equal
+/// scores in document order, cut to `limit` with `Array.prototype.slice`
+/// semantics.
+pub fn best_first(scored: impl Iterator<Item = (u32, f32)>, limit: f64) -> Vec<FieldedHit> {
+    // Sorting keys: best score first, then document order. Scores are
+    // finite and positive, so their bits order like the numbers; packing
+    // score and document into one integer makes the order total (so the
+    // best `end` selected and then sorted are exactly the head of a full
+    // sort) and cheap to compare.
+    let mut keys: Vec<u64> = scored.map(|(doc, score)| (u64::from(!score.to_bits()) << 32) | u64::from(doc)).collect();
+    let (_, end) = js_slice_bounds(keys.len(), 0.0, Some(limit));
+    if end > 0 && end < keys.len() {
+        keys.select_nth_unstable(end - 1);
+    }
+    keys.truncate(end);
+    keys.sort_unstable();
+    keys.into_iter()
+        .map(|key| FieldedHit { doc: key as u32, score: f64::from(f32::from_bits(!((key >> 32) as u32))) })
+        .collect()
 }
 
 #[cfg(test)]
@@ -421,16 +468,11 @@ mod tests {
     /// Words only: no stems, prefixes, stop words or whole identifiers, so
     /// the terms are plain to see.
     fn plain() -> FieldedConfig {
+        let words = AnalyzerConfig { split_case: true, cjk_ngrams: true, ..AnalyzerConfig::NONE };
         FieldedConfig {
-            analyzer: AnalyzerConfig {
-                split_case: true,
-                keep_whole: false,
-                stem: false,
-                keep_unstemmed: false,
-                cjk_ngrams: true,
-                stopwords: false,
-                prefix_len: 0,
-            },
+            analyzer: words,
+            query_analyzer: words,
+            whole_meets_word: false,
             idf_cap: 1.0,
             ..FieldedConfig::DEFAULT
         }
@@ -494,14 +536,13 @@ mod tests {
     #[test]
     fn stems_and_prefixes_count_at_their_weights() {
         let config = FieldedConfig { idf_cap: 1.0, ..FieldedConfig::DEFAULT };
-        let index = index(config, &[("forecast", "", &[], true), ("other", "", &[], true)]);
-        // Name field only: length 3 (forecast, /forecast, ^forec), the average 3 (other: 3, ^other...).
+        let index = index(config, &[("forecast", "", &[], true), ("email", "", &[], true)]);
         // "forecasts": the word does not match, its stem and prefix do.
         let got = search(&index, "forecasts", 10.0);
         assert_eq!(got.len(), 1);
         let idf = ((2.0 - 1.0 + 0.5) / 1.5 + 1.0f64).ln();
-        // Name lengths: forecast 3 (word, stem, prefix), other 2 (word, stem; no prefix of a
-        // 5-letter word); average 2.5.
+        // Name field only. Lengths: forecast 3 (word, stem, prefix), email 2 (word, stem; no
+        // prefix of a 5-letter word); average 2.5.
         let tf = 3.0 / (0.5 + 0.5 * 3.0 / 2.5);
         assert_eq!(got[0], (0, f64::from(term(idf, 0.5, tf) + term(idf, 0.5, tf))));
         // The word as written matches all three.
@@ -566,6 +607,34 @@ mod tests {
         // N counts live documents only: "weather" is in 1 of 2.
         let alone = self::index(plain(), &[("other", "weather", &[], true), ("dup", "second", &[], true)]);
         assert_eq!(search(&index, "weather", 10.0)[0].1, search(&alone, "weather", 10.0)[0].1);
+    }
+
+    #[test]
+    fn filler_finds_nothing_and_compounds_meet_words_at_their_weight() {
+        let docs: Vec<Doc<'_>> = vec![
+            ("help_me", "Answers anything", &[], true),
+            ("todo", "Manages a list", &[], true),
+            ("to_do_items", "Items", &[], true),
+            ("order_food", "Orders a meal", &[], true),
+        ];
+        let index = index(FieldedConfig::DEFAULT, &docs);
+        let order = |query: &str| search(&index, query, 10.0).into_iter().map(|(d, _)| d).collect::<Vec<_>>();
+        // "me" and "can" are filler: the food order only.
+        assert_eq!(order("Can you order me food"), [3]);
+        // "to-do" (a whole identifier in the query) meets the word `todo`; "to do"
+        // (joined) does too, and a word meets a whole identifier (`todoitems`).
+        assert_eq!(order("my to-do list"), [1]);
+        assert_eq!(order("to do items"), [2, 1]);
+        assert_eq!(order("todoitems"), [2]);
+        // At the compound weight: "todo" matches the name `todo` as a word (1) and its
+        // stem (0.5), a joined "to do" as a word at a quarter.
+        let (word, joined) = (search(&index, "todo", 10.0)[0], search(&index, "to do", 10.0)[0]);
+        assert_eq!(joined.0, 1);
+        assert!((joined.1 / word.1 - 0.25 / 1.5).abs() < 1e-6, "{joined:?} {word:?}");
+        let apart =
+            FieldedConfig { whole_meets_word: false, query_analyzer: AnalyzerConfig::FULL, ..FieldedConfig::DEFAULT };
+        let apart = self::index(apart, &docs);
+        assert_eq!(search(&apart, "to-do to do todoitems", 10.0), vec![]);
     }
 
     #[test]

@@ -51,7 +51,9 @@
 mod analyze;
 mod bm25;
 mod catalog;
+pub mod embedding;
 pub mod fielded;
+pub mod hybrid;
 mod params;
 pub mod pool;
 mod rank;
@@ -63,7 +65,9 @@ pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};
 pub(crate) use bm25::hash_units;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
 pub use catalog::{Catalog, CatalogBuilder, CatalogError, Ranking};
+pub use embedding::BuiltinModel;
 pub use fielded::{FieldedConfig, FieldedIndex};
+pub use hybrid::{HybridConfig, VectorSource};
 pub use params::ParamTable;
 pub use pool::{IdKey, PoolEntry, PoolError, PoolSlot, Slot, ToolPool};
 pub use rank::{

@@ -16,9 +16,11 @@ use std::cmp::Ordering;
 use crate::js::{contains_units, js_slice_bounds, round_score, to_lower_utf16, JsString};
 
 use super::bm25::DocId;
-use super::catalog::Catalog;
+use super::catalog::{Catalog, Ranking};
 use super::fielded::FieldedIndex;
+use super::hybrid::{self, QueryVector, VectorSource};
 use super::tokenize::for_each_token;
+use super::BuiltinModel;
 
 /// Descriptions longer than this many UTF-16 units are truncated.
 pub const MAX_DESCRIPTION_LEN: usize = 150;
@@ -98,8 +100,17 @@ impl Catalog {
     /// semantics, so any JS number works), boosted by name matches and
     /// stably sorted by score, highest first.
     pub fn rank(&self, query: &[u16], limit: f64) -> Vec<Candidate> {
+        self.rank_with_vector(query, None, limit)
+    }
+
+    /// [`rank`](Self::rank), with the question's vector for a `'hybrid'`
+    /// catalog whose vectors are made elsewhere (ignored by the others).
+    pub fn rank_with_vector(&self, query: &[u16], query_vector: Option<&[f32]>, limit: f64) -> Vec<Candidate> {
         if self.is_empty() {
             return Vec::new();
+        }
+        if let Ranking::Hybrid(config) = self.ranking() {
+            return rank_hybrid(self, &config, query, query_vector, limit);
         }
         if let Some(fielded) = self.fielded_index() {
             return rank_fielded(fielded, query, limit);
@@ -161,6 +172,31 @@ fn rank_fielded(index: &FieldedIndex, query: &[u16], limit: f64) -> Vec<Candidat
     index.search(query, limit).into_iter().map(|hit| Candidate { doc: hit.doc, score: hit.score }).collect()
 }
 
+/// [`Catalog::rank`] for the `'hybrid'` ranking, out of line as `'fielded'`'s is.
+#[inline(never)]
+fn rank_hybrid(
+    catalog: &Catalog,
+    config: &hybrid::HybridConfig,
+    query: &[u16],
+    query_vector: Option<&[f32]>,
+    limit: f64,
+) -> Vec<Candidate> {
+    let Some(fielded) = catalog.fielded_index() else {
+        return Vec::new();
+    };
+    let builtin = BuiltinModel::current().filter(|_| config.vectors == VectorSource::BuiltIn);
+    let model = builtin.as_deref().and_then(|builtin| builtin.get().ok());
+    let query_vector = match (query_vector, model) {
+        (Some(vector), _) => QueryVector::Given(vector),
+        (None, Some(model)) => QueryVector::Model(model),
+        (None, None) => QueryVector::None,
+    };
+    hybrid::search(config, fielded, catalog.tool_vectors(), query, query_vector, limit)
+        .into_iter()
+        .map(|hit| Candidate { doc: hit.doc, score: hit.score })
+        .collect()
+}
+
 /// JS `array.sort((a, b) => b.score - a.score)`: stable, highest first.
 /// (Scores are never NaN here; V8 would treat a NaN difference as "equal".)
 fn sort_by_score_desc<T>(items: &mut [T], score: impl Fn(&T) -> f64) {
@@ -206,7 +242,18 @@ pub struct SearchWalk {
 impl SearchWalk {
     /// Ranks `query` and prepares the walk.
     pub fn new(catalog: &Catalog, query: &[u16], options: &SearchOptions) -> SearchWalk {
-        let candidates = catalog.rank(query, options.bm25_limit(catalog));
+        SearchWalk::with_vector(catalog, query, None, options)
+    }
+
+    /// [`new`](Self::new), with the question's vector for a `'hybrid'`
+    /// catalog whose vectors are made elsewhere.
+    pub fn with_vector(
+        catalog: &Catalog,
+        query: &[u16],
+        query_vector: Option<&[f32]>,
+        options: &SearchOptions,
+    ) -> SearchWalk {
+        let candidates = catalog.rank_with_vector(query, query_vector, options.bm25_limit(catalog));
         SearchWalk::from_candidates(candidates, options)
     }
 

@@ -350,11 +350,12 @@ fn ranking_names_round_trip() {
     for ranking in Ranking::ALL {
         assert_eq!(Ranking::from_name(&js(ranking.name())), Some(ranking));
     }
-    assert_eq!(Ranking::ALL.map(Ranking::name), ["reference", "fielded"]);
+    assert_eq!(Ranking::ALL.map(Ranking::name), ["reference", "fielded", "hybrid"]);
     assert_eq!(Ranking::from_name(&js("Fielded")), None);
     assert_eq!(Ranking::from_name(&js("")), None);
     assert!(!Ranking::Reference.reads_parameters());
     assert!(Ranking::FIELDED.reads_parameters());
+    assert!(Ranking::HYBRID.reads_parameters());
 }
 
 #[test]

@@ -2,7 +2,7 @@
 //! accepts, and how the host release applies them.
 
 use crate::releases::Behaviours;
-use crate::search::{Ranking, SearchOptions};
+use crate::search::{Ranking, SearchOptions, VectorSource};
 
 use super::given::{Given, Refused};
 use crate::protocol::tool_search::{self as protocol, defaults};
@@ -66,6 +66,9 @@ pub struct GivenOptions {
     pub include_resolved_tools: Given,
     pub inject_catalog: Given,
     pub ranking: Given,
+    /// `options.search?.embedder`, and its `doEmbed` (`embedder?.doEmbed`).
+    pub embedder: Given,
+    pub embedder_do_embed: Given,
 }
 
 impl Default for GivenOptions {
@@ -82,6 +85,8 @@ impl Default for GivenOptions {
             include_resolved_tools: Given::Undefined,
             inject_catalog: Given::Undefined,
             ranking: Given::Undefined,
+            embedder: Given::Undefined,
+            embedder_do_embed: Given::Undefined,
         }
     }
 }
@@ -121,6 +126,18 @@ impl Options {
             Given::String(name) => Ranking::from_name(name)
                 .ok_or_else(|| refuse("options.search.ranking", RANKING_NAMES, &given.ranking))?,
             other => return Err(refuse("options.search.ranking", RANKING_NAMES, other)),
+        };
+        // An embedding model of the user's (an AI SDK `EmbeddingModel`) makes
+        // the 'hybrid' ranking's vectors in place of the built-in model.
+        let ranking = match (&given.embedder, &given.embedder_do_embed, ranking) {
+            (embedder, _, ranking) if embedder.is_nullish() => ranking,
+            (Given::Object { is_array: false }, Given::Function, ranking @ Ranking::Hybrid(_)) => {
+                ranking.with_vectors(VectorSource::Given)
+            }
+            (Given::Object { is_array: false }, Given::Function, _) => {
+                return Err(refuse("options.search.ranking", "'hybrid' with options.search.embedder", &given.ranking))
+            }
+            (embedder, _, _) => return Err(refuse("options.search.embedder", EMBEDDER, embedder)),
         };
         let has_filter = match &given.filter {
             value if !value.is_truthy() => false,
@@ -172,8 +189,10 @@ impl Options {
 }
 
 const STORAGE_NAMES: &str = "'in-memory' or 'context'";
+/// What `options.search.embedder` must be.
+const EMBEDDER: &str = "an AI SDK embedding model (an object with a doEmbed function)";
 /// [`Ranking::ALL`]'s names, as a refusal lists them (a test keeps them in step).
-const RANKING_NAMES: &str = "'reference' or 'fielded'";
+const RANKING_NAMES: &str = "'reference' or 'fielded' or 'hybrid'";
 
 #[cfg(test)]
 mod tests {
@@ -218,6 +237,8 @@ mod tests {
             include_resolved_tools: Given::Boolean(true),
             inject_catalog: Given::Boolean(true),
             ranking: Given::String(JsString::from("fielded")),
+            embedder: Given::Undefined,
+            embedder_do_embed: Given::Undefined,
         };
         let options = Options::from_given(&given, &host()).unwrap();
         assert_eq!(options.ranking, Ranking::FIELDED);
@@ -230,6 +251,38 @@ mod tests {
         for falsy in [Given::Boolean(false), Given::Number(0.0), Given::String(JsString::from(""))] {
             let given = GivenOptions { filter: falsy, ..GivenOptions::default() };
             assert!(!Options::from_given(&given, &host()).unwrap().search.has_filter);
+        }
+    }
+
+    #[test]
+    fn an_embedder_makes_hybrid_vectors_given_and_is_refused_otherwise() {
+        let apply = |ranking: &str, embedder: Given, do_embed: Given| {
+            let given = GivenOptions {
+                ranking: Given::String(JsString::from(ranking)),
+                embedder,
+                embedder_do_embed: do_embed,
+                ..GivenOptions::default()
+            };
+            Options::from_given(&given, &host()).map(|o| o.ranking).map_err(|e| e.to_string())
+        };
+        let model = || Given::Object { is_array: false };
+        assert_eq!(apply("hybrid", Given::Undefined, Given::Undefined), Ok(Ranking::HYBRID));
+        assert_eq!(apply("hybrid", model(), Given::Function), Ok(Ranking::HYBRID.with_vectors(VectorSource::Given)));
+        assert_eq!(apply("fielded", Given::Null, Given::Undefined), Ok(Ranking::FIELDED));
+        assert_eq!(
+            apply("fielded", model(), Given::Function),
+            Err("options.search.ranking must be 'hybrid' with options.search.embedder, got the string \"fielded\""
+                .into())
+        );
+        for (embedder, do_embed, shown) in [
+            (model(), Given::Undefined, "an object"),
+            (Given::Function, Given::Function, "a function"),
+            (Given::String(JsString::from("openai")), Given::Undefined, "the string \"openai\""),
+        ] {
+            assert_eq!(
+                apply("hybrid", embedder, do_embed),
+                Err(format!("options.search.embedder must be {EMBEDDER}, got {shown}"))
+            );
         }
     }
 
@@ -267,11 +320,11 @@ mod tests {
         );
         assert_eq!(
             refused(GivenOptions { ranking: text("bm25"), ..GivenOptions::default() }),
-            "options.search.ranking must be 'reference' or 'fielded', got the string \"bm25\""
+            "options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got the string \"bm25\""
         );
         assert_eq!(
             refused(GivenOptions { ranking: Given::Boolean(true), ..GivenOptions::default() }),
-            "options.search.ranking must be 'reference' or 'fielded', got the boolean true"
+            "options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got the boolean true"
         );
     }
 

@@ -1,0 +1,247 @@
+// ToolSearchProcessor `search.ranking: 'hybrid'`: the 'fielded' score plus the
+// semantic similarity of question and tool (src/search/hybrid.rs), with the
+// built-in model (the model package, models/potion-base-2m/) or with
+// `search.embedder`, an AI SDK embedding model of the user's. Tests use a
+// local embedder: the built-in model behind the AI SDK's interface
+// (scripts/retrieval.mjs), or fakes; never the network.
+
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
+
+import { z } from 'zod'
+
+import { loadRelease } from './helpers/releases.mjs'
+import { builtinEmbeddingModel } from '../scripts/retrieval.mjs'
+
+const require = createRequire(import.meta.url)
+const { toolVectorsReady } = require('../lib/tool-search.js')
+const { WARNING_TYPE } = require('../lib/embedder.js')
+
+const FOUND = (n) => `Found ${n} tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.`
+const execute = async () => ({})
+
+/** Warnings of ours raised while `run` runs (and a turn after). */
+async function warningsDuring(run) {
+  const warnings = []
+  const listener = (warning) => warning.name === WARNING_TYPE && warnings.push(warning.message)
+  process.on('warning', listener)
+  try {
+    await run()
+    await new Promise((resolve) => setImmediate(resolve))
+  } finally {
+    process.off('warning', listener)
+  }
+  return warnings
+}
+
+for (const version of ['1.59.0', '1.71.0']) {
+  const release = await loadRelease(version)
+  const { ToolSearchProcessor } = release.ours
+  const { createTool } = await release.importCore('tools')
+  const { RequestContext } = await release.importCore('request-context')
+
+  /** Tools a question can mean without naming: a therapist for a psychologist, a sort for "smallest to largest". */
+  function catalog() {
+    const tool = (id, description, inputSchema) => createTool({ id, description, inputSchema, execute })
+    return {
+      find_therapist: tool(
+        'find_therapist',
+        'Finds a licensed therapist for counselling sessions near a location.',
+        z.object({ location: z.string().describe('City and state') }),
+      ),
+      sort_numbers: tool(
+        'sort_numbers',
+        'Sorts a list of numbers in ascending or descending order.',
+        z.object({ numbers: z.array(z.number()).describe('The numbers to sort') }),
+      ),
+      get_current_weather: tool(
+        'get_current_weather',
+        'Get the current weather in a given location.',
+        z.object({ location: z.string().describe('The city and state') }),
+      ),
+      send_email: tool('send_email', 'Send an email message to a recipient.', z.object({ to: z.string().describe('Recipient address') })),
+      translate_text: tool('translate_text', 'Translate text from a source language to a target language.', z.object({ text: z.string() })),
+    }
+  }
+  const DESCRIPTIONS = Object.fromEntries(Object.values(catalog()).map((tool) => [tool.id, tool.description]))
+
+  function stepArgs(tools, requestContext, messageList = { addSystem() {}, get: { all: { db: () => [] } } }) {
+    return { messages: [], messageList, tools, requestContext, state: {}, stepNumber: 0, steps: [], abort() {} }
+  }
+
+  /** `search_tools` of a processor's first step. */
+  async function searchTool(processor) {
+    const requestContext = new RequestContext()
+    const { tools } = await processor.processInputStep(stepArgs({}, requestContext))
+    return (query) => tools.search_tools.execute({ query }, { requestContext })
+  }
+
+  function found(pairs) {
+    return { results: pairs.map(([name, score]) => ({ name, description: DESCRIPTIONS[name], score })), message: FOUND(pairs.length) }
+  }
+
+  /** Questions that share no word, or hardly one, with the tool they mean. */
+  const QUESTIONS = [
+    'I would like to see a psychologist in Boston',
+    'put these values arranged from smallest to largest',
+    'Can you help me convert this sentence from English to French?',
+    'is it raining in Paris right now',
+  ]
+
+  describe(`${version}: search.ranking 'hybrid' with the built-in model`, () => {
+    test('finds by meaning what no word finds, exactly so', async () => {
+      const fielded = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded' } }))
+      const hybrid = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid' } }))
+      const expected = [
+        [['find_therapist', 6.1]],
+        [
+          ['sort_numbers', 8.59],
+          ['translate_text', 0.94],
+        ],
+        [['translate_text', 7.57]],
+        [['get_current_weather', 7.25]],
+      ]
+      for (const [i, query] of QUESTIONS.entries()) assert.deepEqual(await hybrid(query), found(expected[i]), query)
+      // 'fielded' finds two of them by a word that is not the point ("from").
+      assert.deepEqual(
+        await Promise.all(QUESTIONS.map(async (q) => (await fielded(q)).results.map((r) => r.name))),
+        [[], ['translate_text'], ['translate_text'], []],
+      )
+      // A word match still counts; a question about nothing here finds nothing.
+      assert.deepEqual(await hybrid('weather'), found([['get_current_weather', 11.36]]))
+      assert.deepEqual(await hybrid('zebra'), { results: [], message: 'No tools found matching "zebra". Try different keywords.' })
+    })
+
+    test('topK, minScore, autoLoad and the filter hook work as with the other rankings', async () => {
+      const query = QUESTIONS[1]
+      const withOptions = (search, more = {}) =>
+        searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', ...search }, ...more }))
+      assert.deepEqual(await (await withOptions({ topK: 1 }))(query), found([['sort_numbers', 8.59]]))
+      assert.deepEqual(await (await withOptions({ minScore: 1 }))(query), found([['sort_numbers', 8.59]]))
+      const asked = []
+      const filter = ({ toolName, phase }) => {
+        asked.push([toolName, phase])
+        return toolName !== 'sort_numbers'
+      }
+      assert.deepEqual(await (await withOptions({}, { filter }))(query), found([['translate_text', 0.94]]))
+      assert.deepEqual(asked, [
+        ['sort_numbers', 'search'],
+        ['translate_text', 'search'],
+      ])
+      const loaded = await (await withOptions({ autoLoad: true, topK: 1 }))(query)
+      assert.deepEqual(loaded.results, found([['sort_numbers', 8.59]]).results)
+      assert.match(loaded.message, /^Found and loaded 1 tool\(s\): sort_numbers\./)
+    })
+
+    if (version === '1.71.0') {
+      test('injectCatalog lists the catalog as with the other rankings', async () => {
+        const systemMessages = async (ranking) => {
+          const added = []
+          const messageList = { addSystem: (m) => added.push(m), get: { all: { db: () => [] } } }
+          const processor = new ToolSearchProcessor({ tools: catalog(), injectCatalog: true, search: { ranking } })
+          await processor.processInputStep(stepArgs({}, new RequestContext(), messageList))
+          return added
+        }
+        const hybrid = await systemMessages('hybrid')
+        assert.equal(hybrid.length, 2)
+        assert.match(hybrid[1], /find_therapist/)
+        assert.deepEqual(hybrid, await systemMessages('fielded'))
+      })
+    }
+
+    test('tools resolved per step (includeResolvedTools) are embedded too', async () => {
+      const { find_therapist, ...rest } = catalog()
+      const processor = new ToolSearchProcessor({ tools: rest, includeResolvedTools: true, search: { ranking: 'hybrid' } })
+      const requestContext = new RequestContext()
+      const { tools } = await processor.processInputStep(stepArgs({ find_therapist }, requestContext))
+      const { results } = await tools.search_tools.execute({ query: QUESTIONS[0] }, { requestContext })
+      assert.deepEqual(results, found([['find_therapist', 6.1]]).results)
+    })
+  })
+
+  describe(`${version}: search.ranking 'hybrid' with search.embedder`, () => {
+    test("the tools' texts are embedded in batches, once per text, and each question; the ranking is the built-in model's", async () => {
+      const embedder = builtinEmbeddingModel({ maxEmbeddingsPerCall: 2 })
+      const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } })
+      await toolVectorsReady(processor)
+      // Five texts, two a call.
+      assert.deepEqual(embedder.calls.map((values) => values.length), [2, 2, 1])
+      assert.equal(embedder.calls[0][0], 'find therapist. Finds a licensed therapist for counselling sessions near a location.. location City and state')
+      const search = await searchTool(processor)
+      const builtIn = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid' } }))
+      for (const query of QUESTIONS) assert.deepEqual(await search(query), await builtIn(query), query)
+      assert.deepEqual(embedder.calls.slice(3), QUESTIONS.map((q) => [q]))
+      // Another processor over the same tools and model embeds only its questions.
+      const again = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } })
+      await toolVectorsReady(again)
+      assert.equal(embedder.calls.length, 3 + QUESTIONS.length)
+    })
+
+    test('until the vectors are in, the lexical ranking answers', async () => {
+      const inner = builtinEmbeddingModel()
+      let release
+      const gate = new Promise((resolve) => (release = resolve))
+      const embedder = { ...inner, doEmbed: async (options) => (await gate, inner.doEmbed(options)) }
+      const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } })
+      const search = await searchTool(processor)
+      const fielded = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded' } }))
+      for (const query of [...QUESTIONS, 'weather']) assert.deepEqual(await search(query), await fielded(query), query)
+      release()
+      await toolVectorsReady(processor)
+      assert.deepEqual(await search(QUESTIONS[0]), found([['find_therapist', 6.1]]))
+    })
+
+    test('a failing model: lexical answers and one warning, never a failed search', async () => {
+      const fielded = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded' } }))
+      const failing = { doEmbed: async () => Promise.reject(new Error('quota exceeded')) }
+      const warnings = await warningsDuring(async () => {
+        const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: failing } })
+        await toolVectorsReady(processor)
+        const search = await searchTool(processor)
+        for (const query of [...QUESTIONS, 'weather']) assert.deepEqual(await search(query), await fielded(query), query)
+      })
+      assert.equal(warnings.length, 1)
+      assert.match(warnings[0], /^ToolSearchProcessor: search\.embedder failed \(quota exceeded\)/)
+
+      // Tools embedded, then the questions fail: the same, one warning.
+      const inner = builtinEmbeddingModel()
+      const flaky = { doEmbed: async (options) => (options.values.length > 1 ? inner.doEmbed(options) : Promise.reject(new Error('timeout'))) }
+      const later = await warningsDuring(async () => {
+        const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: flaky } })
+        await toolVectorsReady(processor)
+        const search = await searchTool(processor)
+        for (const query of QUESTIONS) assert.deepEqual(await search(query), await fielded(query), query)
+      })
+      assert.deepEqual(later.length, 1)
+      assert.match(later[0], /\(timeout\)/)
+
+      // Answers of the wrong shape count as failures.
+      const wrong = await warningsDuring(async () => {
+        const processor = new ToolSearchProcessor({
+          tools: catalog(),
+          search: { ranking: 'hybrid', embedder: { doEmbed: async () => ({ embeddings: [[1, 2]] }) } },
+        })
+        await toolVectorsReady(processor)
+      })
+      assert.deepEqual(wrong, ['ToolSearchProcessor: search.embedder failed (doEmbed gave 1 embeddings for 5 values); search_tools ranks without it, as \'fielded\', while it fails. Said once.'])
+    })
+
+    describe('bad input is a TypeError naming the option', () => {
+      const model = builtinEmbeddingModel()
+      for (const [label, search, message] of [
+        ['an embedder that is a string', { ranking: 'hybrid', embedder: 'openai/text-embedding-3-small' }, 'options.search.embedder must be an AI SDK embedding model (an object with a doEmbed function), got the string "openai/text-embedding-3-small"'],
+        ['an embedder without doEmbed', { ranking: 'hybrid', embedder: { modelId: 'x' } }, 'options.search.embedder must be an AI SDK embedding model (an object with a doEmbed function), got an object'],
+        ['an embedder with another ranking', { ranking: 'fielded', embedder: model }, "options.search.ranking must be 'hybrid' with options.search.embedder, got the string \"fielded\""],
+        ['an embedder with the default ranking', { embedder: model }, "options.search.ranking must be 'hybrid' with options.search.embedder, got undefined"],
+      ]) {
+        test(label, () => {
+          assert.throws(
+            () => new ToolSearchProcessor({ tools: catalog(), search }),
+            (error) => error instanceof TypeError && error.message === `ToolSearchProcessor: ${message}`,
+          )
+        })
+      }
+    })
+  })
+}
