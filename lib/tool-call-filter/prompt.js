@@ -56,9 +56,12 @@ function definePromptToolCallFilter(preservedResults) {
       const scratch = takeScratch()
       try {
         const ids = new CallIds()
-        writePrompt(scratch, prompt, names, ids, withOutputs)
+        // Read first, as the reference reads it before the prompt.
+        const recorded = this.#usesHistory ? state[HISTORY_KEY] : undefined
+        // A release that turns every removed result into text never reads its `providerOptions`.
+        writePrompt(scratch, prompt, names, ids, withOutputs && !everyResult, keptByHistory(recorded))
         const tape = scratch.tape.finish()
-        const history = this.#usesHistory ? recordedHistory(state, ids) : undefined
+        const history = this.#usesHistory ? recordedHistory(recorded, ids) : undefined
         const ask = [withOutputs, steps, everyResult, excludeLength, tape, history]
         let answer = askPrompt(scratch, ask, undefined)
         if (answer[0] === 1) state[HISTORY_KEY] = ids.set
@@ -121,14 +124,29 @@ function askOutputs(scratch, ask, token, outputs) {
  * For each interned call id, whether the request's recorded history has it;
  * `undefined` when nothing is recorded yet.
  */
-function recordedHistory(state, ids) {
-  const recorded = state[HISTORY_KEY]
+function recordedHistory(recorded, ids) {
   if (recorded === undefined || recorded === null) return undefined
   return Int32Array.from(ids.values, (id) => (recorded.has(id) ? 1 : 0))
 }
 
-/** Writes the prompt tape. Bad shapes throw where the reference's walk throws a `TypeError`. */
-function writePrompt(scratch, prompt, names, ids, withOutputs) {
+/**
+ * The request's recorded history, where it says which parts are kept: a part
+ * with an id it does not hold is the run's own, kept whatever its name
+ * (without `filterAfterToolSteps`, once a call of the request recorded it).
+ * The reference reads neither the `toolName` nor the `providerOptions` of a
+ * kept part, so neither is read here. `null` where the parts kept are known
+ * only to the native side (then both are read, of every tool part).
+ */
+function keptByHistory(recorded) {
+  return recorded instanceof Set ? recorded : null
+}
+
+/**
+ * Writes the prompt tape. Bad shapes throw where the reference's walk throws
+ * a `TypeError`. A part's `toolName` is read only where the part may go, and
+ * a result's `providerOptions` only where it goes (see `keptByHistory`).
+ */
+function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
   if (!Array.isArray(prompt)) {
     throw new TypeError(`ToolCallFilter: expected the prompt to be an array of messages, got ${describe(prompt)}`)
   }
@@ -175,8 +193,13 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       const id = part.toolCallId
       let code = isCall ? TAPE.toolCall : TAPE.toolResult
       if (id) code += callIdField(ids.intern(id))
-      if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
-      if (!isCall && withOutputs && hasOwnModelOutput(part)) code |= TAPE.ownOutput
+      if (history !== null && id && !history.has(id)) {
+        data[n++] = code
+        continue
+      }
+      const excluded = names !== null && names.has(part.toolName)
+      if (excluded) code |= TAPE.excluded
+      if (!isCall && readsOwnOutputs && (names === null || excluded) && hasOwnModelOutput(part)) code |= TAPE.ownOutput
       data[n++] = code
     }
   }
