@@ -4,8 +4,9 @@
 // the release's own filter and by ours; ours reads no property the release
 // does not read on that call. With `filterAfterToolSteps` of one step or more
 // ours also reads the `toolName` and `providerOptions` of the kept steps'
-// parts, which the release does not (README, "Differences"): those, and only
-// those, are allowed there. The order of the reads is not compared: the
+// parts, and with `preserveModelOutput` the `providerOptions` of results that
+// stay, which the release does not (README, "Differences"): those, and only
+// those, are allowed. The order of the reads is not compared: the
 // release walks the prompt once per question, ours once.
 
 import { describe, test } from 'node:test'
@@ -72,7 +73,8 @@ function genOptions(rng) {
   return options
 }
 
-const DOCUMENTED = /\.content\.\d+\.(toolName|providerOptions)(\.|$)/
+const KEPT_STEPS = /\.content\.\d+\.(toolName|providerOptions)(\.|$)/
+const RESULT_OPTIONS = /\.content\.\d+\.providerOptions(\.|$)/
 
 for (const version of releasesWithFilterStage('prompt')) {
   describe(`${version}: ToolCallFilter reads no prompt property the release does not`, () => {
@@ -101,7 +103,8 @@ for (const version of releasesWithFilterStage('prompt')) {
         }
         const ref = await run(reference.ToolCallFilter)
         const got = await run(ours.ToolCallFilter)
-        const allowed = (read) => options.filterAfterToolSteps >= 1 && DOCUMENTED.test(read)
+        const allowed = (read) =>
+          (options.filterAfterToolSteps >= 1 && KEPT_STEPS.test(read)) || (options.preserveModelOutput && RESULT_OPTIONS.test(read))
         for (const call of [0, 1]) {
           const extra = [...got[call]].filter((read) => !ref[call].has(read) && !allowed(read))
           if (extra.length) failures.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1}: ours read ${extra.slice(0, 6).join(', ')}`)

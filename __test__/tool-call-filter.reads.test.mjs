@@ -6,9 +6,13 @@
 
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
+import { createRequire } from 'node:module'
 
 import { settle, assertSameOutcome } from './helpers/tool-call-filter-harness.mjs'
 import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
+
+const require = createRequire(import.meta.url)
+const { releaseBehaviours, PreservedResultsRule } = require('../lib/native.js')
 
 /** Whether the poisoned getters throw: only while a filter runs, not while the outcomes are compared. */
 const armed = { now: false }
@@ -75,7 +79,11 @@ for (const version of releasesWithFilterStage('prompt')) {
       assert.deepEqual(got.log, ref.log)
     })
 
-    test('preserveModelOutput: no providerOptions read of a result that is kept', async () => {
+    // A release that reads them (1.71+) reads those of each result whose id goes, which can
+    // hang on a later part of another name: ours reads those of every result that may go
+    // (README, "Differences").
+    const readsProviderOptions = releaseBehaviours(version).preservedResults !== PreservedResultsRule.Every
+    test('preserveModelOutput: no providerOptions read of a result that is kept', { skip: readsProviderOptions }, async () => {
       const { reference, ours } = await loadRelease(version)
       for (const options of [{ exclude: ['search'], preserveModelOutput: true }, { exclude: ['search'], preserveModelOutput: true, filterAfterToolSteps: 0 }]) {
         const run = async (Filter) => {

@@ -143,8 +143,8 @@ function keptByHistory(recorded) {
 
 /**
  * Writes the prompt tape. Bad shapes throw where the reference's walk throws
- * a `TypeError`. A part's `toolName` is read only where the part may go, and
- * a result's `providerOptions` only where it goes (see `keptByHistory`).
+ * a `TypeError`. A part's `toolName` and a result's `providerOptions` are
+ * read only where the part may go (see `keptByHistory`).
  */
 function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
   if (!Array.isArray(prompt)) {
@@ -199,7 +199,8 @@ function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
       }
       const excluded = names !== null && names.has(part.toolName)
       if (excluded) code |= TAPE.excluded
-      if (!isCall && readsOwnOutputs && (names === null || excluded) && hasOwnModelOutput(part)) code |= TAPE.ownOutput
+      // Read of every result that may go: whether its id goes can hang on a later part of another name.
+      if (!isCall && readsOwnOutputs && hasOwnModelOutput(part)) code |= TAPE.ownOutput
       data[n++] = code
     }
   }
