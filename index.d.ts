@@ -70,9 +70,32 @@ export interface ToolSearchEmbedder {
 }
 
 /**
+ * What `search_tools`' query is. `'words'` is @mastra/core's: keywords,
+ * ranked by `search.ranking`. `'regex'` makes it a regular expression (Rust's
+ * `regex` crate: linear time whatever the pattern, within size limits),
+ * matched case-insensitively (unless it says `(?-i)`) against each tool's
+ * name, description, parameter names and parameter descriptions (the
+ * input schema's top level, read as the `'fielded'` ranking reads it). A
+ * result's score is the sum of the weights of the fields that match (name 3,
+ * description 1, a parameter's name 1, a parameter's description 0.5), so
+ * tools whose name matches come first; ties keep the catalog's order.
+ * `topK`, `minScore` (on these scores), `autoLoad`, the `filter` hook and
+ * `injectCatalog` work as with words; `ranking` has no effect (it is still
+ * checked), and `embedder` is never called. A malformed pattern is answered
+ * with a message saying what is wrong with it, never an error. The instruction,
+ * `search_tools`' description and query, and the injected catalog's header
+ * say it takes a pattern; with `'words'` they are @mastra/core's. Every
+ * supported release honours it; where the addon does not load
+ * (`implementation === 'fallback'`), @mastra/core's own processor ignores it
+ * and takes words.
+ */
+export type ToolSearchSyntax = 'words' | 'regex'
+
+/**
  * The installed release's options, plus every option of the newest supported
  * release, so one project compiles whichever supported release it has, plus
- * this package's own `search.ranking` and `search.embedder`.
+ * this package's own `search.ranking`, `search.embedder`, `search.syntax` and
+ * `filterConcurrency`.
  */
 export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
   /**
@@ -92,7 +115,25 @@ export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
      * warning), `search_tools` ranks as `'fielded'`.
      */
     embedder?: ToolSearchEmbedder
+    /** What `search_tools`' query is (this package only). @default 'words' */
+    syntax?: ToolSearchSyntax
   }
+  /**
+   * How many tools the `filter` hook may be asked about at once (this package
+   * only): a positive integer. With 1, the hook is asked one tool at a time,
+   * as @mastra/core asks it. Above 1, an asynchronous hook (a permission
+   * lookup, say) is asked about the next tools in order, up to this many at a
+   * time, in every phase (`'search'`, `'load'`, `'active'`); the answers are
+   * the same as one at a time, in the same order. A search, or `load_tool`'s
+   * "did you mean" suggestions, may ask about up to this many minus one tools
+   * more than it needs, having asked ahead of the one that ends it; a call
+   * returns only once every hook call it made has settled. A hook that throws
+   * or rejects denies that tool, as always. Any other value is a `TypeError`.
+   * Where the addon does not load (`implementation === 'fallback'`),
+   * @mastra/core's own processor ignores it and asks one at a time.
+   * @default 1
+   */
+  filterConcurrency?: number
 }
 
 /** Lets an agent search a large tool library and load tools on demand. */

@@ -89,7 +89,7 @@ describe('npx mastra-native-processors bench', () => {
     rows.forEach((line, i) => assert.match(line, new RegExp(`^${WORKLOADS[i].replace(/[.()+]/g, '\\$&')} +[\\d.]+ (µs|ms|s) +[\\d.]+ (µs|ms|s) +[\\d.]+x +\\d+$`), line))
     assert.equal(lines[5 + WORKLOADS.length], 'What it means for this catalog:')
     assert.match(result.stdout, /- Startup: building the processor for your 4 tools blocks for /)
-    assert.match(result.stdout, /- agent\.generate: search, load, answer: .* Their hooks take .* is Mastra's own agent loop, the same for both\./)
+    assert.match(result.stdout, /- agent\.generate: search, load, answer: .* Their hooks and meta-tools \(search_tools, load_tool\) take .* is Mastra's own agent loop, the same for both\./)
   })
 
   test('--json gives the same rows for machines', () => {

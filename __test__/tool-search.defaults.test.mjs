@@ -247,10 +247,13 @@ test('the defaults the core applies are the documented ones', () => {
     includeResolvedTools: false,
     injectCatalog: false,
     ranking: 'reference',
+    syntax: 'words',
+    filterConcurrency: 1,
     thread: 'default',
   });
   assert.deepEqual(toolSearchProtocol().storages, ['in-memory', 'context']);
   assert.deepEqual(toolSearchProtocol().rankings, ['reference', 'fielded', 'hybrid']);
+  assert.deepEqual(toolSearchProtocol().syntaxes, ['words', 'regex']);
   assert.deepEqual(toolSearchProtocol().phases, ['search', 'load', 'active']);
 });
 

@@ -3,10 +3,8 @@
 // ToolSearchProcessor against 1.71.0's (what `npm install @mastra/core` gives).
 //
 //   npm run bench                      (node --expose-gc benches/bench.mjs)
-//   npm run bench -- --quick           fewer samples
-//   npm run bench -- --filter search   only rows whose "workload size" contains "search"
-//   npm run bench -- --json            also write benches/results.json
-//   npm run bench -- --chart           also write benches/speedup.svg (the README's chart)
+//   npm run bench -- --help            the options (benches/options.mjs): --only <group>,
+//                                      --filter <text>, --sizes <n,...>, --quick, --json, --chart
 //
 // Each workload runs in a Node process of its own (this script, started again
 // with --workload N), so no row inherits another's heap or allocator state: a
@@ -27,14 +25,31 @@ import { isDeepStrictEqual } from 'node:util'
 
 import { createRequire } from 'node:module'
 
-import { ToolCallFilter as RefPromptToolCallFilter, ToolSearchProcessor as RefToolSearchProcessor } from '@mastra/core/processors'
-import { RequestContext } from '@mastra/core/request-context'
-import { createTool } from '@mastra/core/tools'
-import { ToolCallFilter as RefMessageListToolCallFilter } from 'mastra-core-1.59.0/processors'
-import { z } from 'zod'
-
 import { speedupChart } from './chart.mjs'
-import { ToolCallFilter as OursPromptToolCallFilter, ToolSearchProcessor as OursToolSearchProcessor } from '../index.mjs'
+import { USAGE, groupOf, parseOptions } from './options.mjs'
+
+// ---------------------------------------------------------------------------
+// Command line and settings. Parsed before @mastra/core and the addon load
+// (seconds), so that --help and a usage error answer at once.
+
+const parsed = parseOptions(process.argv.slice(2))
+if (parsed.help) {
+  console.log(USAGE)
+  process.exit(0)
+}
+if (parsed.error) {
+  console.error(`bench: ${parsed.error}\n\n${USAGE}`)
+  process.exit(2)
+}
+const OPTIONS = parsed.options
+
+const { ToolCallFilter: RefPromptToolCallFilter, ToolSearchProcessor: RefToolSearchProcessor } = await import('@mastra/core/processors')
+const { RequestContext } = await import('@mastra/core/request-context')
+const { createTool } = await import('@mastra/core/tools')
+const { ToolCallFilter: RefMessageListToolCallFilter } = await import('mastra-core-1.59.0/processors')
+const { z } = await import('zod')
+const { ToolCallFilter: OursPromptToolCallFilter, ToolSearchProcessor: OursToolSearchProcessor } = await import('../index.mjs')
+const { endToEndWorkloads } = await import('./end-to-end.mjs')
 
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../lib/host.js')
@@ -44,16 +59,12 @@ const { ToolCallFilter: OursMessageListToolCallFilter } = processorsFor(
   hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')),
 )
 
-// ---------------------------------------------------------------------------
-// Command line and settings
-
-const argv = process.argv.slice(2)
-const QUICK = argv.includes('--quick')
-const JSON_OUT = argv.includes('--json')
-const CHART_OUT = argv.includes('--chart')
+const QUICK = OPTIONS.quick
+const JSON_OUT = OPTIONS.json
+const CHART_OUT = OPTIONS.chart
 // Set in the child process that runs one workload (see Main).
-const ONLY_WORKLOAD = argv.includes('--workload') ? Number(argv[argv.indexOf('--workload') + 1]) : undefined
-const FILTER = argv.includes('--filter') ? (argv[argv.indexOf('--filter') + 1] ?? '').toLowerCase() : ''
+const ONLY_WORKLOAD = OPTIONS.workload
+const FILTER = OPTIONS.filter
 
 const SETTINGS = QUICK
   ? { minSamples: 7, minSideMs: 50, sampleMs: 5, warmupMs: 50, capMs: 3_000, maxSamples: 500 }
@@ -948,6 +959,136 @@ function alternating(records) {
   }
 }
 
+// A whole agent.generate, Mastra's processors against ours (benches/end-to-end.mjs).
+WORKLOADS.push(...endToEndWorkloads({ catalogTools, resolvedTools, measure, assertSame, history: OPTIONS.history }))
+
+// ---------------------------------------------------------------------------
+// Opt-in options of ours (issue 22): filterConcurrency and search.syntax 'regex'.
+// Kept in a section of their own, added to WORKLOADS at its end.
+
+/** How long the stand-in permission lookup of the rows below waits. */
+const HOOK_WAIT_MS = 2
+const wait = ms => new Promise(resolve => setTimeout(resolve, ms))
+/** The index `i` of a bench tool's id `<prefix>_<i>_<word>`. */
+const toolIndex = toolName => Number(toolName.split('_')[1])
+
+/**
+ * A filter hook that is I/O, as a permission lookup in a database or an
+ * authorisation service is: it answers after HOOK_WAIT_MS, allowing the tools
+ * `allow` names. Mastra asks it one tool at a time; ours as many at once as
+ * `filterConcurrency` says.
+ */
+const waitingHook = allow => async ({ toolName }) => {
+  await wait(HOOK_WAIT_MS)
+  return allow(toolName)
+}
+
+/**
+ * `search_tools` with a waiting hook that allows 1 tool in 20, so a search
+ * asks it about many tools before it has topK: ours with `filterConcurrency`
+ * against the reference, which asks one at a time. The answers must be equal.
+ */
+function waitingHookSearchWorkload(name, { filterConcurrency, sizes }) {
+  return {
+    name,
+    sizes,
+    async run(size) {
+      const tools = catalogTools(size)
+      const filter = waitingHook(toolName => toolIndex(toolName) % 20 === 0)
+      const requestContext = makeRequestContext()
+      const ctx = { requestContext }
+      const getSearch = async processor =>
+        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const refSearch = await getSearch(new RefToolSearchProcessor({ tools, filter }))
+      const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, filter, filterConcurrency }))
+      for (const query of QUERIES) {
+        assertSame(`${name} ${size} "${query}"`, await refSearch.execute({ query }, ctx), await oursSearch.execute({ query }, ctx))
+      }
+      return measure(
+        name,
+        size,
+        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        { batchMultiple: QUERIES.length },
+      )
+    },
+  }
+}
+
+/**
+ * Patterns for `search: { syntax: 'regex' }`, in rotation: the topics of
+ * QUERIES as a model might write them, one that is exponential for a
+ * backtracking engine on every text it fails on (`(\w+\s?)+!$`: all of
+ * them), and one that matches nothing. `finds`: whether it finds any tool.
+ */
+const PATTERNS = [
+  { pattern: 'weather|forecast', finds: true },
+  { pattern: 'send.*(email|message)', finds: true },
+  { pattern: '^tool_1\\d*_', finds: true },
+  { pattern: 'invoice|payment|customer', finds: true },
+  { pattern: '(\\w+\\s?)+!$', finds: false },
+  { pattern: 'quantum.?flux', finds: false },
+]
+
+/**
+ * `search_tools` taking a pattern. The reference has no such syntax: its
+ * column is its own search of words (QUERIES) over the same tools, what the
+ * model would run without the option. The check is that every pattern compiles
+ * and finds tools or not as PATTERNS says.
+ */
+function regexSearchWorkload(name, { sizes }) {
+  return {
+    name,
+    sizes,
+    async run(size) {
+      const tools = catalogTools(size)
+      const requestContext = makeRequestContext()
+      const ctx = { requestContext }
+      const getSearch = async processor =>
+        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const refSearch = await getSearch(new RefToolSearchProcessor({ tools }))
+      const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, search: { syntax: 'regex' } }))
+      for (const { pattern, finds } of PATTERNS) {
+        const { results, message } = await oursSearch.execute({ query: pattern }, ctx)
+        assertSame(`${name} ${size} /${pattern}/ (compiles, finds tools)`, [true, finds], [!message.startsWith('Invalid'), results.length > 0])
+      }
+      return measure(
+        name,
+        size,
+        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        k => oursSearch.execute({ query: PATTERNS[k % PATTERNS.length].pattern }, ctx),
+        { batchMultiple: QUERIES.length },
+      )
+    },
+  }
+}
+
+const OPT_IN_WORKLOADS = [
+  // Every step asks the hook about every tool (the 'search' phase), one at a
+  // time in the reference: 1,000 x 2 ms. The reference's time is the same in
+  // both rows (it ignores filterConcurrency); each row measures it anew.
+  ...[1, 32].map(filterConcurrency =>
+    stepWorkload(`processInputStep injectCatalog + hook waiting ${HOOK_WAIT_MS} ms, filterConcurrency ${filterConcurrency}`, {
+      sizes: [1_000],
+      options: size => ({
+        tools: catalogTools(size),
+        injectCatalog: true,
+        filter: waitingHook(toolName => !toolName.endsWith('7')),
+        filterConcurrency,
+      }),
+      stepTools: () => ({}),
+    }),
+  ),
+  ...[1, 32].map(filterConcurrency =>
+    waitingHookSearchWorkload(`search_tools + hook waiting ${HOOK_WAIT_MS} ms allowing 1 in 20, filterConcurrency ${filterConcurrency}`, {
+      filterConcurrency,
+      sizes: [10_000],
+    }),
+  ),
+  regexSearchWorkload("search_tools, syntax 'regex' (reference: words)", { sizes: [1_000, 10_000] }),
+]
+WORKLOADS.push(...OPT_IN_WORKLOADS)
+
 // ---------------------------------------------------------------------------
 // Table output
 
@@ -980,17 +1121,29 @@ function row(cells) {
 // ---------------------------------------------------------------------------
 // Main
 
-/** Whether `workload` has a row at `size` that the --filter keeps. */
-const selected = (workload, size) => !FILTER || `${workload.name} ${size}`.toLowerCase().includes(FILTER)
+/** Whether `workload` has a row at `size` that --only and --filter keep. */
+const selected = (workload, size) =>
+  (!OPTIONS.only || OPTIONS.only.includes(groupOf(workload))) && (!FILTER || `${workload.name} ${size}`.toLowerCase().includes(FILTER))
+const sizesOf = workload => OPTIONS.sizes ?? workload.sizes ?? SIZES
+/** Every row this run times, in order: `{ index, workload, size }`. */
+const PLAN = WORKLOADS.flatMap((workload, index) => sizesOf(workload).filter(size => selected(workload, size)).map(size => ({ index, workload, size })))
 const RESULT_PREFIX = 'bench-result '
 
 if (ONLY_WORKLOAD !== undefined) {
-  // A child: run one workload's rows and hand each result to the parent.
+  // A child: run one workload's rows and hand each result to the parent;
+  // progress on stderr, which it shares with the parent.
   const workload = WORKLOADS[ONLY_WORKLOAD]
-  for (const size of workload.sizes ?? SIZES) {
-    if (selected(workload, size)) console.log(RESULT_PREFIX + JSON.stringify(await workload.run(size)))
+  for (const size of sizesOf(workload)) {
+    if (!selected(workload, size)) continue
+    const n = PLAN.findIndex(row => row.index === ONLY_WORKLOAD && row.size === size) + 1
+    process.stderr.write(`bench: row ${n} of ${PLAN.length}: ${workload.name}, ${size.toLocaleString('en-US')} (${groupOf(workload)})\n`)
+    console.log(RESULT_PREFIX + JSON.stringify(await workload.run(size)))
   }
   process.exit(0)
+}
+if (PLAN.length === 0) {
+  console.error(`bench: no row is chosen by ${process.argv.slice(2).join(' ')}`)
+  process.exit(2)
 }
 
 const cpus = os.cpus()
@@ -998,7 +1151,9 @@ console.log(`node ${process.version} (${process.platform} ${process.arch})`)
 console.log(`cpu  ${cpus[0]?.model ?? 'unknown'} x${cpus.length}`)
 console.log(
   `mode ${QUICK ? 'quick' : 'full'}: >= ${SETTINGS.minSamples} alternating samples and >= ${SETTINGS.minSideMs} ms per side` +
+    (OPTIONS.only ? `, only ${OPTIONS.only.join(', ')}` : '') +
     (FILTER ? `, filter "${FILTER}"` : '') +
+    (OPTIONS.sizes ? `, sizes ${OPTIONS.sizes.join(', ')}` : '') +
     (globalThis.gc ? '' : ' (run with --expose-gc for a gc() before each row)'),
 )
 const load = os.loadavg()[0]
@@ -1011,12 +1166,13 @@ console.log(row(COLUMNS.map(c => '-'.repeat(c[1]))))
 
 const results = []
 const benchStart = performance.now()
-const passOn = argv.filter((arg, i) => arg === '--quick' || arg === '--filter' || argv[i - 1] === '--filter')
-for (const [index, workload] of WORKLOADS.entries()) {
-  if (!(workload.sizes ?? SIZES).some(size => selected(workload, size))) continue
+const chosen = [...new Set(PLAN.map(row => row.index))]
+process.stderr.write(`bench: ${PLAN.length} rows of ${chosen.length} workloads, each workload in a process of its own\n`)
+for (const index of chosen) {
+  const workload = WORKLOADS[index]
   const child = spawnSync(
     process.execPath,
-    [...process.execArgv, fileURLToPath(import.meta.url), ...passOn, '--workload', String(index)],
+    [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--workload', String(index)],
     { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
   )
   for (const line of child.stdout.split('\n')) {

@@ -34,8 +34,12 @@ function stepArgs(tools, requestContext, system = []) {
   return { messages: [], messageList, tools, requestContext, state: {}, stepNumber: 0, steps: [], abort() {} }
 }
 
-/** A history of `length` messages in turns that call the catalog's tools, as a prompt and as stored messages. */
-function historyOf(keys, length) {
+/**
+ * A history of `length` messages in turns that call the catalog's tools, as a
+ * prompt, as stored messages and as the messages an `agent.generate` is given
+ * (`conversation`; `npm run bench`'s end-to-end rows use it too).
+ */
+export function historyOf(keys, length) {
   const prompt = []
   const stored = []
   const conversation = []
@@ -72,7 +76,8 @@ function historyOf(keys, length) {
  * Every workload on this catalog: `{ mastra, implementation, fallbackReason,
  * node, tools, history, queries, rows: [{ workload, mastraMs, oursMs, speedup,
  * samples }] }`; the agent requests' rows also say how long the processors'
- * own hooks took of a request (`mastraHooksMs`, `oursHooksMs`).
+ * own work took of a request, their hooks and their meta-tools' executions
+ * (`mastraHooksMs`, `oursHooksMs`).
  */
 export async function benchCatalog(tools, { history, quick }, progress) {
   const mastra = {

@@ -49,7 +49,7 @@ function reading(results) {
     const rest = Math.max(0, request.mastraMs - request.mastraHooksMs)
     said.push(
       `${request.workload}: ${duration(request.mastraMs)} with Mastra's processors, ${duration(request.oursMs)} with ours (${request.speedup.toFixed(2)}x). ` +
-        `Their hooks take ${duration(request.mastraHooksMs)} and ${duration(request.oursHooksMs)} of it; the rest, about ${duration(rest)}, is Mastra's own agent loop, the same for both.`,
+        `Their hooks and meta-tools (search_tools, load_tool) take ${duration(request.mastraHooksMs)} and ${duration(request.oursHooksMs)} of it; the rest, about ${duration(rest)}, is Mastra's own agent loop, the same for both.`,
     )
   }
   said.push(

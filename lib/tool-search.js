@@ -96,11 +96,22 @@ const NONE = Object.freeze([])
 
 /** The meta-tools' schemas, made once with the host's own zod on first use. */
 let schemas
-function metaToolSchemas() {
-  if (schemas) return schemas
+/** `search_tools`' input schemas by the description of their query (one per `search.syntax`). */
+const searchInputs = new Map()
+function metaToolSchemas(queryDescription) {
+  if (schemas === undefined) schemas = makeMetaToolSchemas()
+  let searchInput = searchInputs.get(queryDescription)
+  if (searchInput === undefined) {
+    const { z } = require('zod/v4')
+    searchInput = z.object({ query: z.string().describe(queryDescription) })
+    searchInputs.set(queryDescription, searchInput)
+  }
+  return { ...schemas, searchInput }
+}
+
+function makeMetaToolSchemas() {
   const { z } = require('zod/v4')
-  schemas = {
-    searchInput: z.object({ query: z.string().describe(SCHEMAS.searchQueryDescription) }),
+  return {
     searchOutput: z.object({
       results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
       message: z.string(),
@@ -119,7 +130,6 @@ function metaToolSchemas() {
       alreadyLoaded: z.array(z.string()).optional(),
     }),
   }
-  return schemas
 }
 
 /** A processor's tool pool and native half, for the test hooks below. */
@@ -227,11 +237,13 @@ function defineToolSearchProcessor(host) {
           ranking: search?.ranking,
           embedder: search?.embedder,
           embedderDoEmbed: search?.embedder?.doEmbed,
+          syntax: search?.syntax,
           storage: options.storage,
           ttl: options.ttl,
           filter,
           includeResolvedTools: options.includeResolvedTools,
           injectCatalog: options.injectCatalog,
+          filterConcurrency: options.filterConcurrency,
         },
         host.version,
       )
@@ -277,7 +289,7 @@ function defineToolSearchProcessor(host) {
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
 
-      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas()
+      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas(settings.searchQueryDescription)
       const searchTool = createTool({
         id: SEARCH_TOOLS,
         description: settings.searchDescription,
@@ -300,13 +312,12 @@ function defineToolSearchProcessor(host) {
           } finally {
             giveBackWords(words)
           }
-          const answer = this.#answerer(step, args.requestContext, operation)
-          if (operation.awaitsAsReference) {
+          if (operation.awaitsAsReference && this.#settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = questions(operation, answer)
+            const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await drive(operation, answer)
+            operation = await this.#drive(operation, step, args.requestContext)
           }
           const out = takeWords()
           try {
@@ -325,6 +336,7 @@ function defineToolSearchProcessor(host) {
             execute: async ({ toolName, toolNames }) => {
               this.#built(step.catalog)
               const operation = step.native.load(toolName, toolNames, Date.now())
+              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, args.requestContext)).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
               const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
@@ -538,7 +550,7 @@ function defineToolSearchProcessor(host) {
       if (record === undefined && catalog.message !== undefined) return catalog.message
       const message = step.native.catalogMessage(record)
       if (message instanceof NativeOperation) {
-        const operation = drive(message, this.#answerer(step, requestContext, message, true))
+        const operation = this.#drive(message, step, requestContext, true)
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
       if (record === undefined) catalog.message = message
@@ -558,6 +570,16 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
+     * Runs a native operation to its end (see `drive`): one question at a
+     * time, or with `filterConcurrency` above 1, that many at once.
+     */
+    #drive(operation, step, requestContext, names = false) {
+      const answer = this.#answerer(step, requestContext, operation, names)
+      const concurrency = this.#settings.filterConcurrency
+      return concurrency === 1 ? drive(operation, answer) : driveAhead(operation, answer, concurrency)
+    }
+
+    /**
      * Answers an operation's questions (the protocol's `operation`): asks
      * the hook about a tool, hands over the record, awaits a tick, or says
      * which tool the step's record gives for a name now, and whether the
@@ -566,11 +588,13 @@ function defineToolSearchProcessor(host) {
      * `allowedAsReference`). A listing that `names` its tools hands Rust the
      * name of each tool allowed when it is not the id the tables hold for it
      * (`tool.id || key`, read once the hook answered, as the reference does).
+     * `ticket` is the question's when several are out at once
+     * (`filterConcurrency` above 1; a tick has one like any question).
      */
     #answerer(step, requestContext, operation, names = false) {
       const filter = this.#filter
       const awaits = operation.awaitsAsReference
-      const answer = (question, phase) => {
+      const answer = (question, phase, _operation, ticket) => {
         if (question === OPERATION.tick) return TICKED
         if (question === OPERATION.needRecord) {
           operation.useRecord(step.readRecord())
@@ -580,11 +604,14 @@ function defineToolSearchProcessor(host) {
         const ref = question >> ASK.kindBits
         const isTool = kind === ASK.tool
         const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
-        const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, missing ? operation.questionName : undefined)
+        const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
+        const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name)
         if (tool === undefined) return OPERATION.denied
         const tables = !missing && tool === step.toolFor(ref)
         const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
         if (awaits) {
+          // Several out at once (`driveAhead`): each promise settles to its own code.
+          if (ticket !== undefined) return isToolAllowed(filter, tool, requestContext, phase).then((ok) => (ok ? allowed : OPERATION.denied))
           answer.allowed = allowed
           return isToolAllowed(filter, tool, requestContext, phase)
         }
@@ -592,7 +619,7 @@ function defineToolSearchProcessor(host) {
         // Allowed: as the tool the record gives, named for a listing once the hook answered.
         const as = (code) => {
           if (code !== OPERATION.allowed) return code
-          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, isTool ? ASK.byKey : kind, ref)
+          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, isTool ? ASK.byKey : kind, ref, ticket, name)
           return allowed
         }
         return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
@@ -635,7 +662,7 @@ function defineToolSearchProcessor(host) {
       if (!(active instanceof NativeOperation) && !this.#holds(step, active.words, 2 * active.count, active.missing)) {
         active = step.native.activeOperation()
       }
-      if (active instanceof NativeOperation) active = (await drive(active, this.#answerer(step, requestContext, active))).activeOutput()
+      if (active instanceof NativeOperation) active = (await this.#drive(active, step, requestContext)).activeOutput()
       // The tools, one per name, come first in `words`.
       const { count, words } = active
       const tools = new Array(count)
@@ -1099,6 +1126,94 @@ function drive(operation, answer, given = OPERATION.noVerdict) {
   return operation
 }
 
+const BATCH = OPERATION.batch
+
+/**
+ * Runs a native operation that may ask about several tools at once
+ * (`filterConcurrency` above 1; the protocol's `operation.batch`): Rust
+ * hands out the questions to ask now, the next ones in order, and decides in
+ * order as the answers come. A synchronous answer goes back with the next
+ * call, a promise's when it settles. Gives the operation back, or a promise
+ * of it that settles once every question asked has its answer (no hook call
+ * is left pending, even one Rust no longer needs), rejecting with the first
+ * error thrown (a record value Rust refuses, say).
+ */
+function driveAhead(operation, answer, concurrency) {
+  const phase = operation.phase
+  const room = Math.min(concurrency, BATCH.maxQuestions)
+  const questions = new Int32Array(room * BATCH.entryWords)
+  let answers = new Int32Array(room * BATCH.entryWords)
+  let given = 0
+  let waiting = 0
+  let done = false
+  let failed = false
+  let failure
+  let settle
+
+  const give = (ticket, code) => {
+    if ((given + 1) * BATCH.entryWords > answers.length) {
+      const grown = new Int32Array(answers.length * 2)
+      grown.set(answers)
+      answers = grown
+    }
+    answers[given * BATCH.entryWords + BATCH.ticket] = ticket
+    answers[given * BATCH.entryWords + BATCH.code] = code
+    given++
+  }
+  const fail = (error) => {
+    if (failed) return
+    failed = true
+    failure = error
+  }
+  const pump = () => {
+    try {
+      while (!done && !failed) {
+        const count = operation.exchange(answers, given, questions)
+        given = 0
+        if (count === OPERATION.done) {
+          done = true
+          break
+        }
+        for (let i = 0; i < count; i++) {
+          const at = i * BATCH.entryWords
+          const ticket = questions[at + BATCH.ticket]
+          const verdict = answer(questions[at + BATCH.code], phase, operation, ticket)
+          if (typeof verdict === 'number') give(ticket, verdict)
+          else {
+            waiting++
+            verdict.then(
+              (code) => settled(ticket, code, false),
+              (error) => settled(ticket, error, true),
+            )
+          }
+        }
+        // Nothing to hand back and nothing more to ask: the hook has the rest.
+        if (given === 0 && count < room) break
+      }
+    } catch (error) {
+      fail(error)
+    }
+  }
+  const settled = (ticket, value, rejected) => {
+    waiting--
+    if (rejected) fail(value)
+    else if (!done && !failed) {
+      give(ticket, value)
+      pump()
+    }
+    if (waiting === 0 && (done || failed)) settle()
+  }
+
+  pump()
+  if (waiting === 0) {
+    if (failed) throw failure
+    return operation
+  }
+  return new Promise((resolve, reject) => {
+    settle = () => (failed ? reject(failure) : resolve(operation))
+  })
+}
+
 /**
  * The questions of an operation that awaits as the reference (see
  * `NativeOperation.awaitsAsReference`), answered with `answer` (an
@@ -1141,14 +1256,16 @@ async function isToolAllowed(filter, tool, requestContext, phase) {
  * id (it is listed by its key: the reference's `tool.id || key`); an id of
  * another type is refused, as in any tools record.
  */
-function nameTool(operation, tool, step, kind, ref) {
+function nameTool(operation, tool, step, kind, ref, ticket, missingName) {
   const id = tool.id
   if (typeof id === 'string' || !id) {
-    operation.useName(typeof id === 'string' ? id : null)
+    // With several answers at once (`ticket`), the name goes with its own.
+    if (ticket === undefined) operation.useName(typeof id === 'string' ? id : null)
+    else operation.useNameOf(ticket, typeof id === 'string' ? id : null)
     return
   }
   const found = kind & FOUND_MASK
-  const key = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? operation.questionName : step.keyOf(ref)
+  const key = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
   refuseToolSearchValue(REFUSED.toolId, key, id)
 }
 

@@ -23,7 +23,7 @@ const work = mkdtempSync(join(ROOT, '.types-'))
 const COMMONJS_USER = `
 import { ToolCallFilter, ToolSearchProcessor, implementation, fallbackReason } from 'mastra-native-processors'
 import type { ToolSearchProcessorOptions } from 'mastra-native-processors'
-const options: ToolSearchProcessorOptions = { tools: {}, search: { topK: 3, ranking: 'fielded' } }
+const options: ToolSearchProcessorOptions = { tools: {}, search: { topK: 3, ranking: 'fielded', syntax: 'regex' }, filterConcurrency: 8 }
 export const processors = [new ToolCallFilter({ exclude: ['searchDatabase'] }), new ToolSearchProcessor(options)]
 export const served: ['native' | 'fallback', string | null] = [implementation, fallbackReason]
 `

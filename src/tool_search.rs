@@ -29,6 +29,7 @@
 //! could not use ([`given::refuse_record_value`]). The codes, layouts and
 //! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
 
+pub mod ahead;
 pub mod given;
 pub mod messages;
 pub mod operation;
@@ -46,13 +47,15 @@ use hashbrown::HashTable;
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{
-    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, PoolEntry, PoolError,
-    PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
+    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, Pattern, PoolEntry,
+    PoolError, PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
-pub use options::{Options, Storage};
+pub use options::{Options, Storage, Syntax};
+
+use ahead::{Ahead, Decision};
 
 use crate::protocol::tool_search as protocol;
 use protocol::is_meta_tool;
@@ -208,6 +211,12 @@ pub trait ToolFilter {
     /// awaits once, when the operation [`awaits`](Self::awaits).
     fn tick(&self) -> impl Future<Output = ()> {
         std::future::ready(())
+    }
+
+    /// How many questions may be out at once (see [`ahead`]): 1, one at a
+    /// time in order, unless the host says otherwise.
+    fn concurrency(&self) -> usize {
+        1
     }
 }
 
@@ -554,14 +563,17 @@ impl ToolSearch {
             Storage::InMemory => Store::InMemory(InMemoryStore::new(options.ttl_ms)),
             Storage::Context => Store::Context(ContextStore::new(options.ttl_ms)),
         };
-        let parameters = parameters.filter(|_| options.ranking.reads_parameters());
+        let parameters = parameters.filter(|_| options.reads_parameters());
         let static_catalog = Arc::new(Catalog::with_ranking(text, entries, options.ranking, parameters)?);
         Ok(ToolSearch {
             options,
             static_step: Arc::new(StepCatalog::new(static_catalog.clone(), None, None, true)),
             static_catalog,
             store: Mutex::new(store),
-            pool: Mutex::new(ToolPool::new(options.ranking)),
+            pool: Mutex::new(match options.syntax {
+                Syntax::Words => ToolPool::new(options.ranking),
+                Syntax::Regex => ToolPool::new(options.ranking).keeping_parameters(),
+            }),
         })
     }
 
@@ -648,8 +660,8 @@ impl ToolSearch {
         let resolved_keys: Vec<SpreadKey> = resolved.iter().map(|t| SpreadKey::of(t.key)).collect();
         let order = spread(&record_keys, &resolved_keys, |i| Ok::<_, CatalogError>(resolved[i].key))?;
         let mut builder = Catalog::builder();
-        builder.ranking(self.options.ranking);
-        let reads_parameters = self.options.ranking.reads_parameters();
+        let reads_parameters = self.options.reads_parameters();
+        builder.ranking(self.options.ranking).keep_parameters(reads_parameters);
         let mut sources = Vec::with_capacity(order.len());
         for source in order {
             let tool = match (source as usize).checked_sub(record.len()) {
@@ -882,17 +894,42 @@ impl ToolSearch {
         now_ms: f64,
     ) -> SearchOutcome {
         let catalog = &step.catalog.catalog;
-        let mut walk = SearchWalk::with_vector(catalog, query, query_vector, &self.options.search);
-        while let Some(pending) = walk.next_to_resolve(catalog) {
-            let tool = step.catalog.source(pending.entry);
-            let found = if pending.by_id { Found::ById(tool) } else { Found::Unnamed(tool) };
-            let allowed = self.admit(filter, step.catalog.live, found, Lookup::IdOnly, Phase::Search).await;
-            walk.resolve(allowed.is_some());
+        let mut walk = match self.options.syntax {
+            Syntax::Words => SearchWalk::with_vector(catalog, query, query_vector, &self.options.search),
+            Syntax::Regex => match Pattern::new(query) {
+                Ok(pattern) => {
+                    SearchWalk::from_candidates(catalog.pattern_texts().candidates(&pattern), &self.options.search)
+                }
+                Err(error) => {
+                    return SearchOutcome { results: Vec::new(), message: messages::invalid_pattern(query, &error) }
+                }
+            },
+        };
+        // The hook is asked down the ranked list, several at once if the
+        // host allows (see `ahead`), and the walk decides in rank order. A
+        // name no entry carries as its id goes to the host too, as the tool
+        // now under its key may have taken it (see `next_to_resolve`).
+        let mut ahead = Ahead::new(filter.concurrency());
+        loop {
+            let next = ahead
+                .next(|| {
+                    let pending = walk.next_ahead_to_resolve(catalog)?;
+                    let tool = step.catalog.source(pending.entry);
+                    let found = if pending.by_id { Found::ById(tool) } else { Found::Unnamed(tool) };
+                    Some((pending, self.admission(filter, step.catalog.live, found, Lookup::IdOnly, Phase::Search)))
+                })
+                .await;
+            let Some((pending, admitted)) = next else { break };
+            walk.decide(pending, admitted.is_some());
+            if walk.is_done() {
+                break;
+            }
         }
+        drop(ahead);
         filter.tick().await;
         let results = walk.finish(catalog);
         if results.is_empty() {
-            return SearchOutcome { message: messages::no_tools_found(query), results };
+            return SearchOutcome { message: messages::no_tools_found(query, self.options.syntax), results };
         }
         if !self.options.auto_load {
             return SearchOutcome { message: messages::found(results.len()), results };
@@ -937,9 +974,18 @@ impl ToolSearch {
         let mut not_found = Vec::new();
         let mut already_loaded = Vec::new();
         let mut loaded: Vec<JsString> = Vec::new();
-        for name in &to_load {
-            let found = step.catalog.find(name.units(), lookup);
-            if self.admit(filter, step.catalog.live, found, lookup, Phase::Load).await.is_none() {
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut names = to_load.iter();
+        loop {
+            let next = ahead
+                .next(|| {
+                    let name = names.next()?;
+                    let found = step.catalog.find(name.units(), lookup);
+                    Some((name, self.admission(filter, step.catalog.live, found, lookup, Phase::Load)))
+                })
+                .await;
+            let Some((name, admitted)) = next else { break };
+            if admitted.is_none() {
                 not_found.push(name.clone());
                 continue;
             }
@@ -1017,36 +1063,54 @@ impl ToolSearch {
         }
         let index = &catalog.catalog;
         let record = live.map_or(&**index, |live| &live.catalog);
+        let has_filter = self.has_filter();
         let mut lines = Vec::new();
-        for entry in 0..record.entry_count() {
-            let key = record.key(entry);
-            let name = if self.has_filter() {
-                let (found, entry) = listed(catalog, live, key);
-                if self
-                    .admit(filter, live.is_some() || catalog.live, found, Lookup::IdFirst, Phase::Search)
-                    .await
-                    .is_none()
-                {
-                    continue;
-                }
-                // `tool.id || key`, read after the hook answered: the id the
-                // tables hold for the tool found, unless the host says other.
-                let id = match filter.take_name() {
-                    Some(id) => id,
-                    None => entry.and_then(|entry| record.id(entry)).map(JsString::from),
-                };
-                id.filter(|id| !id.is_empty()).unwrap_or_else(|| JsString::from(key))
-            } else {
-                let Some(tool) = record.find_for_dynamic_name(key, false) else { continue };
-                JsString::from(record.id(tool).filter(|id| !id.is_empty()).unwrap_or(key))
-            };
+        // Where the reference lists the keys of a record other than the
+        // catalog's tables (see `operation::reads`).
+        let listing_live = live.is_some() || catalog.live;
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut entries = 0..record.entry_count();
+        loop {
+            let next = ahead
+                .next(|| loop {
+                    let entry = entries.next()?;
+                    let key = record.key(entry);
+                    if !has_filter {
+                        let Some(tool) = record.find_for_dynamic_name(key, false) else { continue };
+                        let id = record.id(tool).map(JsString::from);
+                        return Some((key, Decision::Now(Some(id))));
+                    }
+                    let (found, entry) = listed(catalog, live, key);
+                    let tables = entry.and_then(|entry| record.id(entry)).map(JsString::from);
+                    let admission = self.admission(filter, listing_live, found, Lookup::IdFirst, Phase::Search);
+                    let decision = match admission {
+                        Decision::Now(tool) => Decision::Now(tool.map(|_| tables)),
+                        Decision::Asking(asking) => Decision::Asking(async move {
+                            let allowed = asking.await.is_some();
+                            // `tool.id || key`, read after the hook answered
+                            // (in the same poll, so before any other answer
+                            // is taken): the id the tables hold for the tool
+                            // found, unless the host says other.
+                            let id = match filter.take_name() {
+                                Some(id) => id,
+                                None => tables,
+                            };
+                            allowed.then_some(id)
+                        }),
+                    };
+                    return Some((key, decision));
+                })
+                .await;
+            let Some((key, listed_as)) = next else { break };
+            let Some(id) = listed_as else { continue };
+            let name = id.filter(|id| !id.is_empty()).unwrap_or_else(|| JsString::from(key));
             // The description is the one indexed under that name, which a
             // later tool of the same name may have replaced.
             let description =
                 index.find_doc(name.units()).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
             messages::push_catalog_line(&mut lines, name.units(), description);
         }
-        (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, &lines))
+        (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, self.options.syntax, &lines))
     }
 
     /// Keys that look like a name that was not found (of the caller's record
@@ -1063,10 +1127,19 @@ impl ToolSearch {
         if !self.has_filter() {
             allowed.extend(candidates.into_iter().map(|entry| JsString::from(record.key(entry))));
         } else {
-            for entry in candidates {
-                let key = record.key(entry);
-                let (found, _) = listed(&step.catalog, live.as_deref(), key);
-                if self.admit(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load).await.is_some() {
+            let mut ahead = Ahead::new(filter.concurrency());
+            let mut candidates = candidates.into_iter();
+            loop {
+                let next = ahead
+                    .next(|| {
+                        let entry = candidates.next()?;
+                        let key = record.key(entry);
+                        let (found, _) = listed(&step.catalog, live.as_deref(), key);
+                        Some((key, self.admission(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load)))
+                    })
+                    .await;
+                let Some((key, admitted)) = next else { break };
+                if admitted.is_some() {
                     allowed.push(JsString::from(key));
                     if allowed.len() >= 3 {
                         break;
@@ -1077,6 +1150,7 @@ impl ToolSearch {
         filter.tick().await;
         allowed
     }
+
     /// The loaded tools a request may use, in load order: each name with the
     /// tool it resolves to. Names that no longer resolve, or that the hook
     /// now denies (phase `'active'`), are left out.
@@ -1088,9 +1162,18 @@ impl ToolSearch {
     ) -> Vec<(JsString, ToolRef)> {
         let lookup = self.dynamic_lookup();
         let mut active = Vec::with_capacity(names.len());
-        for name in names {
-            let found = catalog.find(name.units(), lookup);
-            if let Some(tool) = self.admit(filter, catalog.live, found, lookup, Phase::Active).await {
+        let mut ahead = Ahead::new(filter.concurrency());
+        let mut names = names.iter();
+        loop {
+            let next = ahead
+                .next(|| {
+                    let name = names.next()?;
+                    let found = catalog.find(name.units(), lookup);
+                    Some((name, self.admission(filter, catalog.live, found, lookup, Phase::Active)))
+                })
+                .await;
+            let Some((name, admitted)) = next else { break };
+            if let Some(tool) = admitted {
                 active.push((name.clone(), tool));
             }
         }
@@ -1134,28 +1217,38 @@ impl ToolSearch {
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
-    /// in `phase`. Where the tables may not be the answer (see
-    /// [`operation::reads`]) the host resolves the name as it is looked up
-    /// now (in the caller's record when `live`, else in the step's copy);
-    /// else the hook alone is asked, if there is one or the host awaits.
-    async fn admit(
+    /// in `phase`: decided at once, or by asking the host. Where the tables
+    /// may not be the answer (see [`operation::reads`]) the host resolves
+    /// the name as it is looked up now (in the caller's record when `live`,
+    /// else in the step's copy); else the hook alone is asked, if there is
+    /// one or the host awaits as the reference does.
+    fn admission<'f>(
         &self,
-        filter: &impl ToolFilter,
+        filter: &'f impl ToolFilter,
         live: bool,
         found: Found,
         lookup: Lookup,
         phase: Phase,
-    ) -> Option<ToolRef> {
-        if !operation::reads(lookup, &found, live).is_empty() {
+    ) -> Decision<Option<ToolRef>, impl Future<Output = Option<ToolRef>> + 'f> {
+        let (ask, fallback, resolves) = if !operation::reads(lookup, &found, live).is_empty() {
             let tables = found.tool();
-            let answer = filter.check(Ask::Resolve { lookup, found, live }, phase).await;
-            return if answer.verdict.allows() { answer.tool.or(tables) } else { None };
-        }
-        let tool = found.resolved()?;
-        if !self.has_filter() && !filter.awaits() {
-            return Some(tool);
-        }
-        filter.check(Ask::Tool(tool), phase).await.verdict.allows().then_some(tool)
+            (Ask::Resolve { lookup, found, live }, tables, true)
+        } else {
+            match found.resolved() {
+                None => return Decision::Now(None),
+                Some(tool) if !self.has_filter() && !filter.awaits() => return Decision::Now(Some(tool)),
+                Some(tool) => (Ask::Tool(tool), Some(tool), false),
+            }
+        };
+        let asking = filter.check(ask, phase);
+        Decision::Asking(async move {
+            let answer = asking.await;
+            match (answer.verdict.allows(), resolves) {
+                (false, _) => None,
+                (true, true) => answer.tool.or(fallback),
+                (true, false) => fallback,
+            }
+        })
     }
 }
 
@@ -1214,5 +1307,7 @@ pub enum LoadOutcome {
     },
 }
 
+#[cfg(test)]
+mod concurrency_tests;
 #[cfg(test)]
 mod tests;

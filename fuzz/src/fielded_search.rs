@@ -17,7 +17,7 @@ use mastra_native_processors::search::table::read_parameters;
 use std::path::Path;
 
 use mastra_native_processors::search::{BuiltinModel, Catalog, Ranking, SearchOptions, Span};
-use mastra_native_processors::tool_search::{Options, Storage, ToolEntry, ToolSearch};
+use mastra_native_processors::tool_search::{Options, Storage, Syntax, ToolEntry, ToolSearch};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, U};
 use crate::tool_catalog::{check_candidates, check_walk, gen_rows, spans_of_rows, units};
@@ -142,6 +142,8 @@ pub fn run(data: &[u8]) {
         ttl_ms: 0.0,
         inject_catalog: false,
         ranking,
+        syntax: Syntax::Words,
+        filter_concurrency: 1,
     };
     let static_count = entries.len();
     let (record_text, record_spans) = (text.clone(), entries.clone());

@@ -18,7 +18,7 @@ use mastra_native_processors::search::{
     is_separator, tokenize, truncate_description, Catalog, EntrySpans, PoolEntry, Ranking, SearchOptions, SearchWalk,
     Span, ToolPool, MIN_TOKEN_LEN,
 };
-use mastra_native_processors::tool_search::{Options, Storage, ToolSearch};
+use mastra_native_processors::tool_search::{Options, Storage, Syntax, ToolSearch};
 
 use crate::gen::{flag, int, js_number, one_in, pick, size, U};
 
@@ -199,6 +199,11 @@ pub fn run(data: &[u8]) {
         // The `'fielded'` ranking has a target of its own (`fielded_search`);
         // the oracles here are the reference's.
         ranking: Ranking::Reference,
+        // The oracles here are for words asked one at a time; patterns and
+        // asking ahead are tested in `search::pattern`, `tool_search::ahead`
+        // and `tool_search::concurrency_tests` (no fuzz target yet).
+        syntax: Syntax::Words,
+        filter_concurrency: 1,
     };
     match ToolSearch::from_table(options, text.clone(), entries.clone()) {
         Ok(tool_search) => {

@@ -44,7 +44,7 @@ use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
-use crate::buffers::Int32Out;
+use crate::buffers::{Int32In, Int32Out};
 use crate::utf16::Utf16Text;
 use flat::Checks;
 
@@ -136,6 +136,8 @@ pub struct ToolSearchOptionValues<'a> {
     pub ranking: Option<Unknown<'a>>,
     pub embedder: Option<Unknown<'a>>,
     pub embedder_do_embed: Option<Unknown<'a>>,
+    pub syntax: Option<Unknown<'a>>,
+    pub filter_concurrency: Option<Unknown<'a>>,
 }
 
 impl ToolSearchOptionValues<'_> {
@@ -153,6 +155,8 @@ impl ToolSearchOptionValues<'_> {
             ranking: given(self.ranking)?,
             embedder: given(self.embedder)?,
             embedder_do_embed: given(self.embedder_do_embed)?,
+            syntax: given(self.syntax)?,
+            filter_concurrency: given(self.filter_concurrency)?,
         })
     }
 }
@@ -164,6 +168,8 @@ pub struct ToolSearchSettings {
     pub instruction: String,
     /// `search_tools`' description.
     pub search_description: String,
+    /// The description of `search_tools`' `query`, for the syntax it takes.
+    pub search_query_description: String,
     /// Whether `load_tool` is offered.
     pub offers_load_tool: bool,
     /// Whether the step's own tools are searchable (`includeResolvedTools`),
@@ -181,6 +187,9 @@ pub struct ToolSearchSettings {
     /// with `search.embedder`): the wrapper embeds `toolTexts()`, sets them
     /// with `setToolVectors`, and embeds each question.
     pub takes_vectors: bool,
+    /// How many tools the hook may be asked about at once: 1 drives
+    /// operations with `resume`, more with `exchange`.
+    pub filter_concurrency: u32,
 }
 
 /// The units of `text` in `span`, which was checked against it.
@@ -214,11 +223,12 @@ impl NativeToolSearchOptions {
         Ok(Self { options })
     }
 
-    /// Whether the ranking reads the tools' parameters, which the wrapper
-    /// then sends beside every tool table.
+    /// Whether the catalogs keep the tools' parameters (for the ranking, or
+    /// a `search_tools` pattern), which the wrapper then sends beside every
+    /// tool table.
     #[napi(getter, catch_unwind)]
     pub fn reads_parameters(&self) -> bool {
-        self.options.ranking.reads_parameters()
+        self.options.reads_parameters()
     }
 
     /// Whether the ranking embeds with the built-in model (`'hybrid'`
@@ -277,8 +287,9 @@ impl NativeToolSearch {
     pub fn settings(&self) -> ToolSearchSettings {
         let options = self.inner.options();
         ToolSearchSettings {
-            instruction: messages::instruction(options.auto_load).into(),
-            search_description: messages::search_description(options.auto_load).into(),
+            instruction: messages::instruction(options.auto_load, options.syntax).into(),
+            search_description: messages::search_description(options.auto_load, options.syntax).into(),
+            search_query_description: messages::search_query_description(options.syntax).into(),
             offers_load_tool: options.offers_load_tool(),
             searches_step_tools: options.include_resolved_tools,
             reads_messages: options.reads_messages(),
@@ -286,6 +297,7 @@ impl NativeToolSearch {
             injects_catalog: options.inject_catalog,
             sweep_interval_ms: self.inner.sweep_interval_ms(),
             takes_vectors: self.inner.takes_vectors(),
+            filter_concurrency: options.filter_concurrency,
         }
     }
 
@@ -659,8 +671,10 @@ pub struct NativeOperation {
 
 impl NativeOperation {
     /// An operation asking in `phase`, awaiting as the reference does when
-    /// `awaits` (see the core's `operation`).
+    /// `awaits` (see the core's `operation`), up to `filterConcurrency`
+    /// questions at once.
     fn start<F>(
+        search: &ToolSearch,
         phase: Phase,
         awaits: bool,
         run: impl FnOnce(mastra_native_processors::tool_search::operation::Relay) -> F,
@@ -668,7 +682,8 @@ impl NativeOperation {
     where
         F: std::future::Future<Output = Outcome> + Send + 'static,
     {
-        NativeOperation { inner: Operation::start_with(phase, awaits, run) }
+        let concurrency = usize::try_from(search.options().filter_concurrency).unwrap_or(usize::MAX);
+        NativeOperation { inner: Operation::start_with(phase, concurrency, awaits, run) }
     }
 
     fn outcome(&mut self) -> Result<Outcome> {
@@ -700,6 +715,37 @@ impl NativeOperation {
         self.inner.resume(verdict).map_err(internal_error)
     }
 
+    /// For a hook asked about several tools at once (`filterConcurrency`):
+    /// hands over `count` answers from `answers` and runs on, deciding in
+    /// the order asked; writes the questions to ask now into `questions`
+    /// and returns how many, or the `done` code. The layout is the
+    /// protocol's `operation.batch`: `[ticket, code]` per answer and per
+    /// question. None written: the hook still has some to answer; the
+    /// buffer filled: call again, without answers, for more.
+    #[napi(catch_unwind)]
+    pub fn exchange(&mut self, answers: Int32In, count: u32, mut questions: Int32Out) -> Result<i32> {
+        use mastra_native_processors::protocol::tool_search::operation::batch::{CODE, ENTRY_WORDS, TICKET};
+        let given = answers.as_slice().chunks_exact(ENTRY_WORDS).take(count as usize);
+        let room = questions.len() / ENTRY_WORDS;
+        let asked =
+            self.inner.exchange(given.map(|answer| (answer[TICKET], answer[CODE])), room).map_err(internal_error)?;
+        let Some(asked) = asked else { return Ok(mastra_native_processors::protocol::tool_search::operation::DONE) };
+        let mut words = vec![0; asked.len() * ENTRY_WORDS];
+        for (entry, (ticket, question)) in words.chunks_exact_mut(ENTRY_WORDS).zip(&asked) {
+            entry[TICKET] = *ticket;
+            entry[CODE] = *question;
+        }
+        questions.write(&[&words], &[Some(&answers)])?;
+        Ok(asked.len() as i32)
+    }
+
+    /// The name question `ticket` is about, while the hook has it, when the
+    /// tables found no tool for it (else `null`).
+    #[napi(catch_unwind)]
+    pub fn question_name_of(&self, ticket: i32) -> Option<Utf16String> {
+        self.inner.question_name_of(ticket).map(utf16)
+    }
+
     /// The name the pending question is about, when the tables found no
     /// tool for it (else `null`).
     #[napi(getter, catch_unwind)]
@@ -722,6 +768,14 @@ impl NativeOperation {
     #[napi(catch_unwind)]
     pub fn use_name(&mut self, name: Option<Utf16String>) {
         self.inner.provide_name(name.map(|name| JsString::from(&name[..])));
+    }
+
+    /// `useName` for the answer to question `ticket`, for a hook asked
+    /// about several tools at once (`filterConcurrency`): the name goes with
+    /// that answer, whenever `exchange` hands it over.
+    #[napi(catch_unwind)]
+    pub fn use_name_of(&mut self, ticket: i32, name: Option<Utf16String>) {
+        self.inner.provide_name_of(ticket, name.map(|name| JsString::from(&name[..])));
     }
 
     #[napi(catch_unwind)]
@@ -912,7 +966,7 @@ impl NativeStep {
     fn start_search(&self, query: JsString, now: f64, query_vector: Option<Vec<f32>>) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
         let awaits = search.awaits_as_reference(Phase::Search);
-        Ok(NativeOperation::start(Phase::Search, awaits, move |hook| async move {
+        Ok(NativeOperation::start(&self.search, Phase::Search, awaits, move |hook| async move {
             Outcome::Search(search.search_with_vector(&step, &query, query_vector.as_deref(), &hook, now).await)
         }))
     }
@@ -974,7 +1028,7 @@ impl NativeStep {
         let tool_names = read_tool_names(&env, tool_names)?;
         let (search, step) = (self.search.clone(), self.step()?);
         let awaits = search.awaits_as_reference(Phase::Load);
-        Ok(NativeOperation::start(Phase::Load, awaits, move |hook| async move {
+        Ok(NativeOperation::start(&self.search, Phase::Load, awaits, move |hook| async move {
             Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
         }))
     }
@@ -1008,7 +1062,7 @@ impl NativeStep {
     #[napi(catch_unwind)]
     pub fn active_operation(&self) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(Phase::Active, false, move |hook| async move {
+        Ok(NativeOperation::start(&self.search, Phase::Active, false, move |hook| async move {
             let names = step.loaded.lock().clone();
             Outcome::Active(search.active_tools(&step.catalog, &names, &hook).await)
         }))
@@ -1031,7 +1085,7 @@ impl NativeStep {
             let message = run_now(search.catalog_message(&step.catalog, record.as_deref(), &NoFilter))?;
             return Ok(Either::A(message.map(utf16)));
         }
-        Ok(Either::B(NativeOperation::start(Phase::Search, false, move |hook| async move {
+        Ok(Either::B(NativeOperation::start(&self.search, Phase::Search, false, move |hook| async move {
             Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
         })))
     }

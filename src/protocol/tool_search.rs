@@ -39,6 +39,11 @@ macro_rules! tool_search_protocol {
                 pub const LOAD_TOOL_NAME_DESCRIPTION: &str = "The exact name of a tool to load (from search results)";
                 pub const LOAD_TOOL_NAMES_DESCRIPTION: &str =
                     "Array of exact tool names to load in one call (from search results)";
+                #[doc = "`search_tools`' query with `search.syntax: 'regex'` (this"]
+                #[doc = "package's own; the default syntax's is `SEARCH_QUERY_DESCRIPTION`)."]
+                pub const SEARCH_PATTERN_DESCRIPTION: &str = "A regular expression (Rust regex syntax, \
+                    case-insensitive) matched against each tool's name, description and parameters \
+                    (e.g., \"weather\", \"^github_\", \"send.*(email|mail)\")";
             }
 
             #[doc = "The documented defaults, which the core applies where an option"]
@@ -55,6 +60,12 @@ macro_rules! tool_search_protocol {
                 #[doc = "`search.ranking`: the reference's, so results are"]
                 #[doc = "`@mastra/core`'s unless asked otherwise."]
                 pub const RANKING: &str = "reference";
+                #[doc = "`search.syntax`: `search_tools`' query is words, as in"]
+                #[doc = "`@mastra/core`, unless asked otherwise."]
+                pub const SYNTAX: &str = "words";
+                #[doc = "`filterConcurrency`: the hook is asked about one tool at a time,"]
+                #[doc = "as in `@mastra/core`, unless asked otherwise."]
+                pub const FILTER_CONCURRENCY: u32 = 1;
                 #[doc = "The thread of requests without one, and what `clearState()` clears."]
                 pub const THREAD: &str = "default";
             }
@@ -63,6 +74,8 @@ macro_rules! tool_search_protocol {
             pub const STORAGES: &[&str] = &["in-memory", "context"];
             #[doc = "The `search.ranking` option's values."]
             pub const RANKINGS: &[&str] = &["reference", "fielded", "hybrid"];
+            #[doc = "The `search.syntax` option's values."]
+            pub const SYNTAXES: &[&str] = &["words", "regex"];
             #[doc = "The `phase` values the filter hook receives: `search_tools` and"]
             #[doc = "the injected catalog ask in the first, `load_tool` in the"]
             #[doc = "second, the loaded tools in the third."]
@@ -109,6 +122,20 @@ macro_rules! tool_search_protocol {
                 pub const FAILED: i32 = -1;
                 #[doc = "Allowed, and the record gives the tool `answer - ALLOWED_AS`."]
                 pub const ALLOWED_AS: i32 = 2;
+
+                #[doc = "How `NativeOperation.exchange` hands questions and answers over"]
+                #[doc = "when the hook may be asked about several tools at once"]
+                #[doc = "(`filterConcurrency` above 1): `ENTRY_WORDS` numbers a question"]
+                #[doc = "or an answer, its ticket at `TICKET`, the question's (or the"]
+                #[doc = "answer's) code at `CODE`. At most `MAX_QUESTIONS` questions are"]
+                #[doc = "handed over a call; a call that fills the buffer it is given is"]
+                #[doc = "made again, without answers, for the rest."]
+                pub mod batch: BatchLayout {
+                    pub const ENTRY_WORDS: usize = 2;
+                    pub const TICKET: usize = 0;
+                    pub const CODE: usize = 1;
+                    pub const MAX_QUESTIONS: usize = 256;
+                }
 
                 #[doc = "A tool question's kind, in its low `KIND_BITS` bits."]
                 pub mod ask: AskCodes {
@@ -239,6 +266,28 @@ macro_rules! tool_search_protocol {
                 pub const NAME_LENGTH: usize = 0;
                 pub const DESCRIPTION_LENGTH: usize = 1;
                 pub const SCORE: usize = 2;
+            }
+
+            #[doc = "`search.syntax: 'regex'`: `search_tools`' query is a regular"]
+            #[doc = "expression (Rust's `regex` crate, matched in linear time),"]
+            #[doc = "case-insensitive unless it says `(?-i)`."]
+            pub mod pattern: PatternLimits {
+                #[doc = "The longest pattern compiled, in UTF-16 units."]
+                pub const MAX_LENGTH: usize = 1_000;
+                #[doc = "The most memory, in bytes, a compiled pattern may take"]
+                #[doc = "(`RegexBuilder::size_limit`)."]
+                pub const SIZE_LIMIT: usize = 1 << 20;
+                #[doc = "The lazy DFA's cache, in bytes (`RegexBuilder::dfa_size_limit`)."]
+                pub const DFA_SIZE_LIMIT: usize = 1 << 21;
+                #[doc = "How deeply groups and repetitions may nest (`RegexBuilder::nest_limit`)."]
+                pub const NEST_LIMIT: u32 = 64;
+                #[doc = "A result's score is the sum of the weights of the fields the"]
+                #[doc = "pattern matches: the name outweighs all the others together,"]
+                #[doc = "so tools whose name matches come first."]
+                pub const NAME_WEIGHT: f64 = 3.0;
+                pub const DESCRIPTION_WEIGHT: f64 = 1.0;
+                pub const PARAMETER_NAME_WEIGHT: f64 = 1.0;
+                pub const PARAMETER_DESCRIPTION_WEIGHT: f64 = 0.5;
             }
 
             #[doc = "How many analyses the pool of tools keeps when steps come"]

@@ -30,6 +30,7 @@ use super::embedding::{BuiltinModel, TokenScratch, ToolVectors};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
 use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
+use super::pattern::PatternTexts;
 use super::span::{EntrySpans, Span};
 use crate::protocol::tool_search::{self as protocol, defaults};
 
@@ -157,6 +158,9 @@ pub struct Catalog {
     /// For `'hybrid'` with vectors made elsewhere: one per document, once
     /// they are in ([`set_tool_vectors`](Catalog::set_tool_vectors)).
     given_vectors: OnceLock<ToolVectors>,
+    /// The texts a `search_tools` pattern is matched against, made at the
+    /// first such search.
+    pattern_texts: OnceLock<PatternTexts>,
 }
 
 /// A catalog's strings: its own buffer and, for a catalog made from a
@@ -298,6 +302,7 @@ impl Catalog {
             built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
             late_index: OnceLock::new(),
             given_vectors: OnceLock::new(),
+            pattern_texts: OnceLock::new(),
         };
         let _ = catalog.built.ready.set(built);
         Ok(catalog)
@@ -408,6 +413,7 @@ impl Catalog {
             built,
             late_index: OnceLock::new(),
             given_vectors: OnceLock::new(),
+            pattern_texts: OnceLock::new(),
         };
         if !(background && catalog.entries.len() >= BACKGROUND_INDEX_FROM_ENTRIES) {
             let _ = catalog.built.ready.set(source.build());
@@ -467,6 +473,13 @@ impl Catalog {
     /// was given them.
     pub fn parameters(&self, entry: usize) -> impl Iterator<Item = (&[u16], &[u16])> + '_ {
         self.params.iter().flat_map(move |params| params.entry(entry))
+    }
+
+    /// What a `search_tools` pattern is matched against: the live
+    /// documents' names, descriptions and parameters (those the catalog was
+    /// given), made the first time they are asked for.
+    pub fn pattern_texts(&self) -> &PatternTexts {
+        self.pattern_texts.get_or_init(|| PatternTexts::of(self))
     }
 
     /// The first entry, in record order, whose real `id` is `name`
@@ -980,6 +993,8 @@ pub struct CatalogBuilder {
     /// The entries' parameters, from the first entry pushed with some.
     params: Option<ParamTable>,
     ranking: Ranking,
+    /// Whether the catalog keeps the parameters whatever its ranking.
+    keeps_parameters: bool,
 }
 
 impl CatalogBuilder {
@@ -1046,6 +1061,13 @@ impl CatalogBuilder {
         self
     }
 
+    /// Keeps the entries' parameters even when the ranking does not read
+    /// them (for a `search_tools` pattern, which is matched against them).
+    pub fn keep_parameters(&mut self, keep: bool) -> &mut Self {
+        self.keeps_parameters = keep;
+        self
+    }
+
     /// [`push`](Self::push) with Rust strings.
     pub fn push_str(&mut self, key: &str, id: Option<&str>, description: &str) -> &mut Self {
         let units = |s: &str| s.encode_utf16().collect::<Vec<u16>>();
@@ -1059,7 +1081,7 @@ impl CatalogBuilder {
     }
 
     pub fn build(self) -> Result<Catalog, CatalogError> {
-        let params = self.params.filter(|_| self.ranking.reads_parameters());
+        let params = self.params.filter(|_| self.ranking.reads_parameters() || self.keeps_parameters);
         Catalog::with_ranking(self.text, self.entries, self.ranking, params)
     }
 

@@ -55,6 +55,7 @@ pub mod embedding;
 pub mod fielded;
 pub mod hybrid;
 mod params;
+pub mod pattern;
 pub mod pool;
 mod rank;
 mod span;
@@ -69,6 +70,7 @@ pub use embedding::BuiltinModel;
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use hybrid::{HybridConfig, VectorSource};
 pub use params::ParamTable;
+pub use pattern::{Pattern, PatternError, PatternTexts};
 pub use pool::{IdKey, PoolEntry, PoolError, PoolSlot, Slot, ToolPool};
 pub use rank::{
     truncate_description, Candidate, Pending, SearchHit, SearchOptions, SearchWalk, EXACT_NAME_BOOST,

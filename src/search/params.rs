@@ -30,14 +30,23 @@ impl ParamTable {
     /// Appends an entry with these parameters.
     pub fn push<'a>(&mut self, params: impl IntoIterator<Item = (&'a [u16], &'a [u16])>) {
         for (name, description) in params {
-            let name = self.append(name);
-            let description = self.append(description);
+            let name = self.append_text(name);
+            let description = self.append_text(description);
             self.params.push((name, description));
         }
         self.ends.push(self.params.len() as u32);
     }
 
-    fn append(&mut self, units: &[u16]) -> Span {
+    /// Appends `next`'s entries after this table's.
+    pub fn append(&mut self, next: ParamTable) {
+        let (text, params) = (self.text.len() as u32, self.params.len() as u32);
+        self.text.extend_from_slice(&next.text);
+        let moved = |span: Span| Span::new(span.start + text, span.end + text);
+        self.params.extend(next.params.into_iter().map(|(name, description)| (moved(name), moved(description))));
+        self.ends.extend(next.ends.into_iter().map(|end| end + params));
+    }
+
+    fn append_text(&mut self, units: &[u16]) -> Span {
         let start = self.text.len() as u32;
         self.text.extend_from_slice(units);
         Span::new(start, self.text.len() as u32)
@@ -82,5 +91,21 @@ mod tests {
         assert_eq!(entry(1), []);
         assert_eq!(entry(2), [(u("q"), u("Query"))]);
         assert_eq!(entry(3), []);
+    }
+
+    #[test]
+    fn tables_append_as_if_pushed_in_one() {
+        let (mut first, mut second, mut whole) = (ParamTable::new(), ParamTable::new(), ParamTable::new());
+        let city = [(&u("city")[..], &u("The city")[..])];
+        let q = [(&u("q")[..], &u("Query")[..]), (&u("n")[..], &u("")[..])];
+        first.push(city);
+        first.push([]);
+        second.push([]);
+        second.push(q);
+        for params in [&city[..], &[], &[], &q[..]] {
+            whole.push(params.iter().copied());
+        }
+        first.append(second);
+        assert_eq!(first, whole);
     }
 }

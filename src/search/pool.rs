@@ -18,7 +18,9 @@
 //!
 //! The 'fielded' ranking keeps the texts and parameters only: its analysis
 //! (stems, prefixes, identifier pieces) is made again for each selection,
-//! from text already in Rust.
+//! from text already in Rust. A pool [`keeping_parameters`](ToolPool::keeping_parameters)
+//! (for a `search_tools` pattern, matched against them) keeps them whatever
+//! its ranking, beside the reference's analysis.
 //!
 //! The pool numbers the slots: a tool new to it goes into an emptied slot,
 //! else the next ([`ToolPool::add`]); a tool that changed is analysed again
@@ -138,7 +140,8 @@ struct PoolTool {
     /// name is the id, its description's alone when the name is the key (of
     /// each selection).
     terms: Vec<u32>,
-    /// Its parameters, for a ranking that reads them (one entry).
+    /// Its parameters, for a ranking that reads them or a pool that keeps
+    /// them (one entry).
     parameters: Option<ParamTable>,
 }
 
@@ -166,6 +169,8 @@ impl PoolTool {
 /// Tools analysed once, by slot (see the module's documentation).
 pub struct ToolPool {
     ranking: Ranking,
+    /// Whether the tools' parameters are kept (see [`keeps_parameters`](Self::keeps_parameters)).
+    keeps_parameters: bool,
     tools: Vec<Option<PoolTool>>,
     /// Per slot, its tool's [`IdKey`] (`None`: no tool, or no id).
     id_keys: Vec<Option<IdKey>>,
@@ -195,6 +200,7 @@ impl ToolPool {
     pub fn new(ranking: Ranking) -> ToolPool {
         ToolPool {
             ranking,
+            keeps_parameters: ranking.reads_parameters(),
             tools: Vec::new(),
             id_keys: Vec::new(),
             filled: 0,
@@ -208,6 +214,18 @@ impl ToolPool {
             lowered: Vec::new(),
             lower_id: Vec::new(),
         }
+    }
+
+    /// This pool, keeping the tools' parameters whatever its ranking (for a
+    /// `search_tools` pattern, matched against them).
+    pub fn keeping_parameters(mut self) -> ToolPool {
+        self.keeps_parameters = true;
+        self
+    }
+
+    /// Whether the tools' parameters are kept, and laid out with the catalogs.
+    pub fn keeps_parameters(&self) -> bool {
+        self.keeps_parameters
     }
 
     /// Number of slots holding a tool.
@@ -274,7 +292,8 @@ impl ToolPool {
     /// replaced), an emptied one, or the next new one
     /// ([`slot_count`](Self::slot_count)). `id` is `tool.id` when it is a
     /// string, `description` `tool.description || ''`, and `parameters` the
-    /// tool's, for a ranking that reads them (ignored by one that does not).
+    /// tool's, for a ranking that reads them or a pool that keeps them
+    /// (ignored otherwise).
     pub fn analyse<'p>(
         &mut self,
         slot: Slot,
@@ -306,11 +325,12 @@ impl ToolPool {
             terms: Vec::new(),
             parameters: None,
         };
-        if self.ranking.reads_parameters() {
+        if self.keeps_parameters {
             let mut table = ParamTable::new();
             table.push(parameters.into_iter().flatten());
             tool.parameters = Some(table);
-        } else {
+        }
+        if !self.ranking.reads_parameters() {
             // The reference indexes `"<name> <description>"` lowercased; the
             // space separates, so the two are tokenized apart. Counted here
             // as pairs, later flattened into `terms`.
@@ -395,8 +415,8 @@ impl ToolPool {
         }
         self.intern_key_names(selection);
         let split = !self.ranking.reads_parameters() && selection.len() >= SPLIT_FROM_ENTRIES;
-        let ToolPool { ranking, tools, id_keys, terms, numbering, second_numbering, .. } = self;
-        let pool = PoolView { ranking: *ranking, tools, id_keys, terms };
+        let ToolPool { ranking, keeps_parameters, tools, id_keys, terms, numbering, second_numbering, .. } = self;
+        let pool = PoolView { ranking: *ranking, keeps_parameters: *keeps_parameters, tools, id_keys, terms };
         let layout = if split {
             let (head, tail) = selection.split_at(selection.len() / 2);
             let (head_layout, tail_layout) = std::thread::scope(|scope| {
@@ -505,6 +525,7 @@ struct Numbering {
 #[derive(Clone, Copy)]
 struct PoolView<'p> {
     ranking: Ranking,
+    keeps_parameters: bool,
     tools: &'p [Option<PoolTool>],
     id_keys: &'p [Option<IdKey>],
     terms: &'p TermDict,
@@ -523,8 +544,8 @@ struct Layout {
 }
 
 impl Layout {
-    /// Appends the run that follows this one (never with parameters: a
-    /// ranking that reads them is not split).
+    /// Appends the run that follows this one (a ranking that reads
+    /// parameters is not split; a pool that keeps them for a pattern is).
     fn append(&mut self, next: Layout) {
         let offset = self.own.len() as u32;
         self.own.extend_from_slice(&next.own);
@@ -536,7 +557,9 @@ impl Layout {
         }));
         self.shared.extend(next.shared);
         self.id_hashes.extend(next.id_hashes);
-        debug_assert!(next.params.is_none(), "a selection whose tools have parameters is laid out whole");
+        if let (Some(params), Some(next)) = (&mut self.params, next.params) {
+            params.append(next);
+        }
         if let (Some(analysed), Some(next)) = (&mut self.analysed, next.analysed) {
             analysed.append(next);
         }
@@ -548,7 +571,7 @@ impl PoolView<'_> {
     /// [`ToolPool::intern_key_names`]) into a catalog's parts, numbering
     /// terms with `numbering`, which it leaves clean.
     fn lay_out(self, selection: &[PoolEntry<'_>], numbering: &mut Numbering) -> Result<Layout, PoolError> {
-        let PoolView { ranking, tools, id_keys, terms } = self;
+        let PoolView { ranking, keeps_parameters, tools, id_keys, terms } = self;
         let reads_parameters = ranking.reads_parameters();
         let (mut keys_len, mut lower_names_len, mut tokens) = (0, 0, 0);
         for entry in selection {
@@ -564,7 +587,7 @@ impl PoolView<'_> {
             shared: Vec::with_capacity(selection.len()),
             entries: Vec::with_capacity(selection.len()),
             id_hashes: Vec::with_capacity(selection.len()),
-            params: reads_parameters.then(ParamTable::new),
+            params: keeps_parameters.then(ParamTable::new),
             analysed: (!reads_parameters).then(|| {
                 // No more distinct terms than tokens, nor than the vocabulary has
                 // (key names are in it too): room for them at once, not by doubling.
@@ -738,7 +761,7 @@ fn reset_local(local: &mut [u32], met: &mut Vec<u32>) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::search::{Candidate, SearchOptions};
+    use crate::search::{Candidate, Pattern, SearchOptions};
     use crate::test_rng::Rng;
 
     fn u(s: &str) -> Vec<u16> {
@@ -814,7 +837,10 @@ mod tests {
 
     /// A pool holding `tools`, tool `i` in slot `i`.
     fn pool_of(tools: &[Tool], ranking: Ranking) -> ToolPool {
-        let mut pool = ToolPool::new(ranking);
+        fill(ToolPool::new(ranking), tools)
+    }
+
+    fn fill(mut pool: ToolPool, tools: &[Tool]) -> ToolPool {
         for (slot, tool) in tools.iter().enumerate() {
             analyse(&mut pool, slot as Slot, tool);
         }
@@ -823,8 +849,13 @@ mod tests {
 
     /// The catalog `Catalog::new` makes of the tools (keys must be distinct).
     fn from_text(tools: &[&Tool], ranking: Ranking) -> Catalog {
+        from_text_keeping(tools, ranking, false)
+    }
+
+    /// [`from_text`], keeping the tools' parameters (`keep`) whatever the ranking.
+    fn from_text_keeping(tools: &[&Tool], ranking: Ranking, keep: bool) -> Catalog {
         let mut builder = Catalog::builder();
-        builder.ranking(ranking);
+        builder.ranking(ranking).keep_parameters(keep);
         for tool in tools {
             let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
             builder.push_with_parameters(&tool.key, tool.id.as_deref(), &tool.description, parameters);
@@ -859,6 +890,15 @@ mod tests {
                 assert_eq!(pooled.find_doc(name), built.find_doc(name), "{label}");
             }
             assert_eq!(pooled.description(entry), built.description(entry), "{label}");
+            assert!(pooled.parameters(entry).eq(built.parameters(entry)), "{label}: parameters of {entry}");
+        }
+        for pattern in ["weather|tool_3", "^key", "ΟΔΟΣ", "(?-i)Weather$", ""] {
+            let pattern = Pattern::new(&u(pattern)).unwrap();
+            assert_eq!(
+                pooled.pattern_texts().candidates(&pattern),
+                built.pattern_texts().candidates(&pattern),
+                "{label}: {pattern:?}"
+            );
         }
         let options = SearchOptions { top_k: 1e9, ..SearchOptions::default() };
         for query in
@@ -903,6 +943,22 @@ mod tests {
                 let label = format!("{} round {round}", ranking.name());
                 assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, ranking), &label);
             }
+        }
+    }
+
+    #[test]
+    fn a_pool_keeping_parameters_lays_them_out_with_the_reference_analysis_whole_or_in_halves() {
+        let mut rng = Rng::new(17);
+        let all = tools(&mut rng, 2 * SPLIT_FROM_ENTRIES + 1000);
+        let mut pool = fill(ToolPool::new(Ranking::Reference).keeping_parameters(), &all);
+        assert!(pool.keeps_parameters() && !ToolPool::new(Ranking::Reference).keeps_parameters());
+        for (round, share) in [(0, 1), (1, 10)] {
+            let picked: Vec<_> = random_selection(&mut rng, &all).into_iter().step_by(share).collect();
+            assert_eq!(picked.len() >= SPLIT_FROM_ENTRIES, round == 0, "split in the first round only");
+            let tools: Vec<&Tool> = picked.iter().map(|&(_, t)| t).collect();
+            let built = from_text_keeping(&tools, Ranking::Reference, true);
+            assert!((0..built.entry_count()).any(|entry| built.parameters(entry).next().is_some()));
+            assert_same(&from_pool(&mut pool, &picked), &built, &format!("kept, round {round}"));
         }
     }
 

@@ -294,6 +294,38 @@ impl SearchWalk {
 
     fn next_candidate(&mut self, catalog: &Catalog, unnamed: bool) -> Option<Pending> {
         self.pending = None;
+        let pending = self.next_given(catalog, unnamed);
+        match pending {
+            Some(pending) => self.pending = Some(Candidate { doc: pending.doc, score: pending.score }),
+            None => self.done = true,
+        }
+        pending
+    }
+
+    /// Records the hook's verdict on the last pending candidate. The walk
+    /// ends once `accepted.length >= topK`.
+    pub fn resolve(&mut self, allowed: bool) {
+        if let Some(candidate) = self.pending.take() {
+            self.admit(candidate, allowed);
+        }
+    }
+
+    /// The candidate after the last one given, skipping as
+    /// [`next_pending`](Self::next_pending) does, before the verdicts on
+    /// those given are in: for a host that asks the hook about several at
+    /// once. `None` at the end of the candidates, or once the walk is over.
+    /// The verdicts go to [`decide`](Self::decide), in the order given.
+    pub fn next_ahead(&mut self, catalog: &Catalog) -> Option<Pending> {
+        self.next_given(catalog, false)
+    }
+
+    /// [`next_ahead`](Self::next_ahead), handing over names no entry carries
+    /// as its id as [`next_to_resolve`](Self::next_to_resolve) does.
+    pub fn next_ahead_to_resolve(&mut self, catalog: &Catalog) -> Option<Pending> {
+        self.next_given(catalog, true)
+    }
+
+    fn next_given(&mut self, catalog: &Catalog, unnamed: bool) -> Option<Pending> {
         if self.done {
             return None;
         }
@@ -308,19 +340,27 @@ impl SearchWalk {
                 None if unnamed => (catalog.doc_entry(candidate.doc), false),
                 None => continue,
             };
-            self.pending = Some(candidate);
             return Some(Pending { doc: candidate.doc, entry, by_id, score: candidate.score });
         }
-        self.done = true;
         None
     }
 
-    /// Records the hook's verdict on the last pending candidate. The walk
-    /// ends once `accepted.length >= topK`.
-    pub fn resolve(&mut self, allowed: bool) {
-        let Some(candidate) = self.pending.take() else {
-            return;
-        };
+    /// Records the hook's verdict on a candidate [`next_ahead`](Self::next_ahead)
+    /// gave, in the order it gave them; ignored once the walk is over, which
+    /// it is once `accepted.length >= topK`, as with [`resolve`](Self::resolve).
+    pub fn decide(&mut self, pending: Pending, allowed: bool) {
+        if !self.done {
+            self.admit(Candidate { doc: pending.doc, score: pending.score }, allowed);
+        }
+    }
+
+    /// Whether the walk is over: `topK` accepted, or the candidates ended
+    /// under [`next_pending`](Self::next_pending).
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    fn admit(&mut self, candidate: Candidate, allowed: bool) {
         if allowed {
             self.accepted.push(candidate);
             if self.accepted.len() as f64 >= self.top_k {

@@ -3,9 +3,17 @@
 //! catalog and the messages in the meta-tools' results. (The fixed strings
 //! of the meta-tools' schemas are the protocol's `schemas`, which JavaScript
 //! puts in them.) They are behaviour, byte for byte the reference's.
+//!
+//! With `search: { syntax: 'regex' }` (this package's own) the strings that
+//! tell the model what `search_tools` takes say it takes a pattern: the
+//! instruction, `search_tools`' description and query, the injected
+//! catalog's header, and the answers to a pattern that finds nothing or does
+//! not compile. The default syntax's are the reference's.
 
+use super::options::Syntax;
 use crate::js::JsString;
-use crate::search::{truncate_description, SearchHit};
+use crate::protocol::tool_search::schemas;
+use crate::search::{truncate_description, PatternError, SearchHit};
 
 pub const INSTRUCTION: &str = "To discover available tools, call search_tools with a keyword query. \
 To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. \
@@ -25,21 +33,53 @@ Use this when you need a capability you don't currently have. \
 Returns a list of matching tools, which are loaded automatically and \
 become available on your next turn — no separate load step is required.";
 
-/// The system instruction of a step, for the mode.
-pub fn instruction(auto_load: bool) -> &'static str {
-    if auto_load {
-        INSTRUCTION_AUTO_LOAD
-    } else {
-        INSTRUCTION
+pub const INSTRUCTION_PATTERN: &str = "To discover available tools, call search_tools with a regular expression \
+matched against tool names, descriptions and parameters. \
+To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. \
+Tools must be loaded before they can be used.";
+
+pub const INSTRUCTION_PATTERN_AUTO_LOAD: &str = "To discover available tools, call search_tools with a regular \
+expression matched against tool names, descriptions and parameters. \
+Matching tools are loaded automatically and become available on your next turn — \
+there is no separate load step. After searching, use the tool directly.";
+
+pub const SEARCH_DESCRIPTION_PATTERN: &str = "Search for available tools with a regular expression, \
+matched case-insensitively against each tool's name, description and parameters. \
+Use this when you need a capability you don't currently have. \
+Returns a list of matching tools with their names and descriptions, those whose name matches first. \
+After finding a useful tool, use load_tool to make it available.";
+
+pub const SEARCH_DESCRIPTION_PATTERN_AUTO_LOAD: &str = "Search for available tools with a regular expression, \
+matched case-insensitively against each tool's name, description and parameters. \
+Use this when you need a capability you don't currently have. \
+Returns a list of matching tools, those whose name matches first, which are loaded automatically and \
+become available on your next turn — no separate load step is required.";
+
+/// The system instruction of a step, for the mode and the syntax.
+pub fn instruction(auto_load: bool, syntax: Syntax) -> &'static str {
+    match (syntax, auto_load) {
+        (Syntax::Words, false) => INSTRUCTION,
+        (Syntax::Words, true) => INSTRUCTION_AUTO_LOAD,
+        (Syntax::Regex, false) => INSTRUCTION_PATTERN,
+        (Syntax::Regex, true) => INSTRUCTION_PATTERN_AUTO_LOAD,
     }
 }
 
-/// `search_tools`' description, for the mode.
-pub fn search_description(auto_load: bool) -> &'static str {
-    if auto_load {
-        SEARCH_DESCRIPTION_AUTO_LOAD
-    } else {
-        SEARCH_DESCRIPTION
+/// `search_tools`' description, for the mode and the syntax.
+pub fn search_description(auto_load: bool, syntax: Syntax) -> &'static str {
+    match (syntax, auto_load) {
+        (Syntax::Words, false) => SEARCH_DESCRIPTION,
+        (Syntax::Words, true) => SEARCH_DESCRIPTION_AUTO_LOAD,
+        (Syntax::Regex, false) => SEARCH_DESCRIPTION_PATTERN,
+        (Syntax::Regex, true) => SEARCH_DESCRIPTION_PATTERN_AUTO_LOAD,
+    }
+}
+
+/// The description of `search_tools`' `query`, for the syntax.
+pub fn search_query_description(syntax: Syntax) -> &'static str {
+    match syntax {
+        Syntax::Words => schemas::SEARCH_QUERY_DESCRIPTION,
+        Syntax::Regex => schemas::SEARCH_PATTERN_DESCRIPTION,
     }
 }
 
@@ -51,6 +91,16 @@ no search step is required. search_tools is also available if you need to redisc
 /// Introduces the injected catalog in `autoLoad` mode.
 pub const CATALOG_HEADER_AUTO_LOAD: &str = "The following tools are available. \
 Call search_tools with a keyword to load one — \
+matching tools are loaded automatically and become available on your next turn.";
+
+/// [`CATALOG_HEADER`] when `search_tools` takes a pattern.
+pub const CATALOG_HEADER_PATTERN: &str = "The following tools are available to load. \
+Call load_tool with a toolName or toolNames array to add one or more before using them — \
+no search step is required. search_tools is also available if you need to rediscover tools with a regular expression.";
+
+/// [`CATALOG_HEADER_AUTO_LOAD`] when `search_tools` takes a pattern.
+pub const CATALOG_HEADER_PATTERN_AUTO_LOAD: &str = "The following tools are available. \
+Call search_tools with a regular expression matching a tool's name to load it — \
 matching tools are loaded automatically and become available on your next turn.";
 
 /// Between the catalog header and its lines.
@@ -99,8 +149,30 @@ impl Message {
     }
 }
 
-pub fn no_tools_found(query: &[u16]) -> JsString {
-    Message::default().text("No tools found matching \"").units(query).text("\". Try different keywords.").done()
+pub fn no_tools_found(query: &[u16], syntax: Syntax) -> JsString {
+    match syntax {
+        Syntax::Words => Message::default()
+            .text("No tools found matching \"")
+            .units(query)
+            .text("\". Try different keywords.")
+            .done(),
+        Syntax::Regex => Message::default()
+            .text("No tools found matching the pattern \"")
+            .units(query)
+            .text("\". Try a broader pattern.")
+            .done(),
+    }
+}
+
+/// The answer to a `search_tools` pattern that does not compile.
+pub fn invalid_pattern(query: &[u16], error: &PatternError) -> JsString {
+    Message::default()
+        .text("Invalid pattern \"")
+        .units(query)
+        .text("\": ")
+        .text(&error.to_string())
+        .text(". search_tools takes a regular expression, e.g. \"weather\", \"^github_\" or \"send.*(email|mail)\".")
+        .done()
 }
 
 pub fn found(count: usize) -> JsString {
@@ -181,12 +253,14 @@ pub fn push_catalog_line(lines: &mut Vec<u16>, name: &[u16], description: &[u16]
     }
 }
 
-/// The system message of an injected catalog: the header of the mode, then
-/// the lines from [`push_catalog_line`].
-pub fn catalog(auto_load: bool, lines: &[u16]) -> JsString {
-    Message::default()
-        .text(if auto_load { CATALOG_HEADER_AUTO_LOAD } else { CATALOG_HEADER })
-        .text(CATALOG_LIST_INTRO)
-        .units(lines)
-        .done()
+/// The system message of an injected catalog: the header of the mode and
+/// the syntax, then the lines from [`push_catalog_line`].
+pub fn catalog(auto_load: bool, syntax: Syntax, lines: &[u16]) -> JsString {
+    let header = match (syntax, auto_load) {
+        (Syntax::Words, false) => CATALOG_HEADER,
+        (Syntax::Words, true) => CATALOG_HEADER_AUTO_LOAD,
+        (Syntax::Regex, false) => CATALOG_HEADER_PATTERN,
+        (Syntax::Regex, true) => CATALOG_HEADER_PATTERN_AUTO_LOAD,
+    };
+    Message::default().text(header).text(CATALOG_LIST_INTRO).units(lines).done()
 }

@@ -46,6 +46,7 @@
 //! once rather than with every question. The questions and answers are
 //! numbers (the protocol's [`operation`](crate::protocol::tool_search::operation)).
 
+use std::collections::VecDeque;
 use std::future::Future;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::pin::{pin, Pin};
@@ -155,43 +156,226 @@ enum Question {
     Tick,
 }
 
-/// The host's side of an operation: the question it waits on, and the
-/// answer once JavaScript has given it.
-#[derive(Default)]
-struct Exchange {
-    question: Option<Question>,
-    answer: Option<Answer>,
-    record: Option<Arc<LiveRecord>>,
-    /// The name given with the last answer (see [`ToolFilter::take_name`]).
-    name: Option<Option<JsString>>,
+impl Question {
+    /// Its code (see [`code`]); `None` for a tool too large to encode.
+    fn code(&self) -> Option<i32> {
+        match self {
+            Question::Ask(ask) => ask.code(),
+            Question::Record => Some(code::NEED_RECORD),
+            Question::Tick => Some(code::TICK),
+        }
+    }
 }
 
-/// The [`ToolFilter`] of an operation: asking parks the question and
-/// suspends the operation until [`Operation::resume`] brings the answer.
+/// A question's number within its operation, from 0, in the order asked.
+pub type Ticket = i32;
+
+/// Where a question stands.
+enum Stage {
+    /// Asked by the operation, not yet handed to the host.
+    Waiting(Question),
+    /// Handed to the host, which has not answered yet.
+    Out(Question),
+    /// Answered, the answer not yet taken by the operation, with the name
+    /// the host gave with it (see [`ToolFilter::take_name`]).
+    Answered(Answer, Option<Option<JsString>>),
+    /// Done with: its answer taken, or withdrawn before it was handed out.
+    Settled,
+    /// Withdrawn while out: its answer, when it comes, is dropped.
+    Abandoned,
+}
+
+/// The host's side of an operation: its questions by ticket, and the
+/// caller's record once handed over.
+///
+/// Tickets are handed out in the order asked, so the questions still
+/// waiting are those from `next_out` on; a question's stage is found by its
+/// ticket in O(1), and settled ones leave from the front.
+#[derive(Default)]
+struct Exchange {
+    /// The stages of tickets `first..`.
+    stages: VecDeque<Stage>,
+    first: Ticket,
+    /// The first ticket not handed out yet.
+    next_out: Ticket,
+    /// Questions waiting or out (not withdrawn): what the operation waits on.
+    open: usize,
+    record: Option<Arc<LiveRecord>>,
+    /// The name given with the last answer taken (see [`ToolFilter::take_name`]).
+    name: Option<Option<JsString>>,
+    /// Names to go with answers the host gives ([`Operation::provide_name`],
+    /// [`Operation::provide_name_of`]): for a ticket, or (`None`) the next
+    /// answer.
+    given_names: Vec<(Option<Ticket>, Option<JsString>)>,
+}
+
+impl Exchange {
+    fn stage(&mut self, ticket: Ticket) -> Option<&mut Stage> {
+        let at = usize::try_from(ticket.checked_sub(self.first)?).ok()?;
+        self.stages.get_mut(at)
+    }
+
+    /// Files a question; it waits to be handed out.
+    fn ask(&mut self, question: Question) -> Ticket {
+        let ticket = self.first + self.stages.len() as Ticket;
+        self.stages.push_back(Stage::Waiting(question));
+        self.open += 1;
+        ticket
+    }
+
+    /// The answer to `ticket`, if it came (taken: the question is settled).
+    fn take_answer(&mut self, ticket: Ticket) -> Option<Answer> {
+        let stage = self.stage(ticket)?;
+        let Stage::Answered(..) = stage else { return None };
+        let Stage::Answered(answer, name) = std::mem::replace(stage, Stage::Settled) else { return None };
+        // The name goes with this answer only: a question answered without
+        // one leaves none behind (as parking a question cleared it).
+        self.name = name;
+        self.retire();
+        Some(answer)
+    }
+
+    /// The operation no longer wants the answer to `ticket`: a question not
+    /// handed out yet never will be.
+    fn withdraw(&mut self, ticket: Ticket) {
+        let Some(stage) = self.stage(ticket) else { return };
+        let next = match stage {
+            Stage::Waiting(_) | Stage::Answered(..) | Stage::Settled => Stage::Settled,
+            Stage::Out(_) | Stage::Abandoned => Stage::Abandoned,
+        };
+        let was_open = matches!(stage, Stage::Waiting(_) | Stage::Out(_));
+        *stage = next;
+        if was_open {
+            self.open -= 1;
+        }
+        self.retire();
+    }
+
+    /// The host's answer (a [`code`]) to `ticket`; ignored unless the
+    /// question is out.
+    fn answer(&mut self, ticket: Ticket, answer: i32) {
+        let given = self.given_names.iter().position(|&(to, _)| to.is_none_or(|to| to == ticket));
+        let name = given.map(|at| self.given_names.swap_remove(at).1);
+        let Some(stage) = self.stage(ticket) else { return };
+        match stage {
+            Stage::Out(_) => {
+                *stage = Stage::Answered(Answer::from_code(answer), name);
+                self.open -= 1;
+            }
+            Stage::Abandoned => *stage = Stage::Settled,
+            Stage::Waiting(_) | Stage::Answered(..) | Stage::Settled => return,
+        }
+        self.retire();
+    }
+
+    /// The oldest question out (abandoned or not): the one a one-at-a-time
+    /// host answers.
+    fn oldest_out(&self) -> Option<Ticket> {
+        let out = self.stages.iter().take((self.next_out - self.first).max(0) as usize);
+        out.zip(self.first..).find(|(stage, _)| matches!(stage, Stage::Out(_) | Stage::Abandoned)).map(|(_, t)| t)
+    }
+
+    /// Answers as failed, here, the waiting questions no code can carry;
+    /// whether there were any.
+    fn fail_unencodable(&mut self) -> bool {
+        let from = (self.next_out - self.first).max(0) as usize;
+        let mut failed = 0;
+        for stage in self.stages.iter_mut().skip(from) {
+            if matches!(stage, Stage::Waiting(question) if question.code().is_none()) {
+                *stage = Stage::Answered(Answer::verdict(Verdict::Failed), None);
+                failed += 1;
+            }
+        }
+        self.open -= failed;
+        failed > 0
+    }
+
+    /// Hands out up to `room` waiting questions, in order: their tickets
+    /// and codes.
+    fn hand_out(&mut self, room: usize, out: &mut Vec<(Ticket, i32)>) {
+        while out.len() < room {
+            let ticket = self.next_out;
+            let Some(stage) = self.stage(ticket) else { break };
+            match std::mem::replace(stage, Stage::Settled) {
+                Stage::Waiting(question) => {
+                    // `fail_unencodable` answered those without a code.
+                    out.push((ticket, question.code().unwrap_or(code::DONE)));
+                    *stage = Stage::Out(question);
+                }
+                other => *stage = other,
+            }
+            self.next_out += 1;
+        }
+    }
+
+    /// Lets the settled questions at the front go.
+    fn retire(&mut self) {
+        while let Some(Stage::Settled) = self.stages.front() {
+            self.stages.pop_front();
+            self.first += 1;
+        }
+        self.next_out = self.next_out.max(self.first);
+    }
+
+    /// The name a question out is about, when the tables found no tool for it.
+    fn missing_name(&mut self, ticket: Ticket) -> Option<JsString> {
+        match self.stage(ticket)? {
+            Stage::Out(Question::Ask(ask)) => ask.missing_name().cloned(),
+            _ => None,
+        }
+    }
+}
+
+/// The [`ToolFilter`] of an operation: asking files the question and
+/// suspends the operation until the host answers it (see [`Operation`]).
 #[derive(Clone)]
 pub struct Relay {
     exchange: Arc<Mutex<Exchange>>,
     phase: Phase,
+    concurrency: usize,
     awaits: bool,
 }
 
-impl Relay {
-    /// Parks `question` and waits for the answer (`answer` takes it).
-    fn ask<T>(&self, question: Question, answer: impl Fn(&mut Exchange) -> T) -> impl Future<Output = T> {
-        let exchange = self.exchange.clone();
-        let mut question = Some(question);
-        std::future::poll_fn(move |_| {
-            let mut exchange = exchange.lock();
-            match question.take() {
-                Some(question) => {
-                    exchange.question = Some(question);
-                    exchange.name = None;
-                    Poll::Pending
-                }
-                None if exchange.question.is_none() => Poll::Ready(answer(&mut exchange)),
-                None => Poll::Pending,
+/// A question asked through a [`Relay`]: filed when first polled, ready
+/// once answered. Dropped before that, it is withdrawn.
+struct Asking {
+    exchange: Arc<Mutex<Exchange>>,
+    question: Option<Question>,
+    ticket: Option<Ticket>,
+}
+
+impl Future for Asking {
+    type Output = Answer;
+
+    fn poll(mut self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<Answer> {
+        let this = &mut *self;
+        let mut exchange = this.exchange.lock();
+        if let Some(question) = this.question.take() {
+            this.ticket = Some(exchange.ask(question));
+            return Poll::Pending;
+        }
+        let Some(ticket) = this.ticket else { return Poll::Ready(Answer::verdict(Verdict::Failed)) };
+        match exchange.take_answer(ticket) {
+            Some(answer) => {
+                this.ticket = None;
+                Poll::Ready(answer)
             }
-        })
+            None => Poll::Pending,
+        }
+    }
+}
+
+impl Drop for Asking {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            self.exchange.lock().withdraw(ticket);
+        }
+    }
+}
+
+impl Relay {
+    fn asking(&self, question: Question) -> Asking {
+        Asking { exchange: self.exchange.clone(), question: Some(question), ticket: None }
     }
 }
 
@@ -201,18 +385,25 @@ impl ToolFilter for Relay {
         // question in another would reach the hook with the wrong phase, so
         // it is refused without asking.
         debug_assert_eq!(phase, self.phase, "an operation asked outside its phase");
-        let in_phase = phase == self.phase;
-        let asked = in_phase.then(|| self.ask(Question::Ask(ask), |exchange| exchange.answer.take()));
+        let asking = (phase == self.phase).then(|| self.asking(Question::Ask(ask)));
         async move {
-            match asked {
-                Some(asked) => asked.await.unwrap_or(Answer::verdict(Verdict::Failed)),
+            match asking {
+                Some(asking) => asking.await,
                 None => Answer::verdict(Verdict::Failed),
             }
         }
     }
 
     fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
-        self.ask(Question::Record, |exchange| exchange.record.take())
+        let (asking, exchange) = (self.asking(Question::Record), self.exchange.clone());
+        async move {
+            asking.await;
+            exchange.lock().record.take()
+        }
+    }
+
+    fn concurrency(&self) -> usize {
+        self.concurrency
     }
 
     fn awaits(&self) -> bool {
@@ -224,9 +415,10 @@ impl ToolFilter for Relay {
     }
 
     fn tick(&self) -> impl Future<Output = ()> {
-        let asked = self.awaits.then(|| self.ask(Question::Tick, |_| ()));
+        let asked = self.awaits.then(|| self.asking(Question::Tick));
         async move {
             if let Some(asked) = asked {
+                // A tick's answer means nothing: it is only a turn.
                 asked.await;
             }
         }
@@ -238,8 +430,8 @@ impl ToolFilter for Relay {
 pub enum OperationError {
     /// The operation panicked; it was dropped where it stood.
     Panicked,
-    /// The operation suspended without asking the hook anything, so nothing
-    /// could ever resume it; it was dropped.
+    /// The operation suspended without a question left to answer, so
+    /// nothing could ever resume it; it was dropped.
     Stalled,
 }
 
@@ -256,7 +448,7 @@ impl std::error::Error for OperationError {}
 
 type Running<T> = Pin<Box<dyn Future<Output = T> + Send>>;
 
-/// An operation that consults the hook, suspended at each question.
+/// An operation that consults the hook, suspended at its questions.
 pub struct Operation<T> {
     running: Option<Running<T>>,
     relay: Relay,
@@ -264,24 +456,26 @@ pub struct Operation<T> {
 }
 
 impl<T> Operation<T> {
-    /// Starts an operation that asks in `phase`: `run` gets the relay to ask
-    /// through and gives the future. Nothing runs before the first
-    /// [`resume`](Self::resume).
-    pub fn start<F>(phase: Phase, run: impl FnOnce(Relay) -> F) -> Operation<T>
+    /// Starts an operation that asks in `phase`, up to `concurrency`
+    /// questions at once (at least one): `run` gets the relay to ask through
+    /// and gives the future. Nothing runs before the first
+    /// [`resume`](Self::resume) or [`exchange`](Self::exchange).
+    pub fn start<F>(phase: Phase, concurrency: usize, run: impl FnOnce(Relay) -> F) -> Operation<T>
     where
         F: Future<Output = T> + Send + 'static,
     {
-        Operation::start_with(phase, false, run)
+        Operation::start_with(phase, concurrency, false, run)
     }
 
     /// [`start`](Self::start)s an operation that, when `awaits`, awaits as
     /// the reference does (see the module docs): it asks about every tool it
-    /// finds, and asks [`code::TICK`] where the reference awaits.
-    pub fn start_with<F>(phase: Phase, awaits: bool, run: impl FnOnce(Relay) -> F) -> Operation<T>
+    /// finds, and asks [`code::TICK`] where the reference awaits. A tick is a
+    /// question like any other, with its ticket.
+    pub fn start_with<F>(phase: Phase, concurrency: usize, awaits: bool, run: impl FnOnce(Relay) -> F) -> Operation<T>
     where
         F: Future<Output = T> + Send + 'static,
     {
-        let relay = Relay { exchange: Arc::default(), phase, awaits };
+        let relay = Relay { exchange: Arc::default(), phase, concurrency: concurrency.max(1), awaits };
         Operation { running: Some(Box::pin(run(relay.clone()))), relay, outcome: None }
     }
 
@@ -296,38 +490,58 @@ impl<T> Operation<T> {
         self.relay.awaits
     }
 
-    /// Hands over the answer to the last question (a [`code`]; ignored
-    /// when no question is pending) and runs on. Returns the next question,
-    /// or [`code::DONE`] once the outcome is ready. A panic inside the
-    /// operation is caught: the operation is dropped and the error returned,
-    /// and every later call returns `DONE`.
+    /// Hands over the answer to the question out (a [`code`]; ignored when
+    /// none is) and runs on. Returns the next question, or [`code::DONE`]
+    /// once the outcome is ready: one question at a time, for a host that
+    /// asks one at a time. A panic inside the operation is caught: the
+    /// operation is dropped and the error returned, and every later call
+    /// returns `DONE`.
     pub fn resume(&mut self, answer: i32) -> Result<i32, OperationError> {
         {
             let mut exchange = self.relay.exchange.lock();
-            match exchange.question.take() {
-                Some(Question::Ask(_)) => exchange.answer = Some(Answer::from_code(answer)),
-                Some(Question::Record | Question::Tick) | None => {}
+            if let Some(ticket) = exchange.oldest_out() {
+                exchange.answer(ticket, answer);
             }
         }
-        let Some(running) = self.running.as_mut() else { return Ok(code::DONE) };
+        match self.run(1)? {
+            None => Ok(code::DONE),
+            Some(asked) => asked.first().map(|&(_, question)| question).ok_or(OperationError::Stalled),
+        }
+    }
+
+    /// Hands over answers as `(ticket, code)` (each ignored unless its
+    /// question is out) and runs on, deciding in the order asked. Returns
+    /// `None` once the outcome is ready, else the questions to hand to the
+    /// host now, up to `room` (none: the host still has some to answer;
+    /// `room` of them: call again, without answers, for more). A panic
+    /// is caught as by [`resume`](Self::resume).
+    pub fn exchange(
+        &mut self,
+        answers: impl IntoIterator<Item = (Ticket, i32)>,
+        room: usize,
+    ) -> Result<Option<Vec<(Ticket, i32)>>, OperationError> {
+        {
+            let mut exchange = self.relay.exchange.lock();
+            for (ticket, answer) in answers {
+                exchange.answer(ticket, answer);
+            }
+        }
+        self.run(room.max(1))
+    }
+
+    /// Polls the operation until it ends (`None`) or waits on the host, and
+    /// hands out up to `room` of the questions waiting.
+    fn run(&mut self, room: usize) -> Result<Option<Vec<(Ticket, i32)>>, OperationError> {
+        let Some(running) = self.running.as_mut() else { return Ok(None) };
         let mut context = Context::from_waker(Waker::noop());
         loop {
-            let polled = catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(&mut context)));
-            let question = match polled {
+            match catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(&mut context))) {
                 Ok(Poll::Ready(outcome)) => {
                     self.running = None;
                     self.outcome = Some(outcome);
-                    return Ok(code::DONE);
+                    return Ok(None);
                 }
-                Ok(Poll::Pending) => match &self.relay.exchange.lock().question {
-                    Some(Question::Ask(ask)) => ask.code(),
-                    Some(Question::Record) => Some(code::NEED_RECORD),
-                    Some(Question::Tick) => Some(code::TICK),
-                    None => {
-                        self.running = None;
-                        return Err(OperationError::Stalled);
-                    }
-                },
+                Ok(Poll::Pending) => {}
                 Err(_) => {
                     // Dropping a future that panicked may panic again; that too
                     // must not unwind into the host.
@@ -335,43 +549,59 @@ impl<T> Operation<T> {
                     let _ = catch_unwind(AssertUnwindSafe(move || drop(running)));
                     return Err(OperationError::Panicked);
                 }
-            };
-            match question {
-                Some(question) => return Ok(question),
-                // A question no code can carry: answered as failed, here.
-                None => {
-                    let mut exchange = self.relay.exchange.lock();
-                    exchange.question = None;
-                    exchange.answer = Some(Answer::verdict(Verdict::Failed));
-                }
             }
+            let mut exchange = self.relay.exchange.lock();
+            // A question no code can carry is answered as failed, here.
+            if exchange.fail_unencodable() {
+                continue;
+            }
+            if exchange.open == 0 {
+                drop(exchange);
+                self.running = None;
+                return Err(OperationError::Stalled);
+            }
+            let mut asked = Vec::new();
+            exchange.hand_out(room, &mut asked);
+            return Ok(Some(asked));
         }
     }
 
-    /// The name the pending question is about, when the tables found no
-    /// tool for it.
+    /// The name the question out is about (the oldest, for a host that
+    /// answers one at a time), when the tables found no tool for it.
     pub fn question_name(&self) -> Option<JsString> {
-        match &self.relay.exchange.lock().question {
-            Some(Question::Ask(ask)) => ask.missing_name().cloned(),
-            _ => None,
-        }
+        let mut exchange = self.relay.exchange.lock();
+        let ticket = exchange.oldest_out()?;
+        exchange.missing_name(ticket)
     }
 
-    /// Hands over the caller's record, as [`code::NEED_RECORD`] asks; the
-    /// next [`resume`](Self::resume) gives it to the operation.
+    /// The name question `ticket` is about, while it is out, when the
+    /// tables found no tool for it.
+    pub fn question_name_of(&self, ticket: Ticket) -> Option<JsString> {
+        self.relay.exchange.lock().missing_name(ticket)
+    }
+
+    /// Hands over the caller's record, as [`code::NEED_RECORD`] asks; it
+    /// goes to the operation with the answer to that question.
     pub fn provide_record(&mut self, record: Arc<LiveRecord>) {
         self.relay.exchange.lock().record = Some(record);
     }
 
-    /// Hands over, with the answer the next [`resume`](Self::resume) brings,
-    /// the name of the tool it names (`None`: it has no id), when it is not
-    /// what the tables say (see [`ToolFilter::take_name`]).
+    /// Hands over, with the next answer the host gives (to
+    /// [`resume`](Self::resume), or the next of [`exchange`](Self::exchange)'s
+    /// answers), the name of the tool it names (`None`: it has no id), when
+    /// it is not what the tables say (see [`ToolFilter::take_name`]).
     pub fn provide_name(&mut self, name: Option<JsString>) {
-        self.relay.exchange.lock().name = Some(name);
+        self.relay.exchange.lock().given_names.push((None, name));
     }
 
-    /// The outcome, once [`resume`](Self::resume) has returned `DONE`
-    /// (taken: a second call gives `None`).
+    /// [`provide_name`](Self::provide_name) for the answer to `ticket`,
+    /// for a host that answers several at once.
+    pub fn provide_name_of(&mut self, ticket: Ticket, name: Option<JsString>) {
+        self.relay.exchange.lock().given_names.push((Some(ticket), name));
+    }
+
+    /// The outcome, once the operation has ended (taken: a second call
+    /// gives `None`).
     pub fn take_outcome(&mut self) -> Option<T> {
         self.outcome.take()
     }
@@ -409,7 +639,7 @@ mod tests {
 
     #[test]
     fn resume_asks_one_question_at_a_time_and_ends_with_the_outcome() {
-        let mut operation = Operation::start(Phase::Load, ask_three);
+        let mut operation = Operation::start(Phase::Load, 1, ask_three);
         assert_eq!(operation.phase(), Phase::Load);
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(3)));
         assert_eq!(operation.take_outcome(), None);
@@ -423,7 +653,7 @@ mod tests {
 
     #[test]
     fn unknown_answers_fail_and_the_first_answer_is_ignored() {
-        let mut operation = Operation::start(Phase::Load, ask_three);
+        let mut operation = Operation::start(Phase::Load, 1, ask_three);
         assert_eq!(operation.resume(code::ALLOWED), Ok(tool(3)), "no question pending yet: nothing to answer");
         assert_eq!(operation.resume(-7), Ok(tool(5)));
         assert_eq!(operation.resume(code::DENIED), Ok(tool(8)));
@@ -433,7 +663,7 @@ mod tests {
 
     #[test]
     fn resolve_questions_carry_the_lookup_what_was_found_and_the_answer_may_name_another_tool() {
-        let mut operation = Operation::start(Phase::Active, |relay: Relay| async move {
+        let mut operation = Operation::start(Phase::Active, 1, |relay: Relay| async move {
             let mut answers = Vec::new();
             for (lookup, found) in [
                 (Lookup::KeyFirst, Found::ByKey(7)),
@@ -469,7 +699,7 @@ mod tests {
 
     #[test]
     fn a_record_is_asked_for_and_handed_over() {
-        let mut operation = Operation::start(Phase::Load, |relay: Relay| async move {
+        let mut operation = Operation::start(Phase::Load, 1, |relay: Relay| async move {
             relay.live_record().await.map(|record| (record.base, record.catalog.entry_count()))
         });
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
@@ -481,7 +711,7 @@ mod tests {
         assert_eq!(operation.take_outcome(), Some(Some((12, 1))));
         // Without a record the operation goes on without one.
         let mut operation =
-            Operation::start(Phase::Load, |relay: Relay| async move { relay.live_record().await.is_none() });
+            Operation::start(Phase::Load, 1, |relay: Relay| async move { relay.live_record().await.is_none() });
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(true));
@@ -495,14 +725,14 @@ mod tests {
             relay.tick().await;
             answer
         };
-        let mut operation = Operation::start_with(Phase::Load, true, run);
+        let mut operation = Operation::start_with(Phase::Load, 1, true, run);
         assert!(operation.awaits());
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::TICK));
         assert_eq!(operation.resume(code::DENIED), Ok(tool(4)), "a tick's answer is ignored");
         assert_eq!(operation.resume(code::ALLOWED), Ok(code::TICK));
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(Answer::ALLOWED));
-        let mut operation = Operation::start(Phase::Load, run);
+        let mut operation = Operation::start(Phase::Load, 1, run);
         assert!(!operation.awaits());
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(4)));
         assert_eq!(operation.resume(code::DENIED), Ok(code::DONE));
@@ -511,7 +741,7 @@ mod tests {
 
     #[test]
     fn a_question_too_large_to_encode_is_answered_as_failed_without_asking() {
-        let mut operation = Operation::start(Phase::Search, |relay: Relay| async move {
+        let mut operation = Operation::start(Phase::Search, 1, |relay: Relay| async move {
             relay.check(Ask::Tool(i32::MAX), Phase::Search).await
         });
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
@@ -520,7 +750,7 @@ mod tests {
 
     #[test]
     fn a_panic_inside_the_operation_is_caught_and_ends_it() {
-        let mut operation = Operation::start(Phase::Search, |relay: Relay| async move {
+        let mut operation = Operation::start(Phase::Search, 1, |relay: Relay| async move {
             let answer = relay.check(Ask::Tool(1), Phase::Search).await;
             if answer.verdict == Verdict::Denied {
                 panic!("deliberate");
@@ -535,9 +765,174 @@ mod tests {
 
     #[test]
     fn an_operation_that_suspends_without_a_question_is_abandoned() {
-        let mut operation: Operation<()> = Operation::start(Phase::Active, |_relay| std::future::pending());
+        let mut operation: Operation<()> = Operation::start(Phase::Active, 1, |_relay| std::future::pending());
         assert_eq!(operation.resume(code::NO_VERDICT), Err(OperationError::Stalled));
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
+    }
+
+    #[test]
+    fn an_operation_that_suspends_while_its_questions_are_out_waits_for_them() {
+        let mut operation = Operation::start(Phase::Load, 4, |relay: Relay| async move {
+            let ahead = relay.check(Ask::Tool(1), Phase::Load);
+            ahead.await
+        });
+        assert_eq!(operation.exchange([], 4), Ok(Some(vec![(0, tool(1))])));
+        assert_eq!(operation.exchange([], 4), Ok(Some(vec![])), "out with the host: nothing new");
+        assert_eq!(operation.exchange([(0, code::DENIED)], 4), Ok(None));
+        assert_eq!(operation.take_outcome(), Some(Answer::DENIED));
+    }
+
+    /// Asks about tools `0..n` through [`Ahead`](super::super::ahead::Ahead),
+    /// as the operations do, taking allowed ones until `stop` of them.
+    async fn walk(relay: Relay, n: i32, stop: usize) -> Vec<ToolRef> {
+        use super::super::ahead::{Ahead, Decision};
+        let mut ahead = Ahead::new(relay.concurrency());
+        let mut tools = 0..n;
+        let mut allowed = Vec::new();
+        loop {
+            let next = ahead
+                .next(|| {
+                    let tool = tools.next()?;
+                    let asking = relay.check(Ask::Tool(tool), Phase::Search);
+                    Some((tool, Decision::Asking(async { asking.await.verdict.allows() })))
+                })
+                .await;
+            let Some((tool, allows)) = next else { break };
+            if allows {
+                allowed.push(tool);
+                if allowed.len() == stop {
+                    break;
+                }
+            }
+        }
+        allowed
+    }
+
+    #[test]
+    fn exchange_hands_out_several_questions_and_takes_answers_in_any_order() {
+        let mut operation = Operation::start(Phase::Search, 3, |relay| walk(relay, 8, 2));
+        assert_eq!(operation.exchange([], 16), Ok(Some(vec![(0, tool(0)), (1, tool(1)), (2, tool(2))])));
+        // Answers out of order wait for the one before them; unknown
+        // tickets, tickets not out and repeated answers are ignored.
+        assert_eq!(
+            operation.exchange([(2, code::ALLOWED), (7, code::ALLOWED), (-1, code::ALLOWED)], 16),
+            Ok(Some(vec![]))
+        );
+        assert_eq!(operation.exchange([(1, code::DENIED), (2, code::DENIED)], 16), Ok(Some(vec![])));
+        // The first decides: 0 denied, 1 denied, 2 allowed; 3, 4 and 5 asked.
+        assert_eq!(
+            operation.exchange([(0, code::FAILED)], 16),
+            Ok(Some(vec![(3, tool(3)), (4, tool(4)), (5, tool(5))]))
+        );
+        // Room for one question a call: the rest come with the next calls.
+        let mut operation2 = Operation::start(Phase::Search, 3, |relay| walk(relay, 8, 2));
+        assert_eq!(operation2.exchange([], 1), Ok(Some(vec![(0, tool(0))])));
+        assert_eq!(operation2.exchange([], 1), Ok(Some(vec![(1, tool(1))])));
+        assert_eq!(operation2.exchange([(0, code::ALLOWED)], 1), Ok(Some(vec![(2, tool(2))])));
+        assert_eq!(operation2.exchange([], 1), Ok(Some(vec![(3, tool(3))])));
+        // 4 allowed: the second allowed tool ends the walk, 3 and 5 still out.
+        assert_eq!(operation.exchange([(4, code::ALLOWED), (3, code::ALLOWED)], 16), Ok(None));
+        assert_eq!(operation.take_outcome(), Some(vec![2, 3]));
+        // Late answers to questions withdrawn are dropped.
+        assert_eq!(operation.exchange([(5, code::ALLOWED)], 16), Ok(None));
+    }
+
+    #[test]
+    fn questions_withdrawn_before_they_are_handed_out_are_never_asked() {
+        let mut operation = Operation::start(Phase::Search, 4, |relay| walk(relay, 10, 1));
+        assert_eq!(operation.exchange([], 2), Ok(Some(vec![(0, tool(0)), (1, tool(1))])));
+        // Tool 0 allowed ends the walk: 2 and 3, filed but not handed out, are withdrawn.
+        assert_eq!(operation.exchange([(0, code::ALLOWED)], 2), Ok(None));
+        assert_eq!(operation.take_outcome(), Some(vec![0]));
+    }
+
+    #[test]
+    fn resume_drives_an_operation_that_asks_ahead_one_question_at_a_time() {
+        let mut operation = Operation::start(Phase::Search, 3, |relay| walk(relay, 5, 2));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(0)));
+        assert_eq!(operation.resume(code::DENIED), Ok(tool(1)));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2)));
+        assert_eq!(operation.resume(code::DENIED), Ok(tool(3)));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(vec![1, 3]));
+    }
+
+    #[test]
+    fn ticks_have_tickets_and_names_go_with_their_own_answers_when_several_are_out() {
+        // Two questions out at once, answered in reverse order, each with its
+        // name; the operation reads each name right after taking its answer.
+        let mut operation = Operation::start_with(Phase::Search, 2, true, |relay: Relay| async move {
+            use super::super::ahead::{Ahead, Decision};
+            let mut ahead = Ahead::new(relay.concurrency());
+            let mut tools = [1, 2].into_iter();
+            let mut named = Vec::new();
+            loop {
+                let next = ahead
+                    .next(|| {
+                        let tool = tools.next()?;
+                        let asking = relay.check(Ask::Tool(tool), Phase::Search);
+                        let relay = &relay;
+                        Some((
+                            tool,
+                            Decision::Asking(async move { (asking.await.verdict.allows(), relay.take_name()) }),
+                        ))
+                    })
+                    .await;
+                let Some((tool, answer)) = next else { break };
+                named.push((tool, answer));
+            }
+            relay.tick().await;
+            named
+        });
+        assert_eq!(operation.exchange([], 8), Ok(Some(vec![(0, tool(1)), (1, tool(2))])));
+        operation.provide_name_of(1, None);
+        assert_eq!(operation.exchange([(1, code::ALLOWED)], 8), Ok(Some(vec![])));
+        operation.provide_name_of(0, Some(JsString::from("renamed")));
+        assert_eq!(operation.exchange([(0, code::ALLOWED)], 8), Ok(Some(vec![(2, code::TICK)])), "a tick has a ticket");
+        assert_eq!(operation.exchange([(2, code::NO_VERDICT)], 8), Ok(None));
+        assert_eq!(
+            operation.take_outcome(),
+            Some(vec![(1, (true, Some(Some(JsString::from("renamed"))))), (2, (true, Some(None)))])
+        );
+    }
+
+    #[test]
+    fn names_of_missing_tools_are_read_by_ticket() {
+        let mut operation = Operation::start(Phase::Load, 2, |relay: Relay| async move {
+            use super::super::ahead::{Ahead, Decision};
+            let mut ahead = Ahead::new(relay.concurrency());
+            let mut names = ["x", "y"].into_iter();
+            let mut answers = Vec::new();
+            loop {
+                let next = ahead
+                    .next(|| {
+                        let found = Found::Missing(JsString::from(names.next()?));
+                        Some((
+                            (),
+                            Decision::Asking(
+                                relay.check(Ask::Resolve { lookup: Lookup::KeyFirst, found, live: true }, Phase::Load),
+                            ),
+                        ))
+                    })
+                    .await;
+                let Some(((), answer)) = next else { break };
+                answers.push(Some(answer));
+            }
+            answers
+        });
+        let asked = operation.exchange([], 8).unwrap().unwrap();
+        assert_eq!(asked.len(), 2);
+        assert_eq!(operation.question_name_of(0), Some(JsString::from("x")));
+        assert_eq!(operation.question_name_of(1), Some(JsString::from("y")));
+        assert_eq!(operation.question_name_of(2), None);
+        assert_eq!(operation.question_name(), Some(JsString::from("x")), "the oldest out");
+        assert_eq!(operation.exchange([(1, code::ALLOWED_AS + 4)], 8), Ok(Some(vec![])));
+        assert_eq!(operation.question_name_of(1), None, "answered");
+        assert_eq!(operation.exchange([(0, code::DENIED)], 8), Ok(None));
+        assert_eq!(
+            operation.take_outcome(),
+            Some(vec![Some(Answer::DENIED), Some(Answer { verdict: Verdict::Allowed, tool: Some(4) })])
+        );
     }
 
     #[test]

@@ -35,6 +35,35 @@ impl Storage {
     }
 }
 
+/// How `search_tools` reads its query (`search.syntax`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Syntax {
+    /// Words, ranked by the catalog's ranking: the reference's.
+    Words,
+    /// A regular expression matched against each tool's name, description
+    /// and parameters (see [`crate::search::pattern`]). This package's own.
+    Regex,
+}
+
+impl Syntax {
+    pub const ALL: [Syntax; 2] = [Syntax::Words, Syntax::Regex];
+
+    /// The option value that selects it.
+    pub fn name(self) -> &'static str {
+        protocol::SYNTAXES[self as usize]
+    }
+
+    /// The syntax an option value names, if any.
+    pub fn from_name(name: &[u16]) -> Option<Syntax> {
+        Syntax::ALL.into_iter().find(|syntax| name.iter().copied().eq(syntax.name().encode_utf16()))
+    }
+
+    /// The documented default ([`defaults::SYNTAX`]).
+    pub fn default_syntax() -> Syntax {
+        Syntax::ALL.into_iter().find(|syntax| syntax.name() == defaults::SYNTAX).expect("the default is a syntax")
+    }
+}
+
 /// The constructor options, as the processor applies them.
 #[derive(Clone, Copy, Debug)]
 pub struct Options {
@@ -50,6 +79,12 @@ pub struct Options {
     /// `search.ranking`: how the catalogs rank `search_tools` results. This
     /// package's own option; every release honours it.
     pub ranking: Ranking,
+    /// `search.syntax`: how `search_tools` reads its query. This package's
+    /// own option; every release honours it.
+    pub syntax: Syntax,
+    /// `filterConcurrency`: how many tools the hook may be asked about at
+    /// once (at least 1). This package's own option; every release honours it.
+    pub filter_concurrency: u32,
 }
 
 /// The options as JavaScript read them from the options object:
@@ -69,6 +104,8 @@ pub struct GivenOptions {
     /// `options.search?.embedder`, and its `doEmbed` (`embedder?.doEmbed`).
     pub embedder: Given,
     pub embedder_do_embed: Given,
+    pub syntax: Given,
+    pub filter_concurrency: Given,
 }
 
 impl Default for GivenOptions {
@@ -87,6 +124,8 @@ impl Default for GivenOptions {
             ranking: Given::Undefined,
             embedder: Given::Undefined,
             embedder_do_embed: Given::Undefined,
+            syntax: Given::Undefined,
+            filter_concurrency: Given::Undefined,
         }
     }
 }
@@ -139,6 +178,26 @@ impl Options {
             }
             (embedder, _, _) => return Err(refuse("options.search.embedder", EMBEDDER, embedder)),
         };
+        let syntax = match &given.syntax {
+            value if value.is_nullish() => Syntax::default_syntax(),
+            Given::String(name) => {
+                Syntax::from_name(name).ok_or_else(|| refuse("options.search.syntax", SYNTAX_NAMES, &given.syntax))?
+            }
+            other => return Err(refuse("options.search.syntax", SYNTAX_NAMES, other)),
+        };
+        // A pattern alone decides which tools match and in which order, so
+        // the ranking (checked above all the same) goes unused: the catalogs
+        // get the default's, and neither the built-in model is read nor the
+        // user's embedder called (it would embed every pattern and tool for
+        // nothing).
+        let ranking = if syntax == Syntax::Regex { Ranking::default_ranking() } else { ranking };
+        let filter_concurrency = match &given.filter_concurrency {
+            value if value.is_nullish() => defaults::FILTER_CONCURRENCY,
+            // Any positive integer; more than `u32::MAX` at once is as many
+            // as there are tools.
+            Given::Number(n) if n.fract() == 0.0 && *n >= 1.0 => n.min(f64::from(u32::MAX)) as u32,
+            other => return Err(refuse("options.filterConcurrency", "a positive integer", other)),
+        };
         let has_filter = match &given.filter {
             value if !value.is_truthy() => false,
             Given::Function => true,
@@ -165,6 +224,8 @@ impl Options {
             ttl_ms,
             inject_catalog: boolean("options.injectCatalog", &given.inject_catalog, defaults::INJECT_CATALOG)?,
             ranking,
+            syntax,
+            filter_concurrency,
         };
         Ok(options.for_host(host))
     }
@@ -173,6 +234,14 @@ impl Options {
     /// `search_tools` loads what it finds.
     pub fn offers_load_tool(&self) -> bool {
         !self.auto_load
+    }
+
+    /// Whether the catalogs keep the tools' parameters (so JavaScript should
+    /// read them from the tools' input schemas and send them): for a ranking
+    /// that reads them, and for a `search_tools` query that is a pattern,
+    /// which is matched against them.
+    pub fn reads_parameters(&self) -> bool {
+        self.ranking.reads_parameters() || self.syntax == Syntax::Regex
     }
 
     /// Whether loaded state comes from the messages, which the wrapper then
@@ -193,6 +262,8 @@ const STORAGE_NAMES: &str = "'in-memory' or 'context'";
 const EMBEDDER: &str = "an AI SDK embedding model (an object with a doEmbed function)";
 /// [`Ranking::ALL`]'s names, as a refusal lists them (a test keeps them in step).
 const RANKING_NAMES: &str = "'reference' or 'fielded' or 'hybrid'";
+/// [`Syntax::ALL`]'s names, as a refusal lists them.
+const SYNTAX_NAMES: &str = "'words' or 'regex'";
 
 #[cfg(test)]
 mod tests {
@@ -221,6 +292,8 @@ mod tests {
             assert_eq!(options.storage, Storage::InMemory);
             assert_eq!(options.ttl_ms, 3_600_000.0);
             assert_eq!(options.ranking, Ranking::Reference);
+            assert_eq!((options.syntax, options.filter_concurrency), (Syntax::Words, 1));
+            assert!(!options.reads_parameters());
         }
     }
 
@@ -239,9 +312,14 @@ mod tests {
             ranking: Given::String(JsString::from("fielded")),
             embedder: Given::Undefined,
             embedder_do_embed: Given::Undefined,
+            // (A pattern would leave the ranking unused: see
+            // `a_pattern_query_reads_parameters_whatever_the_ranking`.)
+            syntax: Given::String(JsString::from("words")),
+            filter_concurrency: Given::Number(32.0),
         };
         let options = Options::from_given(&given, &host()).unwrap();
         assert_eq!(options.ranking, Ranking::FIELDED);
+        assert_eq!((options.syntax, options.filter_concurrency), (Syntax::Words, 32));
         assert_eq!(options.search.top_k, 2.5);
         assert!(options.search.min_score.is_nan());
         assert!(options.search.has_filter && options.auto_load && options.include_resolved_tools);
@@ -326,6 +404,67 @@ mod tests {
             refused(GivenOptions { ranking: Given::Boolean(true), ..GivenOptions::default() }),
             "options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got the boolean true"
         );
+        assert_eq!(
+            refused(GivenOptions { syntax: text("glob"), ..GivenOptions::default() }),
+            "options.search.syntax must be 'words' or 'regex', got the string \"glob\""
+        );
+    }
+
+    #[test]
+    fn a_pattern_query_reads_parameters_whatever_the_ranking() {
+        let regex = GivenOptions { syntax: Given::String(JsString::from("regex")), ..GivenOptions::default() };
+        let options = Options::from_given(&regex, &host()).unwrap();
+        assert_eq!((options.syntax, options.ranking), (Syntax::Regex, Ranking::Reference));
+        assert!(options.reads_parameters() && !options.ranking.reads_parameters());
+        for ranking in ["fielded", "hybrid"] {
+            let given = GivenOptions { ranking: Given::String(JsString::from(ranking)), ..regex.clone() };
+            assert_eq!(Options::from_given(&given, &host()).unwrap().ranking, Ranking::Reference, "{ranking}");
+        }
+        let embedder = GivenOptions {
+            ranking: Given::String(JsString::from("hybrid")),
+            embedder: Given::Object { is_array: false },
+            embedder_do_embed: Given::Function,
+            ..regex.clone()
+        };
+        assert_eq!(Options::from_given(&embedder, &host()).unwrap().ranking, Ranking::Reference, "no embedder called");
+        let unknown = GivenOptions { ranking: Given::String(JsString::from("bm25")), ..regex };
+        assert!(Options::from_given(&unknown, &host()).is_err(), "a ranking is still checked");
+    }
+
+    #[test]
+    fn filter_concurrency_is_a_positive_integer() {
+        let concurrency = |n: f64| {
+            let given = GivenOptions { filter_concurrency: Given::Number(n), ..GivenOptions::default() };
+            Options::from_given(&given, &host()).map(|options| options.filter_concurrency)
+        };
+        assert_eq!(concurrency(1.0), Ok(1));
+        assert_eq!(concurrency(64.0), Ok(64));
+        assert_eq!(concurrency(1e300), Ok(u32::MAX), "beyond u32: as many as there are tools");
+        for bad in [0.0, -0.0, -4.0, 1.5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.5] {
+            let refused = concurrency(bad).unwrap_err().to_string();
+            assert!(
+                refused.starts_with("options.filterConcurrency must be a positive integer, got the number "),
+                "{refused}"
+            );
+        }
+        let refused = |value: Given| {
+            let given = GivenOptions { filter_concurrency: value, ..GivenOptions::default() };
+            Options::from_given(&given, &host()).unwrap_err().to_string()
+        };
+        assert_eq!(
+            refused(Given::String(JsString::from("4"))),
+            "options.filterConcurrency must be a positive integer, got the string \"4\""
+        );
+        assert_eq!(
+            refused(Given::Number(f64::NAN)),
+            "options.filterConcurrency must be a positive integer, got the number NaN"
+        );
+        assert_eq!(
+            refused(Given::Boolean(true)),
+            "options.filterConcurrency must be a positive integer, got the boolean true"
+        );
+        let null = GivenOptions { filter_concurrency: Given::Null, ..GivenOptions::default() };
+        assert_eq!(Options::from_given(&null, &host()).unwrap().filter_concurrency, 1);
     }
 
     #[test]
@@ -341,6 +480,8 @@ mod tests {
     fn the_protocol_names_every_value_in_order_and_the_defaults_among_them() {
         assert_eq!(&Storage::ALL.map(Storage::name)[..], protocol::STORAGES);
         assert_eq!(&Ranking::ALL.map(Ranking::name)[..], protocol::RANKINGS);
+        assert_eq!(&Syntax::ALL.map(Syntax::name)[..], protocol::SYNTAXES);
+        assert_eq!(Syntax::default_syntax().name(), defaults::SYNTAX);
         assert_eq!(&super::super::Phase::ALL.map(super::super::Phase::name)[..], protocol::PHASES);
         assert_eq!(Storage::default_storage().name(), defaults::STORAGE);
         assert_eq!(Ranking::default_ranking().name(), defaults::RANKING);
@@ -351,5 +492,6 @@ mod tests {
         let list = |names: &[&str]| names.iter().map(|name| format!("'{name}'")).collect::<Vec<_>>().join(" or ");
         assert_eq!(STORAGE_NAMES, list(&Storage::ALL.map(Storage::name)));
         assert_eq!(RANKING_NAMES, list(&Ranking::ALL.map(Ranking::name)));
+        assert_eq!(SYNTAX_NAMES, list(&Syntax::ALL.map(Syntax::name)));
     }
 }

@@ -128,6 +128,8 @@ fn options(has_filter: bool) -> Options {
         ttl_ms: 3_600_000.0,
         inject_catalog: false,
         ranking: Ranking::Reference,
+        syntax: Syntax::Words,
+        filter_concurrency: 1,
     }
 }
 
