@@ -20,5 +20,6 @@ const forEsm = served[Symbol.for('mastra-native-processors.forEsm')]
 const modules = forEsm ? await esmModules() : null
 const classes = modules ? forEsm(...modules) : served
 
-export const { ToolCallFilter, ToolSearchProcessor } = classes
-export const { implementation, fallbackReason } = served
+// ToolCallFilter makes no tools: the same class for both formats.
+export const { ToolSearchProcessor } = classes
+export const { ToolCallFilter, implementation, fallbackReason } = served

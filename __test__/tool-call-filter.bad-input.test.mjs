@@ -4,7 +4,7 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { fakeList, abort, inputArgs, stepArgs, settle, canon, assertSameValue, assertSameOutcome, filtersOf } from './helpers/tool-call-filter-harness.mjs'
+import { fakeList, abort, inputArgs, stepArgs, settle, canon, assertSameValue, assertSameOutcome, filtersOf, isStackOverflow } from './helpers/tool-call-filter-harness.mjs'
 import { D } from './helpers/message-list-fixtures.mjs'
 import { SHARED_SYM } from './helpers/model-outputs.mjs'
 
@@ -38,6 +38,21 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     }
   }
   const OPTION_SETS = [undefined, {}, { exclude: [] }, { exclude: ['getWeather'] }, { preserveModelOutput: true }, { filterAfterToolSteps: 1 }, { exclude: ['getWeather'], filterAfterToolSteps: 0, preserveModelOutput: true }]
+
+  /**
+   * Where its text is needed, the reference's recursion overflows the stack
+   * and ours gives the text (README, "Differences"; literal texts in
+   * tool-call-filter.deep-output.test.mjs); where it is not, both return the
+   * same messages.
+   */
+  const DEEPER_THAN_REFERENCE = '100k-deep array modelOutput (reference overflows the stack only where its text is needed)'
+  const sameOutcome = (name, ours, ref, ctx) => {
+    if (name === DEEPER_THAN_REFERENCE && ref.threw && isStackOverflow(ref.error)) {
+      assert.ok(!ours.threw, `${ctx}: ours threw ${ours.error}`)
+      return
+    }
+    assertSameOutcome(ours, ref, ctx)
+  }
 
   /** messages -> compare processInput and a processInputStep (same list as response) under every option set */
   const MESSAGE_CASES = {
@@ -95,7 +110,7 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
       return [{ id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' }, providerMetadata: { mastra: { modelOutput: o } } }] } }]
     },
     // (outputs that still contain the 100k-deep value are compared through summarizeDeep)
-    '100k-deep array modelOutput (reference overflows the stack)': () => {
+    [DEEPER_THAN_REFERENCE]: () => {
       let a = 'x'
       for (let i = 0; i < 100000; i++) a = [a]
       return [{ id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' }, providerMetadata: { mastra: { modelOutput: a } } }] } }]
@@ -148,7 +163,7 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
         const o = () => (opts === undefined ? undefined : { ...opts, exclude: opts.exclude && [...opts.exclude] })
         const ref = summarizeDeep(await settle(() => new RefFilter(o()).processInput(inputArgs(build()))))
         const ours = summarizeDeep(await settle(() => new OurFilter(o()).processInput(inputArgs(build()))))
-        assertSameOutcome(ours, ref, `${name} processInput ${JSON.stringify(opts)}`)
+        sameOutcome(name, ours, ref, `${name} processInput ${JSON.stringify(opts)}`)
         if (opts?.filterAfterToolSteps !== undefined) {
           const rs = {}
           const os = {}
@@ -160,7 +175,7 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
             const m = build()
             return new OurFilter(o()).processInputStep(stepArgs(m, m, os))
           })
-          assertSameOutcome(summarizeDeep(ourStep), summarizeDeep(refStep), `${name} processInputStep ${JSON.stringify(opts)}`)
+          sameOutcome(name, summarizeDeep(ourStep), summarizeDeep(refStep), `${name} processInputStep ${JSON.stringify(opts)}`)
           if (!refStep.threw) assertSameValue(os, rs, `${name} state`)
         }
       }

@@ -102,11 +102,12 @@ async function filterOnce(version, filter) {
 }
 
 describe('entry points', () => {
-  test('CommonJS and ESM export the same classes', async () => {
+  test('CommonJS and ESM export the same ToolCallFilter; each its own ToolSearchProcessor, whose meta-tools are made in its format (module-formats.test.mjs)', async () => {
     const esm = await import('../index.mjs')
     const cjs = require('../index.js')
     assert.equal(cjs.ToolCallFilter, esm.ToolCallFilter)
-    assert.equal(cjs.ToolSearchProcessor, esm.ToolSearchProcessor)
+    assert.notEqual(cjs.ToolSearchProcessor, esm.ToolSearchProcessor)
+    assert.equal(cjs.ToolSearchProcessor.name, esm.ToolSearchProcessor.name)
   })
 
   test("the installed @mastra/core (1.71.0 here) gets 1.71.0's hooks", () => {

@@ -11,15 +11,28 @@
 // Schema that converts itself to JSON schema (Mastra wraps JSON schemas this
 // way). Zod is never converted to JSON schema: that costs about 100 µs a tool.
 
-/** `{ text, table }`: the parameter table of `tools` (anything that is not a tool has none). */
-function parameterTable(tools) {
+/**
+ * A tool's `inputSchema`, read once; `undefined` for anything that is no
+ * tool, and where the read throws (a getter): that tool is searched without
+ * parameters, as one whose schema throws inside is.
+ */
+function inputSchemaOf(tool) {
+  if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) return undefined
+  try {
+    return tool.inputSchema
+  } catch {
+    return undefined
+  }
+}
+
+/** `{ text, table }`: the parameter table of the tools whose input schemas (as `inputSchemaOf` read them) are `schemas`. */
+function parameterTable(schemas) {
   let text = ''
   const table = []
   const registry = zodRegistry()
-  for (const tool of tools) {
+  for (const schema of schemas) {
     const countAt = table.length
     table.push(0)
-    const schema = tool !== null && (typeof tool === 'object' || typeof tool === 'function') ? tool.inputSchema : undefined
     let count = 0
     readParameters(schema, registry, (name, description) => {
       text += name + description
@@ -98,4 +111,4 @@ function jsonSchemaOf(schema) {
   return standard.jsonSchema.input({ target: 'draft-07' })
 }
 
-module.exports = { parameterTable }
+module.exports = { parameterTable, inputSchemaOf }

@@ -11,7 +11,7 @@
 
 const binding = require('./native.js')
 const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = binding
-const { parameterTable } = require('./tool-parameters.js')
+const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 
@@ -247,7 +247,7 @@ function defineToolSearchProcessor(host) {
       )
       this.#readsParameters = applied.readsParameters
       if (applied.usesBuiltinModel) locateBuiltinModel(binding)
-      const parameters = this.#readsParameters ? parameterTable(this.#tools) : undefined
+      const parameters = this.#readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
       this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
       if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
@@ -272,12 +272,17 @@ function defineToolSearchProcessor(host) {
     async processInputStep(args) {
       const { tools, messageList } = args
       const settings = this.#settings
-      const step = this.#beginStep(args.requestContext, tools, settings.readsMessages ? args : undefined)
-      const { requestContext } = args
+      // Read as the reference reads them: the step's tools, its request
+      // context, then its messages.
+      const catalog = this.#catalogFor(tools)
+      const thread = readThread(args.requestContext)
+      const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(args.messages) : null)
+      // The reference adds its messages after awaiting the loaded names.
+      await undefined
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, requestContext)
+        let catalogMessage = this.#catalogMessage(step, args.requestContext)
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -300,12 +305,18 @@ function defineToolSearchProcessor(host) {
           try {
             const output = step.native.search(query, now, words.words, queryVector)
             if (output instanceof NativeOperation) operation = output
-            else if (this.#holds(words.words, 0, undefined)) return searchAnswer(output, words)
+            else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
             else operation = step.native.searchOperation(query, now, queryVector)
           } finally {
             giveBackWords(words)
           }
-          operation = await this.#drive(operation, step, requestContext)
+          if (operation.awaitsAsReference && this.#settings.filterConcurrency === 1) {
+            // Awaited here, where the reference's execute awaits.
+            const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
+            for (let next = asked.next(); !next.done; next = asked.next(await next.value));
+          } else {
+            operation = await this.#drive(operation, step, args.requestContext)
+          }
           const out = takeWords()
           try {
             return searchAnswer(operation.searchOutput(out.words), out)
@@ -322,14 +333,17 @@ function defineToolSearchProcessor(host) {
             outputSchema: loadOutput,
             execute: async ({ toolName, toolNames }) => {
               this.#built(step.catalog)
-              const output = step.native.load(toolName, toolNames, Date.now())
-              if (!(output instanceof NativeOperation)) return output
-              return (await this.#drive(output, step, requestContext)).loadOutput()
+              const operation = step.native.load(toolName, toolNames, Date.now())
+              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, args.requestContext)).loadOutput()
+              // Awaited here, where the reference's execute awaits (it awaits as the reference).
+              const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
+              for (let next = asked.next(); !next.done; next = asked.next(await next.value));
+              return operation.loadOutput()
             },
           })
         : undefined
 
-      const active = await this.#activeList(step, requestContext)
+      const active = await this.#activeList(step, args.requestContext)
       const visible = step.catalog.visible
       const stepTools = {
         [SEARCH_TOOLS]: searchTool,
@@ -350,13 +364,17 @@ function defineToolSearchProcessor(host) {
 
     /** Rebuilds a request's loaded tools; the Agent calls it when an approval resumes. */
     async getLoadedToolsForRequestContext(args) {
+      // Read as the reference reads them: the request context and the
+      // messages, then the tools.
       const stepArgs = args?.stepArgs
       if (stepArgs) {
-        const step = this.#beginStep(stepArgs.requestContext, stepArgs.tools, this.#settings.readsMessages ? stepArgs : undefined)
-        const requestContext = args.requestContext ?? stepArgs.requestContext
-        return loadedRecord(await this.#activeList(step, requestContext))
+        const thread = readThread(stepArgs.requestContext)
+        const reading = this.#settings.readsMessages ? this.#lists.read(stepArgs.messages) : null
+        const step = this.#beginStep(this.#catalogFor(stepArgs.tools), thread, reading)
+        return loadedRecord(await this.#activeList(step, args.requestContext ?? stepArgs.requestContext))
       }
-      const step = this.#beginStep(args?.requestContext, args?.tools, undefined)
+      const thread = readThread(args?.requestContext)
+      const step = this.#beginStep(this.#catalogFor(args?.tools), thread, null)
       return loadedRecord(await this.#activeList(step, args?.requestContext))
     }
 
@@ -380,29 +398,29 @@ function defineToolSearchProcessor(host) {
       return this.#native.cleanupNow(Date.now())
     }
 
-    /**
-     * Starts a step: the request's thread (as read from its context), the
-     * catalog (with the step's own tools when they are searchable) and the
-     * loaded names. `messagesFrom` carries the messages for the context
-     * store; it is absent on the resume path.
-     */
-    #beginStep(requestContext, stepTools, messagesFrom) {
-      const contextThread = requestContext?.get(THREAD_ID_KEY)
-      const memory = requestContext?.get(MEMORY_KEY)
-      const memoryThread = memory?.thread
+    /** The catalog a step over `stepTools` searches: with the step's own tools when they are searchable. */
+    #catalogFor(stepTools) {
       const record = stepTools ?? {}
       const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
-      const catalog = this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
+      return this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
+    }
+
+    /**
+     * Starts a step over `catalog` (see `#catalogFor`): the request's thread
+     * as `readThread` read it, and the loaded names, with the context store's
+     * `reading` of the messages (null on the resume path and for the
+     * in-memory store).
+     */
+    #beginStep(catalog, thread, reading) {
       // The step's tools as its catalog read them: those in `record` now.
       const resolvedKeys = catalog.keys ?? NONE
       const resolved = catalog.tools ?? NONE
-      const reading = messagesFrom === undefined ? null : this.#lists.read(messagesFrom.messages)
       const native = this.#native.beginStep(
-        contextThread,
-        memory,
-        memoryThread,
-        memoryThread?.id,
-        memory?.resourceId,
+        thread.contextThread,
+        thread.memory,
+        thread.memoryThread,
+        thread.memoryThreadId,
+        thread.memoryResourceId,
         catalog.native,
         reading?.text,
         reading?.facts,
@@ -416,12 +434,9 @@ function defineToolSearchProcessor(host) {
         for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
         return kept
       }
-      return catalog.live ? this.#liveStep(native, catalog, visibleTools) : snapshotStep(native, catalog, resolved, visibleTools)
-    }
-
-    /** A step over the caller's record, the constructor's, read live (see `LiveStep`). */
-    #liveStep(native, catalog, visibleTools) {
-      return new LiveStep(native, catalog, visibleTools, this.#tools, this.#record)
+      return catalog.live
+        ? new LiveStep(native, catalog, visibleTools, { keys: this.#keys, tools: this.#tools, ids: this.#ids, record: this.#record })
+        : new SnapshotStep(native, catalog, resolved, visibleTools)
     }
 
     /**
@@ -448,7 +463,7 @@ function defineToolSearchProcessor(host) {
       const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
       selection.read(recordKeys, recordTools, false)
       selection.read(keys, tools, true)
-      const parameters = this.#readsParameters ? parameterTable(selection.addedTools) : undefined
+      const parameters = this.#readsParameters ? parameterTable(selection.addedEntries.map((entry) => entry.schema)) : undefined
       const { catalog: native, added, forgotten } = this.#native.poolStepCatalog({
         added: Int32Array.from(selection.added),
         addedText: selection.addedText,
@@ -504,7 +519,7 @@ function defineToolSearchProcessor(host) {
       // The schemas read then, for a ranking that reads parameters.
       const withParameters = (table, seen) => {
         if (!this.#readsParameters) return table
-        const parameters = parameterTable(seen.map((entry) => ({ inputSchema: entry?.schema })))
+        const parameters = parameterTable(seen.map((entry) => entry?.schema))
         return { ...table, parametersText: parameters.text, parameters: parameters.table }
       }
       this.#native.restoreStepCatalog(
@@ -533,7 +548,7 @@ function defineToolSearchProcessor(host) {
       if (record === undefined && catalog.message !== undefined) return catalog.message
       const message = step.native.catalogMessage(record)
       if (message instanceof NativeOperation) {
-        const operation = this.#drive(message, step, requestContext)
+        const operation = this.#drive(message, step, requestContext, true)
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
       if (record === undefined) catalog.message = message
@@ -556,72 +571,69 @@ function defineToolSearchProcessor(host) {
      * Runs a native operation to its end (see `drive`): one question at a
      * time, or with `filterConcurrency` above 1, that many at once.
      */
-    #drive(operation, step, requestContext) {
-      const answer = this.#answerer(step, requestContext)
+    #drive(operation, step, requestContext, names = false) {
+      const answer = this.#answerer(step, requestContext, operation, names)
       const concurrency = this.#settings.filterConcurrency
       return concurrency === 1 ? drive(operation, answer) : driveAhead(operation, answer, concurrency)
     }
 
     /**
      * Answers an operation's questions (the protocol's `operation`): asks
-     * the hook about a tool, hands over the record, or says which tool the
-     * caller's record gives for a name now, and whether the hook allows it.
-     * `ticket` is the question's when several are out at once.
+     * the hook about a tool, hands over the record, awaits a tick, or says
+     * which tool the step's record gives for a name now, and whether the
+     * hook allows it. For an operation that `awaitsAsReference`, every tool
+     * is asked about as the reference's `isToolAllowed` asks (see
+     * `allowedAsReference`). A listing that `names` its tools hands Rust the
+     * name of each tool allowed when it is not the id the tables hold for it
+     * (`tool.id || key`, read once the hook answered, as the reference does).
+     * `ticket` is the question's when several are out at once
+     * (`filterConcurrency` above 1; a tick has one like any question).
      */
-    #answerer(step, requestContext) {
+    #answerer(step, requestContext, operation, names = false) {
       const filter = this.#filter
-      return (question, phase, operation, ticket) => {
+      const awaits = operation.awaitsAsReference
+      const answer = (question, phase, _operation, ticket) => {
+        if (question === OPERATION.tick) return TICKED
         if (question === OPERATION.needRecord) {
           operation.useRecord(step.readRecord())
           return OPERATION.noVerdict
         }
         const kind = question & KIND_MASK
         const ref = question >> ASK.kindBits
-        if (kind === ASK.tool) return askFilter(filter, step.toolFor(ref), requestContext, phase)
-        const missing = (kind & FOUND_MASK) === ASK.missing
+        const isTool = kind === ASK.tool
+        const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
         const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
-        const tool = this.#resolve(kind, ref, name)
+        const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name)
         if (tool === undefined) return OPERATION.denied
+        const tables = !missing && tool === step.toolFor(ref)
+        const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
+        if (awaits) {
+          // Several out at once (`driveAhead`): each promise settles to its own code.
+          if (ticket !== undefined) return isToolAllowed(filter, tool, requestContext, phase).then((ok) => (ok ? allowed : OPERATION.denied))
+          answer.allowed = allowed
+          return isToolAllowed(filter, tool, requestContext, phase)
+        }
         const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
-        if (!missing && tool === this.#tools[ref]) return verdict
-        const liveRef = step.adopt(tool)
-        const as = (code) => (code === OPERATION.allowed ? OPERATION.allowedAs + liveRef : code)
+        // Allowed: as the tool the record gives, named for a listing once the hook answered.
+        const as = (code) => {
+          if (code !== OPERATION.allowed) return code
+          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, isTool ? ASK.byKey : kind, ref, ticket, name)
+          return allowed
+        }
         return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
       }
-    }
-
-    /**
-     * The tool the caller's record gives now for a name Rust resolved (the
-     * protocol's `operation.ask`): `kind` says what its tables (the record
-     * at construction) found, the tool `ref` by key or by id or nothing
-     * (`missingName` then given), and which reads to make, in order, until
-     * one gives a tool. Rust chose them as the reference looks the name up.
-     */
-    #resolve(kind, ref, missingName) {
-      const found = kind & FOUND_MASK
-      const name = found === ASK.byKey ? this.#keys[ref] : found === ASK.byId ? this.#ids[ref] : missingName
-      const record = this.#record
-      for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
-        const read = reads & READ_MASK
-        const tool = read === ASK.ownKey ? ownTool(record, name) : read === ASK.standing ? this.#standing(ref, name) : toolById(record, name)
-        if (tool !== undefined) return tool
-      }
-      return undefined
-    }
-
-    /** The constructor's tool `ref`, if it still stands under its key with the id `id`. */
-    #standing(ref, id) {
-      const tool = this.#tools[ref]
-      return this.#record[this.#keys[ref]] === tool && tool.id === id ? tool : undefined
+      /** What allowing the tool of the pending question answers, for an operation that awaits as the reference (see `questions`). */
+      answer.allowed = OPERATION.allowed
+      return answer
     }
 
     /**
      * Whether the resolutions an operation without questions trusted the
      * tables with (the checks in `words` from `at`, none when it ends there,
      * and the names of those that found nothing, in order) still hold in the
-     * caller's record.
+     * step's record.
      */
-    #holds(words, at, missing) {
+    #holds(step, words, at, missing) {
       if (at === words.length) return true
       const count = words[at + FLAT.count]
       if (count === FLAT.unchecked) return false
@@ -630,9 +642,11 @@ function defineToolSearchProcessor(host) {
         const code = words[i]
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
-        const isMissing = (kind & FOUND_MASK) === ASK.missing
-        const tool = this.#resolve(kind, ref, isMissing ? missing[next++] : undefined)
-        if (tool !== (isMissing ? undefined : this.#tools[ref])) return false
+        const found = kind & FOUND_MASK
+        const isMissing = found === ASK.missing
+        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
+        // What the tables resolved the name to (none for a tool indexed under its key for lack of an id).
+        if (tool !== (isMissing || found === ASK.unnamed ? undefined : step.toolFor(ref))) return false
       }
       return true
     }
@@ -643,7 +657,7 @@ function defineToolSearchProcessor(host) {
       let active = step.native.active()
       if (active === null) return null
       // The checks follow the tools and the names' lengths in `words`.
-      if (!(active instanceof NativeOperation) && !this.#holds(active.words, 2 * active.count, active.missing)) {
+      if (!(active instanceof NativeOperation) && !this.#holds(step, active.words, 2 * active.count, active.missing)) {
         active = step.native.activeOperation()
       }
       if (active instanceof NativeOperation) active = (await this.#drive(active, step, requestContext)).activeOutput()
@@ -679,6 +693,32 @@ function defineToolSearchProcessor(host) {
   }
 }
 
+/** No thread in the request context. */
+const NO_THREAD = Object.freeze({ contextThread: undefined, memory: undefined, memoryThread: undefined, memoryThreadId: undefined, memoryResourceId: undefined })
+
+/**
+ * The request context's thread entries, read as the reference reads them:
+ * `mastra__threadId`, and only when that is not set (falsy) the memory
+ * context the Agent puts there, `MastraMemory`, with its `thread`,
+ * `thread.id` and `resourceId` in the order `parseMemoryRequestContext`
+ * reads them, stopping where it would throw (Rust then refuses the value).
+ */
+function readThread(requestContext) {
+  if (!requestContext) return NO_THREAD
+  const contextThread = requestContext.get(THREAD_ID_KEY)
+  if (contextThread) return { ...NO_THREAD, contextThread }
+  const memory = requestContext.get(MEMORY_KEY)
+  if (!memory || typeof memory !== 'object') return { ...NO_THREAD, contextThread, memory }
+  const memoryThread = memory.thread
+  let memoryThreadId
+  if (memoryThread !== undefined) {
+    if (typeof memoryThread !== 'object' || memoryThread === null) return { ...NO_THREAD, contextThread, memory, memoryThread }
+    memoryThreadId = memoryThread.id
+    if (typeof memoryThreadId !== 'string') return { ...NO_THREAD, contextThread, memory, memoryThread, memoryThreadId }
+  }
+  return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId: memory.resourceId }
+}
+
 /** The loaded tools' record, built as the reference builds it. */
 function loadedRecord(active) {
   const loaded = {}
@@ -689,60 +729,188 @@ function loadedRecord(active) {
 }
 
 /**
- * A step over the caller's record (the constructor's, read live): Rust's tool
- * `i` is the constructor's tool `i`, and the tools met since (in the record
- * now, or a whole record read for a catalog or suggestions) come after them,
- * for this step.
+ * The tools a step's Rust half names by number (its `ToolRef`s), and the
+ * reads that resolve a name in the step's record as it is now (the
+ * protocol's `operation.ask`: `own`, `standing`, `firstById`), over the
+ * record `record()` gives. Tools met while the step runs (a tool the record
+ * gives now, or a whole record read for a listing) are numbered after those
+ * Rust knows: `adopt`, and `readRecord` for a step over the caller's record.
  */
-class LiveStep {
-  constructor(native, catalog, visibleTools, tools, record) {
+class StepTools {
+  constructor(native, catalog, visibleTools, count) {
     this.native = native
     this.catalog = catalog
     this.visibleTools = visibleTools
-    this.tools = tools
-    this.record = record
+    /** How many tools Rust knows before any is met. */
+    this.count = count
+    /** Tools met since, from `count` on; records read, `{ base, keys, ids }`. */
     this.met = undefined
+    this.records = undefined
+  }
+
+  toolFor(ref) {
+    return ref < this.count ? this.known(ref) : this.met[ref - this.count]
+  }
+
+  /** A tool the record gives now, as the step's tool number. */
+  adopt(tool) {
+    this.met ??= []
+    return this.count + this.met.push(tool) - 1
+  }
+
+  /** The key and the id (as read then) of the tool `ref` the tables found. */
+  keyOf(ref) {
+    if (ref < this.count) return this.knownKey(ref)
+    const read = this.#readAt(ref)
+    return read.keys[ref - read.base]
+  }
+
+  idOf(ref) {
+    if (ref < this.count) return this.knownId(ref)
+    const read = this.#readAt(ref)
+    return read.ids[ref - read.base]
+  }
+
+  #readAt(ref) {
+    return this.records.find(({ base, keys }) => ref >= base && ref < base + keys.length)
+  }
+
+  /** `tools[name]` in the step's record now, own keys only. */
+  own(name) {
+    return ownTool(this.record(), name)
+  }
+
+  /** The first tool of the step's record now whose `id` is `name`. */
+  firstById(name) {
+    return toolById(this.record(), name)
+  }
+}
+
+/**
+ * A step over the caller's record (the constructor's, read live): Rust's tool
+ * `i` is the constructor's tool `i` (under `keys[i]`, with the id `ids[i]`
+ * then), and the tools met since come after them.
+ */
+class LiveStep extends StepTools {
+  constructor(native, catalog, visibleTools, { keys, tools, ids, record }) {
+    super(native, catalog, visibleTools, tools.length)
+    this.keys = keys
+    this.tools = tools
+    this.ids = ids
+    this.callerRecord = record
   }
 
   get live() {
     return true
   }
 
-  toolFor(ref) {
-    const { tools } = this
-    return ref < tools.length ? tools[ref] : this.met[ref - tools.length]
+  record() {
+    return this.callerRecord
   }
 
-  /** A tool the record gives now, as the step's tool number. */
-  adopt(tool) {
-    this.met ??= []
-    return this.tools.length + this.met.push(tool) - 1
+  known(ref) {
+    return this.tools[ref]
+  }
+
+  knownKey(ref) {
+    return this.keys[ref]
+  }
+
+  knownId(ref) {
+    return this.ids[ref]
+  }
+
+  /** The tool now under the key of the tool `ref`, if its `id` is `name`. */
+  standing(ref, name) {
+    const tool = ownTool(this.callerRecord, this.keyOf(ref))
+    return tool !== undefined && tool.id === name ? tool : undefined
   }
 
   /** The record as it is now, its tools added to the step's from `base` on. */
   readRecord() {
-    const record = readRecord(this.record)
+    const record = readRecord(this.callerRecord)
     this.met ??= []
-    record.base = this.tools.length + this.met.length
+    this.records ??= []
+    record.base = this.count + this.met.length
     for (const tool of record.tools) this.met.push(tool)
+    this.records.push({ base: record.base, keys: record.keys, ids: record.ids })
     return record
   }
 }
 
 /**
- * A step over a record of its own (the constructor's record merged with the
- * step's tools, copied at the step's start): Rust's tool `i` is the record's
- * tool `i`, then the step's resolved tools.
+ * A step over a record of its own: the constructor's record merged with the
+ * step's tools, `{ ...record, ...resolved }` as read at the step's start,
+ * whose keys and tools stay, and whose tools' ids are read when a name is
+ * looked up. Rust's tool `i` is the record's tool `i`, then the step's
+ * resolved tools.
  */
-function snapshotStep(native, catalog, resolved, visibleTools) {
-  const record = catalog.record.tools
-  return {
-    native,
-    catalog,
-    live: false,
-    toolFor: (ref) => (ref < record.length ? record[ref] : resolved[ref - record.length]),
-    visibleTools,
+class SnapshotStep extends StepTools {
+  #copy
+  constructor(native, catalog, resolved, visibleTools) {
+    const { record } = catalog
+    super(native, catalog, visibleTools, record.tools.length + resolved.length)
+    this.recordTools = record.tools
+    this.resolved = resolved
   }
+
+  get live() {
+    return false
+  }
+
+  known(ref) {
+    const { recordTools } = this
+    return ref < recordTools.length ? recordTools[ref] : this.resolved[ref - recordTools.length]
+  }
+
+  knownKey(ref) {
+    const { catalog } = this
+    const recordKeys = catalog.record.keys
+    return ref < recordKeys.length ? recordKeys[ref] : catalog.keys[ref - recordKeys.length]
+  }
+
+  knownId(ref) {
+    return this.catalog.selection.seen[ref]?.id
+  }
+
+  /** The tool `ref` (which keeps its key in the step's record), if its `id` is `name` now. */
+  standing(ref, name) {
+    const tool = this.toolFor(ref)
+    return tool.id === name ? tool : undefined
+  }
+
+  /** The step's record, made when a name first needs it (rarely: see `reads` in src/tool_search/operation.rs). */
+  record() {
+    if (this.#copy !== undefined) return this.#copy
+    const { catalog } = this
+    const copy = Object.create(null)
+    const { keys, tools } = catalog.record
+    for (let i = 0; i < keys.length; i++) copy[keys[i]] = tools[i]
+    for (let i = 0; i < catalog.keys.length; i++) {
+      const key = catalog.keys[i]
+      if (key !== SEARCH_TOOLS && key !== LOAD_TOOL) copy[key] = catalog.tools[i]
+    }
+    this.#copy = copy
+    return copy
+  }
+}
+
+/**
+ * The tool the step's record gives now for a name Rust resolved (the
+ * protocol's `operation.ask`): `kind` says what its tables found (the tool
+ * `ref` by key, by id, or under the key that is the name for lack of an id,
+ * or nothing: `missingName` then given), and which reads to make, in order,
+ * until one gives a tool. Rust chose them as the reference looks the name up.
+ */
+function resolve(step, kind, ref, missingName) {
+  const found = kind & FOUND_MASK
+  const name = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
+  for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
+    const read = reads & READ_MASK
+    const tool = read === ASK.ownKey ? step.own(name) : read === ASK.standing ? step.standing(ref, name) : step.firstById(name)
+    if (tool !== undefined) return tool
+  }
+  return undefined
 }
 
 /** In place of an entry's slot: Rust's pool let go of its analysis (the tool is analysed again should it come back). */
@@ -870,7 +1038,7 @@ class Selection {
         if (!sameDescription && typeof description !== 'string' && description !== undefined && description !== null) {
           refuseToolSearchValue(refused.description, key, description)
         }
-        const schema = readsParameters ? tool.inputSchema : undefined
+        const schema = readsParameters ? inputSchemaOf(tool) : undefined
         if (isMeta) {
           this.seen[row] = { id, description, schema }
           this.#noTool(at, key)
@@ -937,7 +1105,7 @@ function toolById(record, id) {
 function readRecord(record) {
   const keys = Object.keys(record)
   const tools = valuesOf(record, keys)
-  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { descriptions: false }) }
+  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
 /**
@@ -1042,6 +1210,61 @@ function driveAhead(operation, answer, concurrency) {
   return new Promise((resolve, reject) => {
     settle = () => (failed ? reject(failure) : resolve(operation))
   })
+}
+
+/**
+ * The questions of an operation that awaits as the reference (see
+ * `NativeOperation.awaitsAsReference`), answered with `answer` (an
+ * `#answerer`): each answer that is a promise (a tick, or the reference's
+ * `isToolAllowed` for a tool) is yielded, for the execute that drives it to
+ * await where the reference's execute awaits; what a tool's settles to
+ * allows it when truthy, as `answer.allowed` says.
+ */
+function* questions(operation, answer) {
+  const phase = operation.phase
+  let given = OPERATION.noVerdict
+  for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
+    given = answer(question, phase)
+    if (typeof given === 'number') continue
+    const settled = yield given
+    given = given === TICKED ? OPERATION.noVerdict : settled ? answer.allowed : OPERATION.denied
+  }
+}
+
+/** A tick's answer: awaited, one turn of the microtask queue, as the reference's `await` of a value that is no promise. */
+const TICKED = Promise.resolve(OPERATION.noVerdict)
+
+/**
+ * The reference's `isToolAllowed(tool, requestContext, phase)`, line for
+ * line: its awaits (so that its promise settles in the same turn of the
+ * microtask queue) and its reads of the answer's `then` are the reference's.
+ */
+async function isToolAllowed(filter, tool, requestContext, phase) {
+  if (!filter) return true
+  try {
+    return await filter({ toolName: tool.id, tool, requestContext, phase })
+  } catch {
+    return false
+  }
+}
+
+/**
+ * Tells a listing the name of an allowed tool that is not what its tables
+ * say (another tool, or its id changed): `tool.id`, read now, `null` for no
+ * id (it is listed by its key: the reference's `tool.id || key`); an id of
+ * another type is refused, as in any tools record.
+ */
+function nameTool(operation, tool, step, kind, ref, ticket, missingName) {
+  const id = tool.id
+  if (typeof id === 'string' || !id) {
+    // With several answers at once (`ticket`), the name goes with its own.
+    if (ticket === undefined) operation.useName(typeof id === 'string' ? id : null)
+    else operation.useNameOf(ticket, typeof id === 'string' ? id : null)
+    return
+  }
+  const found = kind & FOUND_MASK
+  const key = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
+  refuseToolSearchValue(REFUSED.toolId, key, id)
 }
 
 /**
@@ -1151,7 +1374,7 @@ function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParamete
     // No tool (a meta-tool's key): the same value.
     const was = seen[base + i]
     if (was === undefined) continue
-    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && tool.inputSchema !== was.schema)) {
+    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && inputSchemaOf(tool) !== was.schema)) {
       return false
     }
   }

@@ -124,15 +124,28 @@ pub enum Found {
     ByKey(ToolRef),
     /// The first tool whose `id` is the name.
     ById(ToolRef),
+    /// No tool has the name as its `id` (so looked up by id, nothing), but
+    /// this one is indexed under it, its key, for lack of an id: the tool
+    /// now under that key may have taken it since.
+    Unnamed(ToolRef),
     /// Nothing: the name, for a host that looks again.
     Missing(JsString),
 }
 
 impl Found {
+    /// The tool the tables point at, if any.
     pub fn tool(&self) -> Option<ToolRef> {
         match *self {
-            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
+            Found::ByKey(tool) | Found::ById(tool) | Found::Unnamed(tool) => Some(tool),
             Found::Missing(_) => None,
+        }
+    }
+
+    /// The tool the tables resolve the name to, if any.
+    pub fn resolved(&self) -> Option<ToolRef> {
+        match *self {
+            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
+            Found::Unnamed(_) | Found::Missing(_) => None,
         }
     }
 }
@@ -142,11 +155,13 @@ impl Found {
 pub enum Ask {
     /// Whether the hook allows this tool. Asked only when there is a hook.
     Tool(ToolRef),
-    /// Which tool the caller's record gives for a name now, where the
-    /// catalog's tables say `found`, and whether the hook (if any) allows it.
-    /// A record that gives no tool does not allow: the reference skips a
-    /// tool it does not find exactly as one the hook denies.
-    Resolve { lookup: Lookup, found: Found },
+    /// Which tool the step's record gives for a name now (the caller's
+    /// record when `live`, else the step's copy, whose tools' ids are read
+    /// now), where the catalog's tables say `found`, and whether the hook
+    /// (if any) allows it. A record that gives no tool does not allow: the
+    /// reference skips a tool it does not find exactly as one the hook
+    /// denies.
+    Resolve { lookup: Lookup, found: Found, live: bool },
 }
 
 /// The host's answer.
@@ -178,6 +193,26 @@ pub trait ToolFilter {
         std::future::ready(None)
     }
 
+    /// Whether the operation awaits as the reference does (see
+    /// [`operation`]): it then asks about every tool it finds, hook or not.
+    fn awaits(&self) -> bool {
+        false
+    }
+
+    /// The name of the tool the last [`Ask::Resolve`] of a listing was
+    /// answered with, when it is not what the tables say: `Some(None)` for
+    /// no id (listed by its key), `Some(Some(id))`. Read after the hook
+    /// answered, as the reference reads `tool.id || key` for the line.
+    fn take_name(&self) -> Option<Option<JsString>> {
+        None
+    }
+
+    /// Where the reference awaits a value that is no promise: the host
+    /// awaits once, when the operation [`awaits`](Self::awaits).
+    fn tick(&self) -> impl Future<Output = ()> {
+        std::future::ready(())
+    }
+
     /// How many questions may be out at once (see [`ahead`]): 1, one at a
     /// time in order, unless the host says otherwise.
     fn concurrency(&self) -> usize {
@@ -199,7 +234,7 @@ impl ToolFilter for NoFilter {
 fn trusted(ask: &Ask) -> Answer {
     match ask {
         Ask::Tool(_) => Answer::ALLOWED,
-        Ask::Resolve { found, .. } if found.tool().is_some() => Answer::ALLOWED,
+        Ask::Resolve { found, .. } if found.resolved().is_some() => Answer::ALLOWED,
         Ask::Resolve { .. } => Answer::DENIED,
     }
 }
@@ -211,12 +246,12 @@ fn trusted(ask: &Ask) -> Answer {
 /// changed nothing: see [`ToolSearch::asks_as_it_goes`]).
 #[derive(Default)]
 pub struct VerifyAfter {
-    resolutions: RefCell<Vec<(Lookup, Found)>>,
+    resolutions: RefCell<Vec<Ask>>,
 }
 
 impl VerifyAfter {
-    /// The resolutions made, in order.
-    pub fn into_resolutions(self) -> Vec<(Lookup, Found)> {
+    /// The resolutions made (each an [`Ask::Resolve`]), in order.
+    pub fn into_resolutions(self) -> Vec<Ask> {
         self.resolutions.into_inner()
     }
 }
@@ -224,8 +259,8 @@ impl VerifyAfter {
 impl ToolFilter for VerifyAfter {
     fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
         let answer = trusted(&ask);
-        if let Ask::Resolve { lookup, found } = ask {
-            self.resolutions.borrow_mut().push((lookup, found));
+        if let Ask::Resolve { .. } = ask {
+            self.resolutions.borrow_mut().push(ask);
         }
         std::future::ready(answer)
     }
@@ -249,6 +284,34 @@ impl LiveRecord {
         // `new` checked that every entry's tool fits.
         self.base + entry as ToolRef
     }
+}
+
+/// What the tables of a listed record (the caller's, `live`, else the
+/// catalog's own) say its `key` resolves to, as a name looked up with a hook
+/// (id first), and the entry found.
+fn listed(catalog: &StepCatalog, live: Option<&LiveRecord>, key: &[u16]) -> (Found, Option<usize>) {
+    let record = live.map_or(&*catalog.catalog, |live| &live.catalog);
+    let tool = |entry| live.map_or_else(|| catalog.source(entry), |live| live.tool(entry));
+    if let Some(entry) = record.find_by_id(key) {
+        return (Found::ById(tool(entry)), Some(entry));
+    }
+    match record.find_by_key(key) {
+        Some(entry) => (Found::ByKey(tool(entry)), Some(entry)),
+        None => (Found::Missing(JsString::from(key)), None),
+    }
+}
+
+/// What `catalog`'s tables say `name` resolves to, its entries' tools
+/// numbered by `tool`.
+fn find_in(catalog: &Catalog, name: &[u16], lookup: Lookup, tool: impl Fn(usize) -> ToolRef) -> Found {
+    let by_key = || catalog.find_by_key(name).map(|entry| Found::ByKey(tool(entry)));
+    let by_id = || catalog.find_by_id(name).map(|entry| Found::ById(tool(entry)));
+    let found = match lookup {
+        Lookup::KeyFirst => by_key().or_else(by_id),
+        Lookup::IdFirst => by_id().or_else(by_key),
+        Lookup::IdOnly => by_id(),
+    };
+    found.unwrap_or_else(|| Found::Missing(JsString::from(name)))
 }
 
 enum Store {
@@ -429,15 +492,7 @@ impl StepCatalog {
 
     /// What the tables say `name` resolves to.
     pub fn find(&self, name: &[u16], lookup: Lookup) -> Found {
-        let catalog = &self.catalog;
-        let by_key = || catalog.find_by_key(name).map(|entry| Found::ByKey(self.source(entry)));
-        let by_id = || catalog.find_by_id(name).map(|entry| Found::ById(self.source(entry)));
-        let found = match lookup {
-            Lookup::KeyFirst => by_key().or_else(by_id),
-            Lookup::IdFirst => by_id().or_else(by_key),
-            Lookup::IdOnly => by_id(),
-        };
-        found.unwrap_or_else(|| Found::Missing(JsString::from(name)))
+        find_in(&self.catalog, name, lookup, |entry| self.source(entry))
     }
 }
 
@@ -817,6 +872,12 @@ impl ToolSearch {
     }
 
     /// `search_tools`. Activates the results in `autoLoad` mode.
+    ///
+    /// In time with the reference when the host [`awaits`](ToolFilter::awaits)
+    /// (see [`operation`]): each candidate the record gives is asked about
+    /// (`await isToolAllowed`), the search's end awaited once (`await
+    /// searchTools`), and an activation recorded in the store, awaited once,
+    /// then in the step's loaded names.
     pub async fn search(&self, step: &Step, query: &[u16], filter: &impl ToolFilter, now_ms: f64) -> SearchOutcome {
         self.search_with_vector(step, query, None, filter, now_ms).await
     }
@@ -845,14 +906,17 @@ impl ToolSearch {
             },
         };
         // The hook is asked down the ranked list, several at once if the
-        // host allows (see `ahead`), and the walk decides in rank order.
+        // host allows (see `ahead`), and the walk decides in rank order. A
+        // name no entry carries as its id goes to the host too, as the tool
+        // now under its key may have taken it (see `next_to_resolve`).
         let mut ahead = Ahead::new(filter.concurrency());
         loop {
             let next = ahead
                 .next(|| {
-                    let pending = walk.next_ahead(catalog)?;
-                    let found = Found::ById(step.catalog.source(pending.entry));
-                    Some((pending, self.admission(filter, &step.catalog, found, Lookup::IdOnly, Phase::Search)))
+                    let pending = walk.next_ahead_to_resolve(catalog)?;
+                    let tool = step.catalog.source(pending.entry);
+                    let found = if pending.by_id { Found::ById(tool) } else { Found::Unnamed(tool) };
+                    Some((pending, self.admission(filter, step.catalog.live, found, Lookup::IdOnly, Phase::Search)))
                 })
                 .await;
             let Some((pending, admitted)) = next else { break };
@@ -862,6 +926,7 @@ impl ToolSearch {
             }
         }
         drop(ahead);
+        filter.tick().await;
         let results = walk.finish(catalog);
         if results.is_empty() {
             return SearchOutcome { message: messages::no_tools_found(query, self.options.syntax), results };
@@ -871,18 +936,18 @@ impl ToolSearch {
         }
 
         let newly_loaded: Vec<JsString> = {
-            let mut loaded = step.loaded.lock();
-            let newly: Vec<JsString> =
-                results.iter().filter(|r| !loaded.contains(&r.name)).map(|r| r.name.clone()).collect();
-            loaded.extend(newly.iter().cloned());
-            newly
+            let loaded = step.loaded.lock();
+            results.iter().filter(|r| !loaded.contains(&r.name)).map(|r| r.name.clone()).collect()
         };
         self.add_loaded(&newly_loaded, step.thread(), now_ms);
+        filter.tick().await;
+        step.loaded.lock().extend(newly_loaded.iter().cloned());
         let message = messages::found_and_loaded(&results, newly_loaded.len() < results.len());
         SearchOutcome { results, message }
     }
 
-    /// `load_tool`.
+    /// `load_tool`; in time with the reference when the host
+    /// [`awaits`](ToolFilter::awaits), as [`search`](Self::search).
     pub async fn load(
         &self,
         step: &Step,
@@ -916,7 +981,7 @@ impl ToolSearch {
                 .next(|| {
                     let name = names.next()?;
                     let found = step.catalog.find(name.units(), lookup);
-                    Some((name, self.admission(filter, &step.catalog, found, lookup, Phase::Load)))
+                    Some((name, self.admission(filter, step.catalog.live, found, lookup, Phase::Load)))
                 })
                 .await;
             let Some((name, admitted)) = next else { break };
@@ -931,7 +996,10 @@ impl ToolSearch {
             loaded.push(name.clone());
         }
 
+        // The reference records the loads in its store, awaits that, and
+        // only then in the step's loaded names.
         self.add_loaded(&loaded, step.thread(), now_ms);
+        filter.tick().await;
         step.loaded.lock().extend(loaded.iter().cloned());
 
         if to_load.len() == 1 && tool_names.is_none() {
@@ -975,12 +1043,15 @@ impl ToolSearch {
     /// `load_tool` resolves a name (key first; id first with a filter hook),
     /// which the hook may hide (phase `'search'`). A line shows the tool's
     /// `id || key` and the description indexed under that name, truncated as
-    /// in search results. The record is `live`, the caller's record as it is
-    /// now, when it is no longer the one the catalog was made from (its
-    /// descriptions still come from the catalog's index, as the reference's
-    /// do); else the catalog's own. Without a hook, and without `live`, the
-    /// message depends on the catalog alone, so a caller may keep it for as
-    /// long as it keeps the catalog.
+    /// in search results. The keys are those of the caller's record as it
+    /// is now (`live`), when it is no longer the one the catalog was made
+    /// from (its descriptions still come from the catalog's index, as the
+    /// reference's do); else the catalog's own. With a hook, which may change
+    /// the record while it is asked, each key is looked up when it is
+    /// listed, and its line named after the hook answered (see
+    /// [`ToolFilter::take_name`]), as the reference does. Without one, and
+    /// without `live`, the message depends on the catalog alone, so a caller
+    /// may keep it for as long as it keeps the catalog.
     pub async fn catalog_message(
         &self,
         catalog: &StepCatalog,
@@ -994,6 +1065,9 @@ impl ToolSearch {
         let record = live.map_or(&**index, |live| &live.catalog);
         let has_filter = self.has_filter();
         let mut lines = Vec::new();
+        // Where the reference lists the keys of a record other than the
+        // catalog's tables (see `operation::reads`).
+        let listing_live = live.is_some() || catalog.live;
         let mut ahead = Ahead::new(filter.concurrency());
         let mut entries = 0..record.entry_count();
         loop {
@@ -1001,24 +1075,40 @@ impl ToolSearch {
                 .next(|| loop {
                     let entry = entries.next()?;
                     let key = record.key(entry);
-                    let Some(tool) = record.find_for_dynamic_name(key, has_filter) else { continue };
                     if !has_filter {
-                        return Some(((key, tool), Decision::Now(true)));
+                        let Some(tool) = record.find_for_dynamic_name(key, false) else { continue };
+                        let id = record.id(tool).map(JsString::from);
+                        return Some((key, Decision::Now(Some(id))));
                     }
-                    let tool_ref = live.map_or_else(|| catalog.source(tool), |live| live.tool(tool));
-                    let asking = filter.check(Ask::Tool(tool_ref), Phase::Search);
-                    return Some(((key, tool), Decision::Asking(async { asking.await.verdict.allows() })));
+                    let (found, entry) = listed(catalog, live, key);
+                    let tables = entry.and_then(|entry| record.id(entry)).map(JsString::from);
+                    let admission = self.admission(filter, listing_live, found, Lookup::IdFirst, Phase::Search);
+                    let decision = match admission {
+                        Decision::Now(tool) => Decision::Now(tool.map(|_| tables)),
+                        Decision::Asking(asking) => Decision::Asking(async move {
+                            let allowed = asking.await.is_some();
+                            // `tool.id || key`, read after the hook answered
+                            // (in the same poll, so before any other answer
+                            // is taken): the id the tables hold for the tool
+                            // found, unless the host says other.
+                            let id = match filter.take_name() {
+                                Some(id) => id,
+                                None => tables,
+                            };
+                            allowed.then_some(id)
+                        }),
+                    };
+                    return Some((key, decision));
                 })
                 .await;
-            let Some(((key, tool), allowed)) = next else { break };
-            if !allowed {
-                continue;
-            }
-            // `tool.id || key`; the description is the one indexed under that
-            // name, which a later tool of the same name may have replaced.
-            let name = record.id(tool).filter(|id| !id.is_empty()).unwrap_or(key);
-            let description = index.find_doc(name).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
-            messages::push_catalog_line(&mut lines, name, description);
+            let Some((key, listed_as)) = next else { break };
+            let Some(id) = listed_as else { continue };
+            let name = id.filter(|id| !id.is_empty()).unwrap_or_else(|| JsString::from(key));
+            // The description is the one indexed under that name, which a
+            // later tool of the same name may have replaced.
+            let description =
+                index.find_doc(name.units()).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
+            messages::push_catalog_line(&mut lines, name.units(), description);
         }
         (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, self.options.syntax, &lines))
     }
@@ -1026,36 +1116,38 @@ impl ToolSearch {
     /// Keys that look like a name that was not found (of the caller's record
     /// as it is now, when the catalog is live and the host gives it). Without
     /// a hook, every match (the message shows three); with one, the first
-    /// three allowed.
+    /// three allowed, each looked up when it is asked about, as the
+    /// reference does (the hook may change the record). Awaited at its end,
+    /// as the reference's, when the host [`awaits`](ToolFilter::awaits).
     async fn suggestions(&self, step: &Step, tool_name: &[u16], filter: &impl ToolFilter) -> Vec<JsString> {
         let live = if step.catalog.live { filter.live_record().await } else { None };
         let record = live.as_deref().map_or(&*step.catalog.catalog, |live| &live.catalog);
         let candidates = record.suggestion_candidates(tool_name);
-        if !self.has_filter() {
-            return candidates.into_iter().map(|entry| JsString::from(record.key(entry))).collect();
-        }
         let mut allowed = Vec::new();
-        let mut ahead = Ahead::new(filter.concurrency());
-        let mut candidates = candidates.into_iter();
-        loop {
-            let next = ahead
-                .next(|| loop {
-                    let entry = candidates.next()?;
-                    let key = record.key(entry);
-                    let Some(tool) = record.find_for_dynamic_name(key, true) else { continue };
-                    let tool_ref = live.as_deref().map_or_else(|| step.catalog.source(tool), |live| live.tool(tool));
-                    let asking = filter.check(Ask::Tool(tool_ref), Phase::Load);
-                    return Some((key, Decision::Asking(async { asking.await.verdict.allows() })));
-                })
-                .await;
-            let Some((key, allows)) = next else { break };
-            if allows {
-                allowed.push(JsString::from(key));
-                if allowed.len() >= 3 {
-                    break;
+        if !self.has_filter() {
+            allowed.extend(candidates.into_iter().map(|entry| JsString::from(record.key(entry))));
+        } else {
+            let mut ahead = Ahead::new(filter.concurrency());
+            let mut candidates = candidates.into_iter();
+            loop {
+                let next = ahead
+                    .next(|| {
+                        let entry = candidates.next()?;
+                        let key = record.key(entry);
+                        let (found, _) = listed(&step.catalog, live.as_deref(), key);
+                        Some((key, self.admission(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load)))
+                    })
+                    .await;
+                let Some((key, admitted)) = next else { break };
+                if admitted.is_some() {
+                    allowed.push(JsString::from(key));
+                    if allowed.len() >= 3 {
+                        break;
+                    }
                 }
             }
         }
+        filter.tick().await;
         allowed
     }
 
@@ -1077,7 +1169,7 @@ impl ToolSearch {
                 .next(|| {
                     let name = names.next()?;
                     let found = catalog.find(name.units(), lookup);
-                    Some((name, self.admission(filter, catalog, found, lookup, Phase::Active)))
+                    Some((name, self.admission(filter, catalog.live, found, lookup, Phase::Active)))
                 })
                 .await;
             let Some((name, admitted)) = next else { break };
@@ -1102,51 +1194,59 @@ impl ToolSearch {
         }
     }
 
-    /// Whether an operation (named by its phase) over `catalog` must ask
-    /// the host as it goes (a resumable [`operation::Operation`]), rather
-    /// than trust the catalog's tables with [`VerifyAfter`] and have the host
-    /// check its resolutions after: with a hook, which must be asked anyway,
-    /// and over a live catalog when the operation changes loaded state, as
-    /// it could not simply be run again should a check fail.
-    pub fn asks_as_it_goes(&self, catalog: &StepCatalog, operation: Phase) -> bool {
-        let changes_state = match operation {
+    /// Whether an operation (named by its phase) must ask the host as it
+    /// goes (a resumable [`operation::Operation`]), rather than trust the
+    /// catalog's tables with [`VerifyAfter`] and have the host check its
+    /// resolutions after: with a hook, which must be asked anyway, and when
+    /// the operation changes loaded state, as it then
+    /// [awaits as the reference](Self::awaits_as_reference) (and could not
+    /// simply be run again should a check fail).
+    pub fn asks_as_it_goes(&self, operation: Phase) -> bool {
+        self.has_filter() || self.awaits_as_reference(operation)
+    }
+
+    /// Whether an operation (named by its phase) changes loaded state, and so
+    /// runs in time with the reference (see [`operation`]): `load_tool`, and
+    /// `search_tools` in `autoLoad` mode.
+    pub fn awaits_as_reference(&self, operation: Phase) -> bool {
+        match operation {
             Phase::Search => self.options.auto_load,
             Phase::Load => true,
             Phase::Active => false,
-        };
-        self.has_filter() || (catalog.live && changes_state)
+        }
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
-    /// in `phase`: decided at once, or by asking the host. Over a live
-    /// catalog the host resolves it in the record as it is now; over a
-    /// step's own copy the tables are the record, and the hook alone is asked.
+    /// in `phase`: decided at once, or by asking the host. Where the tables
+    /// may not be the answer (see [`operation::reads`]) the host resolves
+    /// the name as it is looked up now (in the caller's record when `live`,
+    /// else in the step's copy); else the hook alone is asked, if there is
+    /// one or the host awaits as the reference does.
     fn admission<'f>(
         &self,
         filter: &'f impl ToolFilter,
-        catalog: &StepCatalog,
+        live: bool,
         found: Found,
         lookup: Lookup,
         phase: Phase,
     ) -> Decision<Option<ToolRef>, impl Future<Output = Option<ToolRef>> + 'f> {
-        let tables = found.tool();
-        let ask = if catalog.live {
-            Ask::Resolve { lookup, found }
+        let (ask, fallback, resolves) = if !operation::reads(lookup, &found, live).is_empty() {
+            let tables = found.tool();
+            (Ask::Resolve { lookup, found, live }, tables, true)
         } else {
-            match tables {
+            match found.resolved() {
                 None => return Decision::Now(None),
-                Some(tool) if !self.has_filter() => return Decision::Now(Some(tool)),
-                Some(tool) => Ask::Tool(tool),
+                Some(tool) if !self.has_filter() && !filter.awaits() => return Decision::Now(Some(tool)),
+                Some(tool) => (Ask::Tool(tool), Some(tool), false),
             }
         };
-        let resolves = matches!(ask, Ask::Resolve { .. });
         let asking = filter.check(ask, phase);
         Decision::Asking(async move {
             let answer = asking.await;
             match (answer.verdict.allows(), resolves) {
                 (false, _) => None,
-                (true, true) => answer.tool.or(tables),
-                (true, false) => tables,
+                (true, true) => answer.tool.or(fallback),
+                (true, false) => fallback,
             }
         })
     }

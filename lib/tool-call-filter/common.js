@@ -143,6 +143,11 @@ class Scratch {
   ancestors = []
   /** Where the prompt's results with their own model output are: message and part indexes, in pairs. */
   ownOutputs = []
+  /** For each of `ancestors`: the next item to write, and the item count (0 for an object). */
+  cursors = []
+  ends = []
+  /** The ancestors past the first `SEARCHED_ANCESTORS`, for a deep output's cycle check. */
+  deepAncestors = new Set()
   busy = false
 
   /** Empties the buffers for the next tape of a call. */
@@ -155,7 +160,12 @@ class Scratch {
     // `Map#clear` allocates a new table even for an empty map.
     if (this.lazyJson.size !== 0) this.lazyJson.clear()
     // Left behind only by a getter that threw in the middle of an output.
-    if (this.ancestors.length !== 0) this.ancestors.length = 0
+    if (this.ancestors.length !== 0) {
+      this.ancestors.length = 0
+      this.cursors.length = 0
+      this.ends.length = 0
+      this.deepAncestors.clear()
+    }
     if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
   }
 }
@@ -243,60 +253,147 @@ function excludeNow(exclude) {
   return { mode, names: mode === ExcludeMode.Listed ? new Set(exclude) : null }
 }
 
-/** Writes the shape of a model output onto `tape`; see `node` in src/tool_call_filter/tape.rs. */
-function writeModelOutput(scratch, tape, value) {
-  writeNode(scratch, tape, value, scratch.ancestors)
+/**
+ * Writes the shape of a model output onto `tape`; see `node` in
+ * src/tool_call_filter/tape.rs. Reads the output as the reference's
+ * `modelOutputToText` does, in its order (each array's `length` once, then
+ * each item it has; an object's `type`, then its `value` and `text` only
+ * where the reference asks for them), and without recursion: an output nests
+ * as deep as the caller made it, far past the depth where a recursive walk
+ * (the reference's included) overflows the stack.
+ *
+ * An object's text is decided here, since nothing inside it can change it:
+ * `{ value }` is written as its value, and every other object as the string it
+ * answers with (its string `value` or `text`, or its JSON), so only strings,
+ * primitives, arrays, nothing and `tooDeep` reach the tape.
+ */
+function writeModelOutput(scratch, tape, output) {
+  // The arrays and `{ value }` objects the node being written is inside, each
+  // with its next item and its length (both 0 for an object).
+  const { ancestors, cursors, ends } = scratch
+  const strings = scratch.strings
+  const base = ancestors.length
+  let value = output
+  for (;;) {
+    switch (typeof value) {
+      case 'string':
+        writeString(tape, strings, value)
+        break
+      case 'number':
+      case 'boolean':
+      case 'bigint':
+        tape.push(NODE.primitive)
+        tape.push(strings.push(String(value)) - 1)
+        break
+      case 'object': {
+        if (value === null) {
+          tape.push(NODE.nothing)
+          break
+        }
+        // A cycle (or the far limit): Rust fails only if this output's text is needed.
+        if (ancestors.length - base >= NODE.maxDepth || isAncestor(scratch, value)) {
+          tape.push(NODE.tooDeep)
+          break
+        }
+        if (Array.isArray(value)) {
+          tape.push(NODE.array)
+          // An array's JSON is its text only when no item has any: left for later.
+          scratch.lazyJson.set(tape.length, value)
+          tape.push(NODE.jsonLater)
+          const length = value.length
+          tape.push(length)
+          enter(scratch, value, length)
+          break
+        }
+        if (value.type === 'text') {
+          const textValue = value.value
+          if (typeof textValue === 'string') {
+            writeString(tape, strings, textValue)
+            break
+          }
+          const text = value.text
+          if (typeof text === 'string') {
+            writeString(tape, strings, text)
+            break
+          }
+        }
+        if ('value' in value) {
+          // The object stays an ancestor while its value is written, to catch a cycle through it.
+          enter(scratch, value, 0)
+          value = value.value
+          continue
+        }
+        if ('text' in value) {
+          const text = value.text
+          if (typeof text === 'string') {
+            writeString(tape, strings, text)
+            break
+          }
+        }
+        const json = jsonIndex(value, strings)
+        if (json === NODE.noJson) {
+          tape.push(NODE.nothing)
+          break
+        }
+        tape.push(NODE.string)
+        tape.push(json)
+        // JSON is never the empty string.
+        tape.push(1)
+        break
+      }
+      default:
+        tape.push(NODE.nothing)
+    }
+    // The node is written: on to the next item of the innermost unfinished array.
+    for (;;) {
+      const depth = ancestors.length
+      if (depth === base) return
+      const at = cursors[depth - 1]
+      if (at < ends[depth - 1]) {
+        cursors[depth - 1] = at + 1
+        const array = ancestors[depth - 1]
+        // A hole is skipped by the reference's `map`, and contributes nothing.
+        value = at in array ? array[at] : undefined
+        break
+      }
+      leave(scratch)
+    }
+  }
 }
 
-/** `ancestors`: the arrays and objects this node is inside, to catch a cycle. */
-function writeNode(scratch, tape, value, ancestors) {
-  const strings = scratch.strings
-  switch (typeof value) {
-    case 'string':
-      tape.push(NODE.string)
-      tape.push(strings.push(value) - 1)
-      tape.push(value.length > 0 ? 1 : 0)
-      return
-    case 'number':
-    case 'boolean':
-    case 'bigint':
-      tape.push(NODE.primitive)
-      tape.push(strings.push(String(value)) - 1)
-      return
-    // biome-ignore lint/suspicious/noFallthroughSwitchClause: null is written as nothing, as every other value the switch does not name
-    case 'object':
-      if (value !== null) break
-    // falls through
-    default:
-      tape.push(NODE.nothing)
-      return
-  }
-  // Too deep, or a cycle: Rust fails only if this output's text is needed.
-  if (ancestors.length >= NODE.maxDepth || ancestors.includes(value)) {
-    tape.push(NODE.tooDeep)
-    return
-  }
-  ancestors.push(value)
-  if (Array.isArray(value)) {
-    tape.push(NODE.array)
-    // An array's JSON is its text only when no item has any: left for later.
-    scratch.lazyJson.set(tape.length, value)
-    tape.push(NODE.jsonLater)
-    tape.push(value.length)
-    for (let i = 0; i < value.length; i++) writeNode(scratch, tape, value[i], ancestors)
-  } else {
-    const hasValue = 'value' in value
-    const text = value.text
-    const textIsString = typeof text === 'string'
-    tape.push(NODE.object)
-    tape.push((value.type === 'text' ? NODE.isTextType : 0) | (hasValue ? NODE.hasValue : 0))
-    // An object's JSON is its text only when it has neither a value nor a string text.
-    tape.push(hasValue || textIsString ? NODE.noJson : jsonIndex(value, strings))
-    tape.push(textIsString ? strings.push(text) - 1 : NODE.noText)
-    tape.push(textIsString && text.length > 0 ? 1 : 0)
-    if (hasValue) writeNode(scratch, tape, value.value, ancestors)
-  }
-  ancestors.pop()
+function writeString(tape, strings, value) {
+  tape.push(NODE.string)
+  tape.push(strings.push(value) - 1)
+  tape.push(value.length > 0 ? 1 : 0)
+}
+
+/**
+ * Ancestors past this many are also kept in a set: a linear search of the
+ * path is cheapest for the shallow outputs tools make, and a set keeps a
+ * deep one linear in its size.
+ */
+const SEARCHED_ANCESTORS = 32
+
+function isAncestor(scratch, value) {
+  const ancestors = scratch.ancestors
+  const depth = ancestors.length
+  if (depth <= SEARCHED_ANCESTORS) return depth !== 0 && ancestors.includes(value)
+  return ancestors.lastIndexOf(value, SEARCHED_ANCESTORS - 1) !== -1 || scratch.deepAncestors.has(value)
+}
+
+function enter(scratch, container, length) {
+  const depth = scratch.ancestors.length
+  scratch.ancestors.push(container)
+  scratch.cursors.push(0)
+  scratch.ends.push(length)
+  if (depth >= SEARCHED_ANCESTORS) scratch.deepAncestors.add(container)
+}
+
+function leave(scratch) {
+  const container = scratch.ancestors.pop()
+  scratch.cursors.pop()
+  scratch.ends.pop()
+  if (scratch.ancestors.length >= SEARCHED_ANCESTORS) scratch.deepAncestors.delete(container)
 }
 
 /**

@@ -74,15 +74,20 @@ function definePromptToolCallFilter(preservedResults) {
         // The head is written once its lengths are known.
         tape.reserve(INPUT.head)
         tape.length = INPUT.head
-        writePrompt(scratch, prompt, names, ids, withOutputs)
+        // Read first, as the reference reads it before the prompt.
+        const recorded = this.#usesHistory ? state[HISTORY_KEY] : undefined
+        // A release that turns every removed result into text never reads its `providerOptions`.
+        writePrompt(scratch, prompt, names, ids, withOutputs && !everyResult, keptByHistory(recorded))
         const tapeLength = tape.length - INPUT.head
-        const historyLength = this.#usesHistory ? writeRecordedHistory(state, ids, tape) : INPUT.absent
+        const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape) : INPUT.absent
         const outputsStart = tape.length
         // Excluding every tool under the rule of 1.68 and later, the results
         // that go are nearly all those with their own model output: their
         // outputs go with the first round (`input::OUTPUTS_AHEAD`), sparing
-        // a second, which reads the whole prompt tape again.
-        const ahead = withOutputs && !everyResult && names === null && writeOwnOutputs(scratch, prompt)
+        // a second, which reads the whole prompt tape again. Not with
+        // `filterAfterToolSteps`: the results of the steps it keeps stay, and
+        // the reference never reads their outputs.
+        const ahead = withOutputs && !everyResult && names === null && (steps === undefined || steps === null) && writeOwnOutputs(scratch, prompt)
         const data = tape.data
         data[INPUT.flags] =
           (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
@@ -138,8 +143,7 @@ function askPrompt(scratch, steps) {
  * mapping function would make a closure a call, whose compiled code V8
  * holds only weakly and drops at a full collection.
  */
-function writeRecordedHistory(state, ids, tape) {
-  const recorded = state[HISTORY_KEY]
+function writeRecordedHistory(recorded, ids, tape) {
   if (recorded === undefined || recorded === null) return INPUT.absent
   const values = ids.values
   tape.reserve(values.length)
@@ -162,8 +166,25 @@ function writeRecordedHistory(state, ids, tape) {
 const assistantPartType = (part) => part.type
 const otherPartType = (part) => part.type
 
-/** Writes the prompt tape. Bad shapes throw where the reference's walk throws a `TypeError`. */
-function writePrompt(scratch, prompt, names, ids, withOutputs) {
+/**
+ * The request's recorded history, where it says which parts are kept: a part
+ * with an id it does not hold is the run's own, kept whatever its name
+ * (without `filterAfterToolSteps`, once a call of the request recorded it).
+ * The reference reads neither the `toolName` nor the `providerOptions` of a
+ * kept part, so neither is read here. `null` where the parts kept are known
+ * only to the native side (then both are read, of every tool part).
+ */
+function keptByHistory(recorded) {
+  return recorded instanceof Set ? recorded : null
+}
+
+/**
+ * Writes the prompt tape. Bad shapes throw where the reference's walk throws
+ * a `TypeError`. A part's `toolName` and a result's `providerOptions` are
+ * read only where the part may go (see `keptByHistory`); the results with
+ * their own model output are noted in `scratch.ownOutputs`.
+ */
+function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
   if (!Array.isArray(prompt)) {
     throw new TypeError(`ToolCallFilter: expected the prompt to be an array of messages, got ${describe(prompt)}`)
   }
@@ -211,8 +232,13 @@ function writePrompt(scratch, prompt, names, ids, withOutputs) {
       const id = part.toolCallId
       let code = isCall ? TAPE.toolCall : TAPE.toolResult
       if (id) code += callIdField(ids.intern(id))
+      if (history !== null && id && !history.has(id)) {
+        data[n++] = code
+        continue
+      }
       if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
-      if (!isCall && withOutputs && hasOwnModelOutput(part)) {
+      // Read of every result that may go: whether its id goes can hang on a later part of another name.
+      if (!isCall && readsOwnOutputs && hasOwnModelOutput(part)) {
         code |= TAPE.ownOutput
         ownOutputs.push(i, j)
       }

@@ -670,16 +670,20 @@ pub struct NativeOperation {
 }
 
 impl NativeOperation {
+    /// An operation asking in `phase`, awaiting as the reference does when
+    /// `awaits` (see the core's `operation`), up to `filterConcurrency`
+    /// questions at once.
     fn start<F>(
         search: &ToolSearch,
         phase: Phase,
+        awaits: bool,
         run: impl FnOnce(mastra_native_processors::tool_search::operation::Relay) -> F,
     ) -> Self
     where
         F: std::future::Future<Output = Outcome> + Send + 'static,
     {
         let concurrency = usize::try_from(search.options().filter_concurrency).unwrap_or(usize::MAX);
-        NativeOperation { inner: Operation::start(phase, concurrency, run) }
+        NativeOperation { inner: Operation::start_with(phase, concurrency, awaits, run) }
     }
 
     fn outcome(&mut self) -> Result<Outcome> {
@@ -693,6 +697,15 @@ impl NativeOperation {
     #[napi(getter, catch_unwind)]
     pub fn phase(&self) -> &'static str {
         self.inner.phase().name()
+    }
+
+    /// Whether the operation runs in time with the reference: its driver
+    /// awaits every answer that is a promise (its stand-in for the
+    /// reference's `isToolAllowed`, which it gives for every tool asked
+    /// about, hook or not) and every `tick` (see the core's `operation`).
+    #[napi(getter, catch_unwind)]
+    pub fn awaits_as_reference(&self) -> bool {
+        self.inner.awaits()
     }
 
     /// Hands over the verdict on the last question and runs on; returns the
@@ -747,6 +760,22 @@ impl NativeOperation {
         let record = live_record(Some(record))?.ok_or_else(|| internal_error("no record"))?;
         self.inner.provide_record(record);
         Ok(())
+    }
+
+    /// The name of the tool the next `resume` answers about, when it is not
+    /// the id the tables hold for it: the tool's `id` as read after the hook
+    /// answered (`null` for none), for the injected catalog's line.
+    #[napi(catch_unwind)]
+    pub fn use_name(&mut self, name: Option<Utf16String>) {
+        self.inner.provide_name(name.map(|name| JsString::from(&name[..])));
+    }
+
+    /// `useName` for the answer to question `ticket`, for a hook asked
+    /// about several tools at once (`filterConcurrency`): the name goes with
+    /// that answer, whenever `exchange` hands it over.
+    #[napi(catch_unwind)]
+    pub fn use_name_of(&mut self, ticket: i32, name: Option<Utf16String>) {
+        self.inner.provide_name_of(ticket, name.map(|name| JsString::from(&name[..])));
     }
 
     #[napi(catch_unwind)]
@@ -936,7 +965,8 @@ impl NativeStep {
     /// with the question's vector when the user's embedding model made one.
     fn start_search(&self, query: JsString, now: f64, query_vector: Option<Vec<f32>>) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(&self.search, Phase::Search, move |hook| async move {
+        let awaits = search.awaits_as_reference(Phase::Search);
+        Ok(NativeOperation::start(&self.search, Phase::Search, awaits, move |hook| async move {
             Outcome::Search(search.search_with_vector(&step, &query, query_vector.as_deref(), &hook, now).await)
         }))
     }
@@ -963,7 +993,7 @@ impl NativeStep {
     ) -> Result<Either3<Utf16String, SearchToolsOutput, NativeOperation>> {
         let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
         let step = self.step()?;
-        if self.search.asks_as_it_goes(&step.catalog, Phase::Search) {
+        if self.search.asks_as_it_goes(Phase::Search) {
             return Ok(Either3::C(self.start_search(query, now, query_vector.map(|v| v.to_vec()))?));
         }
         let trusted = VerifyAfter::default();
@@ -989,29 +1019,18 @@ impl NativeStep {
         self.start_search(query, now, query_vector.map(|v| v.to_vec()))
     }
 
-    /// `load_tool`: its result at once, or the operation to drive when it
-    /// must ask as it goes (with a hook, or over a live catalog), asking the
-    /// host about each name and suggestion.
+    /// `load_tool`: the operation to drive, asking the host about each name
+    /// and suggestion, in time with the reference (see the core's
+    /// `ToolSearch::awaits_as_reference`).
     #[napi(catch_unwind)]
-    pub fn load(
-        &self,
-        env: Env,
-        tool_name: Unknown,
-        tool_names: Unknown,
-        now: f64,
-    ) -> Result<Either<LoadToolResult, NativeOperation>> {
+    pub fn load(&self, env: Env, tool_name: Unknown, tool_names: Unknown, now: f64) -> Result<NativeOperation> {
         let tool_name = load_tool_name(given(Some(tool_name))?).map_err(|refusal| type_error(&env, refusal))?;
         let tool_names = read_tool_names(&env, tool_names)?;
-        let step = self.step()?;
-        if !self.search.asks_as_it_goes(&step.catalog, Phase::Load) {
-            let outcome =
-                run_now(self.search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &NoFilter, now))?;
-            return Ok(Either::A(load_result(outcome)));
-        }
-        let search = self.search.clone();
-        Ok(Either::B(NativeOperation::start(&self.search, Phase::Load, move |hook| async move {
+        let (search, step) = (self.search.clone(), self.step()?);
+        let awaits = search.awaits_as_reference(Phase::Load);
+        Ok(NativeOperation::start(&self.search, Phase::Load, awaits, move |hook| async move {
             Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
-        })))
+        }))
     }
 
     /// The loaded tools as of this step's start: `null` when nothing is
@@ -1029,7 +1048,7 @@ impl NativeStep {
             loaded.clone()
         };
         let catalog = built(&self.catalog)?;
-        if self.search.asks_as_it_goes(&catalog, Phase::Active) {
+        if self.search.asks_as_it_goes(Phase::Active) {
             return Ok(Some(Either::B(self.active_operation()?)));
         }
         let trusted = VerifyAfter::default();
@@ -1043,7 +1062,7 @@ impl NativeStep {
     #[napi(catch_unwind)]
     pub fn active_operation(&self) -> Result<NativeOperation> {
         let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(&self.search, Phase::Active, move |hook| async move {
+        Ok(NativeOperation::start(&self.search, Phase::Active, false, move |hook| async move {
             let names = step.loaded.lock().clone();
             Outcome::Active(search.active_tools(&step.catalog, &names, &hook).await)
         }))
@@ -1066,7 +1085,7 @@ impl NativeStep {
             let message = run_now(search.catalog_message(&step.catalog, record.as_deref(), &NoFilter))?;
             return Ok(Either::A(message.map(utf16)));
         }
-        Ok(Either::B(NativeOperation::start(&self.search, Phase::Search, move |hook| async move {
+        Ok(Either::B(NativeOperation::start(&self.search, Phase::Search, false, move |hook| async move {
             Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
         })))
     }

@@ -1,6 +1,6 @@
 use super::*;
 use crate::test_rng::Rng;
-use crate::tool_call_filter::tape::{self, TapeError};
+use crate::tool_call_filter::tape::{self, TapeError, MAX_NODE_DEPTH};
 
 /// Builds tapes the way the binding does, one message at a time.
 #[derive(Default)]
@@ -208,14 +208,31 @@ fn broken_tapes_are_errors_not_panics() {
     for tape in [vec![], vec![1], vec![1, 9], vec![2, 0], vec![1, 1, 0, 5], vec![1, 0, 0], vec![-1]] {
         assert!(matches!(run(options(Exclude::All, true), &tape, &[]), Err(FilterError::Tape(TapeError { .. }))));
     }
-    // Deeply nested arrays stop at the depth limit instead of overflowing the stack.
-    let mut node = Vec::new();
-    for _ in 0..2_000 {
-        node.extend([2, -1, 1]);
-    }
-    node.push(0);
-    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(node))], None).build();
-    assert!(run(options(Exclude::All, true), &tape, &[]).is_err());
+}
+
+#[test]
+fn model_outputs_nest_to_any_depth_the_binding_writes() {
+    // 100,000 arrays around a string (the reference overflows its stack near
+    // 2,500): read and stepped over without recursion.
+    let nested = |depth: usize| {
+        let mut node = Vec::with_capacity(depth * 3 + 3);
+        for _ in 0..depth {
+            node.extend([2, -1, 1]);
+        }
+        node.extend([1, 7, 1]);
+        node
+    };
+    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))], None).build();
+    assert_eq!(
+        run(options(Exclude::All, true), &tape, &[]).unwrap(),
+        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, 0]
+    );
+    let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))], None).build();
+    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP, 0]);
+    // Past MAX_NODE_DEPTH, which the binding never writes, the output is too deep.
+    let past =
+        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))], None).build();
+    assert_eq!(run(options(Exclude::All, true), &past, &[]), Err(FilterError::ModelOutputTooDeep { message: 0 }));
 }
 
 #[test]

@@ -53,9 +53,14 @@ pub mod node {
     pub const NO_TEXT: i32 = -1;
 }
 
-/// Model outputs nested deeper than this are refused; the binding writes
-/// `TOO_DEEP` before it gets there, so recursion here stays bounded.
-pub const MAX_NODE_DEPTH: usize = 512;
+/// Model outputs nested deeper than this are refused: the binding writes
+/// `TOO_DEEP` there. It is far past where the reference's recursive
+/// `modelOutputToText` overflows any JavaScript stack (about 2,400 arrays or
+/// 7,700 `value`s on Node 20's default one; a stack of hundreds of megabytes
+/// would be needed for a million), so every output the reference turns into
+/// text, ours does too. Nothing here recurses: the limit bounds no stack,
+/// only says where an output is too deep to be anything but a mistake.
+pub const MAX_NODE_DEPTH: usize = 1_000_000;
 
 /// A tape that does not follow its grammar: a bug in the binding, never user input.
 #[derive(Debug, PartialEq, Eq)]
@@ -128,36 +133,41 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Steps over one model-output node, checking its shape only.
+    /// Steps over one model-output node, checking its shape only, without
+    /// recursion: however deep the node nests, no stack grows. (`depth`, the
+    /// node's depth in its output, is what the callers know; a count of the
+    /// nodes still to step over is all the walk needs.)
     pub fn skip_node(&mut self, depth: usize) -> Result<(), TapeError> {
-        if depth > MAX_NODE_DEPTH {
-            return Err(TapeError { position: self.position });
-        }
-        match self.read()? {
-            node::NOTHING | node::TOO_DEEP => {}
-            node::STRING => {
-                self.read()?;
-                self.read()?;
-            }
-            node::PRIMITIVE => {
-                self.read()?;
-            }
-            node::ARRAY => {
-                self.read()?;
-                for _ in 0..self.count()? {
-                    self.skip_node(depth + 1)?;
-                }
-            }
-            node::OBJECT => {
-                let flags = self.read()?;
-                for _ in 0..3 {
+        let _ = depth;
+        let mut left: usize = 1;
+        while left > 0 {
+            left -= 1;
+            match self.read()? {
+                node::NOTHING | node::TOO_DEEP => {}
+                node::STRING => {
+                    self.read()?;
                     self.read()?;
                 }
-                if flags & node::HAS_VALUE != 0 {
-                    self.skip_node(depth + 1)?;
+                node::PRIMITIVE => {
+                    self.read()?;
                 }
+                node::ARRAY => {
+                    self.read()?;
+                    // Each promised item takes at least one slot of the
+                    // tape, which `count` checks, so `left` stays small.
+                    left += self.count()?;
+                }
+                node::OBJECT => {
+                    let flags = self.read()?;
+                    for _ in 0..3 {
+                        self.read()?;
+                    }
+                    if flags & node::HAS_VALUE != 0 {
+                        left += 1;
+                    }
+                }
+                _ => return Err(self.error()),
             }
-            _ => return Err(self.error()),
         }
         Ok(())
     }
@@ -192,81 +202,97 @@ pub fn model_output_text(
     out: &mut Vec<i32>,
     needed_json: &mut Vec<usize>,
 ) -> Result<(), NodeError> {
-    node_text(&mut Reader::at(data, position), 0, out, needed_json)
-}
-
-fn node_text(
-    tape: &mut Reader<'_>,
-    depth: usize,
-    out: &mut Vec<i32>,
-    needed_json: &mut Vec<usize>,
-) -> Result<(), NodeError> {
-    if depth > MAX_NODE_DEPTH {
-        return Err(NodeError::TooDeep);
-    }
-    match tape.read()? {
-        node::NOTHING => {}
-        node::TOO_DEEP => return Err(NodeError::TooDeep),
-        node::STRING => {
-            let index = tape.read()?;
-            if tape.read()? != 0 {
-                out.push(index);
-            }
+    let mut tape = Reader::at(data, position);
+    // The arrays the node being read is inside, innermost last: an output
+    // nests as deep as the caller made it, so the walk keeps its own stack
+    // rather than recursing.
+    let mut open: Vec<OpenArray> = Vec::new();
+    let mut depth = 0;
+    loop {
+        if depth > MAX_NODE_DEPTH {
+            return Err(NodeError::TooDeep);
         }
-        node::PRIMITIVE => out.push(tape.read()?),
-        node::ARRAY => {
-            let json_slot = tape.position();
-            let json = tape.read()?;
-            let children = tape.count()?;
-            let before = out.len();
-            for _ in 0..children {
-                node_text(tape, depth + 1, out, needed_json)?;
-            }
-            if out.len() == before {
-                push_json(json, json_slot, out, needed_json);
-            }
-        }
-        node::OBJECT => {
-            let flags = tape.read()?;
-            let json_slot = tape.position();
-            let json = tape.read()?;
-            let text = tape.read()?;
-            let text_non_empty = tape.read()? != 0;
-            let is_text_type = flags & node::IS_TEXT_TYPE != 0;
-            let has_value = flags & node::HAS_VALUE != 0;
-            let push_text = |out: &mut Vec<i32>| {
-                if text_non_empty {
-                    out.push(text);
+        match tape.read()? {
+            node::NOTHING => {}
+            node::TOO_DEEP => return Err(NodeError::TooDeep),
+            node::STRING => {
+                let index = tape.read()?;
+                if tape.read()? != 0 {
+                    out.push(index);
                 }
-            };
+            }
+            node::PRIMITIVE => out.push(tape.read()?),
+            node::ARRAY => {
+                let json_slot = tape.position();
+                let json = tape.read()?;
+                let items = tape.count()?;
+                open.push(OpenArray { json, json_slot, texts_before: out.len(), items_left: items, depth });
+            }
+            node::OBJECT => {
+                let flags = tape.read()?;
+                let json_slot = tape.position();
+                let json = tape.read()?;
+                let text = tape.read()?;
+                let text_non_empty = tape.read()? != 0;
+                let is_text_type = flags & node::IS_TEXT_TYPE != 0;
+                let has_value = flags & node::HAS_VALUE != 0;
+                let push_text = |out: &mut Vec<i32>| {
+                    if text_non_empty {
+                        out.push(text);
+                    }
+                };
 
-            if !has_value {
-                if text >= 0 {
+                if !has_value {
+                    if text >= 0 {
+                        push_text(out);
+                    } else {
+                        push_json(json, json_slot, out, needed_json);
+                    }
+                } else if is_text_type && tape.peek() != Some(node::STRING) && text >= 0 {
+                    // A `{ type: 'text' }` object whose value is not a
+                    // string answers with its string text, and the value is
+                    // not looked at: stepped over unread, a cycle inside it
+                    // must not fail.
+                    tape.skip_node(depth + 1)?;
                     push_text(out);
                 } else {
-                    push_json(json, json_slot, out, needed_json);
+                    // Otherwise the object's text is its value's (a string
+                    // value of a `{ type: 'text' }` object included), and
+                    // the value's node comes next on the tape.
+                    depth += 1;
+                    continue;
                 }
-                return Ok(());
             }
-
-            // A `{ type: 'text' }` object answers with its string value
-            // first; otherwise with its string text, and the value is not
-            // looked at.
-            let value_is_string = tape.peek() == Some(node::STRING);
-            if is_text_type && value_is_string {
-                return node_text(tape, depth + 1, out, needed_json);
-            }
-            if is_text_type && text >= 0 {
-                // Step over the value unread: a cycle inside it must not fail.
-                tape.skip_node(depth + 1)?;
-                push_text(out);
-                return Ok(());
-            }
-            node_text(tape, depth + 1, out, needed_json)?;
+            _ => return Err(NodeError::Tape(tape.error())),
         }
-        _ => return Err(NodeError::Tape(tape.error())),
+        // The node is read: on to the next item of the innermost unfinished
+        // array, closing each finished one. An array's JSON is its text when
+        // none of its items had any.
+        loop {
+            let Some(array) = open.last_mut() else {
+                return Ok(());
+            };
+            if array.items_left > 0 {
+                array.items_left -= 1;
+                depth = array.depth + 1;
+                break;
+            }
+            let array = open.pop().expect("an open array");
+            if out.len() == array.texts_before {
+                push_json(array.json, array.json_slot, out, needed_json);
+            }
+        }
     }
-    Ok(())
+}
+
+/// An array [`model_output_text`] is inside.
+struct OpenArray {
+    json: i32,
+    json_slot: usize,
+    /// How many strings the text had before the array's items.
+    texts_before: usize,
+    items_left: usize,
+    depth: usize,
 }
 
 fn push_json(json: i32, slot: usize, out: &mut Vec<i32>, needed_json: &mut Vec<usize>) {

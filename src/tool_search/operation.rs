@@ -26,6 +26,20 @@
 //! measured first: two thread hops per question cost 5–15 µs where this costs
 //! well under one, which made a filtered search slower than the reference.
 //!
+//! An operation that changes loaded state (`load_tool`, an auto-loading
+//! `search_tools`) runs in time with the reference, whose code awaits the
+//! hook's verdict on every tool it finds (hook or not: `await
+//! isToolAllowed(...)`) and records a load in the store before an `await`
+//! and in the step's loaded names after it: such an operation
+//! [awaits as the reference](Relay::awaits) does. It asks about every tool
+//! it finds, with or without a hook, and asks [`code::TICK`] where the
+//! reference awaits a value that is no promise; its driver is an async loop
+//! that awaits each answer that is a promise (JavaScript's own stand-in for
+//! `isToolAllowed`) and each tick, so that two such calls started at once
+//! interleave as the reference's do, and each sees the other's loads when
+//! the reference's would. Other operations change nothing, and run to their
+//! end without yielding unless the hook answers with a promise.
+//!
 //! Every question of one operation is in the same [`Phase`], declared when it
 //! starts (`search_tools` and the catalog ask in `'search'`, `load_tool` in
 //! `'load'`, the active tools in `'active'`), so the driver reads the phase
@@ -46,25 +60,36 @@ use crate::js::JsString;
 use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
 
-/// The reads that find, in the caller's record as it is now, the tool the
-/// reference would find for a name looked up with `lookup`, where the tables
-/// (the record as it was) found `found`: what `findToolForDynamicName` or
-/// `findToolById` would find, read in O(1) where the record still holds
-/// what was found, by a scan where it does not. Where the tables found a
-/// tool by id and it still stands under its key with that id, it is taken
-/// without a scan, although a tool put since under an earlier key with the
-/// same id would come first in the reference; and with a hook, a name the
-/// tables found only as a key is taken as the key's tool without a scan,
-/// although a tool given that id since would come first in the reference.
-fn live_reads(lookup: Lookup, found: &Found) -> &'static [i32] {
+/// The reads that find, in the record a name is looked up in (the caller's
+/// own, kept by the reference and read live: `live`; or a step's copy of
+/// it merged with its resolved tools, whose keys and tools stay what they
+/// were and whose tools' ids are read live), the tool the reference would
+/// find for a name looked up with `lookup`, where the tables (the record as
+/// it was read) found `found`: what `findToolForDynamicName` or
+/// `findToolById` would find, read in O(1) where the tool the tables found
+/// still answers to the name, by a scan where it does not. None: the tables
+/// are the answer (a step's copy, looked up by a key it has).
+///
+/// The reference reads every tool's id at every lookup; these do not, and
+/// so miss one case: a tool that took the name as its id after the tables
+/// were made (put under another key, or its id changed in place) while the
+/// tool they found still answers to it (the first tool with that id,
+/// standing under its key with it; a key's own tool, looked up with a hook
+/// by a name no tool had as its id; a tool indexed under its key for lack of
+/// an id). The reference would find whichever comes first in key order.
+pub fn reads(lookup: Lookup, found: &Found, live: bool) -> &'static [i32] {
     use code::ask::{FIRST_BY_ID, OWN_KEY, STANDING};
-    match (lookup, found) {
-        (Lookup::KeyFirst, Found::ById(_)) => &[OWN_KEY, STANDING, FIRST_BY_ID],
-        (Lookup::KeyFirst, _) | (Lookup::IdFirst, Found::ByKey(_)) => &[OWN_KEY, FIRST_BY_ID],
-        (Lookup::IdFirst, Found::ById(_)) => &[STANDING, FIRST_BY_ID, OWN_KEY],
-        (Lookup::IdFirst, Found::Missing(_)) => &[FIRST_BY_ID, OWN_KEY],
-        (Lookup::IdOnly, Found::ById(_)) => &[STANDING, FIRST_BY_ID],
-        (Lookup::IdOnly, _) => &[FIRST_BY_ID],
+    match (lookup, found, live) {
+        (_, Found::Unnamed(_), _) => &[STANDING],
+        (Lookup::KeyFirst, Found::ById(_), true) => &[OWN_KEY, STANDING, FIRST_BY_ID],
+        (Lookup::KeyFirst, _, true) | (Lookup::IdFirst, Found::ByKey(_), true) => &[OWN_KEY, FIRST_BY_ID],
+        (Lookup::IdFirst, Found::ById(_), _) => &[STANDING, FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdFirst, Found::Missing(_), true) => &[FIRST_BY_ID, OWN_KEY],
+        (Lookup::IdOnly | Lookup::KeyFirst, Found::ById(_), _) => &[STANDING, FIRST_BY_ID],
+        (_, Found::Missing(_), _) => &[FIRST_BY_ID],
+        // A step's copy has the key, and keeps its tool.
+        (_, Found::ByKey(_), false) => &[],
+        (Lookup::IdOnly, Found::ByKey(_), true) => &[FIRST_BY_ID],
     }
 }
 
@@ -95,13 +120,14 @@ impl Ask {
     pub fn code(&self) -> Option<i32> {
         let (tool, kind) = match self {
             Ask::Tool(tool) => (*tool, code::ask::TOOL),
-            Ask::Resolve { lookup, found } => {
+            Ask::Resolve { lookup, found, live } => {
                 let (tool, found_code) = match found {
                     Found::ByKey(tool) => (*tool, code::ask::BY_KEY),
                     Found::ById(tool) => (*tool, code::ask::BY_ID),
+                    Found::Unnamed(tool) => (*tool, code::ask::UNNAMED),
                     Found::Missing(_) => (0, code::ask::MISSING),
                 };
-                let reads = live_reads(*lookup, found)
+                let reads = reads(*lookup, found, *live)
                     .iter()
                     .rev()
                     .fold(0, |reads, &read| (reads << code::ask::READ_BITS) | read);
@@ -127,6 +153,7 @@ impl Ask {
 enum Question {
     Ask(Ask),
     Record,
+    Tick,
 }
 
 impl Question {
@@ -135,6 +162,7 @@ impl Question {
         match self {
             Question::Ask(ask) => ask.code(),
             Question::Record => Some(code::NEED_RECORD),
+            Question::Tick => Some(code::TICK),
         }
     }
 }
@@ -148,8 +176,9 @@ enum Stage {
     Waiting(Question),
     /// Handed to the host, which has not answered yet.
     Out(Question),
-    /// Answered, the answer not yet taken by the operation.
-    Answered(Answer),
+    /// Answered, the answer not yet taken by the operation, with the name
+    /// the host gave with it (see [`ToolFilter::take_name`]).
+    Answered(Answer, Option<Option<JsString>>),
     /// Done with: its answer taken, or withdrawn before it was handed out.
     Settled,
     /// Withdrawn while out: its answer, when it comes, is dropped.
@@ -172,6 +201,12 @@ struct Exchange {
     /// Questions waiting or out (not withdrawn): what the operation waits on.
     open: usize,
     record: Option<Arc<LiveRecord>>,
+    /// The name given with the last answer taken (see [`ToolFilter::take_name`]).
+    name: Option<Option<JsString>>,
+    /// Names to go with answers the host gives ([`Operation::provide_name`],
+    /// [`Operation::provide_name_of`]): for a ticket, or (`None`) the next
+    /// answer.
+    given_names: Vec<(Option<Ticket>, Option<JsString>)>,
 }
 
 impl Exchange {
@@ -191,8 +226,11 @@ impl Exchange {
     /// The answer to `ticket`, if it came (taken: the question is settled).
     fn take_answer(&mut self, ticket: Ticket) -> Option<Answer> {
         let stage = self.stage(ticket)?;
-        let Stage::Answered(answer) = *stage else { return None };
-        *stage = Stage::Settled;
+        let Stage::Answered(..) = stage else { return None };
+        let Stage::Answered(answer, name) = std::mem::replace(stage, Stage::Settled) else { return None };
+        // The name goes with this answer only: a question answered without
+        // one leaves none behind (as parking a question cleared it).
+        self.name = name;
         self.retire();
         Some(answer)
     }
@@ -202,7 +240,7 @@ impl Exchange {
     fn withdraw(&mut self, ticket: Ticket) {
         let Some(stage) = self.stage(ticket) else { return };
         let next = match stage {
-            Stage::Waiting(_) | Stage::Answered(_) | Stage::Settled => Stage::Settled,
+            Stage::Waiting(_) | Stage::Answered(..) | Stage::Settled => Stage::Settled,
             Stage::Out(_) | Stage::Abandoned => Stage::Abandoned,
         };
         let was_open = matches!(stage, Stage::Waiting(_) | Stage::Out(_));
@@ -216,14 +254,16 @@ impl Exchange {
     /// The host's answer (a [`code`]) to `ticket`; ignored unless the
     /// question is out.
     fn answer(&mut self, ticket: Ticket, answer: i32) {
+        let given = self.given_names.iter().position(|&(to, _)| to.is_none_or(|to| to == ticket));
+        let name = given.map(|at| self.given_names.swap_remove(at).1);
         let Some(stage) = self.stage(ticket) else { return };
         match stage {
             Stage::Out(_) => {
-                *stage = Stage::Answered(Answer::from_code(answer));
+                *stage = Stage::Answered(Answer::from_code(answer), name);
                 self.open -= 1;
             }
             Stage::Abandoned => *stage = Stage::Settled,
-            Stage::Waiting(_) | Stage::Answered(_) | Stage::Settled => return,
+            Stage::Waiting(_) | Stage::Answered(..) | Stage::Settled => return,
         }
         self.retire();
     }
@@ -242,7 +282,7 @@ impl Exchange {
         let mut failed = 0;
         for stage in self.stages.iter_mut().skip(from) {
             if matches!(stage, Stage::Waiting(question) if question.code().is_none()) {
-                *stage = Stage::Answered(Answer::verdict(Verdict::Failed));
+                *stage = Stage::Answered(Answer::verdict(Verdict::Failed), None);
                 failed += 1;
             }
         }
@@ -293,6 +333,7 @@ pub struct Relay {
     exchange: Arc<Mutex<Exchange>>,
     phase: Phase,
     concurrency: usize,
+    awaits: bool,
 }
 
 /// A question asked through a [`Relay`]: filed when first polled, ready
@@ -364,6 +405,24 @@ impl ToolFilter for Relay {
     fn concurrency(&self) -> usize {
         self.concurrency
     }
+
+    fn awaits(&self) -> bool {
+        self.awaits
+    }
+
+    fn take_name(&self) -> Option<Option<JsString>> {
+        self.exchange.lock().name.take()
+    }
+
+    fn tick(&self) -> impl Future<Output = ()> {
+        let asked = self.awaits.then(|| self.asking(Question::Tick));
+        async move {
+            if let Some(asked) = asked {
+                // A tick's answer means nothing: it is only a turn.
+                asked.await;
+            }
+        }
+    }
 }
 
 /// Why an operation ended without an outcome.
@@ -405,13 +464,30 @@ impl<T> Operation<T> {
     where
         F: Future<Output = T> + Send + 'static,
     {
-        let relay = Relay { exchange: Arc::default(), phase, concurrency: concurrency.max(1) };
+        Operation::start_with(phase, concurrency, false, run)
+    }
+
+    /// [`start`](Self::start)s an operation that, when `awaits`, awaits as
+    /// the reference does (see the module docs): it asks about every tool it
+    /// finds, and asks [`code::TICK`] where the reference awaits. A tick is a
+    /// question like any other, with its ticket.
+    pub fn start_with<F>(phase: Phase, concurrency: usize, awaits: bool, run: impl FnOnce(Relay) -> F) -> Operation<T>
+    where
+        F: Future<Output = T> + Send + 'static,
+    {
+        let relay = Relay { exchange: Arc::default(), phase, concurrency: concurrency.max(1), awaits };
         Operation { running: Some(Box::pin(run(relay.clone()))), relay, outcome: None }
     }
 
     /// The phase of every question this operation asks.
     pub fn phase(&self) -> Phase {
         self.relay.phase
+    }
+
+    /// Whether the operation awaits as the reference does, so that its
+    /// driver must await every answer that is a promise, and every tick.
+    pub fn awaits(&self) -> bool {
+        self.relay.awaits
     }
 
     /// Hands over the answer to the question out (a [`code`]; ignored when
@@ -510,6 +586,20 @@ impl<T> Operation<T> {
         self.relay.exchange.lock().record = Some(record);
     }
 
+    /// Hands over, with the next answer the host gives (to
+    /// [`resume`](Self::resume), or the next of [`exchange`](Self::exchange)'s
+    /// answers), the name of the tool it names (`None`: it has no id), when
+    /// it is not what the tables say (see [`ToolFilter::take_name`]).
+    pub fn provide_name(&mut self, name: Option<JsString>) {
+        self.relay.exchange.lock().given_names.push((None, name));
+    }
+
+    /// [`provide_name`](Self::provide_name) for the answer to `ticket`,
+    /// for a host that answers several at once.
+    pub fn provide_name_of(&mut self, ticket: Ticket, name: Option<JsString>) {
+        self.relay.exchange.lock().given_names.push((Some(ticket), name));
+    }
+
     /// The outcome, once the operation has ended (taken: a second call
     /// gives `None`).
     pub fn take_outcome(&mut self) -> Option<T> {
@@ -581,7 +671,7 @@ mod tests {
                 (Lookup::IdOnly, Found::ById(0)),
                 (Lookup::KeyFirst, Found::Missing(JsString::from("gone"))),
             ] {
-                answers.push(relay.check(Ask::Resolve { lookup, found }, Phase::Active).await);
+                answers.push(relay.check(Ask::Resolve { lookup, found, live: true }, Phase::Active).await);
             }
             answers
         });
@@ -625,6 +715,28 @@ mod tests {
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(true));
+    }
+
+    #[test]
+    fn an_operation_that_awaits_as_the_reference_asks_ticks_and_one_that_does_not_goes_on() {
+        let run = |relay: Relay| async move {
+            relay.tick().await;
+            let answer = relay.check(Ask::Tool(4), Phase::Load).await;
+            relay.tick().await;
+            answer
+        };
+        let mut operation = Operation::start_with(Phase::Load, 1, true, run);
+        assert!(operation.awaits());
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::TICK));
+        assert_eq!(operation.resume(code::DENIED), Ok(tool(4)), "a tick's answer is ignored");
+        assert_eq!(operation.resume(code::ALLOWED), Ok(code::TICK));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(Answer::ALLOWED));
+        let mut operation = Operation::start(Phase::Load, 1, run);
+        assert!(!operation.awaits());
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(4)));
+        assert_eq!(operation.resume(code::DENIED), Ok(code::DONE));
+        assert_eq!(operation.take_outcome(), Some(Answer::DENIED));
     }
 
     #[test]
@@ -746,6 +858,45 @@ mod tests {
     }
 
     #[test]
+    fn ticks_have_tickets_and_names_go_with_their_own_answers_when_several_are_out() {
+        // Two questions out at once, answered in reverse order, each with its
+        // name; the operation reads each name right after taking its answer.
+        let mut operation = Operation::start_with(Phase::Search, 2, true, |relay: Relay| async move {
+            use super::super::ahead::{Ahead, Decision};
+            let mut ahead = Ahead::new(relay.concurrency());
+            let mut tools = [1, 2].into_iter();
+            let mut named = Vec::new();
+            loop {
+                let next = ahead
+                    .next(|| {
+                        let tool = tools.next()?;
+                        let asking = relay.check(Ask::Tool(tool), Phase::Search);
+                        let relay = &relay;
+                        Some((
+                            tool,
+                            Decision::Asking(async move { (asking.await.verdict.allows(), relay.take_name()) }),
+                        ))
+                    })
+                    .await;
+                let Some((tool, answer)) = next else { break };
+                named.push((tool, answer));
+            }
+            relay.tick().await;
+            named
+        });
+        assert_eq!(operation.exchange([], 8), Ok(Some(vec![(0, tool(1)), (1, tool(2))])));
+        operation.provide_name_of(1, None);
+        assert_eq!(operation.exchange([(1, code::ALLOWED)], 8), Ok(Some(vec![])));
+        operation.provide_name_of(0, Some(JsString::from("renamed")));
+        assert_eq!(operation.exchange([(0, code::ALLOWED)], 8), Ok(Some(vec![(2, code::TICK)])), "a tick has a ticket");
+        assert_eq!(operation.exchange([(2, code::NO_VERDICT)], 8), Ok(None));
+        assert_eq!(
+            operation.take_outcome(),
+            Some(vec![(1, (true, Some(Some(JsString::from("renamed"))))), (2, (true, Some(None)))])
+        );
+    }
+
+    #[test]
     fn names_of_missing_tools_are_read_by_ticket() {
         let mut operation = Operation::start(Phase::Load, 2, |relay: Relay| async move {
             use super::super::ahead::{Ahead, Decision};
@@ -759,7 +910,7 @@ mod tests {
                         Some((
                             (),
                             Decision::Asking(
-                                relay.check(Ask::Resolve { lookup: Lookup::KeyFirst, found }, Phase::Load),
+                                relay.check(Ask::Resolve { lookup: Lookup::KeyFirst, found, live: true }, Phase::Load),
                             ),
                         ))
                     })

@@ -65,6 +65,9 @@ struct ChangedRecord {
     denied: Vec<ToolRef>,
     asked: RefCell<Vec<(Ask, Phase)>>,
     live: Option<Arc<LiveRecord>>,
+    /// The names given for tools allowed (see `ToolFilter::take_name`).
+    renamed: Vec<(ToolRef, Option<&'static str>)>,
+    name: RefCell<Option<Option<JsString>>>,
 }
 
 impl ChangedRecord {
@@ -75,6 +78,8 @@ impl ChangedRecord {
             denied: Vec::new(),
             asked: RefCell::default(),
             live: None,
+            renamed: Vec::new(),
+            name: RefCell::default(),
         }
     }
 }
@@ -94,7 +99,11 @@ impl ToolFilter for ChangedRecord {
                 }
             }
             Ask::Resolve { found, .. } => match found.tool() {
-                Some(tool) if !self.gone.contains(&tool) && !self.denied.contains(&tool) => Answer::ALLOWED,
+                Some(tool) if !self.gone.contains(&tool) && !self.denied.contains(&tool) => {
+                    let renamed = self.renamed.iter().find(|(renamed, _)| *renamed == tool);
+                    *self.name.borrow_mut() = renamed.map(|(_, name)| name.map(JsString::from));
+                    Answer::ALLOWED
+                }
                 _ => Answer::DENIED,
             },
         };
@@ -103,6 +112,10 @@ impl ToolFilter for ChangedRecord {
 
     fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
         std::future::ready(self.live.clone())
+    }
+
+    fn take_name(&self) -> Option<Option<JsString>> {
+        self.name.borrow_mut().take()
     }
 }
 
@@ -455,7 +468,7 @@ fn resolutions(asked: &RefCell<Vec<(Ask, Phase)>>) -> Vec<(Lookup, Found, Phase)
         .borrow()
         .iter()
         .filter_map(|(ask, phase)| match ask {
-            Ask::Resolve { lookup, found } => Some((*lookup, found.clone(), *phase)),
+            Ask::Resolve { lookup, found, .. } => Some((*lookup, found.clone(), *phase)),
             Ask::Tool(_) => None,
         })
         .collect()
@@ -517,27 +530,56 @@ fn trusting_the_tables_records_each_resolution_for_a_later_check() {
     let host = VerifyAfter::default();
     let outcome = ready(search.search(&step, &units("weather email"), &host, 1000.0));
     assert_eq!(names(&outcome), ["sendEmail", "getWeather"]);
-    assert_eq!(host.into_resolutions(), [(Lookup::IdOnly, Found::ById(1)), (Lookup::IdOnly, Found::ById(0))]);
+    assert_eq!(
+        host.into_resolutions(),
+        [resolve(Lookup::IdOnly, Found::ById(1)), resolve(Lookup::IdOnly, Found::ById(0))]
+    );
     let loaded: NameSet = [js("weather"), js("gone")].into_iter().collect();
     let host = VerifyAfter::default();
     let active = ready(search.active_tools(&step.catalog, &loaded, &host));
     assert_eq!(active, [(js("weather"), 0)]);
     assert_eq!(
         host.into_resolutions(),
-        [(Lookup::KeyFirst, Found::ByKey(0)), (Lookup::KeyFirst, Found::Missing(js("gone")))]
+        [resolve(Lookup::KeyFirst, Found::ByKey(0)), resolve(Lookup::KeyFirst, Found::Missing(js("gone")))]
     );
 }
 
+/// A resolution in the caller's record.
+fn resolve(lookup: Lookup, found: Found) -> Ask {
+    Ask::Resolve { lookup, found, live: true }
+}
+
 #[test]
-fn a_merged_step_record_is_its_own_tables_and_asks_the_hook_alone() {
+fn a_merged_step_record_keeps_its_keys_and_tools_and_its_tools_ids_are_read_as_names_are_looked_up() {
     let tools = weather_tools();
-    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(true) }, &tools.entries()).unwrap();
     let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
-    let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
-    let step = Step::new(catalog, Some(js("t")), NameSet::new());
+    let merged = |has_filter| {
+        let search =
+            ToolSearch::new(Options { include_resolved_tools: true, ..options(has_filter) }, &tools.entries()).unwrap();
+        let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
+        (search, Step::new(catalog, Some(js("t")), NameSet::new()))
+    };
+    let copied = |lookup, found| Ask::Resolve { lookup, found, live: false };
+    // With a hook, names resolve id first: the tool found by id is read for
+    // its id now, and a name no tool had may be one's id now.
+    let (search, step) = merged(true);
     let host = ChangedRecord::new(&[]);
-    ready(search.load(&step, None, Some(&[js("remember"), js("nope")]), &host, 1000.0));
-    assert_eq!(*host.asked.borrow(), [(Ask::Tool(3), Phase::Load)]);
+    ready(search.load(&step, None, Some(&[js("remember"), js("nope"), js("memory")]), &host, 1000.0));
+    assert_eq!(
+        *host.asked.borrow(),
+        [
+            (copied(Lookup::IdFirst, Found::ById(3)), Phase::Load),
+            (copied(Lookup::IdFirst, Found::Missing(js("nope"))), Phase::Load),
+            // A key of the copy: its tool, unless a tool took the name as its id.
+            (Ask::Tool(3), Phase::Load),
+        ]
+    );
+    // Without one, a key of the copy is its tool, asked about only by an
+    // operation that awaits as the reference (no question here).
+    let (search, step) = merged(false);
+    let host = ChangedRecord::new(&[]);
+    ready(search.load(&step, None, Some(&[js("memory"), js("remember")]), &host, 1000.0));
+    assert_eq!(*host.asked.borrow(), [(copied(Lookup::KeyFirst, Found::ById(3)), Phase::Load)]);
 }
 
 #[test]
@@ -565,10 +607,21 @@ fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
             messages::CATALOG_HEADER
         )
     );
+    // Each key is looked up as it is listed (the hook may change the record).
+    assert_eq!(resolutions(&host.asked), [10, 11, 12].map(|tool| (Lookup::IdFirst, Found::ByKey(tool), Phase::Search)));
+    // A tool the host names otherwise once the hook answered (its id
+    // changed, or none) is listed by that name.
+    host.asked.borrow_mut().clear();
+    host.renamed = vec![(10, None), (12, Some("createIssue"))];
+    let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
     assert_eq!(
-        *host.asked.borrow(),
-        [(Ask::Tool(10), Phase::Search), (Ask::Tool(11), Phase::Search), (Ask::Tool(12), Phase::Search)]
+        message.to_string_lossy(),
+        format!(
+            "{}\n\nAvailable tools:\n- `weather`\n- `createIssue`: Create a GitHub issue",
+            messages::CATALOG_HEADER
+        )
     );
+    host.renamed.clear();
     // Suggestions list the record's keys as they are now.
     let outcome = ready(search.load(&step, Some(&units("weathe")), None, &host, 1000.0));
     let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
@@ -661,4 +714,98 @@ fn a_catalog_cell_is_let_go_of_and_restored_while_its_steps_share_their_loaded_n
         ready(search.search(&after, &query, &NoFilter, 0.0)),
         ready(search.search(&before, &query, &NoFilter, 0.0))
     );
+}
+
+/// A host that awaits as the reference: it records each question, and at
+/// each tick what the step's loaded names and the store hold.
+struct Ticking<'s> {
+    search: &'s ToolSearch,
+    step: &'s Step,
+    events: RefCell<Vec<String>>,
+}
+
+impl ToolFilter for Ticking<'_> {
+    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
+        self.events.borrow_mut().push(format!("{ask:?}"));
+        std::future::ready(if matches!(ask, Ask::Resolve { found: Found::Missing(_), .. }) {
+            Answer::DENIED
+        } else {
+            Answer::ALLOWED
+        })
+    }
+
+    fn awaits(&self) -> bool {
+        true
+    }
+
+    fn tick(&self) -> impl Future<Output = ()> {
+        let step = self.step.loaded.lock().len();
+        let store = self.search.loaded_names(Some(&units("t")), None, 1000.0).len();
+        self.events.borrow_mut().push(format!("tick: step {step}, store {store}"));
+        std::future::ready(())
+    }
+}
+
+#[test]
+fn an_operation_that_awaits_as_the_reference_asks_about_every_tool_and_records_loads_around_a_tick() {
+    let tools = weather_tools();
+    let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
+    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
+    let step = Step::new(catalog, Some(js("t")), NameSet::new());
+    let host = Ticking { search: &search, step: &step, events: RefCell::default() };
+    let outcome = ready(search.load(&step, None, Some(&[js("memory"), js("weather"), js("nope")]), &host, 1000.0));
+    assert!(matches!(outcome, LoadOutcome::Multi { loaded_count: 2, .. }), "{outcome:?}");
+    // A key of the step's copy is its tool, asked about as the reference's
+    // `await isToolAllowed` asks even without a hook; the loads are in the
+    // store before the tick and in the step's loaded names after it.
+    assert_eq!(
+        *host.events.borrow(),
+        [
+            "Tool(3)",
+            "Tool(0)",
+            "Resolve { lookup: KeyFirst, found: Missing(\"nope\"), live: false }",
+            "tick: step 0, store 2",
+        ]
+    );
+    assert_eq!(step.loaded.lock().len(), 2);
+
+    // An auto-loading search: each candidate asked about, the search's end
+    // awaited, then the activation recorded as a load is.
+    let search = ToolSearch::new(Options { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
+    let step = super::tests::step(&search, Some("t"));
+    let host = Ticking { search: &search, step: &step, events: RefCell::default() };
+    let outcome = ready(search.search(&step, &units("weather email"), &host, 1000.0));
+    assert_eq!(names(&outcome), ["sendEmail", "getWeather"]);
+    assert_eq!(
+        *host.events.borrow(),
+        [
+            "Resolve { lookup: IdOnly, found: ById(1), live: true }",
+            "Resolve { lookup: IdOnly, found: ById(0), live: true }",
+            "tick: step 0, store 0",
+            "tick: step 0, store 2",
+        ]
+    );
+    assert_eq!(step.loaded.lock().len(), 2);
+}
+
+#[test]
+fn a_tool_indexed_under_its_key_for_lack_of_an_id_is_found_only_if_the_record_now_gives_it_that_id() {
+    let tools = Tools::new(&[("frob", None, "Frobnicate the widget"), ("other", Some("other"), "Another widget")]);
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = step(&search, None);
+    // Trusting the tables: not found, and the resolution handed over to be checked.
+    let host = VerifyAfter::default();
+    let outcome = ready(search.search(&step, &units("frobnicate widget"), &host, 1000.0));
+    assert_eq!(names(&outcome), ["other"]);
+    assert_eq!(
+        host.into_resolutions(),
+        [resolve(Lookup::IdOnly, Found::Unnamed(0)), resolve(Lookup::IdOnly, Found::ById(1))]
+    );
+    // A host whose record gives it (the same tool, or another under its key).
+    let host = ChangedRecord::new(&[]);
+    let outcome = ready(search.search(&step, &units("frobnicate widget"), &host, 1000.0));
+    assert_eq!(names(&outcome), ["frob", "other"]);
+    let reads = |found| operation::reads(Lookup::IdOnly, &found, true);
+    assert_eq!(reads(Found::Unnamed(0)), [crate::protocol::tool_search::operation::ask::STANDING]);
 }

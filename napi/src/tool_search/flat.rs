@@ -40,11 +40,10 @@ impl Checks {
         let mut words = Vec::with_capacity(CHECKS + made.len());
         words.push(i32::try_from(made.len()).map_err(|_| internal_error("too many resolutions"))?);
         let mut missing = Vec::new();
-        for (lookup, found) in made {
-            if let Found::Missing(name) = &found {
+        for ask in made {
+            if let Ask::Resolve { found: Found::Missing(name), .. } = &ask {
                 missing.push(name.clone());
             }
-            let ask = Ask::Resolve { lookup, found };
             words.push(ask.code().ok_or_else(|| internal_error("a tool beyond what a question can carry"))?);
         }
         Ok(Checks { words, missing })

@@ -1,0 +1,137 @@
+// ToolCallFilter({ preserveModelOutput: true }) with model outputs nested far
+// deeper than any real tool makes (issue 19, item 1): every depth the
+// release's own processor turns into text, ours turns into the same text; past
+// the depth where the release's recursion overflows the stack, ours still
+// gives the text (README, "Differences"); an output that contains itself is a
+// TypeError; one nested past MAX_NODE_DEPTH (a million levels) is a TypeError
+// that says so. Each release stage reads its outputs where it keeps them: the
+// 1.59 message list in `providerMetadata.mastra.modelOutput`, 1.60+ prompts in
+// the result's `output`.
+
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+
+import { settle, inputArgs, isStackOverflow } from './helpers/tool-call-filter-harness.mjs'
+import { loadRelease, releasesWithFilterStage, TESTED_RELEASES } from './helpers/releases.mjs'
+
+const nestArrays = (depth, leaf = 'deep') => {
+  let o = leaf
+  for (let i = 0; i < depth; i++) o = [o]
+  return o
+}
+const nestValues = (depth, leaf = 'deep') => {
+  let o = leaf
+  for (let i = 0; i < depth; i++) o = { type: 'json', value: o }
+  return o
+}
+/** Arrays and `{ value }` objects alternating, with an empty array beside each (its JSON is no text). */
+const nestMixed = (depth) => {
+  let o = 'deep'
+  for (let i = 0; i < depth; i++) o = i % 2 ? [[], o, ''] : { value: o }
+  return o
+}
+
+/** The text each release's filter leaves for one excluded result with this model output, or its error. */
+function runnerFor(version) {
+  const stage = releasesWithFilterStage('prompt').includes(version) ? 'prompt' : 'messageList'
+  return async (Filter, output) => {
+    const filter = new Filter({ preserveModelOutput: true })
+    if (stage === 'prompt') {
+      const prompt = [
+        { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 'c1', toolName: 'deep', input: {} }] },
+        { role: 'tool', content: [{ type: 'tool-result', toolCallId: 'c1', toolName: 'deep', output, providerOptions: { mastra: { modelOutput: true } } }] },
+      ]
+      const outcome = await settle(() => filter.processLLMRequest({ prompt, state: {} }))
+      return outcome.threw ? outcome : { text: outcome.value?.prompt.map((m) => m.content.map((p) => p.text).join('|')).join('/') }
+    }
+    const messages = [
+      {
+        id: 'm1',
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'c1', toolName: 'deep', args: {}, result: {} },
+              providerMetadata: { mastra: { modelOutput: output } },
+            },
+          ],
+        },
+      },
+    ]
+    const outcome = await settle(() => filter.processInput(inputArgs(messages)))
+    return outcome.threw ? outcome : { text: outcome.value.map((m) => m.content.parts.map((p) => p.text).join('|')).join('/') }
+  }
+}
+
+for (const version of TESTED_RELEASES) {
+  describe(`${version}: ToolCallFilter, model outputs nested deep`, () => {
+    const run = runnerFor(version)
+    const filters = async () => {
+      const { reference, ours } = await loadRelease(version)
+      return { Ref: reference.ToolCallFilter, Ours: ours.ToolCallFilter }
+    }
+
+    test('every depth the release turns into text, ours turns into the same text', async () => {
+      const { Ref, Ours } = await filters()
+      for (const [label, make] of [
+        ['arrays', nestArrays],
+        ['values', nestValues],
+        ['arrays and values', nestMixed],
+      ]) {
+        for (const depth of [511, 512, 513, 600, 1_000, 1_500]) {
+          const ref = await run(Ref, make(depth))
+          assert.ok(!ref.threw, `${label} ${depth}: the release's own filter handles it (${ref.error})`)
+          const ours = await run(Ours, make(depth))
+          assert.ok(!ours.threw, `${label} ${depth}: ours threw ${ours.error}`)
+          assert.equal(ours.text, ref.text, `${label} ${depth}`)
+          if (make !== nestMixed) assert.equal(ours.text, 'deep result:\ndeep', `${label} ${depth}`)
+        }
+      }
+      // `{ value }` chains go deeper in the release before it overflows.
+      for (const depth of [2_000, 3_000]) {
+        const ref = await run(Ref, nestValues(depth))
+        assert.ok(!ref.threw, `values ${depth}: the release's own filter handles it (${ref.error})`)
+        assert.deepEqual(await run(Ours, nestValues(depth)), ref, `values ${depth}`)
+      }
+      // Nested empty arrays: the innermost one's JSON is the text.
+      const empties = nestArrays(1_000, [])
+      assert.deepEqual(await run(Ours, empties), await run(Ref, empties))
+    })
+
+    test('past the depth where the release overflows its stack, ours still gives the text', async () => {
+      const { Ref, Ours } = await filters()
+      for (const make of [nestArrays, nestValues]) {
+        const ref = await run(Ref, make(100_000))
+        assert.ok(ref.threw && isStackOverflow(ref.error), `the release overflows: ${ref.error}`)
+        assert.deepEqual(await run(Ours, make(100_000)), { text: 'deep result:\ndeep' })
+      }
+    })
+
+    test('an output that contains itself, at any depth, is a TypeError', async () => {
+      const { Ours } = await filters()
+      for (const depth of [0, 1, 700, 5_000]) {
+        const arrays = []
+        arrays.push(arrays)
+        const values = { type: 'json' }
+        values.value = values
+        for (const cycle of [arrays, values]) {
+          const ours = await run(Ours, nestArrays(depth, cycle))
+          assert.ok(ours.threw && ours.error instanceof TypeError, `depth ${depth}: ${ours.error}`)
+          assert.match(ours.error.message, /contains itself or nests too deep/)
+        }
+      }
+    })
+
+    // A million levels take seconds to build and walk: the oldest and newest releases cover both stages.
+    const far = version === TESTED_RELEASES[0] || version === TESTED_RELEASES.at(-1)
+    test('an output nested past a million levels is a TypeError that says so', { skip: !far }, async () => {
+      const { Ours } = await filters()
+      const ours = await run(Ours, nestArrays(1_000_001))
+      assert.ok(ours.threw && ours.error instanceof TypeError, String(ours.error))
+      assert.match(ours.error.message, /contains itself or nests too deep/)
+      assert.deepEqual(await run(Ours, nestArrays(999_999)), { text: 'deep result:\ndeep' })
+    })
+  })
+}

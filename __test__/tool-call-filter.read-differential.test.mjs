@@ -1,0 +1,116 @@
+// Property-read differential, ToolCallFilter on the prompt (1.60+; issue 19):
+// seeded random prompts whose every object (messages, parts, outputs, the
+// provider options) is a recording Proxy, filtered twice in one request by
+// the release's own filter and by ours; ours reads no property the release
+// does not read on that call. With `filterAfterToolSteps` of one step or more
+// ours also reads the `toolName` and `providerOptions` of the kept steps'
+// parts, and with `preserveModelOutput` the `providerOptions` of results that
+// stay, which the release does not (README, "Differences"): those, and only
+// those, are allowed. The order of the reads is not compared: the
+// release walks the prompt once per question, ours once.
+
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+
+import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
+import { createRng, sfc32 } from './helpers/random.mjs'
+
+const CASES = Number(process.env.TCF_READS_CASES ?? 300)
+
+/** Wraps a value in Proxies that log each string-keyed `get` and `has` with its path. */
+function recorder(log) {
+  const wrap = (value, path) => {
+    if (value === null || typeof value !== 'object') return value
+    return new Proxy(value, {
+      get(target, key, receiver) {
+        const v = Reflect.get(target, key, receiver)
+        if (typeof key !== 'string') return v
+        log(`${path}.${key}`)
+        return wrap(v, `${path}.${key}`)
+      },
+      has(target, key) {
+        if (typeof key === 'string') log(`${path} has ${key}`)
+        return Reflect.has(target, key)
+      },
+    })
+  }
+  return wrap
+}
+
+function genTurns(rng, first) {
+  const names = ['search', 'weather', 'mail']
+  const prompt = []
+  for (let t = 0, n = rng.int(1, 4); t < n; t++) {
+    prompt.push({ role: 'user', content: [{ type: 'text', text: `q${t}` }] })
+    for (let s = 0, m = rng.int(0, 3); s < m; s++) {
+      const calls = []
+      for (let c = 0, k = rng.int(1, 2); c < k; c++) calls.push({ id: `c${first.id++}`, name: rng.pick(names) })
+      const text = rng.bool(0.3) ? [{ type: 'text', text: 'thinking' }] : []
+      prompt.push({ role: 'assistant', content: [...text, ...calls.map((c) => ({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: {} }))] })
+      prompt.push({
+        role: 'tool',
+        content: calls.map((c) => {
+          const output = rng.weighted([
+            [2, { type: 'text', value: `v${c.id}` }],
+            [1, { type: 'json', value: { a: [1, 'x'], b: { value: 'y' } } }],
+            [1, [{ type: 'text', text: 't' }, 'u', []]],
+          ])
+          const providerOptions = rng.bool(0.5) ? { providerOptions: { mastra: { modelOutput: rng.pick(['mo', null, 0]) } } } : {}
+          return { type: 'tool-result', toolCallId: c.id, toolName: c.name, output, ...providerOptions }
+        }),
+      })
+    }
+  }
+  return prompt
+}
+
+/** The options of a case, and whether ours may read the kept steps' names and provider options. */
+function genOptions(rng) {
+  const exclude = rng.weighted([[1, undefined], [3, ['search']], [1, ['search', 'mail']], [1, []]])
+  const options = { ...(exclude ? { exclude } : {}) }
+  if (rng.bool(0.5)) options.preserveModelOutput = true
+  if (rng.bool(0.4)) options.filterAfterToolSteps = rng.pick([0, 1, 2])
+  return options
+}
+
+const KEPT_STEPS = /\.content\.\d+\.(toolName|providerOptions)(\.|$)/
+const RESULT_OPTIONS = /\.content\.\d+\.providerOptions(\.|$)/
+
+for (const version of releasesWithFilterStage('prompt')) {
+  describe(`${version}: ToolCallFilter reads no prompt property the release does not`, () => {
+    test(`${CASES} seeded prompts, two calls of a request each`, async () => {
+      const { reference, ours } = await loadRelease(version)
+      const failures = []
+      for (let seed = 1; seed <= CASES && failures.length < 5; seed++) {
+        const rng = createRng(seed, sfc32)
+        const options = genOptions(rng)
+        const counter = { id: 0 }
+        const first = [{ role: 'system', content: 'You are helpful.' }, ...genTurns(rng, counter)]
+        const second = [...first, ...genTurns(rng, counter)]
+        const run = async (Filter) => {
+          const reads = [new Set(), new Set()]
+          const filter = new Filter(structuredClone(options))
+          const state = {}
+          for (const [call, prompt] of [first, second].entries()) {
+            const wrap = recorder((read) => reads[call].add(read))
+            try {
+              await filter.processLLMRequest({ prompt: wrap(structuredClone(prompt), 'prompt'), state })
+            } catch (error) {
+              reads[call].add(`threw ${error?.name}`)
+            }
+          }
+          return reads
+        }
+        const ref = await run(reference.ToolCallFilter)
+        const got = await run(ours.ToolCallFilter)
+        const allowed = (read) =>
+          (options.filterAfterToolSteps >= 1 && KEPT_STEPS.test(read)) || (options.preserveModelOutput && RESULT_OPTIONS.test(read))
+        for (const call of [0, 1]) {
+          const extra = [...got[call]].filter((read) => !ref[call].has(read) && !allowed(read))
+          if (extra.length) failures.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1}: ours read ${extra.slice(0, 6).join(', ')}`)
+        }
+      }
+      assert.deepEqual(failures, [])
+    })
+  })
+}
