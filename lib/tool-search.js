@@ -130,7 +130,10 @@ function makeMetaToolSchemas(z) {
   }
 }
 
-/** A processor's tool pool and native half, for the test hooks below. */
+/**
+ * A processor's tool pool and native half, for the test hooks below.
+ * @type {(processor: object) => { pool: ToolPool, native: InstanceType<typeof NativeToolSearch>, catalogs: { letGo: number, madeAgain: number }, embedder: any }}
+ */
 let poolOf = (processor) => {
   throw new TypeError('not a ToolSearchProcessor')
 }
@@ -752,6 +755,28 @@ class StepTools {
     return ref < this.count ? this.known(ref) : this.met[ref - this.count]
   }
 
+  // What each kind of step says of the tools Rust knows and of its record.
+
+  /** @abstract @param {number} ref @returns {object} The tool Rust knows as `ref`. */
+  known(ref) {
+    throw new Error(`${this.constructor.name} does not say which tool is ${ref}`)
+  }
+
+  /** @abstract @param {number} ref @returns {string} Its key. */
+  knownKey(ref) {
+    throw new Error(`${this.constructor.name} does not say the key of tool ${ref}`)
+  }
+
+  /** @abstract @param {number} ref @returns {string} Its id, as read when it was analysed. */
+  knownId(ref) {
+    throw new Error(`${this.constructor.name} does not say the id of tool ${ref}`)
+  }
+
+  /** @abstract @returns {Record<string, any>} The step's tools record now. */
+  record() {
+    throw new Error(`${this.constructor.name} does not say its record`)
+  }
+
   /** A tool the record gives now, as the step's tool number. */
   adopt(tool) {
     this.met ??= []
@@ -1105,7 +1130,7 @@ function toolById(record, id) {
 function readRecord(record) {
   const keys = Object.keys(record)
   const tools = valuesOf(record, keys)
-  return { keys, tools, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
+  return { keys, tools, base: 0, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
 /**
@@ -1115,6 +1140,7 @@ function readRecord(record) {
  * promise of it. The protocol is described with the core's resumable
  * operation (src/tool_search/operation.rs).
  */
+/** @param {any} operation @param {Function} answer @param {number | Promise<number>} [given] @returns {any} */
 function drive(operation, answer, given = OPERATION.noVerdict) {
   const phase = operation.phase
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
