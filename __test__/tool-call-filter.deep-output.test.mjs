@@ -65,6 +65,16 @@ function runnerFor(version) {
   }
 }
 
+/**
+ * Whether the release's own recursion ran out of stack at a depth where
+ * that depends on the machine: how deep a stack frame is depends on which
+ * tier of V8 runs the release's function and on the stack Node was given, so
+ * from 1,000 levels on the release may overflow on one machine and not on
+ * another (README, "Differences": ours gives the text there). Below that, an
+ * overflow is a failure like any other.
+ */
+const overflowedBeyondReach = (ref, depth) => depth >= 1_000 && ref.threw && isStackOverflow(ref.error)
+
 for (const version of TESTED_RELEASES) {
   describe(`${version}: ToolCallFilter, model outputs nested deep`, () => {
     const run = runnerFor(version)
@@ -82,18 +92,21 @@ for (const version of TESTED_RELEASES) {
       ]) {
         for (const depth of [511, 512, 513, 600, 1_000, 1_500]) {
           const ref = await run(Ref, make(depth))
-          assert.ok(!ref.threw, `${label} ${depth}: the release's own filter handles it (${ref.error})`)
           const ours = await run(Ours, make(depth))
           assert.ok(!ours.threw, `${label} ${depth}: ours threw ${ours.error}`)
-          assert.equal(ours.text, ref.text, `${label} ${depth}`)
           if (make !== nestMixed) assert.equal(ours.text, 'deep result:\ndeep', `${label} ${depth}`)
+          if (overflowedBeyondReach(ref, depth)) continue
+          assert.ok(!ref.threw, `${label} ${depth}: the release's own filter handles it (${ref.error})`)
+          assert.equal(ours.text, ref.text, `${label} ${depth}`)
         }
       }
       // `{ value }` chains go deeper in the release before it overflows.
       for (const depth of [2_000, 3_000]) {
         const ref = await run(Ref, nestValues(depth))
-        assert.ok(!ref.threw, `values ${depth}: the release's own filter handles it (${ref.error})`)
-        assert.deepEqual(await run(Ours, nestValues(depth)), ref, `values ${depth}`)
+        const ours = await run(Ours, nestValues(depth))
+        assert.deepEqual(ours, { text: 'deep result:\ndeep' }, `values ${depth}`)
+        if (overflowedBeyondReach(ref, depth)) continue
+        assert.deepEqual(ours, ref, `values ${depth}`)
       }
       // Nested empty arrays: the innermost one's JSON is the text.
       const empties = nestArrays(1_000, [])
