@@ -41,13 +41,7 @@ function filterFunctionNames() {
   return names
 }
 
-// On Node 24 and later (V8 13.6+) a full collection still deoptimizes the
-// Maglev code of 1.59's processInputStep ("embedded weak objects cleared": a
-// hidden class its code embeds dies with the request); not yet found, so the
-// check holds the engines where it passes (issue 18 stays open for it).
-const NODE_MAJOR = Number(process.versions.node.split('.')[0])
-
-test('a full collection between requests deoptimizes none of the filter and drops none of its compiled code', { skip: NODE_MAJOR >= 24 && 'Node 24+ deoptimizes 1.59 processInputStep after a full collection (issue 18)' }, () => {
+test('a full collection between requests deoptimizes none of the filter and drops none of its compiled code', () => {
   const names = filterFunctionNames()
   assert.ok(names.has('writePrompt') && names.has('writeHistory') && names.has('intern'), 'the name scan is broken')
   const output = execFileSync(
@@ -58,12 +52,22 @@ test('a full collection between requests deoptimizes none of the filter and drop
   const lines = output.split('\n')
   const from = lines.indexOf('COLLECTING')
   assert.ok(from >= 0 && lines.includes('DONE'), 'the rhythm did not run to its end')
+  // "marking <JSFunction name ...> for optimization to TARGET": the tiers each function was compiled to before.
+  const marking = (line) => /^\[marking <JSFunction (\w+) .* for optimization to (\w+)/.exec(line.replace(/^\[marking 0x\w+ /, '[marking '))
+  const compiledBefore = new Set()
+  for (const line of lines.slice(0, from)) {
+    const mark = marking(line)
+    if (mark) compiledBefore.add(`${mark[1]} ${mark[2]}`)
+  }
   const affected = []
   for (const line of lines.slice(from + 1, lines.indexOf('DONE'))) {
     // "marking dependent code ... (<SharedFunctionInfo name>) ... for deoptimization",
-    // "bailout (...) deoptimizing ... <JSFunction name ...>", "marking <JSFunction name ...> for optimization".
+    // "bailout (...) deoptimizing ... <JSFunction name ...>".
     const deoptimized = /for deoptimization|bailout|deoptimizing/.test(line)
-    const recompiled = /^\[marking .* for optimization/.test(line)
+    // Compiled again to a tier it had: the collection dropped its code. (A
+    // first climb to a higher tier is V8 tiering up, which a collection does not cause.)
+    const mark = marking(line)
+    const recompiled = mark !== null && compiledBefore.has(`${mark[1]} ${mark[2]}`)
     if (!deoptimized && !recompiled) continue
     const name = /<(?:SharedFunctionInfo|JSFunction) (\w+)/.exec(line)?.[1]
     if (name && names.has(name)) affected.push(line.slice(0, 200))

@@ -67,16 +67,23 @@ const requests = MODES.flatMap((options) => {
   const promptFilter = new PromptFilter(options)
   const listFilter = new MessageListFilter(options)
   const listArgs = (messages) => ({ messages, messageList: { get: { all: { db: () => messages }, response: { db: () => messages.slice(-2) } } } })
+  // Arguments made as Mastra's processor runners make them: a literal with
+  // a spread of per-request context (1.71), a spread of a base context then
+  // more fields (1.59). Their hidden classes are reached only by transitions,
+  // which V8 holds weakly, so they die with the request.
+  const context = function requestContext() {
+    return { tracingContext: {}, requestContext: {} }
+  }
   return [
-    async () => {
+    async function promptRequest() {
       const state = {}
-      await promptFilter.processLLMRequest({ prompt: history, state })
-      await promptFilter.processLLMRequest({ prompt: withRun, state })
+      await promptFilter.processLLMRequest({ prompt: history, stepNumber: 0, state, ...context() })
+      await promptFilter.processLLMRequest({ prompt: withRun, stepNumber: 1, state, ...context() })
     },
-    async () => {
+    async function messageListRequest() {
       const state = {}
-      await listFilter.processInput(listArgs(stored))
-      await listFilter.processInputStep({ ...listArgs(storedWithRun), state, stepNumber: 0, steps: [] })
+      await listFilter.processInput({ ...context(), ...listArgs(stored) })
+      await listFilter.processInputStep({ ...context(), ...listArgs(storedWithRun), state, stepNumber: 0, steps: [] })
     },
   ]
 })

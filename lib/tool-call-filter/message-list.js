@@ -8,6 +8,7 @@
 
 const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
 const {
+  argument,
   codes,
   stateKeys,
   ExcludeMode,
@@ -65,7 +66,7 @@ class ToolCallFilter {
   }
 
   async processInput(args) {
-    const messages = args.messageList.get.all.db()
+    const messages = argument(args, 'messageList').get.all.db()
     const scratch = takeScratch()
     try {
       return this.#filter(scratch, messages, null, null)
@@ -76,7 +77,7 @@ class ToolCallFilter {
 
   async processInputStep(args) {
     if (!this.#filtersSteps) return {}
-    const messages = args.messageList.get.all.db()
+    const messages = argument(args, 'messageList').get.all.db()
     const scratch = takeScratch()
     try {
       const preserve = this.#advanceSteps(scratch, args)
@@ -88,7 +89,7 @@ class ToolCallFilter {
 
   /** Records this step's tool calls in `args.state` and returns the ids to keep. */
   #advanceSteps(scratch, args) {
-    const state = args.state
+    const state = argument(args, 'state')
     const ids = scratch.ids
     const seenBefore = [...(state[SEEN_KEY] ?? [])]
     const stepsBefore = [...(state[STEPS_KEY] ?? [])]
@@ -104,7 +105,7 @@ class ToolCallFilter {
       recorded.push(members.length)
       for (const id of members) recorded.push(ids.intern(id))
     }
-    const responseMessages = args.messageList.get.response.db()
+    const responseMessages = argument(args, 'messageList').get.response.db()
     checkHistory(responseMessages)
     writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true)
     const written = recorded.finish()

@@ -10,6 +10,7 @@
 
 const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
+  argument,
   codes,
   stateKeys,
   ExcludeMode,
@@ -61,7 +62,9 @@ function definePromptToolCallFilter(preservedResults) {
       this.#usesHistory = promptFilterUsesHistory(filterAfterToolSteps)
     }
 
-    async processLLMRequest({ prompt, state }) {
+    async processLLMRequest(args) {
+      const prompt = argument(args, 'prompt')
+      const state = argument(args, 'state')
       const exclude = this.#exclude
       const { mode, names } = excludeNow(exclude)
       if (mode === ExcludeMode.Nothing) return undefined
