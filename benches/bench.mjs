@@ -542,16 +542,23 @@ const requestInput = memo(key => {
  */
 function requestOf(stage, size) {
   const input = requestInput(`${stage}:${size}`)
+  // The arguments are built as Mastra's runners build them, with spreads of
+  // per-request context (so their hidden classes die with the request, as in
+  // a server).
+  const context = () => ({ tracingContext: {}, requestContext: {} })
   if (stage === 'prompt') {
     return async (filter) => {
       const state = {}
-      return [await filter.processLLMRequest({ prompt: input.first, state }), await filter.processLLMRequest({ prompt: input.second, state })]
+      return [
+        await filter.processLLMRequest({ prompt: input.first, stepNumber: 0, state, ...context() }),
+        await filter.processLLMRequest({ prompt: input.second, stepNumber: 1, state, ...context() }),
+      ]
     }
   }
   const messageList = (all) => ({ get: { all: { db: () => all }, response: { db: () => input.response } } })
   return async (filter) => [
-    await filter.processInput({ messages: input.history, messageList: messageList(input.history), abort() {} }),
-    await filter.processInputStep({ messages: input.all, messageList: messageList(input.all), state: {}, stepNumber: 0, steps: [], abort() {} }),
+    await filter.processInput({ ...context(), messages: input.history, messageList: messageList(input.history), abort() {} }),
+    await filter.processInputStep({ ...context(), messages: input.all, messageList: messageList(input.all), state: {}, stepNumber: 0, steps: [], abort() {} }),
   ]
 }
 
