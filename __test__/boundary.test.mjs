@@ -69,7 +69,7 @@ describe('panics', () => {
   })
 })
 
-const { prompt: T, promptInput: INPUT, modelOutput: NODE } = native.toolCallFilterCodes()
+const { prompt: T, promptInput: INPUT, modelOutput: NODE } = native.toolCallFilterProtocol()
 
 /** The prompt filter's input for one round: its head, then the tape, history and outputs given. */
 function promptInput({ preserve = false, tape, history, outputs }) {
@@ -86,13 +86,13 @@ describe('buffers handed to the binding', () => {
   // The message-list planner with options `{}`.
   const filter = { plan: (...args) => native.planMessageList(false, undefined, ...args) }
   // One message with one tool call: [count, WITH_PARTS, TEXT_ABSENT, 1 part, PART_TOOL, STATE_CALL, 0, id 0, NO_OUTPUT, NO_LEGACY]
-  const { messageList: TAPE } = native.toolCallFilterCodes()
+  const { messageList: TAPE } = native.toolCallFilterProtocol()
   const history = [1, TAPE.withParts, TAPE.textAbsent, 1, TAPE.partTool, TAPE.stateCall, 0, 0, TAPE.noOutput, TAPE.noLegacy]
 
   test('a plan is written into a separate buffer', () => {
     const out = new Int32Array(16)
     assert.equal(filter.plan(undefined, Int32Array.from(history), undefined, 0, out), 1)
-    const { plan } = native.toolCallFilterCodes()
+    const { plan } = native.toolCallFilterProtocol()
     assert.equal(out[0], plan.drop)
   })
 

@@ -1,7 +1,7 @@
 //! The processors' boundaries: every code, layout, limit and string that
 //! both halves of a processor use, written once, in a module per processor
-//! ([`tool_search`]). The modules import nothing, so every module of the
-//! core can read them.
+//! ([`tool_search`], [`tool_call_filter`]). The modules import nothing, so
+//! every module of the core can read them.
 //!
 //! A processor's module holds its declaration in an exported
 //! `macro_rules!` that hands it, as tokens, to whichever macro it is given:
@@ -33,6 +33,7 @@
 //! macro's body reaches napi-rs as a raw string, which it would print into
 //! `binding.d.ts` with its `r"`.
 
+pub mod tool_call_filter;
 pub mod tool_search;
 
 /// The core's half of a declaration: its modules and constants, under the

@@ -83,33 +83,8 @@ pub fn keeps_any_step(keep_steps: f64) -> bool {
 }
 
 /// The codes of a plan, the filter's answer for a history or prompt, read
-/// by the binding message by message.
-pub mod plan {
-    /// Leave the message object as it is.
-    pub const KEEP: i32 = 0;
-    /// Remove the message.
-    pub const DROP: i32 = 1;
-    /// Rebuild the message: one part action per part follows (and, for the
-    /// message list, the kept `content.toolInvocations`: count, positions).
-    /// On the prompt, the number of parts the message keeps comes first, so
-    /// the binding makes the new content array at its size.
-    pub const REWRITE: i32 = 2;
-
-    /// Keep the part object as it is.
-    pub const PART_KEEP: i32 = 0;
-    /// Remove the part.
-    pub const PART_DROP: i32 = 1;
-    /// Message list: replace the part with `{ type: 'text', text }`, where text
-    /// is `"<its toolName> result:\n"` and the listed strings joined by
-    /// newlines. Followed by the string count and the string indexes.
-    pub const PART_MODEL_OUTPUT: i32 = 2;
-    /// Prompt: put `{ type: 'text', text }` in the part's place, where text is
-    /// `"<toolName of the result part> result:\n"` and the listed strings
-    /// joined by newlines. Followed by the result part's index in the prompt
-    /// (counting every part of every message), the string count and the
-    /// string indexes.
-    pub const PART_RESULT_TEXT: i32 = 3;
-}
+/// by the binding message by message (declared in the protocol).
+pub use crate::protocol::tool_call_filter::plan;
 
 /// Why a history or prompt cannot be filtered. The reference throws a
 /// `TypeError` in the same places (a `RangeError` for [`Self::ModelOutputTooDeep`]).

@@ -1,13 +1,14 @@
 'use strict'
 // What both ToolCallFilter stages share on the JavaScript side: the options,
 // the buffers tapes are written into, interned call ids, and the encoding of
-// a model output. The codes come from Rust (src/tool_call_filter/), which
+// a model output. The codes, names and model-facing text come from Rust:
+// src/protocol/tool_call_filter.rs declares them, src/tool_call_filter/
 // defines every tape and plan.
 
 const native = require('../native.js')
 const { TapeWriter } = require('../tape-writer.js')
 
-const codes = native.toolCallFilterCodes()
+const codes = native.toolCallFilterProtocol()
 const { ExcludeMode, excludeMode } = native
 
 /**
@@ -45,6 +46,7 @@ const stateKeys = {
   steps: propertyKey(codes.stateKeys.steps),
 }
 const NODE = codes.modelOutput
+const RESULT_HEADING = codes.resultHeading
 
 /**
  * Buffers larger than this many entries are not kept for the next call: one
@@ -434,7 +436,7 @@ function jsonIndex(value, strings) {
 function resultText(toolName, strings, plan, at, count) {
   let text = strings[plan[at]]
   for (let k = 1; k < count; k++) text += '\n' + strings[plan[at + k]]
-  return `${toolName} result:\n${text}`
+  return `${toolName}${RESULT_HEADING}${text}`
 }
 
 function describe(value) {

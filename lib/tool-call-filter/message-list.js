@@ -24,6 +24,7 @@ const {
 
 const TAPE = codes.messageList
 const PLAN = codes.plan
+const PROCESSOR = codes.processor
 const { seen: SEEN_KEY, steps: STEPS_KEY } = stateKeys
 
 /**
@@ -49,8 +50,8 @@ function runLengthOf(mode) {
 const NON_BLANK = /\S/
 
 class ToolCallFilter {
-  id = 'tool-call-filter'
-  name = 'ToolCallFilter'
+  id = PROCESSOR.id
+  name = PROCESSOR.name
 
   #exclude
   #withOutputs

@@ -27,6 +27,7 @@ const {
 const TAPE = codes.prompt
 const INPUT = codes.promptInput
 const PLAN = codes.plan
+const PROCESSOR = codes.processor
 const HISTORY_KEY = stateKeys.history
 
 /**
@@ -46,8 +47,8 @@ recordedStateShape[HISTORY_KEY] = new Set()
 function definePromptToolCallFilter(preservedResults) {
   const everyResult = preservedResults === PreservedResultsRule.Every
   return class ToolCallFilter {
-    id = 'tool-call-filter'
-    name = 'ToolCallFilter'
+    id = PROCESSOR.id
+    name = PROCESSOR.name
 
     #exclude
     #withOutputs

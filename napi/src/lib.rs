@@ -6,7 +6,6 @@
 //! core crate; every entry point catches panics, so none can abort Node.
 
 mod buffers;
-mod codes;
 mod diagnostics;
 mod protocol;
 mod raw;

@@ -79,3 +79,4 @@ macro_rules! export {
 pub(crate) use export;
 
 mastra_native_processors::tool_search_protocol!(crate::protocol::export);
+mastra_native_processors::tool_call_filter_protocol!(crate::protocol::export);

@@ -39,42 +39,12 @@
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
 use super::{plan, recent_steps, CallId, CallIdSet, Exclude, FilterError};
 
-/// The codes of the message-list tape.
-pub mod code {
-    pub const UNTOUCHED: i32 = 0;
-    pub const WITH_PARTS: i32 = 1;
-    /// A missing item of a sparse array (messages and parts).
-    pub const HOLE: i32 = 2;
-
-    pub const TEXT_ABSENT: i32 = 0;
-    pub const TEXT: i32 = 1;
-    pub const TEXT_BLANK: i32 = 2;
-    pub const TEXT_NOT_A_STRING: i32 = 3;
-
-    pub const PART_OTHER: i32 = 0;
-    pub const PART_TOOL: i32 = 1;
-
-    pub const STATE_OTHER: i32 = 0;
-    pub const STATE_CALL: i32 = 1;
-    pub const STATE_RESULT: i32 = 2;
-
-    /// A falsy tool-call id; any negative id reads the same.
-    pub const NO_CALL_ID: i32 = -1;
-
-    pub const NO_OUTPUT: i32 = 0;
-    pub const OUTPUT: i32 = 1;
-
-    pub const NO_LEGACY: i32 = 0;
-    pub const LEGACY: i32 = 1;
-    pub const LEGACY_NULL: i32 = -3;
-    pub const LEGACY_HOLE: i32 = -4;
-}
-
+/// The codes of the message-list tape (declared in the protocol).
+pub use crate::protocol::tool_call_filter::message_list as code;
 /// Where the filter keeps, in the processor's per-request `state`, every
-/// tool-call id seen in a step's response so far...
-pub const SEEN_STATE_KEY: &str = "toolCallFilterSeenToolCallIds";
-/// ... and, per step, the ids that first appeared in it.
-pub const STEPS_STATE_KEY: &str = "toolCallFilterStepToolCallIds";
+/// tool-call id seen in a step's response so far, and per step the ids that
+/// first appeared in it.
+pub use crate::protocol::tool_call_filter::state_keys::{SEEN as SEEN_STATE_KEY, STEPS as STEPS_STATE_KEY};
 
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]

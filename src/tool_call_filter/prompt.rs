@@ -48,68 +48,16 @@ use super::tape::{model_output_text, NodeError, Reader, TapeError};
 use super::{keeps_any_step, plan, recent_step_range, Exclude, FilterError};
 use crate::releases::PreservedResults;
 
-/// The codes of the prompt tape.
-pub mod code {
-    /// The kind of a message, in the low bits of its head.
-    pub const PASS: i32 = 0;
-    pub const PARTS: i32 = 1;
-    pub const TEXT_CONTENT: i32 = 2;
-    /// Head flag: role 'assistant'.
-    pub const ASSISTANT: i32 = 4;
-    /// Head flag of `TEXT_CONTENT`: the string is empty.
-    pub const EMPTY: i32 = 8;
-
-    /// The kind of a part, in its low bits.
-    pub const PART_OTHER: i32 = 0;
-    pub const TOOL_CALL: i32 = 1;
-    pub const TOOL_RESULT: i32 = 2;
-    /// Part flag: the part's `toolName` is in the exclude list.
-    pub const EXCLUDED: i32 = 4;
-    /// Part flag of `TOOL_RESULT`: it carries its own model output.
-    pub const OWN_OUTPUT: i32 = 8;
-
-    /// The low bits of a head or part that hold its kind.
-    pub const KIND_MASK: i32 = 3;
-    /// A part holds its call id above its flags, as `(id + 1) * CALL_ID_UNIT`
-    /// (0 for a falsy id).
-    pub const CALL_ID_UNIT: i32 = 16;
-    /// The largest call id a part can hold.
-    pub const MAX_CALL_ID: i32 = i32::MAX / CALL_ID_UNIT - 1;
-}
-
+/// The codes of the prompt tape (declared in the protocol).
+pub use crate::protocol::tool_call_filter::prompt as code;
 /// Where the filter records, in the processor's per-request `state`, the
 /// call ids of the request's first prompt: its history.
-pub const HISTORY_STATE_KEY: &str = "__toolCallFilterHistoryToolCallIds";
+pub use crate::protocol::tool_call_filter::state_keys::HISTORY as HISTORY_STATE_KEY;
 
-/// The binding's input for one round, in one `Int32Array`: a head of
-/// [`input::HEAD`] numbers, then the prompt tape, the history table and the
-/// outputs tape, each as long as the head says ([`input::ABSENT`] for a table
-/// or tape not given). One buffer crosses rather than three, and no view of
-/// one: on a prompt of a hundred messages the crossing is a good part of the
-/// call, and right after a full collection each Node-API call is cache misses.
-pub mod input {
-    /// Which options are set: [`PRESERVE_MODEL_OUTPUT`], [`EVERY_RESULT`],
-    /// and how the outputs tape is laid out ([`OUTPUTS_AHEAD`]).
-    pub const FLAGS: usize = 0;
-    /// The length of the live `exclude` list, or [`ABSENT`] for none.
-    pub const EXCLUDE_LENGTH: usize = 1;
-    pub const TAPE_LENGTH: usize = 2;
-    pub const HISTORY_LENGTH: usize = 3;
-    pub const OUTPUTS_LENGTH: usize = 4;
-    /// Where the prompt tape starts.
-    pub const HEAD: usize = 5;
-
-    /// Flag: `preserveModelOutput`.
-    pub const PRESERVE_MODEL_OUTPUT: i32 = 1;
-    /// Flag: the host's rule turns every removed result into text
-    /// ([`crate::releases::PreservedResults::Every`]).
-    pub const EVERY_RESULT: i32 = 2;
-    /// Flag: the outputs tape holds the output of every `OWN_OUTPUT` result,
-    /// in prompt order, rather than those an answer asked for.
-    pub const OUTPUTS_AHEAD: i32 = 4;
-    /// A length for what is not given.
-    pub const ABSENT: i32 = -1;
-}
+/// The binding's input for one round, in one `Int32Array` (its layout is
+/// declared in the protocol): a head of [`input::HEAD`] numbers, then the
+/// prompt tape, the history table and the outputs tape.
+pub use crate::protocol::tool_call_filter::prompt_input as input;
 
 /// One round's input, read from the binding's buffer (see [`input`]).
 #[derive(Debug, PartialEq, Eq)]

@@ -31,36 +31,11 @@
 //! `TOO_DEEP`, which fails only if its text is needed, as the reference's
 //! recursion does.
 
-/// The codes of a `node`.
-pub mod node {
-    pub const NOTHING: i32 = 0;
-    pub const STRING: i32 = 1;
-    pub const ARRAY: i32 = 2;
-    pub const OBJECT: i32 = 3;
-    pub const PRIMITIVE: i32 = 4;
-    pub const TOO_DEEP: i32 = 5;
-
-    /// Object flag: `type === 'text'`.
-    pub const IS_TEXT_TYPE: i32 = 1;
-    /// Object flag: `'value' in object`; the value's node follows.
-    pub const HAS_VALUE: i32 = 2;
-
-    /// A JSON slot whose `JSON.stringify` threw or gave `undefined`.
-    pub const NO_JSON: i32 = -1;
-    /// A JSON slot the binding has not computed yet.
-    pub const JSON_LATER: i32 = -2;
-    /// A text slot of an object whose `text` is not a string.
-    pub const NO_TEXT: i32 = -1;
-}
-
-/// Model outputs nested deeper than this are refused: the binding writes
-/// `TOO_DEEP` there. It is far past where the reference's recursive
-/// `modelOutputToText` overflows any JavaScript stack (about 2,400 arrays or
-/// 7,700 `value`s on Node 20's default one; a stack of hundreds of megabytes
-/// would be needed for a million), so every output the reference turns into
-/// text, ours does too. Nothing here recurses: the limit bounds no stack,
-/// only says where an output is too deep to be anything but a mistake.
-pub const MAX_NODE_DEPTH: usize = 1_000_000;
+/// The codes of a `node` (declared in the protocol).
+pub use crate::protocol::tool_call_filter::model_output as node;
+/// Model outputs nested deeper than this are refused (see the protocol's
+/// `model_output::MAX_DEPTH`).
+pub use crate::protocol::tool_call_filter::model_output::MAX_DEPTH as MAX_NODE_DEPTH;
 
 /// A tape that does not follow its grammar: a bug in the binding, never user input.
 #[derive(Debug, PartialEq, Eq)]

@@ -1,0 +1,199 @@
+//! The boundary between `ToolCallFilter`'s two halves: the processor's
+//! names, the model-facing text, the `state` keys, and every code of its
+//! tapes and plans, declared once in
+//! [`tool_call_filter_protocol!`](crate::tool_call_filter_protocol), which
+//! makes the constants here and, in the binding, what
+//! `toolCallFilterProtocol()` returns to JavaScript (see [`crate::protocol`]).
+//! The filter's modules read them under their own names
+//! (`message_list::code`, `prompt::code`, `prompt::input`, `tape::node`,
+//! `plan`). It imports nothing, so every module of the core can read it.
+
+/// The declaration (see [`crate::protocol`]): hands it to the macro named.
+#[macro_export]
+macro_rules! tool_call_filter_protocol {
+    ($($then:tt)*) => { $($then)*! {
+        [$crate::protocol::tool_call_filter]
+        #[doc = "Every code, layout, limit and shared string of"]
+        #[doc = "`ToolCallFilter`'s boundary."]
+        pub fn tool_call_filter_protocol() -> ToolCallFilterProtocol {
+            #[doc = "The processor as Mastra's names it."]
+            pub mod processor: ToolCallFilterNames {
+                pub const ID: &str = "tool-call-filter";
+                pub const NAME: &str = "ToolCallFilter";
+            }
+
+            #[doc = "What the model reads where `preserveModelOutput` turns a removed"]
+            #[doc = "result into text: the tool's name, this, then the output's strings"]
+            #[doc = "joined by newlines."]
+            pub const RESULT_HEADING: &str = " result:\n";
+
+            #[doc = "Where the filter keeps its per-request record in the processor's `state`."]
+            pub mod state_keys: ToolCallFilterStateKeys {
+                #[doc = "Message-list stage: every tool-call id seen in a step's response so far."]
+                pub const SEEN: &str = "toolCallFilterSeenToolCallIds";
+                #[doc = "Message-list stage: per step, the ids that first appeared in it."]
+                pub const STEPS: &str = "toolCallFilterStepToolCallIds";
+                #[doc = "Prompt stage: the call ids of the request's first prompt, its history."]
+                pub const HISTORY: &str = "__toolCallFilterHistoryToolCallIds";
+            }
+
+            #[doc = "The codes of the message-list tape (the grammar is"]
+            #[doc = "`tool_call_filter::message_list`'s)."]
+            pub mod message_list: MessageListTapeCodes {
+                pub const UNTOUCHED: i32 = 0;
+                pub const WITH_PARTS: i32 = 1;
+                #[doc = "A missing item of a sparse array (messages and parts)."]
+                pub const HOLE: i32 = 2;
+
+                pub const TEXT_ABSENT: i32 = 0;
+                pub const TEXT: i32 = 1;
+                pub const TEXT_BLANK: i32 = 2;
+                pub const TEXT_NOT_A_STRING: i32 = 3;
+
+                pub const PART_OTHER: i32 = 0;
+                pub const PART_TOOL: i32 = 1;
+
+                pub const STATE_OTHER: i32 = 0;
+                pub const STATE_CALL: i32 = 1;
+                pub const STATE_RESULT: i32 = 2;
+
+                #[doc = "A falsy tool-call id; any negative id reads the same."]
+                pub const NO_CALL_ID: i32 = -1;
+
+                pub const NO_OUTPUT: i32 = 0;
+                pub const OUTPUT: i32 = 1;
+
+                pub const NO_LEGACY: i32 = 0;
+                pub const LEGACY: i32 = 1;
+                pub const LEGACY_NULL: i32 = -3;
+                pub const LEGACY_HOLE: i32 = -4;
+            }
+
+            #[doc = "The codes of the prompt tape (the grammar is"]
+            #[doc = "`tool_call_filter::prompt`'s)."]
+            pub mod prompt: PromptTapeCodes {
+                #[doc = "The kind of a message, in the low bits of its head."]
+                pub const PASS: i32 = 0;
+                pub const PARTS: i32 = 1;
+                pub const TEXT_CONTENT: i32 = 2;
+                #[doc = "Head flag: role 'assistant'."]
+                pub const ASSISTANT: i32 = 4;
+                #[doc = "Head flag of `TEXT_CONTENT`: the string is empty."]
+                pub const EMPTY: i32 = 8;
+
+                #[doc = "The kind of a part, in its low bits."]
+                pub const PART_OTHER: i32 = 0;
+                pub const TOOL_CALL: i32 = 1;
+                pub const TOOL_RESULT: i32 = 2;
+                #[doc = "Part flag: the part's `toolName` is in the exclude list."]
+                pub const EXCLUDED: i32 = 4;
+                #[doc = "Part flag of `TOOL_RESULT`: it carries its own model output."]
+                pub const OWN_OUTPUT: i32 = 8;
+
+                #[doc = "The low bits of a head or part that hold its kind."]
+                pub const KIND_MASK: i32 = 3;
+                #[doc = "A part holds its call id above its flags, as `(id + 1) * CALL_ID_UNIT`"]
+                #[doc = "(0 for a falsy id)."]
+                pub const CALL_ID_UNIT: i32 = 16;
+                #[doc = "The largest call id a part can hold."]
+                pub const MAX_CALL_ID: i32 = i32::MAX / CALL_ID_UNIT - 1;
+            }
+
+            #[doc = "The prompt filter's input for one round, in one `Int32Array`: a head"]
+            #[doc = "of `HEAD` numbers, then the prompt tape, the history table and the"]
+            #[doc = "outputs tape, each as long as the head says (`ABSENT` for a table or"]
+            #[doc = "tape not given). One buffer crosses rather than three, and no view of"]
+            #[doc = "one: on a prompt of a hundred messages the crossing is a good part of"]
+            #[doc = "the call, and right after a full collection each Node-API call is"]
+            #[doc = "cache misses."]
+            pub mod prompt_input: PromptInputLayout {
+                #[doc = "Which options are set: `PRESERVE_MODEL_OUTPUT`, `EVERY_RESULT`,"]
+                #[doc = "and how the outputs tape is laid out (`OUTPUTS_AHEAD`)."]
+                pub const FLAGS: usize = 0;
+                #[doc = "The length of the live `exclude` list, or `ABSENT` for none."]
+                pub const EXCLUDE_LENGTH: usize = 1;
+                pub const TAPE_LENGTH: usize = 2;
+                pub const HISTORY_LENGTH: usize = 3;
+                pub const OUTPUTS_LENGTH: usize = 4;
+                #[doc = "Where the prompt tape starts."]
+                pub const HEAD: usize = 5;
+
+                #[doc = "Flag: `preserveModelOutput`."]
+                pub const PRESERVE_MODEL_OUTPUT: i32 = 1;
+                #[doc = "Flag: the host's rule turns every removed result into text"]
+                #[doc = "(`PreservedResults::Every` in the core's `releases`)."]
+                pub const EVERY_RESULT: i32 = 2;
+                #[doc = "Flag: the outputs tape holds the output of every `OWN_OUTPUT`"]
+                #[doc = "result, in prompt order, rather than those an answer asked for."]
+                pub const OUTPUTS_AHEAD: i32 = 4;
+                #[doc = "A length for what is not given."]
+                pub const ABSENT: i32 = -1;
+            }
+
+            #[doc = "The codes of a model output's `node` inside either tape (the"]
+            #[doc = "grammar is `tool_call_filter::tape`'s)."]
+            pub mod model_output: ModelOutputCodes {
+                pub const NOTHING: i32 = 0;
+                pub const STRING: i32 = 1;
+                pub const ARRAY: i32 = 2;
+                pub const OBJECT: i32 = 3;
+                pub const PRIMITIVE: i32 = 4;
+                pub const TOO_DEEP: i32 = 5;
+
+                #[doc = "Object flag: `type === 'text'`."]
+                pub const IS_TEXT_TYPE: i32 = 1;
+                #[doc = "Object flag: `'value' in object`; the value's node follows."]
+                pub const HAS_VALUE: i32 = 2;
+
+                #[doc = "A JSON slot whose `JSON.stringify` threw or gave `undefined`."]
+                pub const NO_JSON: i32 = -1;
+                #[doc = "A JSON slot the binding has not computed yet."]
+                pub const JSON_LATER: i32 = -2;
+                #[doc = "A text slot of an object whose `text` is not a string."]
+                pub const NO_TEXT: i32 = -1;
+
+                #[doc = "Model outputs nested deeper than this are refused: the binding"]
+                #[doc = "writes `TOO_DEEP` there. It is far past where the reference's"]
+                #[doc = "recursive `modelOutputToText` overflows any JavaScript stack (about"]
+                #[doc = "2,400 arrays or 7,700 `value`s on Node 20's default one; a stack of"]
+                #[doc = "hundreds of megabytes would be needed for a million), so every"]
+                #[doc = "output the reference turns into text, ours does too. Nothing"]
+                #[doc = "recurses: the limit bounds no stack, only says where an output is"]
+                #[doc = "too deep to be anything but a mistake."]
+                pub const MAX_DEPTH: usize = 1_000_000;
+            }
+
+            #[doc = "The codes of a plan, the filter's answer for a history or prompt,"]
+            #[doc = "read by the binding message by message."]
+            pub mod plan: PlanCodes {
+                #[doc = "Leave the message object as it is."]
+                pub const KEEP: i32 = 0;
+                #[doc = "Remove the message."]
+                pub const DROP: i32 = 1;
+                #[doc = "Rebuild the message: one part action per part follows (and, for the"]
+                #[doc = "message list, the kept `content.toolInvocations`: count, positions)."]
+                #[doc = "On the prompt, the number of parts the message keeps comes first, so"]
+                #[doc = "the binding makes the new content array at its size."]
+                pub const REWRITE: i32 = 2;
+
+                #[doc = "Keep the part object as it is."]
+                pub const PART_KEEP: i32 = 0;
+                #[doc = "Remove the part."]
+                pub const PART_DROP: i32 = 1;
+                #[doc = "Message list: replace the part with `{ type: 'text', text }`, where"]
+                #[doc = "text is its `toolName`, `RESULT_HEADING` and the listed strings"]
+                #[doc = "joined by newlines. Followed by the string count and the string"]
+                #[doc = "indexes."]
+                pub const PART_MODEL_OUTPUT: i32 = 2;
+                #[doc = "Prompt: put `{ type: 'text', text }` in the part's place, where"]
+                #[doc = "text is the result part's `toolName`, `RESULT_HEADING` and the"]
+                #[doc = "listed strings joined by newlines. Followed by the result part's"]
+                #[doc = "index in the prompt (counting every part of every message), the"]
+                #[doc = "string count and the string indexes."]
+                pub const PART_RESULT_TEXT: i32 = 3;
+            }
+        }
+    }};
+}
+
+tool_call_filter_protocol!(crate::protocol::declare);
