@@ -13,3 +13,23 @@ mod releases;
 mod tool_call_filter;
 mod tool_search;
 mod utf16;
+
+use napi::bindgen_prelude::*;
+use napi::Callback;
+use napi_derive::napi;
+
+/// The plain Node-API callbacks the addon exports (see [`raw`]), by their
+/// JavaScript names.
+const PLAIN_CALLBACKS: [(&str, Callback); 2] = [
+    ("filterPrompt", tool_call_filter::filter_prompt),
+    ("__panicInPlainCallbackForTesting", diagnostics::panic_in_plain_callback),
+];
+
+/// Adds [`PLAIN_CALLBACKS`] to the exports, as the addon loads.
+#[napi(module_exports)]
+fn export_plain_callbacks(mut exports: Object, env: Env) -> Result<()> {
+    for (name, callback) in PLAIN_CALLBACKS {
+        exports.set_named_property(name, env.create_function::<(), ()>(name, callback)?)?;
+    }
+    Ok(())
+}

@@ -10,29 +10,13 @@
 //! that code is out of the CPU's caches, several times as much. These entry
 //! points read their arguments with one `napi_get_cb_info` and a Node-API
 //! call or a few each, catch panics as `#[napi(catch_unwind)]` does, and
-//! throw errors as napi-rs throws them.
+//! throw errors as napi-rs throws them. This module is the machinery
+//! ([`enter`], [`Args`]); the crate root exports the callbacks.
 
 use napi::bindgen_prelude::*;
-use napi::{sys, Callback, JsError};
-use napi_derive::napi;
+use napi::{sys, JsError};
 
 use crate::buffers::{read_view, Int32In, Int32Out};
-use crate::{diagnostics, tool_call_filter};
-
-/// The plain callbacks the addon exports, by their JavaScript names.
-const CALLBACKS: [(&str, Callback); 2] = [
-    ("filterPrompt", tool_call_filter::filter_prompt),
-    ("__panicInPlainCallbackForTesting", diagnostics::panic_in_plain_callback),
-];
-
-/// Adds [`CALLBACKS`] to the exports, as the addon loads.
-#[napi(module_exports)]
-pub fn export_plain_callbacks(mut exports: Object, env: Env) -> Result<()> {
-    for (name, callback) in CALLBACKS {
-        exports.set_named_property(name, env.create_function::<(), ()>(name, callback)?)?;
-    }
-    Ok(())
-}
 
 /// The arguments of one call, as `napi_get_cb_info` gave them (missing ones
 /// are `undefined`).

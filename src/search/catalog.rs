@@ -479,7 +479,17 @@ impl Catalog {
     /// documents' names, descriptions and parameters (those the catalog was
     /// given), made the first time they are asked for.
     pub fn pattern_texts(&self) -> &PatternTexts {
-        self.pattern_texts.get_or_init(|| PatternTexts::of(self))
+        self.pattern_texts.get_or_init(|| {
+            let mut texts = PatternTexts::default();
+            for entry in 0..self.entry_count() {
+                let doc = entry as DocId;
+                // A name a later entry took over is no document.
+                if self.find_doc(self.name(entry)) == Some(doc) {
+                    texts.push_doc(doc, self.name(entry), self.description(entry), self.parameters(entry));
+                }
+            }
+            texts
+        })
     }
 
     /// The first entry, in record order, whose real `id` is `name`

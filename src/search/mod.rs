@@ -50,6 +50,7 @@
 
 mod analyze;
 mod bm25;
+mod candidate;
 mod catalog;
 pub mod embedding;
 pub mod fielded;

@@ -37,8 +37,7 @@ use std::ops::Range;
 use regex::{Regex, RegexBuilder};
 
 use super::bm25::DocId;
-use super::catalog::Catalog;
-use super::rank::Candidate;
+use super::candidate::Candidate;
 use crate::protocol::tool_search::pattern::{
     DESCRIPTION_WEIGHT, DFA_SIZE_LIMIT, MAX_LENGTH, NAME_WEIGHT, NEST_LIMIT, PARAMETER_DESCRIPTION_WEIGHT,
     PARAMETER_NAME_WEIGHT, SIZE_LIMIT,
@@ -115,7 +114,8 @@ impl Pattern {
 }
 
 /// A catalog's texts as a pattern reads them: per live document, in
-/// catalog order, its fields in UTF-8 (see [`Catalog::pattern_texts`]).
+/// catalog order, its fields in UTF-8 (see
+/// [`Catalog::pattern_texts`](super::Catalog::pattern_texts)).
 #[derive(Debug, Default)]
 pub struct PatternTexts {
     text: String,
@@ -134,27 +134,25 @@ struct DocTexts {
 }
 
 impl PatternTexts {
-    /// The texts of `catalog`'s live documents.
-    pub fn of(catalog: &Catalog) -> PatternTexts {
-        let mut texts = PatternTexts::default();
-        for entry in 0..catalog.entry_count() {
-            let doc = entry as DocId;
-            // A name a later entry took over is no document.
-            if catalog.find_doc(catalog.name(entry)) != Some(doc) {
-                continue;
-            }
-            let name = texts.push(catalog.name(entry));
-            let description = texts.push(catalog.description(entry));
-            let first = texts.parameters.len() as u32;
-            for (parameter, parameter_description) in catalog.parameters(entry) {
-                let parameter = texts.push(parameter);
-                let parameter_description = texts.push(parameter_description);
-                texts.parameters.push((parameter, parameter_description));
-            }
-            let parameters = first..texts.parameters.len() as u32;
-            texts.docs.push(DocTexts { doc, name, description, parameters });
+    /// Adds a document's texts, after those of the documents before it in
+    /// catalog order (see [`Catalog::pattern_texts`](super::Catalog::pattern_texts)).
+    pub(super) fn push_doc<'a>(
+        &mut self,
+        doc: DocId,
+        name: &[u16],
+        description: &[u16],
+        parameters: impl Iterator<Item = (&'a [u16], &'a [u16])>,
+    ) {
+        let name = self.push(name);
+        let description = self.push(description);
+        let first = self.parameters.len() as u32;
+        for (parameter, parameter_description) in parameters {
+            let parameter = self.push(parameter);
+            let parameter_description = self.push(parameter_description);
+            self.parameters.push((parameter, parameter_description));
         }
-        texts
+        let parameters = first..self.parameters.len() as u32;
+        self.docs.push(DocTexts { doc, name, description, parameters });
     }
 
     fn push(&mut self, units: &[u16]) -> Range<u32> {
@@ -193,132 +191,5 @@ impl PatternTexts {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn u(s: &str) -> Vec<u16> {
-        s.encode_utf16().collect()
-    }
-
-    /// A tool as the tests write it: its id (and key), description and parameters.
-    type Tool<'a> = (&'a str, &'a str, &'a [(&'a str, &'a str)]);
-
-    fn catalog(tools: &[Tool<'_>]) -> Catalog {
-        let mut builder = Catalog::builder();
-        for (id, description, parameters) in tools {
-            let parameters: Vec<(Vec<u16>, Vec<u16>)> = parameters.iter().map(|(n, d)| (u(n), u(d))).collect();
-            builder.push_with_parameters(
-                &u(id),
-                Some(&u(id)),
-                &u(description),
-                parameters.iter().map(|(n, d)| (&n[..], &d[..])),
-            );
-        }
-        builder.keep_parameters(true);
-        builder.build().unwrap()
-    }
-
-    fn names(catalog: &Catalog, pattern: &str) -> Vec<(String, f64)> {
-        let pattern = Pattern::new(&u(pattern)).unwrap();
-        PatternTexts::of(catalog)
-            .candidates(&pattern)
-            .into_iter()
-            .map(|c| (String::from_utf16_lossy(catalog.doc_name(c.doc)), c.score))
-            .collect()
-    }
-
-    fn tools() -> Catalog {
-        catalog(&[
-            ("send_email", "Send an email to a recipient", &[("to", "Recipient address"), ("subject", "")]),
-            ("get_weather", "Get the weather forecast for a city", &[("city", "The city, e.g. Paris")]),
-            ("read_inbox", "List the messages of an email inbox", &[]),
-            ("convert_units", "Convert between units", &[("unit", "celsius or fahrenheit"), ("value", "")]),
-            ("weather_alerts", "Severe storm alerts", &[("region", "")]),
-        ])
-    }
-
-    #[test]
-    fn each_field_adds_its_weight_and_names_come_first() {
-        let tools = tools();
-        // Name and description; description alone; name alone.
-        assert_eq!(names(&tools, "weather"), [("get_weather".into(), 4.0), ("weather_alerts".into(), 3.0)]);
-        assert_eq!(
-            names(&tools, "email"),
-            [("send_email".into(), 4.0), ("read_inbox".into(), 1.0)],
-            "the description's match counts too"
-        );
-        // A parameter's name, a parameter's description.
-        assert_eq!(names(&tools, "^city$"), [("get_weather".into(), 1.0)]);
-        assert_eq!(names(&tools, "fahrenheit"), [("convert_units".into(), 0.5)]);
-        assert_eq!(names(&tools, "paris"), [("get_weather".into(), 0.5)]);
-        // Anchors hold within each text.
-        assert_eq!(names(&tools, "^get_"), [("get_weather".into(), 3.0)]);
-        assert_eq!(names(&tools, "alerts$"), [("weather_alerts".into(), 4.0)]);
-        // Every field: best first, equal scores in the catalog's order.
-        assert_eq!(
-            names(&tools, "e"),
-            [
-                ("send_email".into(), 5.5),
-                ("convert_units".into(), 5.5),
-                ("weather_alerts".into(), 5.0),
-                ("get_weather".into(), 4.5),
-                ("read_inbox".into(), 4.0),
-            ]
-        );
-        assert_eq!(names(&tools, "no such thing"), []);
-    }
-
-    #[test]
-    fn case_insensitive_unless_the_pattern_says_otherwise() {
-        let tools = tools();
-        assert_eq!(names(&tools, "SEND"), [("send_email".into(), 4.0)]);
-        assert_eq!(names(&tools, "(?-i)SEND"), []);
-        assert_eq!(names(&tools, "(?-i)Send"), [("send_email".into(), 1.0)]);
-    }
-
-    #[test]
-    fn a_name_taken_over_by_a_later_tool_is_matched_once_at_its_place() {
-        let tools = catalog(&[("a_tool", "first", &[]), ("b_tool", "second", &[]), ("a_tool", "third", &[])]);
-        assert_eq!(names(&tools, "tool"), [("b_tool".into(), 3.0), ("a_tool".into(), 3.0)]);
-        assert_eq!(names(&tools, "first"), []);
-        assert_eq!(names(&tools, "third"), [("a_tool".into(), 1.0)]);
-    }
-
-    #[test]
-    fn malformed_patterns_say_what_is_wrong_and_where() {
-        let error = |p: &str| Pattern::new(&u(p)).unwrap_err().to_string();
-        assert_eq!(error("(weather"), "unclosed group (at character 1)");
-        assert_eq!(error("get_[a-"), "unclosed character class (at character 5)");
-        assert_eq!(error("*weather"), "repetition operator missing expression (at character 1)");
-        assert_eq!(error("a{2,1}"), "invalid repetition count range, the start must be <= the end (at character 2)");
-        assert_eq!(error("é("), "unclosed group (at character 2)", "characters are counted, not bytes");
-        let nested = format!("{}a{}", "(".repeat(70), ")".repeat(70));
-        assert_eq!(error(&nested), "exceed the maximum number of nested parentheses/brackets (64) (at character 65)");
-        assert_eq!(error(&"a".repeat(MAX_LENGTH + 1)), format!("it is longer than {MAX_LENGTH} characters"));
-        assert_eq!(error(r"\w{1000}{1000}"), "it is too large once compiled; use a shorter or simpler pattern");
-        assert!(Pattern::new(&u(&"a".repeat(MAX_LENGTH))).is_ok());
-    }
-
-    #[test]
-    fn hostile_patterns_compile_and_match_as_any_other() {
-        // What makes a backtracking matcher take exponential time: a long
-        // run that almost matches.
-        let almost = format!("{}b", "a".repeat(64));
-        let tools = catalog(&[(&almost, "", &[]), ("aaaa", "", &[])]);
-        assert_eq!(names(&tools, "(a+)+$"), [("aaaa".into(), 3.0)]);
-        assert_eq!(names(&tools, "^(a+)+c$"), []);
-        assert_eq!(names(&tools, "(a|aa)*c"), []);
-        assert_eq!(names(&tools, "(a*)*b"), [(almost.clone(), 3.0)]);
-        assert_eq!(names(&tools, "(.*a){12}x"), []);
-    }
-
-    #[test]
-    fn lone_surrogates_are_replacement_characters_on_both_sides() {
-        let mut builder = Catalog::builder();
-        builder.push(&u("odd"), Some(&u("odd")), &[0x61, 0xD800, 0x62]);
-        let tools = builder.build().unwrap();
-        let pattern = Pattern::new(&[0x61, 0xDC00]).unwrap();
-        let found: Vec<f64> = PatternTexts::of(&tools).candidates(&pattern).iter().map(|c| c.score).collect();
-        assert_eq!(found, [1.0]);
-    }
-}
+#[path = "pattern_tests.rs"]
+mod tests;

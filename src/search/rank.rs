@@ -32,12 +32,7 @@ pub const EXACT_NAME_BOOST: f64 = 5.0;
 /// Added when the lowercased name contains a query term (and is not equal).
 pub const PARTIAL_NAME_BOOST: f64 = 2.0;
 
-/// A ranked document and its boosted, unrounded score.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Candidate {
-    pub doc: DocId,
-    pub score: f64,
-}
+pub use super::candidate::Candidate;
 
 /// The processor's `search` settings, as JS numbers.
 #[derive(Clone, Copy, Debug, PartialEq)]
