@@ -263,7 +263,7 @@ for (const version of TESTED_RELEASES) {
     test("a search result's success and a pending call's result are not read", async () => {
       const run = async P => {
         const reads = [];
-        const trap = (object, key, value) => Object.defineProperty(object, key, {
+        const trap = (object, key) => Object.defineProperty(object, key, {
           enumerable: true,
           get() {
             reads.push(key);

@@ -306,10 +306,6 @@ function pushNames(facts, names, list) {
   }
 }
 
-function isString(value) {
-  return typeof value === 'string'
-}
-
 /**
  * A processor's remembered lists: at most `FACTS.rememberedLists`, each
  * forgotten after `REMEMBERED_LIST_IDLE_MS` unused (by an unreferenced
