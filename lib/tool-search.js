@@ -14,6 +14,7 @@ const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSe
 const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
+const { argument } = require('./hook-arguments.js')
 
 const PROTOCOL = toolSearchProtocol()
 const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
@@ -273,19 +274,20 @@ function defineToolSearchProcessor(host) {
     }
 
     async processInputStep(args) {
-      const { tools, messageList } = args
+      const tools = argument(args, 'tools')
+      const messageList = argument(args, 'messageList')
       const settings = this.#settings
       // Read as the reference reads them: the step's tools, its request
       // context, then its messages.
       const catalog = this.#catalogFor(tools)
-      const thread = readThread(args.requestContext)
-      const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(args.messages) : null)
+      const thread = readThread(argument(args, 'requestContext'))
+      const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(argument(args, 'messages')) : null)
       // The reference adds its messages after awaiting the loaded names.
       await undefined
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, args.requestContext)
+        let catalogMessage = this.#catalogMessage(step, argument(args, 'requestContext'))
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -315,10 +317,10 @@ function defineToolSearchProcessor(host) {
           }
           if (operation.awaitsAsReference && this.#settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
+            const asked = questions(operation, this.#answerer(step, argument(args, 'requestContext'), operation))
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await this.#drive(operation, step, args.requestContext)
+            operation = await this.#drive(operation, step, argument(args, 'requestContext'))
           }
           const out = takeWords()
           try {
@@ -337,16 +339,16 @@ function defineToolSearchProcessor(host) {
             execute: async ({ toolName, toolNames }) => {
               this.#built(step.catalog)
               const operation = step.native.load(toolName, toolNames, Date.now())
-              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, args.requestContext)).loadOutput()
+              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, argument(args, 'requestContext'))).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = questions(operation, this.#answerer(step, args.requestContext, operation))
+              const asked = questions(operation, this.#answerer(step, argument(args, 'requestContext'), operation))
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
               return operation.loadOutput()
             },
           })
         : undefined
 
-      const active = await this.#activeList(step, args.requestContext)
+      const active = await this.#activeList(step, argument(args, 'requestContext'))
       const visible = step.catalog.visible
       const stepTools = {
         [SEARCH_TOOLS]: searchTool,

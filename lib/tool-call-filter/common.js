@@ -23,22 +23,6 @@ function propertyKey(name) {
   return Object.keys({ [name]: true })[0]
 }
 
-/**
- * `args[key]` of the arguments a processor runner hands a hook. Mastra's
- * runners build them with spreads (`{ ...baseContext, messages, ... }` in
- * 1.59, `{ prompt, ..., ...observability }` in 1.71), so their hidden classes
- * are reached only through transitions, which V8 holds weakly, and die with
- * each request; code compiled against one is deoptimized by the next full
- * collection. Every read of the arguments goes through this one load site,
- * which has seen many names and so stays megamorphic: compiled code of ours
- * embeds no class of the caller's.
- */
-function argument(args, key) {
-  return args[key]
-}
-// Megamorphic before any hook runs: feedback is recorded only once a function has run a few times.
-for (let i = 0; i < 32; i++) argument({ [`warm${i % 8}`]: i }, `warm${i % 8}`)
-
 /** The keys the filter records under in a request's `state`, interned. */
 const stateKeys = {
   history: propertyKey(codes.stateKeys.history),
@@ -446,7 +430,6 @@ function describe(value) {
 }
 
 module.exports = {
-  argument,
   codes,
   stateKeys,
   ExcludeMode,

@@ -8,7 +8,6 @@
 
 const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
 const {
-  argument,
   codes,
   stateKeys,
   ExcludeMode,
@@ -21,6 +20,7 @@ const {
   resultText,
   describe,
 } = require('./common.js')
+const { argument } = require('../hook-arguments.js')
 
 const TAPE = codes.messageList
 const PLAN = codes.plan

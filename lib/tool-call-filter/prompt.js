@@ -10,7 +10,6 @@
 
 const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
-  argument,
   codes,
   stateKeys,
   ExcludeMode,
@@ -23,6 +22,7 @@ const {
   resultText,
   describe,
 } = require('./common.js')
+const { argument } = require('../hook-arguments.js')
 
 const TAPE = codes.prompt
 const INPUT = codes.promptInput

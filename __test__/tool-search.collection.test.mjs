@@ -1,0 +1,28 @@
+// ToolSearchProcessor in a server's rhythm (see
+// tool-call-filter.collection.test.mjs): a full collection between requests
+// should deoptimize none of its functions. It still does (issue 18): on Node
+// 20, after the hook arguments were read through one megamorphic load, V8
+// deoptimizes processInputStep, #activeList, #answerer, drive, questions,
+// toolFor and a dozen more ("weak objects": classes or closures a request
+// made and dropped, which their compiled code embedded), and searchAnswer
+// ("code dependencies"). Kept as a todo so the trace stays one command away.
+
+import { test } from 'node:test'
+import assert from 'node:assert/strict'
+import { dirname, join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+import { collectionCost, functionNames } from './helpers/collection.mjs'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const lib = join(here, '..', 'lib')
+
+test(
+  'a full collection between requests deoptimizes none of ToolSearchProcessor and drops none of its compiled code',
+  { todo: 'issue 18: ToolSearchProcessor still depends on what a request drops' },
+  () => {
+    const names = functionNames(['tool-search.js', 'context-history.js', 'tool-parameters.js', 'hook-arguments.js'].map((file) => join(lib, file)))
+    assert.ok(names.has('processInputStep') && names.has('readThread'), 'the name scan is broken')
+    assert.deepEqual(collectionCost(join(here, 'helpers', 'tool-search-rhythm.mjs'), names), [])
+  },
+)
