@@ -6,8 +6,17 @@
 // ours also reads the `toolName` and `providerOptions` of the kept steps'
 // parts, and with `preserveModelOutput` the `providerOptions` of results that
 // stay, which the release does not (README, "Differences"): those, and only
-// those, are allowed. The order of the reads is not compared: the
-// release walks the prompt once per question, ours once.
+// those, are allowed.
+//
+// The order is compared for the user-visible getters of the parts, `toolName`
+// and `providerOptions`: the release walks the prompt once per question (the
+// excluded ids, reading `toolName`; the replacement texts, reading
+// `providerOptions` and `toolName` again), ours once. So what is compared is
+// the order of FIRST reads, per getter: the parts whose `toolName` is read
+// come in the same order, and so do those whose `providerOptions` is, over
+// the reads both make (ours' allowed extras left out). The order between the
+// two getters is not compared: the release reads every `toolName` before the
+// first `providerOptions`, ours reads a part's together.
 
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
@@ -73,6 +82,9 @@ function genOptions(rng) {
   return options
 }
 
+/** A part's user-visible getter read: `prompt.<m>.content.<p>.toolName` or `.providerOptions`. */
+const GETTER = /^prompt\.\d+\.content\.\d+\.(toolName|providerOptions)$/
+
 const KEPT_STEPS = /\.content\.\d+\.(toolName|providerOptions)(\.|$)/
 const RESULT_OPTIONS = /\.content\.\d+\.providerOptions(\.|$)/
 
@@ -81,7 +93,9 @@ for (const version of releasesWithFilterStage('prompt')) {
     test(`${CASES} seeded prompts, two calls of a request each`, async () => {
       const { reference, ours } = await loadRelease(version)
       const failures = []
-      for (let seed = 1; seed <= CASES && failures.length < 5; seed++) {
+      const orders = []
+      let compared = 0
+      for (let seed = 1; seed <= CASES && failures.length + orders.length < 5; seed++) {
         const rng = createRng(seed, sfc32)
         const options = genOptions(rng)
         const counter = { id: 0 }
@@ -89,28 +103,40 @@ for (const version of releasesWithFilterStage('prompt')) {
         const second = [...first, ...genTurns(rng, counter)]
         const run = async (Filter) => {
           const reads = [new Set(), new Set()]
+          const firsts = [[], []]
           const filter = new Filter(structuredClone(options))
           const state = {}
           for (const [call, prompt] of [first, second].entries()) {
-            const wrap = recorder((read) => reads[call].add(read))
+            const wrap = recorder((read) => {
+              if (!reads[call].has(read) && GETTER.test(read)) firsts[call].push(read)
+              reads[call].add(read)
+            })
             try {
               await filter.processLLMRequest({ prompt: wrap(structuredClone(prompt), 'prompt'), state })
             } catch (error) {
               reads[call].add(`threw ${error?.name}`)
             }
           }
-          return reads
+          return { reads, firsts }
         }
         const ref = await run(reference.ToolCallFilter)
         const got = await run(ours.ToolCallFilter)
         const allowed = (read) =>
           (options.filterAfterToolSteps >= 1 && KEPT_STEPS.test(read)) || (options.preserveModelOutput && RESULT_OPTIONS.test(read))
         for (const call of [0, 1]) {
-          const extra = [...got[call]].filter((read) => !ref[call].has(read) && !allowed(read))
+          const extra = [...got.reads[call]].filter((read) => !ref.reads[call].has(read) && !allowed(read))
           if (extra.length) failures.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1}: ours read ${extra.slice(0, 6).join(', ')}`)
+          for (const getter of ['toolName', 'providerOptions']) {
+            const both = (read) => read.endsWith(`.${getter}`) && ref.reads[call].has(read) && got.reads[call].has(read)
+            const [ours, release] = [got.firsts[call].filter(both), ref.firsts[call].filter(both)]
+            if (ours.join() !== release.join()) orders.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1} ${getter}: ours ${ours.join(' ')} | release ${release.join(' ')}`)
+            compared += release.length
+          }
         }
       }
       assert.deepEqual(failures, [])
+      assert.deepEqual(orders, [])
+      assert.ok(compared > CASES, `too few getter reads to compare their order (${compared})`)
     })
   })
 }

@@ -105,3 +105,40 @@ for (const version of releasesWithFilterStage('prompt')) {
     })
   })
 }
+
+// On 1.59 a step records the ids of its response's tool parts and reads
+// nothing else of the response (issue 19): not its top-level text, not its
+// legacy `toolInvocations`. With an empty `exclude` list nothing else is read.
+for (const version of releasesWithFilterStage('messageList')) {
+  describe(`${version}: ToolCallFilter reads no more of a step's response than its tool parts' ids`, () => {
+    test('exclude [], filterAfterToolSteps 1: no content.content or content.toolInvocations read', async () => {
+      const { reference, ours } = await loadRelease(version)
+      const { fakeList, stepArgs } = await import('./helpers/tool-call-filter-harness.mjs')
+      const run = async (Filter) => {
+        const log = []
+        const invocation = { state: 'result', toolCallId: 'r1', toolName: 'search', args: {}, result: {} }
+        const content = { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: invocation }] }
+        for (const [key, value] of [['content', 'said'], ['toolInvocations', [invocation]]]) {
+          Object.defineProperty(content, key, {
+            enumerable: true,
+            get() {
+              if (!armed.now) return value
+              log.push(key)
+              throw new Error(`content.${key} read`)
+            },
+          })
+        }
+        const response = [{ id: 'a1', role: 'assistant', content }]
+        const state = {}
+        const out = await armedWhile(() => new Filter({ exclude: [], filterAfterToolSteps: 1 }).processInputStep({ ...stepArgs(response, response, state), messageList: fakeList(response, response) }))
+        return { out, log, state }
+      }
+      const ref = await run(reference.ToolCallFilter)
+      const got = await run(ours.ToolCallFilter)
+      assert.ok(!ref.out.threw, `the release reads neither: ${ref.out.error}`)
+      assertSameOutcome(got.out, ref.out, 'step')
+      assert.deepEqual(got.state, ref.state)
+      assert.deepEqual(got.log, ref.log)
+    })
+  })
+}

@@ -253,3 +253,49 @@ for (const version of TESTED_RELEASES) {
     }
   });
 }
+
+// The 'context' store reads a meta-tool part as the release does (issue 19):
+// its `result` only in state 'result', and the result's `success` only beside
+// a string `toolName`. Each getter the release never calls throws here.
+for (const version of TESTED_RELEASES) {
+  const edges = await toolSearchEdges(version);
+  describe(`${version}: the 'context' store reads no more of a meta-tool part than the release`, () => {
+    test("a search result's success and a pending call's result are not read", async () => {
+      const run = async P => {
+        const reads = [];
+        const trap = (object, key) => Object.defineProperty(object, key, {
+          enumerable: true,
+          get() {
+            reads.push(key);
+            throw new Error(`${key} read`);
+          },
+        });
+        const tools = { a: edges.tagged('a', 'alpha tool', 'A'), b: edges.tagged('b', 'beta tool', 'B') };
+        const found = { results: [{ name: 'a', description: 'alpha tool' }], message: 'found' };
+        trap(found, 'success');
+        const pending = edges.toolInvocationMessage([{ toolName: 'load_tool', toolCallId: 'p1', args: { toolName: 'b' }, state: 'call' }], { id: 'p' });
+        trap(pending.content.parts[0].toolInvocation, 'result');
+        const messages = [
+          edges.userMessage('hi', { id: 'u' }),
+          edges.toolInvocationMessage([{ toolName: 'search_tools', toolCallId: 's1', args: { query: 'alpha' }, result: found }], { id: 's' }),
+          pending,
+        ];
+        const processor = new P({ tools, storage: 'context', ttl: 0 });
+        const labels = new edges.Labels();
+        labels.set(tools.a, 'A');
+        labels.set(tools.b, 'B');
+        try {
+          const s = await edges.runStep(processor, { messages, labels, requestContext: edges.makeRequestContext({ threadId: 'ctx' }) });
+          return { tools: s.tools.map(([name, t]) => [name, typeof t === 'string' ? t : 'meta']), reads };
+        } catch (e) {
+          return { threw: e?.message, reads };
+        }
+      };
+      const ref = await run(edges.Ref);
+      const ours = await run(edges.Ours);
+      assert.ok(!ref.threw, `the release reads neither: ${ref.threw}`);
+      assert.deepEqual(ours, ref);
+      assert.ok(ref.tools.some(([name]) => name === 'a'), 'the search result loads a');
+    });
+  });
+}

@@ -102,7 +102,7 @@ class MetaPart {
       invocation === this.invocation &&
       invocation.toolName === this.toolName &&
       invocation.state === this.state &&
-      invocation.result === this.result
+      (this.state !== FACTS.resultState || invocation.result === this.result)
     )
   }
 }
@@ -254,7 +254,9 @@ class RememberedList {
     const toolName = invocation.toolName
     const kind = toolName === SEARCH_TOOLS ? FACTS.searchTools : toolName === LOAD_TOOL ? FACTS.loadTool : undefined
     if (kind === undefined) return
-    const { state, result } = invocation
+    // As the reference reads it: the result only of a result.
+    const state = invocation.state
+    const result = state === FACTS.resultState ? invocation.result : undefined
     this.metas.push(new MetaPart(i, parts, length, at, part, invocation, toolName, state, result))
     pushFacts(out, kind, state, result)
   }
@@ -267,20 +269,30 @@ class RememberedList {
  * which count).
  */
 function pushFacts({ facts, names }, kind, state, result) {
-  const isObject = result !== null && typeof result === 'object'
-  facts.push(kind, state === FACTS.resultState ? 1 : 0, isObject && result.success === true ? 1 : 0)
+  // Read in the reference's order: `toolName`, `success` only beside a string
+  // one, `results`, `loaded` (iterated, as `for...of` does).
+  const isObject = state === FACTS.resultState && result !== null && typeof result === 'object'
+  const toolName = isObject ? result.toolName : undefined
+  const single = typeof toolName === 'string'
+  facts.push(kind, state === FACTS.resultState ? 1 : 0, single && result.success === true ? 1 : 0)
   const found = []
-  if (isObject && Array.isArray(result.results)) {
-    for (const entry of result.results) {
+  const results = isObject ? result.results : undefined
+  if (Array.isArray(results)) {
+    for (const entry of results) {
       const name = entry?.name
       if (typeof name === 'string') found.push(name)
     }
   }
   pushNames(facts, names, found)
-  pushNames(facts, names, isObject && Array.isArray(result.loaded) ? result.loaded.filter(isString) : [])
-  if (isObject && typeof result.toolName === 'string') {
-    facts.push(result.toolName.length)
-    names.push(result.toolName)
+  const loaded = []
+  const listed = isObject ? result.loaded : undefined
+  if (Array.isArray(listed)) {
+    for (const name of listed) if (typeof name === 'string') loaded.push(name)
+  }
+  pushNames(facts, names, loaded)
+  if (single) {
+    facts.push(toolName.length)
+    names.push(toolName)
   } else {
     facts.push(FACTS.noName)
   }
@@ -292,10 +304,6 @@ function pushNames(facts, names, list) {
     facts.push(name.length)
     names.push(name)
   }
-}
-
-function isString(value) {
-  return typeof value === 'string'
 }
 
 /**

@@ -108,7 +108,8 @@ class ToolCallFilter {
     }
     const responseMessages = argument(args, 'messageList').get.response.db()
     checkHistory(responseMessages)
-    writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true)
+    // Only the parts' ids: the reference reads no top-level text or legacy list of a response.
+    writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true, true)
     const written = recorded.finish()
     const answer = askSteps(scratch, this.#filterAfterToolSteps, written.subarray(0, seenBefore.length), written.subarray(seenBefore.length))
     let at = 0
@@ -208,12 +209,14 @@ function checkHistory(messages) {
  * ids decide nothing (every tool call goes and none is kept by step; ids are
  * then not read at all); model outputs are written only `withOutputs`.
  * Unless `internNew`, ids not interned yet are written as the one index
- * `CallIds#lookup` gives them all.
+ * `CallIds#lookup` gives them all. `idsOnly` (a step's response, of which
+ * only the tool parts' ids count) leaves the top-level text and the legacy
+ * list unread, as the reference does.
  *
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
-function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew) {
+function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew, idsOnly = false) {
   const tape = scratch.tape
   // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
   const readsInvocations = excluded !== null || ids !== null
@@ -305,6 +308,10 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
     if (!hasTool) {
       n = start
       data[n++] = TAPE.untouched
+      continue
+    }
+    if (idsOnly) {
+      data[n++] = TAPE.noLegacy
       continue
     }
     data[start + 1] = topLevelText(content.content)
