@@ -32,7 +32,14 @@ function served() {
   // For index.mjs: the classes again, their meta-tools made with the ESM
   // `createTool` and zod an ESM app has (see lib/host.js's hostRelease).
   Object.defineProperty(exported, FOR_ESM, {
-    value: (tools, zod) => processorsFor(host.hostRelease(serving.host.version, () => tools, () => zod)),
+    value: (tools, zod) =>
+      processorsFor(
+        host.hostRelease(
+          serving.host.version,
+          () => tools,
+          () => zod,
+        ),
+      ),
   })
   return exported
 }

@@ -49,11 +49,16 @@ const EXPECT = {
     const [free, pro] = run.calls
     systemPrompt(free, traits, { autoLoad: false, lines: WITHOUT_PREMIUM })
     systemPrompt(pro, traits, { autoLoad: false, lines: CATALOG })
-    assert.deepEqual(toolResultsIn(free[1]), [['load_tool', {
-      success: false,
-      message: 'Tool "premium_export" not found. Use search_tools to find available tools.',
-      toolName: 'premium_export',
-    }]])
+    assert.deepEqual(toolResultsIn(free[1]), [
+      [
+        'load_tool',
+        {
+          success: false,
+          message: 'Tool "premium_export" not found. Use search_tools to find available tools.',
+          toolName: 'premium_export',
+        },
+      ],
+    ])
     assert.deepEqual(names(free[2]), META)
     assert.deepEqual(names(pro[1]), [...META, 'premium_export'])
     assert.deepEqual(run.executed, [['premium_export', { report: 'q3' }]], 'only the pro plan could use it')

@@ -11,7 +11,18 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { AGENT_RELEASES, MODES, assertSameRun, names, releaseTraits, scenarioRun, suiteRuns, textsOf, toolCallIds, toolResultIds } from './helpers/agent-fixtures.mjs'
+import {
+  AGENT_RELEASES,
+  MODES,
+  assertSameRun,
+  names,
+  releaseTraits,
+  scenarioRun,
+  suiteRuns,
+  textsOf,
+  toolCallIds,
+  toolResultIds,
+} from './helpers/agent-fixtures.mjs'
 
 const runs = suiteRuns('tool-call-filter')
 
@@ -124,7 +135,10 @@ const EXPECT = {
     // messages the context store reads, the prompt filter leaves them
     assert.deepEqual(offered[2], promptFilter ? [...meta, 'get_weather', 'send_email'] : [...meta, 'send_email'])
     for (const o of offered.slice(3)) assert.deepEqual(o, promptFilter ? [...meta, 'get_weather', 'send_email'] : meta)
-    const sent = [['send_email', { to: 'a@b.c' }], ['send_email', { to: 'd@e.f' }]]
+    const sent = [
+      ['send_email', { to: 'a@b.c' }],
+      ['send_email', { to: 'd@e.f' }],
+    ]
     assert.deepEqual(run.executed, promptFilter ? sent : sent.slice(0, 1))
   },
 }
@@ -154,7 +168,10 @@ for (const version of AGENT_RELEASES) {
       for (const mode of MODES) {
         test(`${name} [${mode}]`, async () => {
           const { ref, ours } = await scenarioRun(runs, version, name, mode)
-          assert.ok(ref.calls.flat().every((c) => c.kind === mode), `the model was called through ${mode}`)
+          assert.ok(
+            ref.calls.flat().every((c) => c.kind === mode),
+            `the model was called through ${mode}`,
+          )
           expect(ref, traits)
           assertSameRun(ours, ref)
           expect(ours, traits)

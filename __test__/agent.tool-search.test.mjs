@@ -40,24 +40,30 @@ const EXPECT = {
     assert.deepEqual(calls[2].tools[2].inputSchema.properties, { city: { type: 'string' } })
     for (const c of calls) assert.deepEqual(systemTexts(c), [SYSTEM, INSTRUCTION])
     assert.deepEqual(toolResultsIn(calls[1]), [
-      ['search_tools', {
-        results: [{ name: 'get_weather', description: 'Get the current weather forecast for a city', score: 6.23 }],
-        message: 'Found 1 tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.',
-      }],
+      [
+        'search_tools',
+        {
+          results: [{ name: 'get_weather', description: 'Get the current weather forecast for a city', score: 6.23 }],
+          message: 'Found 1 tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.',
+        },
+      ],
     ])
     assert.deepEqual(run.executed, [['get_weather', { city: 'Paris' }]])
     assert.equal(run.outputs[0].text, 'It is sunny in Paris.')
   },
   'multi-load with not-found names and suggestions'(run) {
     const [calls] = run.calls
-    assert.deepEqual(toolResultsIn(calls[1]).at(-1), ['load_tool', {
-      success: false,
-      message: 'Loaded: get_weather, sendEmail — available on your next turn | Not found: send_emial',
-      loadedCount: 2,
-      loaded: ['get_weather', 'sendEmail'],
-      notFound: ['send_emial'],
-      alreadyLoaded: undefined,
-    }])
+    assert.deepEqual(toolResultsIn(calls[1]).at(-1), [
+      'load_tool',
+      {
+        success: false,
+        message: 'Loaded: get_weather, sendEmail — available on your next turn | Not found: send_emial',
+        loadedCount: 2,
+        loaded: ['get_weather', 'sendEmail'],
+        notFound: ['send_emial'],
+        alreadyLoaded: undefined,
+      },
+    ])
     assert.deepEqual(toolResultsIn(calls[2]).slice(-2), [
       ['load_tool', { success: false, message: 'Tool "weather" not found. Did you mean: getWeather?', toolName: 'weather' }],
       ['load_tool', { success: false, message: 'Tool "merge" not found. Did you mean: mergePR?', toolName: 'merge' }],
@@ -82,23 +88,38 @@ const EXPECT = {
   },
   'filter across phases driven by requestContext'(run) {
     const [m1, m2, m3] = run.calls
-    assert.deepEqual(toolResultsIn(m1[1])[0][1].results.map((x) => x.name), ['premium_export'])
-    assert.deepEqual(toolResultsIn(m1[2]).at(-1), ['load_tool', {
-      success: false,
-      message: 'Tool "premium_export" not found. Use search_tools to find available tools.',
-      toolName: 'premium_export',
-    }])
+    assert.deepEqual(
+      toolResultsIn(m1[1])[0][1].results.map((x) => x.name),
+      ['premium_export'],
+    )
+    assert.deepEqual(toolResultsIn(m1[2]).at(-1), [
+      'load_tool',
+      {
+        success: false,
+        message: 'Tool "premium_export" not found. Use search_tools to find available tools.',
+        toolName: 'premium_export',
+      },
+    ])
     assert.deepEqual(names(m2[1]), [...META, 'premium_export', 'get_weather'])
     assert.deepEqual(names(m3[0]), [...META, 'get_weather'], 'premium_export hidden for the free plan')
-    assert.deepEqual(run.executed.map((e) => e[0]), ['premium_export', 'get_weather'])
+    assert.deepEqual(
+      run.executed.map((e) => e[0]),
+      ['premium_export', 'get_weather'],
+    )
   },
   'includeResolvedTools with a dynamic tools function'(run) {
     const [m1, m2] = run.calls
     assert.deepEqual(names(m1[0]), META, 'resolved tools are withheld')
-    assert.deepEqual(toolResultsIn(m1[1])[0][1].results.map((x) => x.name), ['mcp_jira_issue', 'create_issue'])
+    assert.deepEqual(
+      toolResultsIn(m1[1])[0][1].results.map((x) => x.name),
+      ['mcp_jira_issue', 'create_issue'],
+    )
     assert.deepEqual(names(m1[2]), [...META, 'mcp_jira_issue'])
     assert.deepEqual(names(m2[0]), [...META, 'mcp_jira_issue'])
-    assert.deepEqual(run.executed, [['mcp_jira_issue', 'user-1', { summary: 'bug' }], ['mcp_jira_issue', 'user-2', { summary: 'other bug' }]])
+    assert.deepEqual(run.executed, [
+      ['mcp_jira_issue', 'user-1', { summary: 'bug' }],
+      ['mcp_jira_issue', 'user-2', { summary: 'other bug' }],
+    ])
   },
   'requireApproval: approve on the same agent'(run) {
     approved(run)

@@ -17,7 +17,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 
 describe('panics', () => {
   test('a panic behind the boundary is a JavaScript Error, and Node goes on', () => {
-    assert.throws(() => native.__panicForTesting('deliberate'), (error) => error instanceof Error && error.message === 'deliberate')
+    assert.throws(
+      () => native.__panicForTesting('deliberate'),
+      (error) => error instanceof Error && error.message === 'deliberate',
+    )
     // Still alive, and the addon still answers.
     assert.equal(native.mastraPeerRange(), '^1.59.0')
   })

@@ -78,18 +78,26 @@ describe('npx mastra-native-processors bench', () => {
     assert.match(result.stderr, /not-tools\.mjs exports no tools record: expected .* \(it exports answer\)\n$/)
   })
 
-  test('times every workload on the user\'s tools, with progress on stderr and a reading of the figures', () => {
+  test("times every workload on the user's tools, with progress on stderr and a reading of the figures", () => {
     const result = bench('bench', '--tools', 'tools.mjs', '--quick', '--history', '20')
     assert.equal(result.status, 0, result.stderr)
-    assert.deepEqual(result.stderr.trim().split('\n'), WORKLOADS.map((workload, i) => `bench: ${workload} (${i + 1}/${WORKLOADS.length})`))
+    assert.deepEqual(
+      result.stderr.trim().split('\n'),
+      WORKLOADS.map((workload, i) => `bench: ${workload} (${i + 1}/${WORKLOADS.length})`),
+    )
     const lines = result.stdout.split('\n')
     assert.match(lines[0], /^mastra-native-processors bench: 4 tools, @mastra\/core 1\.71\.0, Node v\d+\.\d+\.\d+, ours native; medians/)
     assert.match(lines[2], /^workload +Mastra's +ours +speedup +samples$/)
     const rows = lines.slice(4, 4 + WORKLOADS.length)
-    rows.forEach((line, i) => assert.match(line, new RegExp(`^${WORKLOADS[i].replace(/[.()+]/g, '\\$&')} +[\\d.]+ (µs|ms|s) +[\\d.]+ (µs|ms|s) +[\\d.]+x +\\d+$`), line))
+    rows.forEach((line, i) =>
+      assert.match(line, new RegExp(`^${WORKLOADS[i].replace(/[.()+]/g, '\\$&')} +[\\d.]+ (µs|ms|s) +[\\d.]+ (µs|ms|s) +[\\d.]+x +\\d+$`), line),
+    )
     assert.equal(lines[5 + WORKLOADS.length], 'What it means for this catalog:')
     assert.match(result.stdout, /- Startup: building the processor for your 4 tools blocks for /)
-    assert.match(result.stdout, /- agent\.generate: search, load, answer: .* Their hooks and meta-tools \(search_tools, load_tool\) take .* is Mastra's own agent loop, the same for both\./)
+    assert.match(
+      result.stdout,
+      /- agent\.generate: search, load, answer: .* Their hooks and meta-tools \(search_tools, load_tool\) take .* is Mastra's own agent loop, the same for both\./,
+    )
   })
 
   test('--json gives the same rows for machines', () => {
@@ -102,7 +110,10 @@ describe('npx mastra-native-processors bench', () => {
     assert.equal(report.tools, 4)
     assert.equal(report.history, 20)
     assert.deepEqual(report.queries, ['current weather city', 'search order database', 'send email customer', 'translate text between'])
-    assert.deepEqual(report.rows.map((row) => row.workload), WORKLOADS)
+    assert.deepEqual(
+      report.rows.map((row) => row.workload),
+      WORKLOADS,
+    )
     for (const row of report.rows) {
       for (const key of ['mastraMs', 'oursMs', 'speedup']) assert.ok(Number.isFinite(row[key]) && row[key] > 0, `${row.workload} ${key}`)
       assert.ok(row.samples >= 5, row.workload)

@@ -69,7 +69,9 @@ describe('a platform with no build', () => {
     ['freebsd', 'x64', 'freebsd-x64'],
     ['aix', 'ppc64', 'aix-ppc64'],
   ]) {
-    test(`${name ?? `${platform}-${arch}`}: @mastra/core's own processors, and one line saying there is no build`, { skip: name === null && 'the libc part of the name needs Linux' }, () => {
+    test(`${name ?? `${platform}-${arch}`}: @mastra/core's own processors, and one line saying there is no build`, {
+      skip: name === null && 'the libc part of the name needs Linux',
+    }, () => {
       const result = node(SERVED, { platform, arch })
       assert.equal(result.status, 0, result.stderr)
       assert.equal(result.stderr, `mastra-native-processors: there is no build for ${name}${USING}`)
@@ -98,9 +100,15 @@ describe('a platform with no build', () => {
   })
 
   test("the addon's members are not handed out as undefined: reading one says why it is missing", () => {
-    const result = node(`const native = require('./lib/native.js'); console.log(JSON.stringify(native.outcome)); native.NativeToolSearch`, { arch: 'riscv64', platform: 'freebsd' })
+    const result = node(`const native = require('./lib/native.js'); console.log(JSON.stringify(native.outcome)); native.NativeToolSearch`, {
+      arch: 'riscv64',
+      platform: 'freebsd',
+    })
     assert.equal(result.stdout, `${JSON.stringify({ implementation: 'fallback', reason: 'there is no build for freebsd-riscv64' })}\n`)
-    assert.match(result.stderr, /Error: mastra-native-processors: the native addon is not loaded \(there is no build for freebsd-riscv64\), so it has no NativeToolSearch\n/)
+    assert.match(
+      result.stderr,
+      /Error: mastra-native-processors: the native addon is not loaded \(there is no build for freebsd-riscv64\), so it has no NativeToolSearch\n/,
+    )
   })
 })
 
@@ -160,7 +168,9 @@ describe('a platform package whose build does not load', () => {
   const platform = packageForThisMachine()
 
   // (A file cut short inside the ELF image can crash dlopen itself; no JavaScript can catch that.)
-  test('a download that is not a binary at all: the reason is the loader error, on one line', { skip: !platform && 'npm/ has no package for this machine' }, () => {
+  test('a download that is not a binary at all: the reason is the loader error, on one line', {
+    skip: !platform && 'npm/ has no package for this machine',
+  }, () => {
     const page = '<html><body>502 Bad Gateway</body></html>\n'.repeat(50)
     const dir = project('not-a-binary', { platformPackage: { ...platform, write: (target) => writeFileSync(binaryOf(platform, target), page) } })
     const result = node(INSTALLED, { cwd: dir })
@@ -179,7 +189,7 @@ describe('a WebAssembly build', () => {
   // The generated loader tries mastra-native-processors-wasm32-wasi where no native
   // build loads. We publish none, and refuse one: under emnapi, what Rust writes
   // into a JavaScript Int32Array never reaches JavaScript.
-  test('is refused: @mastra/core\'s own processors, and one line saying why', () => {
+  test("is refused: @mastra/core's own processors, and one line saying why", () => {
     const dir = project('wasm', {
       platformPackage: {
         manifest: { name: 'mastra-native-processors-wasm32-wasi' },
@@ -193,7 +203,10 @@ describe('a WebAssembly build', () => {
     const result = node(INSTALLED, { cwd: dir, arch: 'riscv64' })
     assert.equal(result.status, 0, result.stderr)
     assert.deepEqual(JSON.parse(result.stdout), FALLBACK)
-    assert.equal(result.stderr, `mastra-native-processors: the wasm32-wasi (WebAssembly) build is not supported: its ToolCallFilter answers would be lost${USING}`)
+    assert.equal(
+      result.stderr,
+      `mastra-native-processors: the wasm32-wasi (WebAssembly) build is not supported: its ToolCallFilter answers would be lost${USING}`,
+    )
   })
 })
 
@@ -215,11 +228,49 @@ describe('without the addon, a @mastra/core older than 1.59.0 is still an error 
     const dir = project('no-host', { core: null })
     const result = node("require('mastra-native-processors')", { cwd: dir })
     assert.notEqual(result.status, 0)
-    assert.match(result.stderr, /Error: mastra-native-processors needs @mastra\/core \^1\.59\.0 installed beside it: Cannot find module '@mastra\/core\/package\.json'/)
+    assert.match(
+      result.stderr,
+      /Error: mastra-native-processors needs @mastra\/core \^1\.59\.0 installed beside it: Cannot find module '@mastra\/core\/package\.json'/,
+    )
   })
 
   test('the check without the addon accepts and refuses exactly the versions the addon does, with its message', () => {
-    const versions = ['1.59.0', '1.60.0', '1.63.2', '1.71.0', '1.71.9', '1.63.2+build.7', '1.58.0', '1.58.99', '1.72.0', '2.0.0', '0.24.9', '1.67.0-alpha.4', '1.71.0-rc.1', '1.58.9-rc.1', '1.59.0-rc.1', 'latest', '', '1', '1.2', '1.2.3.4', 'v1.60.0', '1.060.0', '1.60.x', '1.60.0-', ' 1.60.0', '1..3', '1.60.0+', '1.60.0+a..b', '1.60.0+a+b', '1.60.0+build.7', '1.60.0-rc.1+b.2', '1.60.0-alpha..1', '1.60.0-ä', '1.60.0+ä']
+    const versions = [
+      '1.59.0',
+      '1.60.0',
+      '1.63.2',
+      '1.71.0',
+      '1.71.9',
+      '1.63.2+build.7',
+      '1.58.0',
+      '1.58.99',
+      '1.72.0',
+      '2.0.0',
+      '0.24.9',
+      '1.67.0-alpha.4',
+      '1.71.0-rc.1',
+      '1.58.9-rc.1',
+      '1.59.0-rc.1',
+      'latest',
+      '',
+      '1',
+      '1.2',
+      '1.2.3.4',
+      'v1.60.0',
+      '1.060.0',
+      '1.60.x',
+      '1.60.0-',
+      ' 1.60.0',
+      '1..3',
+      '1.60.0+',
+      '1.60.0+a..b',
+      '1.60.0+a+b',
+      '1.60.0+build.7',
+      '1.60.0-rc.1+b.2',
+      '1.60.0-alpha..1',
+      '1.60.0-ä',
+      '1.60.0+ä',
+    ]
     for (const version of versions) {
       let ours
       try {

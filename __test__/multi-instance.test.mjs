@@ -87,7 +87,10 @@ const LOADED_IN_MEMORY = {
     ['search_tools', 'load_tool'],
     ['search_tools', 'load_tool', 'getWeather'],
   ],
-  toolResults: [searchResult, ['load_tool', { success: true, message: 'Tool "getWeather" loaded successfully. It will be available on your next turn.', toolName: 'getWeather' }]],
+  toolResults: [
+    searchResult,
+    ['load_tool', { success: true, message: 'Tool "getWeather" loaded successfully. It will be available on your next turn.', toolName: 'getWeather' }],
+  ],
   text: 'getWeather is loaded.',
 }
 const NOT_OFFERED = { calls: [['search_tools', 'load_tool']], toolResults: [], text: 'I have no weather tool.' }

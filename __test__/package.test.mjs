@@ -33,7 +33,11 @@ after(() => rmSync(work, { recursive: true, force: true }))
 const filesUnder = (dir) =>
   readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
-    .map((entry) => relative(ROOT, join(entry.parentPath ?? entry.path, entry.name)).split('\\').join('/'))
+    .map((entry) =>
+      relative(ROOT, join(entry.parentPath ?? entry.path, entry.name))
+        .split('\\')
+        .join('/'),
+    )
 
 describe('the tarballs', () => {
   test('the main package carries the JavaScript, the types, the generated loader and the bench command: no binary, no install script, no Rust', () => {
@@ -69,10 +73,10 @@ describe('installed into a fresh Mastra project, with --ignore-scripts and no Ru
 
   test('the main and the platform package: an Agent runs through both processors, native', () => {
     const dir = freshProject(join(work, 'both'), [main.tarball, platformPackage.tarball])
-    assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')), [
-      'mastra-native-processors',
-      platform.manifest.name,
-    ])
+    assert.deepEqual(
+      readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')),
+      ['mastra-native-processors', platform.manifest.name],
+    )
     const result = runAgent(dir)
     assert.equal(result.status, 0, result.stderr)
     assert.equal(result.stderr, '')
@@ -86,9 +90,10 @@ describe('installed into a fresh Mastra project, with --ignore-scripts and no Ru
 
   test("the main package alone: the same Agent runs through @mastra/core's own processors, after one line on stderr", () => {
     const dir = freshProject(join(work, 'alone'), [main.tarball])
-    assert.deepEqual(readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')), [
-      'mastra-native-processors',
-    ])
+    assert.deepEqual(
+      readdirSync(join(dir, 'node_modules')).filter((name) => name.startsWith('mastra-native-processors')),
+      ['mastra-native-processors'],
+    )
     const result = runAgent(dir)
     assert.equal(result.status, 0, result.stderr)
     assert.equal(

@@ -44,7 +44,12 @@ describe('the platform packages', () => {
 
   test("napi.targets is the template's list, and npm/ holds one package for each target and no other", () => {
     assert.deepEqual(root.napi.targets, Object.keys(TARGETS))
-    assert.deepEqual(Object.keys(packages).sort(), Object.values(TARGETS).map(({ dir }) => dir).sort())
+    assert.deepEqual(
+      Object.keys(packages).sort(),
+      Object.values(TARGETS)
+        .map(({ dir }) => dir)
+        .sort(),
+    )
   })
 
   for (const [target, { dir, os, cpu, libc }] of NATIVE) {
@@ -66,17 +71,17 @@ describe('the platform packages', () => {
   }
 
   test('no platform package has a script', () => {
-    assert.deepEqual(Object.values(packages).filter((manifest) => manifest.scripts), [])
+    assert.deepEqual(
+      Object.values(packages).filter((manifest) => manifest.scripts),
+      [],
+    )
   })
 })
 
 describe('the main package', () => {
   test('as published, depends on every platform package, optionally, at its own version', () => {
     const published = JSON.parse(readFileSync(join(stageMainPackage(join(work, 'main')), 'package.json'), 'utf8'))
-    assert.deepEqual(
-      published.optionalDependencies,
-      Object.fromEntries(Object.values(TARGETS).map(({ dir }) => [`${PACKAGE}-${dir}`, root.version])),
-    )
+    assert.deepEqual(published.optionalDependencies, Object.fromEntries(Object.values(TARGETS).map(({ dir }) => [`${PACKAGE}-${dir}`, root.version])))
   })
 
   test('in the repository, lists none, so npm ci works while this version is unpublished (the release adds them)', () => {

@@ -61,7 +61,10 @@ describe('the publish job, dry', () => {
     assert.equal(npm(['pkg', 'set', '--json', `napi.targets=${JSON.stringify([target])}`], stage).status, 0)
     const result = napi(['pre-publish', '--dry-run', '--tagstyle', 'npm', '--no-gh-release'])
     assert.notEqual(result.status, 0)
-    assert.ok(result.output.includes(`Internal Error: Release package ${platform.manifest.name} is incomplete: missing ${platform.manifest.main}\n`), result.output)
+    assert.ok(
+      result.output.includes(`Internal Error: Release package ${platform.manifest.name} is incomplete: missing ${platform.manifest.main}\n`),
+      result.output,
+    )
     assert.deepEqual(JSON.parse(readFileSync(pkg, 'utf8')).napi.targets, [target])
   })
 
@@ -100,7 +103,10 @@ describe('the publish job, dry', () => {
     assert.equal(main.id, `mastra-native-processors@${manifest.version}`)
     assert.deepEqual(JSON.parse(readFileSync(join(stage, 'package.json'), 'utf8')).optionalDependencies, { [platform.manifest.name]: manifest.version })
     assert.ok(!main.files.some((file) => file.endsWith('.node')), 'the main package carries no binary')
-    assert.deepEqual(main.files.filter((file) => !file.startsWith('lib/') && !file.startsWith('cli/')), ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json'])
+    assert.deepEqual(
+      main.files.filter((file) => !file.startsWith('lib/') && !file.startsWith('cli/')),
+      ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json'],
+    )
     assert.ok(main.files.includes('cli/main.mjs'), 'the bench command is published')
   })
 })

@@ -62,11 +62,11 @@ const agentRun = (dir, env) => {
 }
 const expectedRun = { calls: EXPECTED_RUN.calls, text: EXPECTED_RUN.text, toolResults: EXPECTED_RUN.toolResults }
 
-describe('@mastra/core 1.72.0 with 1.71.0\'s processors', () => {
+describe("@mastra/core 1.72.0 with 1.71.0's processors", () => {
   let dir
   before(() => (dir = projectWith('same', standIn(work, '1.72.0'))))
 
-  test('runs natively, silently, and the Agent sees what 1.72.0\'s own processors give it', () => {
+  test("runs natively, silently, and the Agent sees what 1.72.0's own processors give it", () => {
     assert.deepEqual(agentRun(dir), { implementation: 'native', run: expectedRun, stderr: '' })
     assert.deepEqual(agentRun(dir, { MASTRA_NATIVE_PROCESSORS: 'fallback' }), {
       implementation: 'fallback',
@@ -75,7 +75,7 @@ describe('@mastra/core 1.72.0 with 1.71.0\'s processors', () => {
     })
   })
 
-  test('a preserved model output becomes the same text as with 1.72.0\'s own filter', () => {
+  test("a preserved model output becomes the same text as with 1.72.0's own filter", () => {
     const texts = ['Find order 42.', 'searchDatabase result:\n{"rows":[]}']
     assert.deepEqual(output(runPreservedOutput(dir)), { implementation: 'native', texts, stderr: '' })
     assert.deepEqual(output(runPreservedOutput(dir, { MASTRA_NATIVE_PROCESSORS: 'fallback' })), {
@@ -90,7 +90,7 @@ describe('@mastra/core 1.72.0 whose ToolCallFilter changed', () => {
   let dir
   before(() => (dir = projectWith('changed', standIn(work, '1.72.0', changePreservedText))))
 
-  test("is served its own processors, with a notice naming the release, what changed and how to get native speed back; the model sees their text", () => {
+  test('is served its own processors, with a notice naming the release, what changed and how to get native speed back; the model sees their text', () => {
     const reason = `${UNTESTED}, and its processors differ from every tested release's (src/processors/processors/tool-call-filter.ts changed since 1.71.0)`
     assert.deepEqual(output(runPreservedOutput(dir)), {
       implementation: 'fallback',
@@ -106,7 +106,12 @@ describe('@mastra/core 1.72.0 without source maps', () => {
     const dir = projectWith('no-maps', standIn(work, '1.72.0', dropSourceMaps))
     const { stderr, ...served } = agentRun(dir)
     assert.deepEqual(served, { implementation: 'fallback', run: expectedRun })
-    assert.match(stderr, new RegExp(`^mastra-native-processors: ${UNTESTED}, and its processors could not be compared: it has no source map dist/agent-[\\w-]+\\.js\\.map${USING.replace(/[.()]/g, '\\$&')}`))
+    assert.match(
+      stderr,
+      new RegExp(
+        `^mastra-native-processors: ${UNTESTED}, and its processors could not be compared: it has no source map dist/agent-[\\w-]+\\.js\\.map${USING.replace(/[.()]/g, '\\$&')}`,
+      ),
+    )
     assert.ok(stderr.endsWith(`${REMEDY}\n`), stderr)
   })
 })

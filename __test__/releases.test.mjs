@@ -30,7 +30,9 @@ describe('the accepted releases', () => {
   })
 
   test("the release table's tested releases are the ones the tests install, oldest 1.59.0, newest 1.71.0", () => {
-    const tested = knownMastraReleases().filter((release) => release.tested).map((release) => release.version)
+    const tested = knownMastraReleases()
+      .filter((release) => release.tested)
+      .map((release) => release.version)
     assert.deepEqual(tested, TESTED_RELEASES)
     assert.deepEqual(tested, AGENT_RELEASES)
     assert.equal(tested[0], '1.59.0')
@@ -38,7 +40,11 @@ describe('the accepted releases', () => {
   })
 
   test('each release in between carries a tested release, as its source maps show', () => {
-    const carried = Object.fromEntries(knownMastraReleases().filter((release) => !release.tested).map((release) => [release.version, release.rulesOf]))
+    const carried = Object.fromEntries(
+      knownMastraReleases()
+        .filter((release) => !release.tested)
+        .map((release) => [release.version, release.rulesOf]),
+    )
     assert.deepEqual(carried, {
       '1.61.0': '1.60.0',
       '1.63.1': '1.60.0',
@@ -152,17 +158,24 @@ const NATIVE_PROMPT_STAGE = { implementation: 'native', fallbackReason: null, ow
 
 describe('importing the package next to a host that is too old, or none', () => {
   const load = (dir, how) =>
-    spawnSync(process.execPath, how === 'esm' ? ['--input-type=module', '-e', "await import('mastra-native-processors')"] : ['-e', "require('mastra-native-processors')"], {
-      cwd: dir,
-      encoding: 'utf8',
-    })
+    spawnSync(
+      process.execPath,
+      how === 'esm' ? ['--input-type=module', '-e', "await import('mastra-native-processors')"] : ['-e', "require('mastra-native-processors')"],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+      },
+    )
 
   for (const how of ['cjs', 'esm']) {
     test(`@mastra/core 1.58.0, 0.24.9 and a version that is none get one clear error (${how})`, () => {
       for (const version of ['1.58.0', '0.24.9', 'latest']) {
         const result = load(project(`old-${version}-${how}`, { version }), how)
         assert.notEqual(result.status, 0)
-        assert.ok(result.stderr.includes(`mastra-native-processors supports @mastra/core ^1.59.0, but this project has @mastra/core "${version}".`), result.stderr)
+        assert.ok(
+          result.stderr.includes(`mastra-native-processors supports @mastra/core ^1.59.0, but this project has @mastra/core "${version}".`),
+          result.stderr,
+        )
       }
     })
   }
@@ -209,7 +222,7 @@ describe('importing the package next to a release it does not know', () => {
     })
   }
 
-  test("1.72.0 whose ToolCallFilter changed is served its own processors, with a notice naming the release and what changed", () => {
+  test('1.72.0 whose ToolCallFilter changed is served its own processors, with a notice naming the release and what changed', () => {
     const reason =
       '@mastra/core 1.72.0 was not tested with this version of mastra-native-processors, and its processors differ from ' +
       "every tested release's (src/processors/processors/tool-call-filter.ts changed since 1.71.0)"
@@ -222,7 +235,7 @@ describe('importing the package next to a release it does not know', () => {
     })
   })
 
-  test('a pre-release is served its own processors, even with a tested release\'s sources', () => {
+  test("a pre-release is served its own processors, even with a tested release's sources", () => {
     const reason = '@mastra/core 1.72.0-alpha.1 is a pre-release, which was not tested with this version of mastra-native-processors'
     assert.deepEqual(served(project('pre-release', { version: '1.72.0-alpha.1', dist: true })), {
       implementation: 'fallback',
@@ -237,6 +250,12 @@ describe('importing the package next to a release it does not know', () => {
     const result = served(project('no-maps', { version: '1.72.0', dist: true, maps: () => null }))
     const chunk = readFileSync(join(REAL_HOST, 'dist', 'processors', 'index.js'), 'utf8').match(/as ToolCallFilter[^;]*from "\.\.\/([^"]+)"/)[1]
     const reason = `@mastra/core 1.72.0 was not tested with this version of mastra-native-processors, and its processors could not be compared: it has no source map dist/${chunk}.map`
-    assert.deepEqual(result, { implementation: 'fallback', fallbackReason: reason, own: true, hooks: ['processLLMRequest'], stderr: `mastra-native-processors: ${reason}${USING}${REMEDY}\n` })
+    assert.deepEqual(result, {
+      implementation: 'fallback',
+      fallbackReason: reason,
+      own: true,
+      hooks: ['processLLMRequest'],
+      stderr: `mastra-native-processors: ${reason}${USING}${REMEDY}\n`,
+    })
   })
 })

@@ -4,7 +4,18 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { fakeList, abort, inputArgs, stepArgs, settle, canon, assertSameValue, assertSameOutcome, filtersOf, isStackOverflow } from './helpers/tool-call-filter-harness.mjs'
+import {
+  fakeList,
+  abort,
+  inputArgs,
+  stepArgs,
+  settle,
+  canon,
+  assertSameValue,
+  assertSameOutcome,
+  filtersOf,
+  isStackOverflow,
+} from './helpers/tool-call-filter-harness.mjs'
 import { D } from './helpers/message-list-fixtures.mjs'
 import { SHARED_SYM } from './helpers/model-outputs.mjs'
 
@@ -37,7 +48,15 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
       this.parts = [new PartClass(), { type: 'text', text: 'k' }]
     }
   }
-  const OPTION_SETS = [undefined, {}, { exclude: [] }, { exclude: ['getWeather'] }, { preserveModelOutput: true }, { filterAfterToolSteps: 1 }, { exclude: ['getWeather'], filterAfterToolSteps: 0, preserveModelOutput: true }]
+  const OPTION_SETS = [
+    undefined,
+    {},
+    { exclude: [] },
+    { exclude: ['getWeather'] },
+    { preserveModelOutput: true },
+    { filterAfterToolSteps: 1 },
+    { exclude: ['getWeather'], filterAfterToolSteps: 0, preserveModelOutput: true },
+  ]
 
   /**
    * Where its text is needed, the reference's recursion overflows the stack
@@ -76,8 +95,22 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     'sparse messages array': () => [, ok('a'), , call('b', 'c1'), ,], // eslint-disable-line no-sparse-arrays
     'primitive parts': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: ['text', 5, true, call('x', 'c1').content.parts[0]] } }],
     'tool-invocation part without toolInvocation': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation' }] } }],
-    'tool-invocation part with toolInvocation: null': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: null }] } }],
-    'toolInvocation is a string': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: 'getWeather' }, { type: 'text', text: 'x' }] } }],
+    'tool-invocation part with toolInvocation: null': () => [
+      { id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: null }] } },
+    ],
+    'toolInvocation is a string': () => [
+      {
+        id: 'p',
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [
+            { type: 'tool-invocation', toolInvocation: 'getWeather' },
+            { type: 'text', text: 'x' },
+          ],
+        },
+      },
+    ],
     'numeric toolCallId vs string toolCallId': () => [call('a', 5), result('b', '5'), result('c', 5)],
     'object toolCallId (identity)': () => {
       const shared = { k: 1 }
@@ -85,35 +118,141 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     },
     'NaN / 0 / empty toolCallIds': () => [call('a', NaN), result('b', NaN), call('c', 0), result('d', 0), call('e', ''), result('f', '')],
     'toolCall fallback variants': () => [
-      { id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCall: null, toolName: 'getWeather' } }] } },
-      { id: 'b', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: null, toolCall: { id: 'z' }, toolName: 'x' } }] } },
-      { id: 'c', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCall: 'str', toolName: 'y' } }] } },
+      {
+        id: 'a',
+        role: 'assistant',
+        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCall: null, toolName: 'getWeather' } }] },
+      },
+      {
+        id: 'b',
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: null, toolCall: { id: 'z' }, toolName: 'x' } }],
+        },
+      },
+      {
+        id: 'c',
+        role: 'assistant',
+        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCall: 'str', toolName: 'y' } }] },
+      },
     ],
     'numeric / missing toolName': () => [
-      { id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: 7, args: {}, result: 1 }, providerMetadata: { mastra: { modelOutput: 'x' } } }] } },
-      { id: 'b', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'w', args: {}, result: 1 }, providerMetadata: { mastra: { modelOutput: 'y' } } }] } },
+      {
+        id: 'a',
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'q', toolName: 7, args: {}, result: 1 },
+              providerMetadata: { mastra: { modelOutput: 'x' } },
+            },
+          ],
+        },
+      },
+      {
+        id: 'b',
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'w', args: {}, result: 1 },
+              providerMetadata: { mastra: { modelOutput: 'y' } },
+            },
+          ],
+        },
+      },
     ],
     'symbol toolName in a preserved result': () => [
-      { id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: SHARED_SYM, args: {}, result: 1 }, providerMetadata: { mastra: { modelOutput: 'x' } } }] } },
+      {
+        id: 'a',
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'q', toolName: SHARED_SYM, args: {}, result: 1 },
+              providerMetadata: { mastra: { modelOutput: 'x' } },
+            },
+          ],
+        },
+      },
     ],
-    'top-level content is a number/object (filterSpecific calls .trim)': () => [call('a', 'c1', 'getWeather', { content: 5 }), call('b', 'c2', 'other', { content: { x: 1 } }), result('c', 'c3', 'other', { content: true })],
-    'legacy toolInvocations not an array': () => [result('a', 'c1', 'getWeather', { toolInvocations: 'nope' }), result('b', 'c2', 'other', { toolInvocations: { 0: 1 }, content: 'keep' })],
+    'top-level content is a number/object (filterSpecific calls .trim)': () => [
+      call('a', 'c1', 'getWeather', { content: 5 }),
+      call('b', 'c2', 'other', { content: { x: 1 } }),
+      result('c', 'c3', 'other', { content: true }),
+    ],
+    'legacy toolInvocations not an array': () => [
+      result('a', 'c1', 'getWeather', { toolInvocations: 'nope' }),
+      result('b', 'c2', 'other', { toolInvocations: { 0: 1 }, content: 'keep' }),
+    ],
     'legacy toolInvocations with null entry': () => [result('a', 'c1', 'other', { toolInvocations: [null], content: 'keep' })],
     'cyclic array modelOutput (reference overflows the stack)': () => {
       const a = []
       a.push(a)
-      return [{ id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' }, providerMetadata: { mastra: { modelOutput: a } } }] } }]
+      return [
+        {
+          id: 'a',
+          role: 'assistant',
+          content: {
+            format: 2,
+            parts: [
+              {
+                type: 'tool-invocation',
+                toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' },
+                providerMetadata: { mastra: { modelOutput: a } },
+              },
+            ],
+          },
+        },
+      ]
     },
     'cyclic value modelOutput (reference overflows the stack)': () => {
       const o = {}
       o.value = o
-      return [{ id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' }, providerMetadata: { mastra: { modelOutput: o } } }] } }]
+      return [
+        {
+          id: 'a',
+          role: 'assistant',
+          content: {
+            format: 2,
+            parts: [
+              {
+                type: 'tool-invocation',
+                toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' },
+                providerMetadata: { mastra: { modelOutput: o } },
+              },
+            ],
+          },
+        },
+      ]
     },
     // (outputs that still contain the 100k-deep value are compared through summarizeDeep)
     [DEEPER_THAN_REFERENCE]: () => {
       let a = 'x'
       for (let i = 0; i < 100000; i++) a = [a]
-      return [{ id: 'a', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' }, providerMetadata: { mastra: { modelOutput: a } } }] } }]
+      return [
+        {
+          id: 'a',
+          role: 'assistant',
+          content: {
+            format: 2,
+            parts: [
+              {
+                type: 'tool-invocation',
+                toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' },
+                providerMetadata: { mastra: { modelOutput: a } },
+              },
+            ],
+          },
+        },
+      ]
     },
     'messages with class-instance content and parts': () => [{ id: 'a', role: 'assistant', content: new ContentClass() }],
   }
@@ -147,7 +286,9 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
                 ...m.content,
                 parts: parts.map((p) => {
                   const mo = p?.providerMetadata?.mastra?.modelOutput
-                  return Array.isArray(mo) && depthOf(mo) > 1000 ? { ...p, providerMetadata: { mastra: { modelOutput: `<array nested ${depthOf(mo)} deep>` } } } : p
+                  return Array.isArray(mo) && depthOf(mo) > 1000
+                    ? { ...p, providerMetadata: { mastra: { modelOutput: `<array nested ${depthOf(mo)} deep>` } } }
+                    : p
                 }),
               },
             }
@@ -311,7 +452,10 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
           const ref = await runAll(RefFilter, opts)
           const ours = await runAll(OurFilter, opts)
           if (ref.ctor.threw) {
-            assert.ok(ours.ctor.threw && ours.ctor.error instanceof TypeError, `${label}: reference constructor threw ${ref.ctor.error}; ours must throw TypeError`)
+            assert.ok(
+              ours.ctor.threw && ours.ctor.error instanceof TypeError,
+              `${label}: reference constructor threw ${ref.ctor.error}; ours must throw TypeError`,
+            )
             continue
           }
           if (ours.ctor.threw) {

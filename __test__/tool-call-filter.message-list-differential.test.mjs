@@ -18,7 +18,25 @@ const { RefFilter, OurFilter } = RELEASE ? await filtersOf(RELEASE) : {}
 
 const TOOL_NAMES = ['searchDatabase', 'sendEmail', 'getWeather', 'search_tools', 'load_tool', 'ツール検索', 'tool\ud800', 'tool\udc00', '', 'get weather']
 const EXTRA_EXCLUDE = ['nonexistent', 'SEARCHDATABASE', 'searchDatabase ', 'getweather', 'tool\ufffd', 'tool']
-const ID_POOL = ['call_1', 'call_2', 'call_3', 'call_4', 'call_5', 'call_6', 'CALL_1', 'call-ü', 'call 7', 'id\ud800', 'id\udc00', 'id\ufffd', '𝒾𝒹', 'toolu_01A09q90qw90lq917835lq9', '1', '__proto__', 'constructor']
+const ID_POOL = [
+  'call_1',
+  'call_2',
+  'call_3',
+  'call_4',
+  'call_5',
+  'call_6',
+  'CALL_1',
+  'call-ü',
+  'call 7',
+  'id\ud800',
+  'id\udc00',
+  'id\ufffd',
+  '𝒾𝒹',
+  'toolu_01A09q90qw90lq917835lq9',
+  '1',
+  '__proto__',
+  'constructor',
+]
 /** `historyLength`, when given, replaces the drawn history length (every other draw stays as it was). */
 function genCase(seed, historyLength) {
   const r = createRng(seed)
@@ -60,7 +78,14 @@ function genCase(seed, historyLength) {
 
   const genInvocation = ({ idOverride, state } = {}) => {
     const inv = {}
-    const st = state ?? r.weighted([[5, 'result'], [3, 'call'], [1, 'partial-call'], [0.3, 'output-available']])
+    const st =
+      state ??
+      r.weighted([
+        [5, 'result'],
+        [3, 'call'],
+        [1, 'partial-call'],
+        [0.3, 'output-available'],
+      ])
     const order = r.int(0, 2)
     const fields = genIdFields(idOverride)
     const name = r.chance(0.03) ? undefined : r.pick(TOOL_NAMES)
@@ -92,7 +117,15 @@ function genCase(seed, historyLength) {
       [10, () => ({ type: 'text', text: r.string(0, 16) })],
       [2, () => ({ type: 'text', text: r.string(0, 8), providerMetadata: { mastra: { modelOutput: 'not a tool part' } } })],
       [4, () => ({ type: 'step-start' })],
-      [2, () => ({ type: 'reasoning', reasoning: '', details: [{ type: 'text', text: r.string(0, 8) }], providerMetadata: r.chance(0.5) ? undefined : { anthropic: { signature: 'sig' } } })],
+      [
+        2,
+        () => ({
+          type: 'reasoning',
+          reasoning: '',
+          details: [{ type: 'text', text: r.string(0, 8) }],
+          providerMetadata: r.chance(0.5) ? undefined : { anthropic: { signature: 'sig' } },
+        }),
+      ],
       [1, () => ({ type: 'source', source: { sourceType: 'url', id: 's1', url: 'https://example.com', title: r.string(0, 5) } })],
       [1, () => ({ type: 'file', mimeType: 'image/png', data: r.chance(0.5) ? 'AAAA' : new Uint8Array([1, 2]) })],
       [1, () => ({ type: 'data-progress', data: { pct: r.int(0, 100) } })],
@@ -118,7 +151,14 @@ function genCase(seed, historyLength) {
 
   const genMessage = (i, { forceRole, parts: givenParts } = {}) => {
     if (r.chance(0.006)) return r.pick([null, 'a string message', 0])
-    const role = forceRole ?? r.weighted([[4, 'assistant'], [3, 'user'], [1, 'tool'], [1, 'system']])
+    const role =
+      forceRole ??
+      r.weighted([
+        [4, 'assistant'],
+        [3, 'user'],
+        [1, 'tool'],
+        [1, 'system'],
+      ])
     const parts = givenParts ?? []
     if (!givenParts) {
       const n = r.int(0, 5)
@@ -132,7 +172,17 @@ function genCase(seed, historyLength) {
     const mastraShape = r.chance(0.3)
     const top = genTopLevelContent()
     const content = { format: 2 }
-    const partsMode = r.weighted([[90, 'array'], [3, 'absent'], [2, 'undefined'], [1, 'null'], [1, 'emptyString'], [0.3, 'string'], [0.3, 'object'], [0.3, 'sparse'], [0.3, 'nullPart']])
+    const partsMode = r.weighted([
+      [90, 'array'],
+      [3, 'absent'],
+      [2, 'undefined'],
+      [1, 'null'],
+      [1, 'emptyString'],
+      [0.3, 'string'],
+      [0.3, 'object'],
+      [0.3, 'sparse'],
+      [0.3, 'nullPart'],
+    ])
     switch (partsMode) {
       case 'array':
         content.parts = parts
@@ -166,26 +216,45 @@ function genCase(seed, historyLength) {
         break
     }
     // legacy toolInvocations
-    const tiMode = r.weighted([[50, 'absent'], [mastraShape ? 30 : 5, 'undefined'], [5, 'empty'], [25, 'mirror'], [0.5, 'string'], [0.3, 'withNull']])
+    const tiMode = r.weighted([
+      [50, 'absent'],
+      [mastraShape ? 30 : 5, 'undefined'],
+      [5, 'empty'],
+      [25, 'mirror'],
+      [0.5, 'string'],
+      [0.3, 'withNull'],
+    ])
     const mirror = () => {
-      const invs = Array.isArray(parts) ? parts.filter((p) => p && p.type === 'tool-invocation').map((p) => (r.bool() ? p.toolInvocation : { ...p.toolInvocation })) : []
+      const invs = Array.isArray(parts)
+        ? parts.filter((p) => p && p.type === 'tool-invocation').map((p) => (r.bool() ? p.toolInvocation : { ...p.toolInvocation }))
+        : []
       if (r.chance(0.3)) invs.push(genInvocation())
       return r.chance(0.2) ? r.shuffle(invs) : invs
     }
     if (mastraShape) {
       // key order as produced by MessageList
-      if (tiMode !== 'absent') content.toolInvocations = tiMode === 'undefined' ? undefined : tiMode === 'empty' ? [] : tiMode === 'string' ? 'x' : tiMode === 'withNull' ? [...mirror(), null] : mirror()
+      if (tiMode !== 'absent')
+        content.toolInvocations =
+          tiMode === 'undefined' ? undefined : tiMode === 'empty' ? [] : tiMode === 'string' ? 'x' : tiMode === 'withNull' ? [...mirror(), null] : mirror()
       content.reasoning = undefined
       content.experimental_attachments = undefined
       content.content = top.absent ? undefined : top.value
       content.metadata = r.chance(0.3) ? { source: 'test', nested: { a: [1] } } : undefined
     } else {
       if (!top.absent) content.content = top.value
-      if (tiMode !== 'absent') content.toolInvocations = tiMode === 'undefined' ? undefined : tiMode === 'empty' ? [] : tiMode === 'string' ? 'x' : tiMode === 'withNull' ? [...mirror(), null] : mirror()
+      if (tiMode !== 'absent')
+        content.toolInvocations =
+          tiMode === 'undefined' ? undefined : tiMode === 'empty' ? [] : tiMode === 'string' ? 'x' : tiMode === 'withNull' ? [...mirror(), null] : mirror()
       if (r.chance(0.1)) content.metadata = { n: r.int(0, 9) }
       if (r.chance(0.05)) content[SHARED_SYM] = 'symbol-keyed'
     }
-    const contentMode = r.weighted([[97, 'object'], [1, 'string'], [0.5, 'null'], [0.5, 'absent'], [0.3, 'number']])
+    const contentMode = r.weighted([
+      [97, 'object'],
+      [1, 'string'],
+      [0.5, 'null'],
+      [0.5, 'absent'],
+      [0.3, 'number'],
+    ])
     if (contentMode === 'object') msg.content = content
     else if (contentMode === 'string') msg.content = r.pick(['plain string content', '', '  '])
     else if (contentMode === 'null') msg.content = null
@@ -197,7 +266,14 @@ function genCase(seed, historyLength) {
   const options = {}
   // (non-array / non-string exclude entries, non-numeric filterAfterToolSteps and non-boolean
   // preserveModelOutput are covered by the 'constructor options' bad-input test instead)
-  const exMode = r.weighted([[30, 'absent'], [4, 'undefined'], [3, 'null'], [8, 'empty'], [40, 'subset'], [5, 'all']])
+  const exMode = r.weighted([
+    [30, 'absent'],
+    [4, 'undefined'],
+    [3, 'null'],
+    [8, 'empty'],
+    [40, 'subset'],
+    [5, 'all'],
+  ])
   if (exMode === 'undefined') options.exclude = undefined
   else if (exMode === 'null') options.exclude = null
   else if (exMode === 'empty') options.exclude = []
@@ -221,9 +297,17 @@ function genCase(seed, historyLength) {
     [1, { v: -0 }],
   ])
   if (!fats.absent) options.filterAfterToolSteps = fats.v
-  const pmo = r.weighted([[30, { absent: true }], [40, { v: true }], [15, { v: false }], [3, { v: undefined }]])
+  const pmo = r.weighted([
+    [30, { absent: true }],
+    [40, { v: true }],
+    [15, { v: false }],
+    [3, { v: undefined }],
+  ])
   if (!pmo.absent) options.preserveModelOutput = pmo.v
-  const ctorMode = r.weighted([[95, 'options'], [5, 'none']])
+  const ctorMode = r.weighted([
+    [95, 'options'],
+    [5, 'none'],
+  ])
 
   // --- history ------------------------------------------------------------------------
   const history = []
@@ -263,7 +347,12 @@ function genCase(seed, historyLength) {
       fresh.push(genMessage(t++, { forceRole: 'assistant', parts: [{ type: 'text', text: r.string(0, 10) }] }))
     }
     responses.push(...fresh)
-    const responseMode = r.weighted([[80, 'cumulative'], [12, 'latest'], [5, 'withHistory'], [3, 'random']])
+    const responseMode = r.weighted([
+      [80, 'cumulative'],
+      [12, 'latest'],
+      [5, 'withHistory'],
+      [3, 'random'],
+    ])
     const response =
       responseMode === 'cumulative'
         ? [...responses]
@@ -283,7 +372,13 @@ function genCase(seed, historyLength) {
     })
   }
 
-  const stateMode = r.weighted([[70, 'empty'], [10, 'other'], [15, 'seeded'], [3, 'nullKeys'], [2, 'seededOther']])
+  const stateMode = r.weighted([
+    [70, 'empty'],
+    [10, 'other'],
+    [15, 'seeded'],
+    [3, 'nullKeys'],
+    [2, 'seededOther'],
+  ])
   let state = {}
   if (stateMode === 'other') state = { otherProcessor: { n: 1 } }
   else if (stateMode === 'seeded' || stateMode === 'seededOther') {
@@ -350,7 +445,10 @@ const DIFF_SEEDS = [0xc0ffee, 0x5eed0001, 0x5eed0002, 0x5eed0003, 0x5eed0004, 0x
 const CASES_PER_SEED = 1000
 
 describe(`ToolCallFilter: seeded differential vs @mastra/core ${RELEASE}`, { skip: !RELEASE }, () => {
-  const only = process.env.TCF_SEED !== undefined ? { seed: Number(process.env.TCF_SEED), index: process.env.TCF_CASE !== undefined ? Number(process.env.TCF_CASE) : undefined } : null
+  const only =
+    process.env.TCF_SEED !== undefined
+      ? { seed: Number(process.env.TCF_SEED), index: process.env.TCF_CASE !== undefined ? Number(process.env.TCF_CASE) : undefined }
+      : null
   const seeds = only ? [only.seed] : DIFF_SEEDS
   for (const base of seeds) {
     test(`seed ${base} (${only?.index !== undefined ? 1 : CASES_PER_SEED} cases)`, async () => {
@@ -394,7 +492,9 @@ describe(`ToolCallFilter: seeded differential vs @mastra/core ${RELEASE}`, { ski
         }
       }
       if (failed) {
-        assert.fail(`${failed}/${indices.length} cases diverge. One example per kind (${examples.size} kinds shown):\n\n${[...examples.values()].join('\n\n---\n\n')}`)
+        assert.fail(
+          `${failed}/${indices.length} cases diverge. One example per kind (${examples.size} kinds shown):\n\n${[...examples.values()].join('\n\n---\n\n')}`,
+        )
       }
       if (!only) {
         // sanity: the generator mostly produces valid histories, and exercises preserved text

@@ -103,7 +103,8 @@ function genCase(rng) {
   for (let i = 0, n = rng.int(0, 6); i < n; i++) {
     const role = rng.pick(['user', 'assistant', 'assistant', 'tool'])
     const parts = []
-    for (let j = 0, m = rng.int(0, 3); j < m; j++) parts.push(rng.bool(0.6) ? toolPart(`h${id++}`, rng.pick(['result', 'result', 'call'])) : { type: rng.pick(['text', 'step-start']), text: 'x' })
+    for (let j = 0, m = rng.int(0, 3); j < m; j++)
+      parts.push(rng.bool(0.6) ? toolPart(`h${id++}`, rng.pick(['result', 'result', 'call'])) : { type: rng.pick(['text', 'step-start']), text: 'x' })
     history.push(rng.bool(0.05) ? { id: `m${t++}`, role, content: 'string content' } : message(t++, role, parts))
   }
   const steps = []
@@ -113,11 +114,23 @@ function genCase(rng) {
       const ids = Array.from({ length: rng.int(1, 2) }, () => `s${id++}`)
       const split = rng.bool(0.3)
       responses.push(message(t++, 'assistant', [{ type: 'step-start' }, ...ids.map((c) => toolPart(c, split ? 'call' : 'result'))]))
-      if (split) responses.push(message(t++, 'assistant', ids.map((c) => toolPart(c, 'result'))))
+      if (split)
+        responses.push(
+          message(
+            t++,
+            'assistant',
+            ids.map((c) => toolPart(c, 'result')),
+          ),
+        )
     }
     steps.push({ all: [...history, ...responses], response: [...responses] })
   }
-  const exclude = rng.weighted([[1, undefined], [3, ['search']], [1, ['search', 'mail']], [1, []]])
+  const exclude = rng.weighted([
+    [1, undefined],
+    [3, ['search']],
+    [1, ['search', 'mail']],
+    [1, []],
+  ])
   const options = { ...(exclude ? { exclude } : {}) }
   if (rng.bool(0.5)) options.preserveModelOutput = true
   if (rng.bool(0.7)) options.filterAfterToolSteps = rng.pick([0, 1, 2])
@@ -159,28 +172,30 @@ const KNOWN = (options, label) => (read) =>
   (options.preserveModelOutput === true && /\.providerMetadata(\?|\.|$| has )/.test(read))
 
 async function differences(known) {
-    const { reference, ours } = await loadRelease(RELEASE)
-    const failures = []
-    let compared = 0
-    for (let seed = 1; seed <= CASES && failures.length < 5; seed++) {
-      const ref = await run(reference.ToolCallFilter, genCase(createRng(seed, sfc32)))
-      const c = genCase(createRng(seed, sfc32))
-      const got = await run(ours.ToolCallFilter, c)
-      for (const [i, { label, reads }] of got.entries()) {
-        const extra = [...reads].filter((read) => !ref[i].reads.has(read) && !known(c.options, label)(read))
-        if (extra.length) failures.push(`seed ${seed} ${JSON.stringify(c.options)} ${label}: ours read ${extra.slice(0, 6).join(', ')}`)
-        compared += ref[i].reads.size
-      }
+  const { reference, ours } = await loadRelease(RELEASE)
+  const failures = []
+  let compared = 0
+  for (let seed = 1; seed <= CASES && failures.length < 5; seed++) {
+    const ref = await run(reference.ToolCallFilter, genCase(createRng(seed, sfc32)))
+    const c = genCase(createRng(seed, sfc32))
+    const got = await run(ours.ToolCallFilter, c)
+    for (const [i, { label, reads }] of got.entries()) {
+      const extra = [...reads].filter((read) => !ref[i].reads.has(read) && !known(c.options, label)(read))
+      if (extra.length) failures.push(`seed ${seed} ${JSON.stringify(c.options)} ${label}: ours read ${extra.slice(0, 6).join(', ')}`)
+      compared += ref[i].reads.size
     }
-    assert.ok(compared > CASES * 10, `the release read too little to compare (${compared} reads)`)
-    return failures
+  }
+  assert.ok(compared > CASES * 10, `the release read too little to compare (${compared} reads)`)
+  return failures
 }
 
 describe(`${RELEASE}: ToolCallFilter reads no message property the release does not`, { skip: !RELEASE }, () => {
   test(`${CASES} seeded runs of processInput and processInputStep: no read beyond the release's but the known ones`, async () => {
     assert.deepEqual(await differences(KNOWN), [])
   })
-  test(`${CASES} seeded runs of processInput and processInputStep: no read beyond the release's`, { todo: 'ours reads a tool message whole before deciding (see the header)' }, async () => {
+  test(`${CASES} seeded runs of processInput and processInputStep: no read beyond the release's`, {
+    todo: 'ours reads a tool message whole before deciding (see the header)',
+  }, async () => {
     assert.deepEqual(await differences(() => () => false), [])
   })
 })

@@ -7,8 +7,33 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 
-import { fakeList, abort, inputArgs, stepArgs, canon, assertSameValue, deepFreeze, settle, assertSameOutcome, filtersOf } from './helpers/tool-call-filter-harness.mjs'
-import { D, U1, A2, T1, A3, A4, U2, docHistory, withContent, A1_NO_TOOLS, A1_PRESERVED, A3_NO_TOOLS, EXPECTED_EXCLUDE_ALL } from './helpers/message-list-fixtures.mjs'
+import {
+  fakeList,
+  abort,
+  inputArgs,
+  stepArgs,
+  canon,
+  assertSameValue,
+  deepFreeze,
+  settle,
+  assertSameOutcome,
+  filtersOf,
+} from './helpers/tool-call-filter-harness.mjs'
+import {
+  D,
+  U1,
+  A2,
+  T1,
+  A3,
+  A4,
+  U2,
+  docHistory,
+  withContent,
+  A1_NO_TOOLS,
+  A1_PRESERVED,
+  A3_NO_TOOLS,
+  EXPECTED_EXCLUDE_ALL,
+} from './helpers/message-list-fixtures.mjs'
 
 const { release, RefFilter, OurFilter } = await filtersOf('1.59.0')
 const { MessageList } = await release.importCore('agent')
@@ -168,8 +193,14 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
       format: 2,
       parts: [
         { type: 'step-start' },
-        { type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'call-s2a', toolName: 'searchDatabase', args: { query: 'paris' }, result: { rows: [] } } },
-        { type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'call-s2b', toolName: 'getWeather', args: { city: 'Lyon' }, result: { tempC: 16 } } },
+        {
+          type: 'tool-invocation',
+          toolInvocation: { state: 'result', toolCallId: 'call-s2a', toolName: 'searchDatabase', args: { query: 'paris' }, result: { rows: [] } },
+        },
+        {
+          type: 'tool-invocation',
+          toolInvocation: { state: 'result', toolCallId: 'call-s2b', toolName: 'getWeather', args: { city: 'Lyon' }, result: { tempC: 16 } },
+        },
       ],
     },
   })
@@ -182,7 +213,10 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
       format: 2,
       parts: [
         { type: 'step-start' },
-        { type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'call-s3', toolName: 'sendEmail', args: { to: 'bob' }, result: { sent: true } } },
+        {
+          type: 'tool-invocation',
+          toolInvocation: { state: 'result', toolCallId: 'call-s3', toolName: 'sendEmail', args: { to: 'bob' }, result: { sent: true } },
+        },
         { type: 'text', text: 'Sending.' },
       ],
     },
@@ -257,7 +291,12 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
 
   test('filterAfterToolSteps: 0 removes every past tool call at each step (state is still recorded)', async () => {
     const H = EXPECTED_EXCLUDE_ALL()
-    const expectedMessages = [[...H], [...H, stripTools(R1())], [...H, stripTools(R1()), stripTools(R2())], [...H, stripTools(R1()), stripTools(R2()), stripTools(R3())]]
+    const expectedMessages = [
+      [...H],
+      [...H, stripTools(R1())],
+      [...H, stripTools(R1()), stripTools(R2())],
+      [...H, stripTools(R1()), stripTools(R2()), stripTools(R3())],
+    ]
     // R2 without tool parts keeps its step-start; R3 keeps step-start + text
     const ours = await runSteps(OurFilter, { filterAfterToolSteps: 0 })
     const ref = await runSteps(RefFilter, { filterAfterToolSteps: 0 })
@@ -323,7 +362,11 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     const ours = await run(OurFilter)
     const ref = await run(RefFilter)
     assertSameValue(ours, ref, 'interleaved runs')
-    assert.deepStrictEqual(ours.b, { unrelated: { keep: true }, toolCallFilterSeenToolCallIds: ['call-s1', 'call-s2a', 'call-s2b', 'call-s3'], toolCallFilterStepToolCallIds: [['call-s1', 'call-s2a', 'call-s2b', 'call-s3']] })
+    assert.deepStrictEqual(ours.b, {
+      unrelated: { keep: true },
+      toolCallFilterSeenToolCallIds: ['call-s1', 'call-s2a', 'call-s2b', 'call-s3'],
+      toolCallFilterStepToolCallIds: [['call-s1', 'call-s2a', 'call-s2b', 'call-s3']],
+    })
   })
 
   test('pre-seeded state (e.g. restored from storage) is honoured', async () => {
@@ -396,7 +439,11 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
         id: `m${i}`,
         role: 'assistant',
         createdAt: D(i),
-        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: `c${i}`, toolName: 'getWeather', args: {} } }], content: t },
+        content: {
+          format: 2,
+          parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: `c${i}`, toolName: 'getWeather', args: {} } }],
+          content: t,
+        },
       }))
     const survivors = ['\u0085', '\u180e', '\u200b', 'x', ' x ']
     for (const opts of [() => ({}), () => ({ exclude: ['getWeather'] })]) {
@@ -414,7 +461,10 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
       id,
       role: 'assistant',
       createdAt: D(0),
-      content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state, toolCallId, toolName, args: {}, ...(state === 'result' ? { result: 1 } : {}) } }] },
+      content: {
+        format: 2,
+        parts: [{ type: 'tool-invocation', toolInvocation: { state, toolCallId, toolName, args: {}, ...(state === 'result' ? { result: 1 } : {}) } }],
+      },
     })
     const build = () => [
       inv('a', 'call', 'tool\ud800', 'id\ud800'),
@@ -441,7 +491,13 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
   })
 
   test('inputs are not mutated and frozen inputs are fine', async () => {
-    const configs = [{}, { exclude: ['searchDatabase'] }, { preserveModelOutput: true }, { exclude: ['sendEmail'], preserveModelOutput: true }, { filterAfterToolSteps: 1 }]
+    const configs = [
+      {},
+      { exclude: ['searchDatabase'] },
+      { preserveModelOutput: true },
+      { exclude: ['sendEmail'], preserveModelOutput: true },
+      { filterAfterToolSteps: 1 },
+    ]
     for (const opts of configs) {
       for (const Impl of [OurFilter, RefFilter]) {
         const msgs = deepFreeze(docHistory())
@@ -484,7 +540,8 @@ describe('ToolCallFilter: with a real MessageList', () => {
     return ml
   }
 
-  const toolNames = (msgs) => msgs.flatMap((m) => m.content.parts.filter((p) => p.type === 'tool-invocation').map((p) => `${p.toolInvocation.toolName}:${p.toolInvocation.state}`))
+  const toolNames = (msgs) =>
+    msgs.flatMap((m) => m.content.parts.filter((p) => p.type === 'tool-invocation').map((p) => `${p.toolInvocation.toolName}:${p.toolInvocation.state}`))
 
   test('processInput on MessageList-built messages matches the reference', async () => {
     for (const opts of [undefined, { exclude: ['searchDatabase'] }, { exclude: ['getWeather'], preserveModelOutput: true }, { exclude: [] }]) {
@@ -496,7 +553,13 @@ describe('ToolCallFilter: with a real MessageList', () => {
       const ours = await new OurFilter(opts).processInput({ messages: ourList.get.all.db(), messageList: ourList, abort })
       // MessageList assigns random ids and timestamps: compare with ours' ids mapped to ref's by position
       const idMap = new Map(ourList.get.all.db().map((m, i) => [m.id, refList.get.all.db()[i].id]))
-      const normalise = (msgs) => msgs.map((m) => ({ ...m, id: idMap.get(m.id) ?? m.id, createdAt: 0, content: { ...m.content, parts: m.content.parts.map((p) => (p && typeof p === 'object' && 'createdAt' in p ? { ...p, createdAt: 0 } : p)) } }))
+      const normalise = (msgs) =>
+        msgs.map((m) => ({
+          ...m,
+          id: idMap.get(m.id) ?? m.id,
+          createdAt: 0,
+          content: { ...m.content, parts: m.content.parts.map((p) => (p && typeof p === 'object' && 'createdAt' in p ? { ...p, createdAt: 0 } : p)) },
+        }))
       assertSameValue(normalise(ours), normalise(ref), `opts ${JSON.stringify(opts)}`)
       // processInput does not change the list itself
       assert.equal(canon(ourList.get.all.db().map((m) => ({ ...m, id: 'x', createdAt: 0 }))), beforeCanon)
@@ -514,8 +577,14 @@ describe('ToolCallFilter: with a real MessageList', () => {
       const results = []
       const responses = [
         null,
-        [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 's1', toolName: 'getWeather', input: { city: 'Paris' } }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 's1', toolName: 'getWeather', output: { type: 'text', value: '18C' } }] }],
-        [{ role: 'assistant', content: [{ type: 'tool-call', toolCallId: 's2', toolName: 'searchDatabase', input: { q: 'paris' } }] }, { role: 'tool', content: [{ type: 'tool-result', toolCallId: 's2', toolName: 'searchDatabase', output: { type: 'json', value: [] } }] }],
+        [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 's1', toolName: 'getWeather', input: { city: 'Paris' } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 's1', toolName: 'getWeather', output: { type: 'text', value: '18C' } }] },
+        ],
+        [
+          { role: 'assistant', content: [{ type: 'tool-call', toolCallId: 's2', toolName: 'searchDatabase', input: { q: 'paris' } }] },
+          { role: 'tool', content: [{ type: 'tool-result', toolCallId: 's2', toolName: 'searchDatabase', output: { type: 'json', value: [] } }] },
+        ],
       ]
       for (const [i, r] of responses.entries()) {
         if (r) ml.add(r, 'response')
@@ -527,7 +596,10 @@ describe('ToolCallFilter: with a real MessageList', () => {
     const ours = await run(OurFilter)
     const ref = await run(RefFilter)
     assertSameValue(ours, ref, 'steps over MessageList')
-    assert.deepStrictEqual(ours.results.map((r) => r.tools), [[], ['getWeather:result'], ['searchDatabase:result']])
+    assert.deepStrictEqual(
+      ours.results.map((r) => r.tools),
+      [[], ['getWeather:result'], ['searchDatabase:result']],
+    )
     assert.deepStrictEqual(ours.state, { toolCallFilterSeenToolCallIds: ['s1', 's2'], toolCallFilterStepToolCallIds: [[], ['s1'], ['s2']] })
   })
 })

@@ -80,14 +80,32 @@ describe('ToolCallFilter (message list): model outputs as text', () => {
       ['{text}', () => ({ text: 'x' }), 'x'],
       ['{text: empty}', () => ({ text: '' }), null],
       ['{text: 5}', () => ({ text: 5 }), '{"text":5}'],
-      ['content array', () => ({ type: 'content', value: [{ type: 'text', text: 'a' }, { type: 'media', data: 'AAAA', mediaType: 'image/png' }] }), 'a\n{"type":"media","data":"AAAA","mediaType":"image/png"}'],
+      [
+        'content array',
+        () => ({
+          type: 'content',
+          value: [
+            { type: 'text', text: 'a' },
+            { type: 'media', data: 'AAAA', mediaType: 'image/png' },
+          ],
+        }),
+        'a\n{"type":"media","data":"AAAA","mediaType":"image/png"}',
+      ],
       ['other object', () => ({ b: 1, 2: [1, 'x'], a: null, 1: true, u: undefined }), '{"1":true,"2":[1,"x"],"b":1,"a":null}'],
       ['object with NaN/-0/Infinity', () => ({ n: [NaN, -0, Infinity, 1e21] }), '{"n":[null,0,null,1e+21]}'],
       ['JSON escapes', () => ({ s: '\u0000\u001f\u007f\u2028\ud800"\\/\b\f\n\r\té😀' }), '{"s":"\\u0000\\u001f\u007f\u2028\\ud800\\"\\\\/\\b\\f\\n\\r\\té😀"}'],
       ['toJSON', () => ({ toJSON: () => ({ z: 1 }) }), '{"z":1}'],
       ['toJSON -> string', () => ({ toJSON: () => 'str' }), '"str"'],
       ['toJSON -> undefined', () => ({ toJSON: () => undefined }), null],
-      ['toJSON throws', () => ({ toJSON: () => { throw new Error('nope') } }), null],
+      [
+        'toJSON throws',
+        () => ({
+          toJSON: () => {
+            throw new Error('nope')
+          },
+        }),
+        null,
+      ],
       ['Date', () => new Date(0), '"1970-01-01T00:00:00.000Z"'],
       ['Map', () => new Map([[1, 2]]), '{}'],
       ['Uint8Array', () => new Uint8Array([1, 2]), '{"0":1,"1":2}'],
@@ -100,16 +118,24 @@ describe('ToolCallFilter (message list): model outputs as text', () => {
       // V8 before Node 26 overflows its stack in JSON.stringify here, and then the
       // part is dropped; Node 26's JSON.stringify serialises it, and then it is text.
       ['deep non-value nesting (dropped where JSON.stringify overflows)', deepObject, textWhereStringifies(deepObject)],
-      ['moderately deep value nesting', () => {
-        let o = 'deep'
-        for (let i = 0; i < 300; i++) o = { value: o }
-        return o
-      }, 'deep'],
-      ['moderately deep array nesting', () => {
-        let o = 'deep'
-        for (let i = 0; i < 300; i++) o = [o]
-        return o
-      }, 'deep'],
+      [
+        'moderately deep value nesting',
+        () => {
+          let o = 'deep'
+          for (let i = 0; i < 300; i++) o = { value: o }
+          return o
+        },
+        'deep',
+      ],
+      [
+        'moderately deep array nesting',
+        () => {
+          let o = 'deep'
+          for (let i = 0; i < 300; i++) o = [o]
+          return o
+        },
+        'deep',
+      ],
       ['function', () => function f() {}, null],
       ['symbol', () => Symbol('s'), null],
       ['null', () => null, null],
@@ -132,7 +158,9 @@ describe('ToolCallFilter (message list): model outputs as text', () => {
         },
       }))
     const expected = cases.flatMap(([, , text], i) =>
-      text === null ? [] : [{ id: `m${i}`, role: 'assistant', createdAt: D(0), content: { format: 2, parts: [{ type: 'text', text: `ツール result:\n${text}` }] } }],
+      text === null
+        ? []
+        : [{ id: `m${i}`, role: 'assistant', createdAt: D(0), content: { format: 2, parts: [{ type: 'text', text: `ツール result:\n${text}` }] } }],
     )
     for (const opts of [() => ({ preserveModelOutput: true }), () => ({ exclude: ['ツール'], preserveModelOutput: true })]) {
       const ours = await new OurFilter(opts()).processInput(inputArgs(build()))
@@ -154,7 +182,10 @@ describe('ToolCallFilter (message list): model outputs as text', () => {
       id,
       role: 'assistant',
       createdAt: D(0),
-      content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { toolCallId: id, toolName: 't', args: {}, ...invocation }, providerMetadata }] },
+      content: {
+        format: 2,
+        parts: [{ type: 'tool-invocation', toolInvocation: { toolCallId: id, toolName: 't', args: {}, ...invocation }, providerMetadata }],
+      },
     })
     const build = () => [
       mk('absent', { state: 'result' }, { mastra: {} }),
@@ -190,13 +221,31 @@ describe('ToolCallFilter (message list): model outputs as text', () => {
         id: 'k',
         role: 'assistant',
         createdAt: D(0),
-        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'keep', toolName: 'getWeather', args: {}, result: 1 }, providerMetadata: pm() }] },
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'keep', toolName: 'getWeather', args: {}, result: 1 },
+              providerMetadata: pm(),
+            },
+          ],
+        },
       },
       {
         id: 'd',
         role: 'assistant',
         createdAt: D(1),
-        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'drop', toolName: 'searchDatabase', args: {}, result: 1 }, providerMetadata: pm() }] },
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'drop', toolName: 'searchDatabase', args: {}, result: 1 },
+              providerMetadata: pm(),
+            },
+          ],
+        },
       },
     ]
     for (const pm of [trap, cyclicArray]) {

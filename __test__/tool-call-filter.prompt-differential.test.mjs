@@ -22,7 +22,22 @@ const BASE_SEED = 0x9c0ffee
 
 const TOOL_NAMES = ['searchDatabase', 'sendEmail', 'getWeather', 'load_tool', 'ツール検索', 'tool\ud800', 'tool\udc00', '', 'get weather']
 const EXTRA_EXCLUDE = ['nonexistent', 'SEARCHDATABASE', 'getweather', 'tool\ufffd', undefined, NaN]
-const ID_POOL = ['call_1', 'call_2', 'call_3', 'call_4', 'call_5', 'CALL_1', 'call-ü', 'id\ud800', 'id\udc00', 'id\ufffd', '𝒾𝒹', 'toolu_01A09q90', '__proto__', 'constructor']
+const ID_POOL = [
+  'call_1',
+  'call_2',
+  'call_3',
+  'call_4',
+  'call_5',
+  'CALL_1',
+  'call-ü',
+  'id\ud800',
+  'id\udc00',
+  'id\ufffd',
+  '𝒾𝒹',
+  'toolu_01A09q90',
+  '__proto__',
+  'constructor',
+]
 const HISTORY_KEY = '__toolCallFilterHistoryToolCallIds'
 
 function genCase(seed) {
@@ -46,7 +61,16 @@ function genCase(seed) {
       [20, () => ({ type: 'json', value: genJson() })],
       [4, () => ({ type: 'error-text', value: r.string(0, 8) })],
       [3, () => ({ type: 'error-json', value: genJson() })],
-      [4, () => ({ type: 'content', value: [{ type: 'text', text: r.string(0, 8) }, { type: 'media', data: 'AAAA', mediaType: 'image/png' }] })],
+      [
+        4,
+        () => ({
+          type: 'content',
+          value: [
+            { type: 'text', text: r.string(0, 8) },
+            { type: 'media', data: 'AAAA', mediaType: 'image/png' },
+          ],
+        }),
+      ],
       [6, () => genModelOutput()],
     ])()
 
@@ -97,7 +121,11 @@ function genCase(seed) {
     const calls = ids.map((id) => toolCall(id))
     assistant.push(...calls)
     const messages = [{ role: 'assistant', content: assistant }]
-    const answered = r.weighted([[8, 'tool'], [1, 'inline'], [1, 'none']])
+    const answered = r.weighted([
+      [8, 'tool'],
+      [1, 'inline'],
+      [1, 'none'],
+    ])
     if (answered === 'inline') {
       // Provider-executed results ride in the assistant message itself.
       assistant.push(...calls.map((call) => toolResult(call.toolCallId, call.toolName)))
@@ -137,7 +165,13 @@ function genCase(seed) {
 
   // --- options, some of them changed between calls -----------------------------------
   const options = {}
-  const excludeMode = r.weighted([[30, 'absent'], [4, 'null'], [8, 'empty'], [40, 'subset'], [5, 'all']])
+  const excludeMode = r.weighted([
+    [30, 'absent'],
+    [4, 'null'],
+    [8, 'empty'],
+    [40, 'subset'],
+    [5, 'all'],
+  ])
   if (excludeMode === 'null') options.exclude = null
   else if (excludeMode === 'empty') options.exclude = []
   else if (excludeMode === 'subset') options.exclude = r.subset([...TOOL_NAMES, ...EXTRA_EXCLUDE], 0.25)
@@ -158,7 +192,12 @@ function genCase(seed) {
     [1, { v: -0 }],
   ])
   if (!steps.absent) options.filterAfterToolSteps = steps.v
-  const preserve = r.weighted([[35, { absent: true }], [45, { v: true }], [15, { v: false }], [3, { v: undefined }]])
+  const preserve = r.weighted([
+    [35, { absent: true }],
+    [45, { v: true }],
+    [15, { v: false }],
+    [3, { v: undefined }],
+  ])
   if (!preserve.absent) options.preserveModelOutput = preserve.v
 
   // --- the run: a first prompt, then the loop's own turns appended ---------------------
@@ -169,7 +208,13 @@ function genCase(seed) {
     calls.push({ prompt, exclude, freeze: r.chance(0.2) })
     prompt = r.chance(0.9) ? [...prompt, ...turn()] : history()
   }
-  const stateMode = r.weighted([[75, 'empty'], [8, 'other'], [12, 'seeded'], [3, 'emptySet'], [2, 'null']])
+  const stateMode = r.weighted([
+    [75, 'empty'],
+    [8, 'other'],
+    [12, 'seeded'],
+    [3, 'emptySet'],
+    [2, 'null'],
+  ])
   const seeded = () => new Set(r.subset(ID_POOL, 0.3))
   return { options, calls, stateMode, seeded: stateMode === 'seeded' ? seeded() : undefined }
 }
@@ -249,7 +294,8 @@ for (const version of PROMPT_RELEASES) {
           else if (result.value === undefined) tally.unchanged++
           else {
             tally.changed++
-            if (result.value.prompt.some((m) => Array.isArray(m.content) && m.content.some((p) => p?.type === 'text' && / result:\n/.test(p.text)))) tally.texts++
+            if (result.value.prompt.some((m) => Array.isArray(m.content) && m.content.some((p) => p?.type === 'text' && / result:\n/.test(p.text))))
+              tally.texts++
           }
         }
       }

@@ -62,7 +62,11 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
     test("new ToolCallFilter(): the history's calls go, the run's own stay", async () => {
       const first = history()
       const second = [...history(), ...weatherTurn()]
-      const { answers, state } = await both(version, () => undefined, () => [first, second])
+      const { answers, state } = await both(
+        version,
+        () => undefined,
+        () => [first, second],
+      )
       const withoutHistoryCalls = [system, user('Find order 42'), assistant(text('Searching.')), user('And the weather?')]
       assert.deepStrictEqual(answers[0], { prompt: withoutHistoryCalls })
       assert.deepStrictEqual(answers[1], { prompt: [...withoutHistoryCalls, ...weatherTurn()] })
@@ -70,9 +74,13 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
       assert.deepStrictEqual(state, { [HISTORY_KEY]: new Set(['c1', 'c2']) })
     })
 
-    test('untouched messages are the caller\'s own objects; rewritten ones are new', async () => {
+    test("untouched messages are the caller's own objects; rewritten ones are new", async () => {
       const prompt = history()
-      const { answers } = await both(version, () => undefined, () => [prompt])
+      const { answers } = await both(
+        version,
+        () => undefined,
+        () => [prompt],
+      )
       const kept = answers[0].prompt
       assert.equal(kept[0], prompt[0])
       assert.equal(kept[1], prompt[1])
@@ -81,7 +89,11 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
     })
 
     test("exclude: ['sendEmail'] removes that pair only", async () => {
-      const { answers } = await both(version, () => ({ exclude: ['sendEmail'] }), () => [history()])
+      const { answers } = await both(
+        version,
+        () => ({ exclude: ['sendEmail'] }),
+        () => [history()],
+      )
       const expected = history()
       expected.splice(4, 2)
       assert.deepStrictEqual(answers[0], { prompt: expected })
@@ -89,13 +101,21 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
 
     test('a result naming an excluded tool takes its call along, and the reverse', async () => {
       const prompt = [user('x'), assistant(call('c1', 'renamedLater')), tool(result('c1', 'sendEmail', { type: 'text', value: 'ok' }))]
-      const { answers } = await both(version, () => ({ exclude: ['sendEmail'] }), () => [prompt])
+      const { answers } = await both(
+        version,
+        () => ({ exclude: ['sendEmail'] }),
+        () => [prompt],
+      )
       assert.deepStrictEqual(answers[0], { prompt: [user('x')] })
     })
 
     test('filterAfterToolSteps: 1 keeps the calls of the last assistant message with calls, history or run', async () => {
       const prompt = [...history(), ...weatherTurn()]
-      const { answers, state } = await both(version, () => ({ filterAfterToolSteps: 1 }), () => [prompt])
+      const { answers, state } = await both(
+        version,
+        () => ({ filterAfterToolSteps: 1 }),
+        () => [prompt],
+      )
       assert.deepStrictEqual(answers[0], {
         prompt: [system, user('Find order 42'), assistant(text('Searching.')), user('And the weather?'), ...weatherTurn()],
       })
@@ -103,26 +123,32 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
     })
 
     test('exclude: [] and a prompt without tool calls are handed back as they are (undefined)', async () => {
-      const { answers, state } = await both(version, () => ({ exclude: [] }), () => [history()])
+      const { answers, state } = await both(
+        version,
+        () => ({ exclude: [] }),
+        () => [history()],
+      )
       assert.deepStrictEqual(answers, [undefined])
       assert.deepStrictEqual(state, {}, 'an empty exclude list returns before recording the history')
-      const plain = await both(version, () => undefined, () => [[system, user('hi')]])
+      const plain = await both(
+        version,
+        () => undefined,
+        () => [[system, user('hi')]],
+      )
       assert.deepStrictEqual(plain.answers, [undefined])
     })
 
     test('preserveModelOutput: the removed pair leaves its text where the call was', async () => {
-      const { answers } = await both(version, () => ({ preserveModelOutput: true }), () => [history()])
+      const { answers } = await both(
+        version,
+        () => ({ preserveModelOutput: true }),
+        () => [history()],
+      )
       const searchText = version === '1.71.0' ? [] : [text('searchDatabase result:\n{"rows":[{"id":42}]}')]
       // The prompt's own output is the text: `toModelOutput` already shaped it.
       const emailText = text('sendEmail result:\nsent')
       assert.deepStrictEqual(answers[0], {
-        prompt: [
-          system,
-          user('Find order 42'),
-          assistant(text('Searching.'), ...searchText),
-          assistant(emailText),
-          user('And the weather?'),
-        ],
+        prompt: [system, user('Find order 42'), assistant(text('Searching.'), ...searchText), assistant(emailText), user('And the weather?')],
       })
     })
 
@@ -131,7 +157,11 @@ for (const version of ['1.60.0', '1.67.0', '1.71.0']) {
         user('x'),
         assistant(text('looked it up'), result('p1', 'webSearch', { type: 'text', value: 'found' }, { mastra: { modelOutput: 'found' } })),
       ]
-      const { answers } = await both(version, () => ({ preserveModelOutput: true }), () => [prompt])
+      const { answers } = await both(
+        version,
+        () => ({ preserveModelOutput: true }),
+        () => [prompt],
+      )
       assert.deepStrictEqual(answers[0], { prompt: [user('x'), assistant(text('looked it up'), text('webSearch result:\nfound'))] })
     })
 

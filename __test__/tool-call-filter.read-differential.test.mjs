@@ -75,7 +75,12 @@ function genTurns(rng, first) {
 
 /** The options of a case, and whether ours may read the kept steps' names and provider options. */
 function genOptions(rng) {
-  const exclude = rng.weighted([[1, undefined], [3, ['search']], [1, ['search', 'mail']], [1, []]])
+  const exclude = rng.weighted([
+    [1, undefined],
+    [3, ['search']],
+    [1, ['search', 'mail']],
+    [1, []],
+  ])
   const options = { ...(exclude ? { exclude } : {}) }
   if (rng.bool(0.5)) options.preserveModelOutput = true
   if (rng.bool(0.4)) options.filterAfterToolSteps = rng.pick([0, 1, 2])
@@ -121,15 +126,15 @@ for (const version of releasesWithFilterStage('prompt')) {
         }
         const ref = await run(reference.ToolCallFilter)
         const got = await run(ours.ToolCallFilter)
-        const allowed = (read) =>
-          (options.filterAfterToolSteps >= 1 && KEPT_STEPS.test(read)) || (options.preserveModelOutput && RESULT_OPTIONS.test(read))
+        const allowed = (read) => (options.filterAfterToolSteps >= 1 && KEPT_STEPS.test(read)) || (options.preserveModelOutput && RESULT_OPTIONS.test(read))
         for (const call of [0, 1]) {
           const extra = [...got.reads[call]].filter((read) => !ref.reads[call].has(read) && !allowed(read))
           if (extra.length) failures.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1}: ours read ${extra.slice(0, 6).join(', ')}`)
           for (const getter of ['toolName', 'providerOptions']) {
             const both = (read) => read.endsWith(`.${getter}`) && ref.reads[call].has(read) && got.reads[call].has(read)
             const [ours, release] = [got.firsts[call].filter(both), ref.firsts[call].filter(both)]
-            if (ours.join() !== release.join()) orders.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1} ${getter}: ours ${ours.join(' ')} | release ${release.join(' ')}`)
+            if (ours.join() !== release.join())
+              orders.push(`seed ${seed} ${JSON.stringify(options)} call ${call + 1} ${getter}: ours ${ours.join(' ')} | release ${release.join(' ')}`)
             compared += release.length
           }
         }

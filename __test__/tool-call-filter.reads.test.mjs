@@ -46,7 +46,13 @@ function watched(part, log, poisoned = []) {
 }
 
 const call = (id, toolName) => ({ type: 'tool-call', toolCallId: id, toolName, input: {} })
-const result = (id, toolName, text) => ({ type: 'tool-result', toolCallId: id, toolName, output: { type: 'text', value: text }, providerOptions: { mastra: { modelOutput: text } } })
+const result = (id, toolName, text) => ({
+  type: 'tool-result',
+  toolCallId: id,
+  toolName,
+  output: { type: 'text', value: text },
+  providerOptions: { mastra: { modelOutput: text } },
+})
 
 for (const version of releasesWithFilterStage('prompt')) {
   describe(`${version}: ToolCallFilter reads no property of a prompt part the release does not`, () => {
@@ -85,7 +91,10 @@ for (const version of releasesWithFilterStage('prompt')) {
     const readsProviderOptions = releaseBehaviours(version).preservedResults !== PreservedResultsRule.Every
     test('preserveModelOutput: no providerOptions read of a result that is kept', { skip: readsProviderOptions }, async () => {
       const { reference, ours } = await loadRelease(version)
-      for (const options of [{ exclude: ['search'], preserveModelOutput: true }, { exclude: ['search'], preserveModelOutput: true, filterAfterToolSteps: 0 }]) {
+      for (const options of [
+        { exclude: ['search'], preserveModelOutput: true },
+        { exclude: ['search'], preserveModelOutput: true, filterAfterToolSteps: 0 },
+      ]) {
         const run = async (Filter) => {
           const log = []
           const kept = (p) => watched(p, log, ['providerOptions'])
@@ -118,7 +127,10 @@ for (const version of releasesWithFilterStage('messageList')) {
         const log = []
         const invocation = { state: 'result', toolCallId: 'r1', toolName: 'search', args: {}, result: {} }
         const content = { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: invocation }] }
-        for (const [key, value] of [['content', 'said'], ['toolInvocations', [invocation]]]) {
+        for (const [key, value] of [
+          ['content', 'said'],
+          ['toolInvocations', [invocation]],
+        ]) {
           Object.defineProperty(content, key, {
             enumerable: true,
             get() {
@@ -130,7 +142,12 @@ for (const version of releasesWithFilterStage('messageList')) {
         }
         const response = [{ id: 'a1', role: 'assistant', content }]
         const state = {}
-        const out = await armedWhile(() => new Filter({ exclude: [], filterAfterToolSteps: 1 }).processInputStep({ ...stepArgs(response, response, state), messageList: fakeList(response, response) }))
+        const out = await armedWhile(() =>
+          new Filter({ exclude: [], filterAfterToolSteps: 1 }).processInputStep({
+            ...stepArgs(response, response, state),
+            messageList: fakeList(response, response),
+          }),
+        )
         return { out, log, state }
       }
       const ref = await run(reference.ToolCallFilter)

@@ -88,7 +88,13 @@ async function filterOnce(version, filter) {
   }
   const prompt = [
     { role: 'user', content: [{ type: 'text', text: 'hi' }] },
-    { role: 'assistant', content: [{ type: 'tool-call', ...weather, input: {} }, { type: 'tool-call', ...email, input: {} }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'tool-call', ...weather, input: {} },
+        { type: 'tool-call', ...email, input: {} },
+      ],
+    },
     {
       role: 'tool',
       content: [

@@ -3,30 +3,30 @@
 // Release-independent: run on 1.71.0 (a malformed thread or memory context
 // is in tool-search.threads.test.mjs).
 
-import { describe, test, before, after } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, test, before, after } from 'node:test'
+import assert from 'node:assert/strict'
 
-import { toolSearchKit } from './helpers/tool-search-kit.mjs';
+import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 
 const { Ref, Ours, tagged, Labels, runStep, execTool, makeRequestContext, MASTRA_THREAD_ID_KEY, installClock, sameOrTypeError, probeProcessor, snapshot } =
-  await toolSearchKit('1.71.0');
+  await toolSearchKit('1.71.0')
 
 describe('bad input (same result as the reference, or a TypeError; never another error, a crash or a hang)', () => {
   // A frozen clock so getStateStats().oldestAccessTime compares exactly.
-  let clock;
+  let clock
   before(() => {
-    clock = installClock(1_800_000_000_000);
-  });
-  after(() => clock.restore());
+    clock = installClock(1_800_000_000_000)
+  })
+  after(() => clock.restore())
 
-  const weather = tagged('get_weather', 'Get the weather', 'w');
-  const email = tagged('send_email', 'Send an email', 'e');
-  const base = { getWeather: weather, sendEmail: email };
-  const labels = new Labels();
-  labels.set(weather, 'weather');
-  labels.set(email, 'email');
+  const weather = tagged('get_weather', 'Get the weather', 'w')
+  const email = tagged('send_email', 'Send an email', 'e')
+  const base = { getWeather: weather, sendEmail: email }
+  const labels = new Labels()
+  labels.set(weather, 'weather')
+  labels.set(email, 'email')
 
-  const construct = (P, opts) => (opts === '<none>' ? new P() : new P(opts));
+  const construct = (P, opts) => (opts === '<none>' ? new P() : new P(opts))
 
   const optionCases = [
     ['no options', '<none>'],
@@ -68,7 +68,7 @@ describe('bad input (same result as the reference, or a TypeError; never another
     ['tool with numeric description', { tools: { ...base, nd: { id: 'nd', description: 12345, execute: async () => ({}) } } }],
     ["tool with '' id", { tools: { ...base, emptyId: { id: '', description: 'weather tool with empty id', execute: async () => ({}) } } }],
     ['very long names', { tools: { ...base, ['k'.repeat(20000)]: { id: 'weather_' + 'i'.repeat(20000), description: 'weather', execute: async () => ({}) } } }],
-  ];
+  ]
 
   for (const [name, opts] of optionCases) {
     test(`options: ${name}`, async () => {
@@ -76,8 +76,8 @@ describe('bad input (same result as the reference, or a TypeError; never another
         async () => probeProcessor(construct(Ref, opts), { labels }),
         async () => probeProcessor(construct(Ours, opts), { labels }),
         { label: name },
-      );
-    });
+      )
+    })
   }
 
   test('hostile step arguments', async () => {
@@ -92,27 +92,27 @@ describe('bad input (same result as the reference, or a TypeError; never another
       ['messages with null entry', { messages: [null] }],
       ['messages with null part', { messages: [{ id: 'x', role: 'assistant', content: { format: 2, parts: [null] } }] }],
       ['messages with numeric parts', { messages: [{ id: 'x', role: 'assistant', content: { format: 2, parts: 5 } }] }],
-    ];
+    ]
     for (const storage of ['in-memory', 'context']) {
       for (const includeResolvedTools of [false, true]) {
         for (const [name, args] of cases) {
           await sameOrTypeError(
             async () => {
-              const p = new Ref({ tools: base, ttl: 0, storage, includeResolvedTools });
-              const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args });
-              return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() };
+              const p = new Ref({ tools: base, ttl: 0, storage, includeResolvedTools })
+              const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args })
+              return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() }
             },
             async () => {
-              const p = new Ours({ tools: base, ttl: 0, storage, includeResolvedTools });
-              const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args });
-              return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() };
+              const p = new Ours({ tools: base, ttl: 0, storage, includeResolvedTools })
+              const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args })
+              return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() }
             },
             { label: `${storage}/${includeResolvedTools}/${name}` },
-          );
+          )
         }
       }
     }
-  });
+  })
 
   test('odd resolved step tools with includeResolvedTools, with and without injectCatalog', async () => {
     const cases = {
@@ -121,21 +121,21 @@ describe('bad input (same result as the reference, or a TypeError; never another
       numericId: { a: { id: 7, description: 'weather seven', execute: async () => ({}) } },
       stringTool: { a: 'weather' },
       arrayTools: [weather],
-    };
+    }
     for (const injectCatalog of [false, true]) {
       for (const [name, stepTools] of Object.entries(cases)) {
-        const run = P => async () => {
-          const p = new P({ tools: base, ttl: 0, includeResolvedTools: true, injectCatalog });
-          const loads = [{ toolName: 'a' }, { toolNames: ['7', 'a', '0'] }];
-          return probeProcessor(p, { labels, stepTools, queries: ['weather', 'seven'], loads });
-        };
-        await sameOrTypeError(run(Ref), run(Ours), { label: `${name}, injectCatalog ${injectCatalog}` });
+        const run = (P) => async () => {
+          const p = new P({ tools: base, ttl: 0, includeResolvedTools: true, injectCatalog })
+          const loads = [{ toolName: 'a' }, { toolNames: ['7', 'a', '0'] }]
+          return probeProcessor(p, { labels, stepTools, queries: ['weather', 'seven'], loads })
+        }
+        await sameOrTypeError(run(Ref), run(Ours), { label: `${name}, injectCatalog ${injectCatalog}` })
       }
     }
-  });
+  })
 
   test('huge queries and names (100k chars), lone surrogates, control characters', async () => {
-    const big = 'weather '.repeat(12_500); // 100k chars
+    const big = 'weather '.repeat(12_500) // 100k chars
     const inputs = [
       { query: big },
       { query: 'x'.repeat(100_000) },
@@ -144,54 +144,64 @@ describe('bad input (same result as the reference, or a TypeError; never another
       { query: '\uDBFF\uDFFF\uD800' },
       { query: '\u0000weather\u0000' },
       { query: 'İ'.repeat(50_000) },
-    ];
+    ]
     const loads = [
       { toolName: 'n'.repeat(100_000) },
       { toolName: '\uD800' },
       { toolNames: ['\uDC00weather', 'get_weather\uD800'] },
       { toolNames: Array.from({ length: 5000 }, (_, i) => `t${i}`) },
-    ];
+    ]
     for (const input of inputs) {
-      const run = P => async () => {
-        const p = new P({ tools: base, ttl: 0 });
-        const s = await runStep(p, { labels });
-        return execTool(s.result.tools.search_tools, input);
-      };
-      const t = performance.now();
-      await sameOrTypeError(run(Ref), run(Ours), { label: `query ${JSON.stringify(input.query.slice(0, 20))}…` });
-      assert.ok(performance.now() - t < 20_000);
+      const run = (P) => async () => {
+        const p = new P({ tools: base, ttl: 0 })
+        const s = await runStep(p, { labels })
+        return execTool(s.result.tools.search_tools, input)
+      }
+      const t = performance.now()
+      await sameOrTypeError(run(Ref), run(Ours), { label: `query ${JSON.stringify(input.query.slice(0, 20))}…` })
+      assert.ok(performance.now() - t < 20_000)
     }
     for (const input of loads) {
-      const run = P => async () => {
-        const p = new P({ tools: base, ttl: 0 });
-        const s = await runStep(p, { labels });
-        return execTool(s.result.tools.load_tool, input);
-      };
-      await sameOrTypeError(run(Ref), run(Ours), { label: `load ${JSON.stringify(input).slice(0, 40)}` });
+      const run = (P) => async () => {
+        const p = new P({ tools: base, ttl: 0 })
+        const s = await runStep(p, { labels })
+        return execTool(s.result.tools.load_tool, input)
+      }
+      await sameOrTypeError(run(Ref), run(Ours), { label: `load ${JSON.stringify(input).slice(0, 40)}` })
     }
     // lone surrogates inside the catalog
-    const odd = { ['k\uD800']: { id: 'weather\uDC00', description: 'lone \uD800 surrogate weather', execute: async () => ({}) }, ...base };
+    const odd = { ['k\uD800']: { id: 'weather\uDC00', description: 'lone \uD800 surrogate weather', execute: async () => ({}) }, ...base }
     await sameOrTypeError(
-      async () => probeProcessor(new Ref({ tools: odd, ttl: 0 }), { labels, queries: ['weather', 'lone'], loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }] }),
-      async () => probeProcessor(new Ours({ tools: odd, ttl: 0 }), { labels, queries: ['weather', 'lone'], loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }] }),
+      async () =>
+        probeProcessor(new Ref({ tools: odd, ttl: 0 }), {
+          labels,
+          queries: ['weather', 'lone'],
+          loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }],
+        }),
+      async () =>
+        probeProcessor(new Ours({ tools: odd, ttl: 0 }), {
+          labels,
+          queries: ['weather', 'lone'],
+          loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }],
+        }),
       { label: 'lone surrogates in the catalog' },
-    );
-  });
+    )
+  })
 
   test('state methods with odd arguments', async () => {
-    const run = P => async () => {
-      const p = new P({ tools: base, ttl: 1000 });
-      await runStep(p, { labels, requestContext: makeRequestContext({ threadId: 't' }) });
-      const out = [];
+    const run = (P) => async () => {
+      const p = new P({ tools: base, ttl: 1000 })
+      await runStep(p, { labels, requestContext: makeRequestContext({ threadId: 't' }) })
+      const out = []
       for (const a of [null, 5, {}, '', 'default', 't', Symbol.iterator]) {
-        out.push(String(p.clearState(a)));
-        out.push(p.getStateStats());
+        out.push(String(p.clearState(a)))
+        out.push(p.getStateStats())
       }
-      out.push(p.cleanupNow(1, 2, 3));
-      out.push(snapshot(await p.getLoadedToolsForRequestContext(null)));
-      out.push(snapshot(await p.getLoadedToolsForRequestContext({ requestContext: null, tools: null })));
-      return out;
-    };
-    await sameOrTypeError(run(Ref), run(Ours), { label: 'state methods' });
-  });
-});
+      out.push(p.cleanupNow(1, 2, 3))
+      out.push(snapshot(await p.getLoadedToolsForRequestContext(null)))
+      out.push(snapshot(await p.getLoadedToolsForRequestContext({ requestContext: null, tools: null })))
+      return out
+    }
+    await sameOrTypeError(run(Ref), run(Ours), { label: 'state methods' })
+  })
+})

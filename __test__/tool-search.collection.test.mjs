@@ -17,12 +17,10 @@ import { collectionCost, functionNames } from './helpers/collection.mjs'
 const here = dirname(fileURLToPath(import.meta.url))
 const lib = join(here, '..', 'lib')
 
-test(
-  'a full collection between requests deoptimizes none of ToolSearchProcessor and drops none of its compiled code',
-  { todo: 'issue 18: ToolSearchProcessor still depends on what a request drops' },
-  () => {
-    const names = functionNames(['tool-search.js', 'context-history.js', 'tool-parameters.js', 'hook-arguments.js'].map((file) => join(lib, file)))
-    assert.ok(names.has('processInputStep') && names.has('readThread'), 'the name scan is broken')
-    assert.deepEqual(collectionCost(join(here, 'helpers', 'tool-search-rhythm.mjs'), names), [])
-  },
-)
+test('a full collection between requests deoptimizes none of ToolSearchProcessor and drops none of its compiled code', {
+  todo: 'issue 18: ToolSearchProcessor still depends on what a request drops',
+}, () => {
+  const names = functionNames(['tool-search.js', 'context-history.js', 'tool-parameters.js', 'hook-arguments.js'].map((file) => join(lib, file)))
+  assert.ok(names.has('processInputStep') && names.has('readThread'), 'the name scan is broken')
+  assert.deepEqual(collectionCost(join(here, 'helpers', 'tool-search-rhythm.mjs'), names), [])
+})

@@ -7,8 +7,7 @@ import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
 import { ToolSearchProcessor } from '../index.mjs'
 
-const tool = (id, description) =>
-  createTool({ id, description, inputSchema: z.object({}), execute: async () => ({ ran: id }) })
+const tool = (id, description) => createTool({ id, description, inputSchema: z.object({}), execute: async () => ({ ran: id }) })
 
 const tools = {
   get_weather: tool('get_weather', 'Get the weather forecast for a city'),
@@ -62,11 +61,5 @@ test('a hook stuck on one request does not stall another request', async () => {
 
   assert.equal(stuckSettled, false)
   assert.deepEqual(processor.getStateStats().threadCount, 2)
-  assert.deepEqual(calls, [
-    'stuck:search:get_weather',
-    'stuck:load:send_email',
-    'free:search:get_weather',
-    'free:load:get_weather',
-    'free:active:get_weather',
-  ])
+  assert.deepEqual(calls, ['stuck:search:get_weather', 'stuck:load:send_email', 'free:search:get_weather', 'free:load:get_weather', 'free:active:get_weather'])
 })

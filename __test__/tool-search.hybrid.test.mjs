@@ -105,10 +105,12 @@ for (const version of ['1.59.0', '1.71.0']) {
       for (const [i, query] of QUESTIONS.entries()) assert.deepEqual(await hybrid(query), found(expected[i]), query)
       // 'fielded' finds two of them by a word that is not the point ("from"),
       // and the therapist by a stem of "counselling", far down.
-      assert.deepEqual(
-        await Promise.all(QUESTIONS.map(async (q) => (await fielded(q)).results.map((r) => [r.name, r.score]))),
-        [[['find_therapist', 0.21]], [['translate_text', 0.64]], [['translate_text', 0.64]], []],
-      )
+      assert.deepEqual(await Promise.all(QUESTIONS.map(async (q) => (await fielded(q)).results.map((r) => [r.name, r.score]))), [
+        [['find_therapist', 0.21]],
+        [['translate_text', 0.64]],
+        [['translate_text', 0.64]],
+        [],
+      ])
       // A word match still counts; a question about nothing here finds nothing.
       assert.deepEqual(await hybrid('weather'), found([['get_current_weather', 15.45]]))
       assert.deepEqual(await hybrid('zebra'), { results: [], message: 'No tools found matching "zebra". Try different keywords.' })
@@ -116,8 +118,7 @@ for (const version of ['1.59.0', '1.71.0']) {
 
     test('topK, minScore, autoLoad and the filter hook work as with the other rankings', async () => {
       const query = QUESTIONS[1]
-      const withOptions = (search, more = {}) =>
-        searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', ...search }, ...more }))
+      const withOptions = (search, more = {}) => searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', ...search }, ...more }))
       assert.deepEqual(await (await withOptions({ topK: 1 }))(query), found([['sort_numbers', 9.03]]))
       assert.deepEqual(await (await withOptions({ minScore: 1 }))(query), found([['sort_numbers', 9.03]]))
       const asked = []
@@ -167,7 +168,10 @@ for (const version of ['1.59.0', '1.71.0']) {
       const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } })
       await toolVectorsReady(processor)
       // Five texts, two a call.
-      assert.deepEqual(embedder.calls.map((values) => values.length), [2, 2, 1])
+      assert.deepEqual(
+        embedder.calls.map((values) => values.length),
+        [2, 2, 1],
+      )
       assert.equal(embedder.calls[0][0], 'find therapist. Finds a licensed therapist for counselling sessions near a location.. location City and state')
       const search = await searchTool(processor)
       const builtIn = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid' } }))
@@ -175,7 +179,10 @@ for (const version of ['1.59.0', '1.71.0']) {
       // model embeds a tool's parameters apart where an embedder gets one text.
       const names = async (search, query) => (await search(query)).results.map((r) => r.name)
       for (const query of QUESTIONS) assert.deepEqual(await names(search, query), await names(builtIn, query), query)
-      assert.deepEqual(embedder.calls.slice(3), QUESTIONS.map((q) => [q]))
+      assert.deepEqual(
+        embedder.calls.slice(3),
+        QUESTIONS.map((q) => [q]),
+      )
       // Another processor over the same tools and model embeds only its questions.
       const again = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } })
       await toolVectorsReady(again)
@@ -228,15 +235,29 @@ for (const version of ['1.59.0', '1.71.0']) {
         })
         await toolVectorsReady(processor)
       })
-      assert.deepEqual(wrong, ['ToolSearchProcessor: search.embedder failed (doEmbed gave 1 embeddings for 5 values); search_tools ranks without it, as \'fielded\', while it fails. Said once.'])
+      assert.deepEqual(wrong, [
+        "ToolSearchProcessor: search.embedder failed (doEmbed gave 1 embeddings for 5 values); search_tools ranks without it, as 'fielded', while it fails. Said once.",
+      ])
     })
 
     describe('bad input is a TypeError naming the option', () => {
       const model = builtinEmbeddingModel()
       for (const [label, search, message] of [
-        ['an embedder that is a string', { ranking: 'hybrid', embedder: 'openai/text-embedding-3-small' }, 'options.search.embedder must be an AI SDK embedding model (an object with a doEmbed function), got the string "openai/text-embedding-3-small"'],
-        ['an embedder without doEmbed', { ranking: 'hybrid', embedder: { modelId: 'x' } }, 'options.search.embedder must be an AI SDK embedding model (an object with a doEmbed function), got an object'],
-        ['an embedder with another ranking', { ranking: 'fielded', embedder: model }, "options.search.ranking must be 'hybrid' with options.search.embedder, got the string \"fielded\""],
+        [
+          'an embedder that is a string',
+          { ranking: 'hybrid', embedder: 'openai/text-embedding-3-small' },
+          'options.search.embedder must be an AI SDK embedding model (an object with a doEmbed function), got the string "openai/text-embedding-3-small"',
+        ],
+        [
+          'an embedder without doEmbed',
+          { ranking: 'hybrid', embedder: { modelId: 'x' } },
+          'options.search.embedder must be an AI SDK embedding model (an object with a doEmbed function), got an object',
+        ],
+        [
+          'an embedder with another ranking',
+          { ranking: 'fielded', embedder: model },
+          'options.search.ranking must be \'hybrid\' with options.search.embedder, got the string "fielded"',
+        ],
         ['an embedder with the default ranking', { embedder: model }, "options.search.ranking must be 'hybrid' with options.search.embedder, got undefined"],
       ]) {
         test(label, () => {

@@ -10,213 +10,220 @@
 // identity), search and load results, system messages, and every hook call
 // with the tool object it received.
 
-import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
 
-import { toolSearchKit } from './helpers/tool-search-kit.mjs';
+import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 
 for (const version of ['1.59.0', '1.71.0']) {
-  const kit = await toolSearchKit(version);
-  const { both, runStep, execTool, makeRequestContext, docsCatalog, tagged, snapshot, referenceHas } = kit;
+  const kit = await toolSearchKit(version)
+  const { both, runStep, execTool, makeRequestContext, docsCatalog, tagged, snapshot, referenceHas } = kit
 
   /**
    * Runs `script` on both implementations over a fresh copy of the docs'
    * catalog plus `extra` tools (labelled, shared by both runs).
    */
   async function compare(options, script) {
-    const { tools, labels } = docsCatalog();
+    const { tools, labels } = docsCatalog()
     const extra = {
       weatherV2: labels.set(tagged('get_weather', 'Get the weather forecast, version two', 'weatherV2'), 'weatherV2'),
       renamed: labels.set(tagged('weather_now', 'Current weather right now', 'renamed'), 'renamed'),
       added: labels.set(tagged('translate_text', 'Translate text between languages', 'added'), 'added'),
       idless: labels.set({ description: 'A tool without an id', execute: async () => ({}) }, 'idless'),
-    };
-    return both(async P => {
-      const record = { ...tools };
-      const hookCalls = [];
+    }
+    return both(async (P) => {
+      const record = { ...tools }
+      const hookCalls = []
       const filter = options.filter
         ? ({ toolName, tool, phase }) => {
-            hookCalls.push([phase, toolName, labels.get(tool)]);
-            return options.filter({ toolName, phase });
+            hookCalls.push([phase, toolName, labels.get(tool)])
+            return options.filter({ toolName, phase })
           }
-        : undefined;
-      const p = new P({ ttl: 0, ...options, tools: record, filter });
-      const rc = makeRequestContext({ threadId: 'live' });
-      const log = [];
-      let stepNumber = 0;
+        : undefined
+      const p = new P({ ttl: 0, ...options, tools: record, filter })
+      const rc = makeRequestContext({ threadId: 'live' })
+      const log = []
+      let stepNumber = 0
       const ctx = {
         record,
         extra,
         async step(tools) {
-          const s = await runStep(p, { labels, requestContext: rc, tools, stepNumber: stepNumber++ });
-          ctx.current = s;
-          log.push({ tools: s.tools.map(([name, t]) => [name, typeof t === 'string' ? t : 'meta']), system: s.systemCalls });
-          return s;
+          const s = await runStep(p, { labels, requestContext: rc, tools, stepNumber: stepNumber++ })
+          ctx.current = s
+          log.push({ tools: s.tools.map(([name, t]) => [name, typeof t === 'string' ? t : 'meta']), system: s.systemCalls })
+          return s
         },
         async search(query, s = ctx.current) {
-          log.push({ search: query, out: await execTool(s.result.tools.search_tools, { query }, { requestContext: rc }) });
+          log.push({ search: query, out: await execTool(s.result.tools.search_tools, { query }, { requestContext: rc }) })
         },
         async load(input, s = ctx.current) {
-          log.push({ load: input, out: await execTool(s.result.tools.load_tool, input, { requestContext: rc }) });
+          log.push({ load: input, out: await execTool(s.result.tools.load_tool, input, { requestContext: rc }) })
         },
         async resume(tools) {
-          const out = await p.getLoadedToolsForRequestContext({ requestContext: rc, tools });
-          log.push({ resume: Object.entries(out).map(([name, t]) => [name, labels.get(t)]) });
+          const out = await p.getLoadedToolsForRequestContext({ requestContext: rc, tools })
+          log.push({ resume: Object.entries(out).map(([name, t]) => [name, labels.get(t)]) })
         },
-      };
-      await script(ctx);
-      return snapshot({ log, hookCalls });
-    });
+      }
+      await script(ctx)
+      return snapshot({ log, hookCalls })
+    })
   }
 
   const filters = {
     'no hook': {},
     'a hook': { filter: ({ toolName }) => toolName !== 'db_insert' },
-  };
+  }
 
   describe(`${version}: a live tools record`, () => {
     for (const [label, options] of Object.entries(filters)) {
       test(`${label}: a tool added under a new key loads by key and by id`, async () => {
         const [ref, ours] = await compare(options, async ({ record, extra, step, load, search, resume }) => {
-          await step();
-          record.translator = extra.added;
-          await load({ toolName: 'translator' });
-          await load({ toolName: 'translate_text' });
-          await load({ toolNames: ['translator', 'translate_text', 'nope'] });
-          await search('translate languages'); // the index is stale: not found
-          await step();
-          await resume();
-        });
-        assert.deepEqual(ours, ref);
-        const last = ours.log.find(e => e.resume).resume;
-        assert.deepEqual(last, [['translator', 'added'], ['translate_text', 'added']]);
-      });
+          await step()
+          record.translator = extra.added
+          await load({ toolName: 'translator' })
+          await load({ toolName: 'translate_text' })
+          await load({ toolNames: ['translator', 'translate_text', 'nope'] })
+          await search('translate languages') // the index is stale: not found
+          await step()
+          await resume()
+        })
+        assert.deepEqual(ours, ref)
+        const last = ours.log.find((e) => e.resume).resume
+        assert.deepEqual(last, [
+          ['translator', 'added'],
+          ['translate_text', 'added'],
+        ])
+      })
 
       test(`${label}: a tool swapped in under an existing key is the one returned and asked about`, async () => {
         const [ref, ours] = await compare(options, async ({ record, extra, step, load, search }) => {
-          await step();
-          await load({ toolName: 'get_weather' });
-          await load({ toolName: 'sendEmail' });
-          record.getWeather = extra.weatherV2; // same id
-          record.sendEmail = extra.renamed; // another id
-          await search('weather forecast');
-          await search('email recipient');
-          await step();
-          await load({ toolNames: ['getWeather', 'get_weather', 'send_email', 'weather_now'] });
-          await step();
-        });
-        assert.deepEqual(ours, ref);
-      });
+          await step()
+          await load({ toolName: 'get_weather' })
+          await load({ toolName: 'sendEmail' })
+          record.getWeather = extra.weatherV2 // same id
+          record.sendEmail = extra.renamed // another id
+          await search('weather forecast')
+          await search('email recipient')
+          await step()
+          await load({ toolNames: ['getWeather', 'get_weather', 'send_email', 'weather_now'] })
+          await step()
+        })
+        assert.deepEqual(ours, ref)
+      })
 
       test(`${label}: a deleted tool is not found, not listed, not loaded`, async () => {
         const [ref, ours] = await compare(options, async ({ record, step, load, search, resume }) => {
-          await step();
-          await load({ toolNames: ['get_weather', 'db_query'] });
-          delete record.getWeather;
-          delete record.query;
-          await search('weather forecast city');
-          await load({ toolName: 'getWeather' });
-          await load({ toolName: 'get_weathe' }); // suggestions list live keys
-          await step();
-          await resume();
-        });
-        assert.deepEqual(ours, ref);
-      });
+          await step()
+          await load({ toolNames: ['get_weather', 'db_query'] })
+          delete record.getWeather
+          delete record.query
+          await search('weather forecast city')
+          await load({ toolName: 'getWeather' })
+          await load({ toolName: 'get_weathe' }) // suggestions list live keys
+          await step()
+          await resume()
+        })
+        assert.deepEqual(ours, ref)
+      })
 
       test(`${label}: the record may change between a step and its meta-tool calls, and before the first step`, async () => {
         const [ref, ours] = await compare(options, async ({ record, extra, step, load }) => {
-          record.early = extra.added;
-          delete record.mergePR;
-          const s = await step();
-          record.late = extra.renamed;
-          await load({ toolNames: ['early', 'late', 'weather_now', 'merge_pull_request', 'mergePR'] }, s);
-          await load({ toolName: 'lat' }, s);
-          await step();
-        });
-        assert.deepEqual(ours, ref);
-      });
+          record.early = extra.added
+          delete record.mergePR
+          const s = await step()
+          record.late = extra.renamed
+          await load({ toolNames: ['early', 'late', 'weather_now', 'merge_pull_request', 'mergePR'] }, s)
+          await load({ toolName: 'lat' }, s)
+          await step()
+        })
+        assert.deepEqual(ours, ref)
+      })
 
       test(`${label}: includeResolvedTools spreads the live record with the step's tools`, async () => {
         const [ref, ours] = await compare({ ...options, includeResolvedTools: true }, async ({ record, extra, step, load, search }) => {
-          const resolved = { mcpTool: kit.tagged('mcp_tool', 'A tool from an MCP server', 'mcp') };
-          await step(resolved);
-          record.translator = extra.added;
-          record.getWeather = extra.renamed;
-          delete record.sendEmail;
-          await step(resolved);
-          await search('translate languages'); // indexed afresh with the step's tools
-          await search('weather now');
-          await search('send email');
-          await load({ toolNames: ['translator', 'translate_text', 'weather_now', 'get_weather', 'send_email', 'mcp_tool'] });
-          await step(resolved);
-          record.idless = extra.idless;
-          await step(resolved);
-          await search('tool without id');
-          await step({}); // no step tools: the record's own (stale) index
-          await search('translate languages');
-        });
-        assert.deepEqual(ours, ref);
-      });
+          const resolved = { mcpTool: kit.tagged('mcp_tool', 'A tool from an MCP server', 'mcp') }
+          await step(resolved)
+          record.translator = extra.added
+          record.getWeather = extra.renamed
+          delete record.sendEmail
+          await step(resolved)
+          await search('translate languages') // indexed afresh with the step's tools
+          await search('weather now')
+          await search('send email')
+          await load({ toolNames: ['translator', 'translate_text', 'weather_now', 'get_weather', 'send_email', 'mcp_tool'] })
+          await step(resolved)
+          record.idless = extra.idless
+          await step(resolved)
+          await search('tool without id')
+          await step({}) // no step tools: the record's own (stale) index
+          await search('translate languages')
+        })
+        assert.deepEqual(ours, ref)
+      })
 
       if (referenceHas.injectCatalog) {
         test(`${label}: the injected catalog lists the live keys, with the descriptions indexed at construction`, async () => {
           const [ref, ours] = await compare({ ...options, injectCatalog: true }, async ({ record, extra, step }) => {
-            await step();
-            record.translator = extra.added; // listed, without a description
-            record.getWeather = extra.renamed; // listed as weather_now, no description
-            record.listPRs = extra.weatherV2; // listed as get_weather, its indexed description
-            delete record.sendEmail;
-            record.plain = extra.idless; // listed under its key
-            await step();
-            delete record.translator;
-            await step();
-          });
-          assert.deepEqual(ours, ref);
-          const lines = ours.log[1].system.at(-1).content ?? ours.log[1].system.at(-1);
-          assert.match(JSON.stringify(lines), /translate_text/);
-        });
+            await step()
+            record.translator = extra.added // listed, without a description
+            record.getWeather = extra.renamed // listed as weather_now, no description
+            record.listPRs = extra.weatherV2 // listed as get_weather, its indexed description
+            delete record.sendEmail
+            record.plain = extra.idless // listed under its key
+            await step()
+            delete record.translator
+            await step()
+          })
+          assert.deepEqual(ours, ref)
+          const lines = ours.log[1].system.at(-1).content ?? ours.log[1].system.at(-1)
+          assert.match(JSON.stringify(lines), /translate_text/)
+        })
       }
     }
 
     test('a record left alone asks nothing more than before', async () => {
       const [ref, ours] = await compare(filters['a hook'], async ({ step, load, search }) => {
-        await step();
-        await search('weather');
-        await load({ toolNames: ['get_weather', 'db_insert', 'nope'] });
-        await step();
-      });
-      assert.deepEqual(ours, ref);
-    });
-  });
+        await step()
+        await search('weather')
+        await load({ toolNames: ['get_weather', 'db_insert', 'nope'] })
+        await step()
+      })
+      assert.deepEqual(ours, ref)
+    })
+  })
 }
 
-const kit171 = await toolSearchKit('1.71.0');
+const kit171 = await toolSearchKit('1.71.0')
 
 describe('a record value put in after construction that is no tool', () => {
-  const { Ref, Ours, runStep, execTool, makeRequestContext, docsCatalog } = kit171;
+  const { Ref, Ours, runStep, execTool, makeRequestContext, docsCatalog } = kit171
 
   // The reference reads `.id` of every value when it looks a name up by id,
   // so `null` or `undefined` makes it throw a TypeError; ours throws one
   // naming the key, for any value that is no tool.
-  for (const [label, value] of [['null', null], ['undefined', undefined], ['a number', 5]]) {
+  for (const [label, value] of [
+    ['null', null],
+    ['undefined', undefined],
+    ['a number', 5],
+  ]) {
     test(`${label}: a TypeError naming the key, wherever the record is read`, async () => {
-      const { tools, labels } = docsCatalog();
-      const record = { ...tools };
-      const p = new Ours({ tools: record, ttl: 0 });
-      const rc = makeRequestContext({ threadId: 'broken' });
-      const s = await runStep(p, { labels, requestContext: rc });
-      record.broken = value;
-      const out = await execTool(s.result.tools.load_tool, { toolName: value === 5 ? 'broken' : 'nothing_by_this_name' }, { requestContext: rc });
-      assert.equal(out.threw?.name, 'TypeError');
-      assert.match(out.threw.message, /^ToolSearchProcessor: options\.tools\.broken must be a tool, got /);
+      const { tools, labels } = docsCatalog()
+      const record = { ...tools }
+      const p = new Ours({ tools: record, ttl: 0 })
+      const rc = makeRequestContext({ threadId: 'broken' })
+      const s = await runStep(p, { labels, requestContext: rc })
+      record.broken = value
+      const out = await execTool(s.result.tools.load_tool, { toolName: value === 5 ? 'broken' : 'nothing_by_this_name' }, { requestContext: rc })
+      assert.equal(out.threw?.name, 'TypeError')
+      assert.match(out.threw.message, /^ToolSearchProcessor: options\.tools\.broken must be a tool, got /)
       if (value !== 5) {
-        const refRecord = { ...tools };
-        const ref = new Ref({ tools: refRecord, ttl: 0 });
-        const refStep = await runStep(ref, { labels, requestContext: rc });
-        refRecord.broken = value;
-        const refOut = await execTool(refStep.result.tools.load_tool, { toolName: 'nothing_by_this_name' }, { requestContext: rc });
-        assert.equal(refOut.threw?.name, 'TypeError');
+        const refRecord = { ...tools }
+        const ref = new Ref({ tools: refRecord, ttl: 0 })
+        const refStep = await runStep(ref, { labels, requestContext: rc })
+        refRecord.broken = value
+        const refOut = await execTool(refStep.result.tools.load_tool, { toolName: 'nothing_by_this_name' }, { requestContext: rc })
+        assert.equal(refOut.threw?.name, 'TypeError')
       }
-    });
+    })
   }
-});
+})

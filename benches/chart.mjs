@@ -58,7 +58,11 @@ function seriesOf(rows) {
 
 function drawPanel(panel, top) {
   const points = panel.series.flatMap((s) => s.points)
-  const x = logScale(points.map((p) => p.size), PANEL.left, PANEL.width - PANEL.right)
+  const x = logScale(
+    points.map((p) => p.size),
+    PANEL.left,
+    PANEL.width - PANEL.right,
+  )
   const y = logScale([1, ...points.map((p) => p.speedup)], top + PANEL.height - PANEL.bottom, top + PANEL.top)
   const out = [`<text x="${PANEL.left}" y="${top + 20}" font-size="13" font-weight="600">${escapeXml(panel.title)}</text>`]
 
@@ -90,7 +94,9 @@ function drawPanel(panel, top) {
     const ly = top + PANEL.top + i * LINE_HEIGHT
     out.push(markerAt(marker, PANEL.width + 10, ly - 4, color))
     const last = series.points[series.points.length - 1]
-    out.push(`<text x="${PANEL.width + 20}" y="${ly}" fill="#222">${escapeXml(series.name)} (${formatNumber(last.speedup)}x at ${formatNumber(last.size)})</text>`)
+    out.push(
+      `<text x="${PANEL.width + 20}" y="${ly}" fill="#222">${escapeXml(series.name)} (${formatNumber(last.speedup)}x at ${formatNumber(last.size)})</text>`,
+    )
   })
   return out.join('\n')
 }

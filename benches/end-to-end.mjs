@@ -33,7 +33,12 @@ const MASTRA = { Agent, ToolCallFilter: MastraToolCallFilter, ToolSearchProcesso
 const OURS = { Agent, ToolCallFilter: OursToolCallFilter, ToolSearchProcessor: OursToolSearchProcessor }
 
 /** A search that finds `tool`: the first words of its description. */
-const queryFor = (tool) => tool.description.toLowerCase().match(/[a-z]{4,}/g).slice(0, 3).join(' ')
+const queryFor = (tool) =>
+  tool.description
+    .toLowerCase()
+    .match(/[a-z]{4,}/g)
+    .slice(0, 3)
+    .join(' ')
 
 const formatMs = (ms) => (ms < 1 ? `${(ms * 1e3).toPrecision(3)} µs` : ms < 1e3 ? `${ms.toPrecision(3)} ms` : `${(ms / 1e3).toPrecision(3)} s`)
 
@@ -72,7 +77,9 @@ export function endToEndWorkloads({ catalogTools, resolvedTools, measure, assert
       // Same work is not enough: it must be the work described.
       const offered = theirs.calls.map((call) => call.tools)
       if (theirs.calls.length !== 4 || !offered[2].includes(toolName) || offered[1].includes(toolName) || theirs.text !== 'Done.') {
-        throw new Error(`${name} ${size}: the request did not search, load ${toolName}, call it and answer (tools offered per call: ${JSON.stringify(offered)})`)
+        throw new Error(
+          `${name} ${size}: the request did not search, load ${toolName}, call it and answer (tools offered per call: ${JSON.stringify(offered)})`,
+        )
       }
 
       // Each request starts with nothing loaded, as a new conversation's does.

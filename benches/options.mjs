@@ -77,7 +77,8 @@ export function parseOptions(argv) {
         options.only = [...(options.only ?? []), ...groups]
       } else if (arg === '--sizes') {
         const sizes = value.split(',').map((size) => size.trim())
-        if (!sizes.every((size) => WHOLE.test(size) && Number(size) <= 1_000_000)) return { error: '--sizes takes whole numbers from 1 to 1000000, separated by commas' }
+        if (!sizes.every((size) => WHOLE.test(size) && Number(size) <= 1_000_000))
+          return { error: '--sizes takes whole numbers from 1 to 1000000, separated by commas' }
         options.sizes = sizes.map(Number)
       } else if (arg === '--history') {
         if (!WHOLE.test(value) || Number(value) > 100_000) return { error: '--history takes a whole number of messages from 1 to 100000' }

@@ -17,7 +17,9 @@ function queriesFrom(tools, count = 12) {
   const queries = []
   for (let i = 0; i < entries.length && queries.length < count; i += step) {
     const [key, tool] = entries[i]
-    const words = String(tool.description ?? key).toLowerCase().match(/[\p{L}\p{N}]{4,}/gu) ?? [key]
+    const words = String(tool.description ?? key)
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]{4,}/gu) ?? [key]
     queries.push(words.slice(0, 3).join(' '))
   }
   return queries
@@ -51,13 +53,25 @@ export function historyOf(keys, length) {
     const value = { ok: true, items: [`result ${turn}`, `result ${turn + 1}`] }
     prompt.push(
       { role: 'user', content: [{ type: 'text', text: question }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool-call', toolCallId, toolName, input }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool-call', toolCallId, toolName, input },
+        ],
+      },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value } }] },
       { role: 'assistant', content: [{ type: 'text', text: `Here is what ${toolName} found.` }] },
     )
     conversation.push(
       { role: 'user', content: question },
-      { role: 'assistant', content: [{ type: 'text', text: 'Let me look.' }, { type: 'tool-call', toolCallId, toolName, input }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Let me look.' },
+          { type: 'tool-call', toolCallId, toolName, input },
+        ],
+      },
       { role: 'tool', content: [{ type: 'tool-result', toolCallId, toolName, output: { type: 'json', value } }] },
       { role: 'assistant', content: `Here is what ${toolName} found.` },
     )
@@ -65,7 +79,18 @@ export function historyOf(keys, length) {
     const at = (i) => ({ id: `m_${turn}_${i}`, createdAt: new Date(Date.UTC(2025, 0, 1) + (turn * 4 + i) * 1000), threadId: 'bench', resourceId: 'bench' })
     stored.push(
       { ...at(0), role: 'user', content: { format: 2, parts: [{ type: 'text', text: question }], content: question } },
-      { ...at(1), role: 'assistant', content: { format: 2, parts: [{ type: 'text', text: 'Let me look.' }, { type: 'tool-invocation', toolInvocation: invocation }], toolInvocations: [{ ...invocation }] } },
+      {
+        ...at(1),
+        role: 'assistant',
+        content: {
+          format: 2,
+          parts: [
+            { type: 'text', text: 'Let me look.' },
+            { type: 'tool-invocation', toolInvocation: invocation },
+          ],
+          toolInvocations: [{ ...invocation }],
+        },
+      },
       { ...at(3), role: 'assistant', content: { format: 2, parts: [{ type: 'text', text: `Here is what ${toolName} found.` }] } },
     )
   }
@@ -98,16 +123,35 @@ export async function benchCatalog(tools, { history, quick }, progress) {
   const searchOf = async (processor) => (await processor.processInputStep(stepArgs({}, requestContext))).tools.search_tools
   const sides = (make) => ({ mastra: make(mastra), ours: make(ours) })
 
-  row('construct', async () => measure(sides(({ ToolSearchProcessor }) => () => new ToolSearchProcessor({ tools })), { quick }))
+  row('construct', async () =>
+    measure(
+      sides(
+        ({ ToolSearchProcessor }) =>
+          () =>
+            new ToolSearchProcessor({ tools }),
+      ),
+      { quick },
+    ),
+  )
   row('construct + first search', async () => {
-    const first = ({ ToolSearchProcessor }) => async () => (await searchOf(new ToolSearchProcessor({ tools }))).execute({ query: queries[0] }, ctx)
+    const first =
+      ({ ToolSearchProcessor }) =>
+      async () =>
+        (await searchOf(new ToolSearchProcessor({ tools }))).execute({ query: queries[0] }, ctx)
     assertSameWork('construct + first search', await first(mastra)(), await first(ours)())
     return measure(sides(first), { quick })
   })
   row('search_tools', async () => {
     const search = { mastra: await searchOf(new mastra.ToolSearchProcessor({ tools })), ours: await searchOf(new ours.ToolSearchProcessor({ tools })) }
-    for (const query of queries) assertSameWork(`search_tools "${query}"`, await search.mastra.execute({ query }, ctx), await search.ours.execute({ query }, ctx))
-    return measure({ mastra: (k) => search.mastra.execute({ query: queries[k % queries.length] }, ctx), ours: (k) => search.ours.execute({ query: queries[k % queries.length] }, ctx) }, { quick })
+    for (const query of queries)
+      assertSameWork(`search_tools "${query}"`, await search.mastra.execute({ query }, ctx), await search.ours.execute({ query }, ctx))
+    return measure(
+      {
+        mastra: (k) => search.mastra.execute({ query: queries[k % queries.length] }, ctx),
+        ours: (k) => search.ours.execute({ query: queries[k % queries.length] }, ctx),
+      },
+      { quick },
+    )
   })
   row('a step with your tools resolved per request (includeResolvedTools)', async () => {
     const processors = sides(({ ToolSearchProcessor }) => new ToolSearchProcessor({ tools: {}, includeResolvedTools: true }))
@@ -120,7 +164,10 @@ export async function benchCatalog(tools, { history, quick }, progress) {
   })
   row('a step with the catalog in the system prompt (injectCatalog)', async () => {
     const processors = sides(({ ToolSearchProcessor }) => new ToolSearchProcessor({ tools, injectCatalog: true }))
-    const step = (processor, system = []) => async () => stepView(await processor.processInputStep(stepArgs({}, requestContext, system)), system)
+    const step =
+      (processor, system = []) =>
+      async () =>
+        stepView(await processor.processInputStep(stepArgs({}, requestContext, system)), system)
     const [theirs, ourView] = [await step(processors.mastra)(), await step(processors.ours)()]
     assertSameWork('injectCatalog', theirs, ourView)
     if (theirs.system.length === 0) return { skipped: `@mastra/core ${mastra.version} has no injectCatalog (from 1.67.0)` }

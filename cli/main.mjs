@@ -57,14 +57,19 @@ async function loadTools(path) {
   try {
     module = await import(url)
   } catch (error) {
-    const hint = /\.[cm]?tsx?$/.test(path) && error.code === 'ERR_UNKNOWN_FILE_EXTENSION' ? ' (run it through a TypeScript loader, e.g. npx tsx node_modules/.bin/mastra-native-processors ..., or point --tools at built JavaScript)' : ''
+    const hint =
+      /\.[cm]?tsx?$/.test(path) && error.code === 'ERR_UNKNOWN_FILE_EXTENSION'
+        ? ' (run it through a TypeScript loader, e.g. npx tsx node_modules/.bin/mastra-native-processors ..., or point --tools at built JavaScript)'
+        : ''
     throw new Error(`cannot import ${path}: ${error.message}${hint}`)
   }
   const tools = module.tools ?? module.default?.tools ?? module.default
   const isRecord = tools && typeof tools === 'object' && !Array.isArray(tools)
   const entries = isRecord ? Object.entries(tools).filter(([, tool]) => tool && typeof tool === 'object') : []
   if (entries.length === 0) {
-    throw new Error(`${path} exports no tools record: expected \`export default { myTool, ... }\` or \`export const tools = { ... }\` (it exports ${Object.keys(module).join(', ') || 'nothing'})`)
+    throw new Error(
+      `${path} exports no tools record: expected \`export default { myTool, ... }\` or \`export const tools = { ... }\` (it exports ${Object.keys(module).join(', ') || 'nothing'})`,
+    )
   }
   return Object.fromEntries(entries)
 }

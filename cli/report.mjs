@@ -14,7 +14,9 @@ const row = (results, prefix) => results.rows.find((r) => r.workload.startsWith(
 function table(results) {
   const header = ['workload', "Mastra's", 'ours', 'speedup', 'samples']
   const lines = results.rows.map((r) =>
-    r.skipped ? [r.workload, '-', '-', '-', `skipped: ${r.skipped}`] : [r.workload, duration(r.mastraMs), duration(r.oursMs), `${r.speedup.toFixed(2)}x`, String(r.samples)],
+    r.skipped
+      ? [r.workload, '-', '-', '-', `skipped: ${r.skipped}`]
+      : [r.workload, duration(r.mastraMs), duration(r.oursMs), `${r.speedup.toFixed(2)}x`, String(r.samples)],
   )
   const widths = header.map((_, i) => Math.max(header[i].length, ...lines.map((line) => (i === 4 ? 0 : line[i].length))))
   const format = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i]) : i === 4 ? cell : cell.padStart(widths[i]))).join('  ')
@@ -39,12 +41,17 @@ function reading(results) {
   if (search) said.push(`Each search_tools call the model makes: ${duration(search.mastraMs)} with Mastra's, ${duration(search.oursMs)} with ours.`)
   const resolved = row(results, 'a step with your tools resolved')
   if (resolved) {
-    said.push(`If your agent resolves these tools per request (includeResolvedTools), each step that searches costs ${duration(resolved.mastraMs)} with Mastra's and ${duration(resolved.oursMs)} with ours.`)
+    said.push(
+      `If your agent resolves these tools per request (includeResolvedTools), each step that searches costs ${duration(resolved.mastraMs)} with Mastra's and ${duration(resolved.oursMs)} with ours.`,
+    )
   }
   const injected = row(results, 'a step with the catalog')
   if (injected) said.push(`With injectCatalog, each step costs ${duration(injected.mastraMs)} with Mastra's and ${duration(injected.oursMs)} with ours.`)
   const filter = row(results, 'ToolCallFilter')
-  if (filter) said.push(`ToolCallFilter over ${results.history} messages: ${duration(filter.mastraMs)} with Mastra's, ${duration(filter.oursMs)} with ours, on every model call.`)
+  if (filter)
+    said.push(
+      `ToolCallFilter over ${results.history} messages: ${duration(filter.mastraMs)} with Mastra's, ${duration(filter.oursMs)} with ours, on every model call.`,
+    )
   for (const request of results.rows.filter((r) => r.workload.startsWith('agent.generate') && !r.skipped)) {
     const rest = Math.max(0, request.mastraMs - request.mastraHooksMs)
     said.push(

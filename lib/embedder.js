@@ -119,10 +119,9 @@ class UserEmbedder {
     if (this.#warned) return
     this.#warned = true
     const reason = error instanceof Error ? error.message : String(error)
-    process.emitWarning(
-      `ToolSearchProcessor: search.embedder failed (${reason}); search_tools ranks without it, as 'fielded', while it fails. Said once.`,
-      { type: WARNING_TYPE },
-    )
+    process.emitWarning(`ToolSearchProcessor: search.embedder failed (${reason}); search_tools ranks without it, as 'fielded', while it fails. Said once.`, {
+      type: WARNING_TYPE,
+    })
   }
 }
 

@@ -78,7 +78,9 @@ const MISSING_PACKAGE = new RegExp(`^Cannot find module '${PACKAGE}-([^'/]+)'`)
 function reasonFor(error) {
   const messages = attempts(error)
   if (messages.length === 0) return `its loader failed: ${firstLine(error?.message ?? error)}`
-  const failed = messages.find((message) => !message.startsWith('Cannot find module') && !message.includes('wasm32-wasi') && !message.startsWith('Unsupported '))
+  const failed = messages.find(
+    (message) => !message.startsWith('Cannot find module') && !message.includes('wasm32-wasi') && !message.startsWith('Unsupported '),
+  )
   if (failed) {
     const platform = new RegExp(`\\.([a-z0-9-]+)\\.node\\b`).exec(failed)?.[1]
     return `${platform ? `the ${platform} build` : 'a build'} did not load: ${failed}`

@@ -11,9 +11,7 @@ const { defineToolSearchProcessor } = require('./tool-search.js')
 function processorsFor(host) {
   const { behaviours } = host
   const ToolCallFilter =
-    behaviours.toolCallFilterStage === ToolCallFilterStage.Prompt
-      ? definePromptToolCallFilter(behaviours.preservedResults)
-      : MessageListToolCallFilter
+    behaviours.toolCallFilterStage === ToolCallFilterStage.Prompt ? definePromptToolCallFilter(behaviours.preservedResults) : MessageListToolCallFilter
   return { ToolCallFilter, ToolSearchProcessor: defineToolSearchProcessor(host) }
 }
 

@@ -469,7 +469,11 @@ function defineToolSearchProcessor(host) {
       selection.read(recordKeys, recordTools, false)
       selection.read(keys, tools, true)
       const parameters = this.#readsParameters ? parameterTable(selection.addedEntries.map((entry) => entry.schema)) : undefined
-      const { catalog: native, added, forgotten } = this.#native.poolStepCatalog({
+      const {
+        catalog: native,
+        added,
+        forgotten,
+      } = this.#native.poolStepCatalog({
         added: Int32Array.from(selection.added),
         addedText: selection.addedText,
         addedParametersText: parameters?.text,
@@ -699,7 +703,13 @@ function defineToolSearchProcessor(host) {
 }
 
 /** No thread in the request context. */
-const NO_THREAD = Object.freeze({ contextThread: undefined, memory: undefined, memoryThread: undefined, memoryThreadId: undefined, memoryResourceId: undefined })
+const NO_THREAD = Object.freeze({
+  contextThread: undefined,
+  memory: undefined,
+  memoryThread: undefined,
+  memoryThreadId: undefined,
+  memoryResourceId: undefined,
+})
 
 /**
  * The request context's thread entries, read as the reference reads them:
@@ -1097,9 +1107,7 @@ class Selection {
   /** Sends `tool` to be analysed (into its slot, if it holds one), and gives the entry it will have. */
   #analyse(tool, before, id, description, schema) {
     const holds = before !== undefined && before.slot !== LET_GO
-    const entry = holds
-      ? { slot: before.slot, id, description, schema, token: before.token }
-      : { slot: NEW_TOOL, id, description, schema, token: undefined }
+    const entry = holds ? { slot: before.slot, id, description, schema, token: before.token } : { slot: NEW_TOOL, id, description, schema, token: undefined }
     this.addedTools.push(tool)
     this.addedEntries.push(entry)
     const descriptionText = typeof description === 'string' ? description : ''

@@ -44,7 +44,9 @@ const listed = AGENT_RELEASES.map((version) => `mastra-${version}`).sort()
 mkdirSync(FIXTURES_DIR, { recursive: true })
 if (!RELEASE_UNDER_TEST) {
   // Every release listed has a template, and every template is listed.
-  const templates = readdirSync(TEMPLATES_DIR).filter((name) => name.startsWith('mastra-')).sort()
+  const templates = readdirSync(TEMPLATES_DIR)
+    .filter((name) => name.startsWith('mastra-'))
+    .sort()
   if (templates.join() !== listed.join()) {
     throw new Error(`fixture templates in ${relative(ROOT, TEMPLATES_DIR)} (${templates}) differ from AGENT_RELEASES (${listed})`)
   }

@@ -41,7 +41,7 @@ function npm(args, cwd) {
 const tarball = wanted.endsWith('.tgz') ? resolve(wanted) : null
 const version = tarball ? null : wanted === 'latest' ? JSON.parse(npm(['view', '@mastra/core@latest', 'version', '--json'], ROOT)) : wanted
 const label = tarball ? relative(ROOT, tarball) : version
-const dir = join(ROOT, '.scratch', 'releases', tarball ? `tarball-${basename(tarball, ".tgz")}` : version)
+const dir = join(ROOT, '.scratch', 'releases', tarball ? `tarball-${basename(tarball, '.tgz')}` : version)
 console.error(`check-release: installing @mastra/core ${label} into ${relative(ROOT, dir)}`)
 
 // A user's project on that release, as the agent fixtures have one: the
@@ -56,7 +56,7 @@ if (tarball || !existsSync(join(dir, 'node_modules', '@mastra', 'core', 'package
   npm(['install', '--ignore-scripts', '--no-audit', '--no-fund'], dir)
 }
 // The suites import the release's modules through this file, so they resolve as the project does.
-writeFileSync(join(dir, 'import-core.mjs'), "export const importCore = (subpath) => import(`@mastra/core/${subpath}`)\n")
+writeFileSync(join(dir, 'import-core.mjs'), 'export const importCore = (subpath) => import(`@mastra/core/${subpath}`)\n')
 const installedManifest = join(dir, 'node_modules', '@mastra', 'core', 'package.json')
 const installedVersion = JSON.parse(readFileSync(installedManifest, 'utf8')).version
 

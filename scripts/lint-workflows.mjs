@@ -32,7 +32,12 @@ export async function lint(file, source = readFileSync(file, 'utf8')) {
 }
 
 async function main(files) {
-  const targets = files.length > 0 ? files : readdirSync(WORKFLOWS).filter((name) => /\.ya?ml$/.test(name)).map((name) => join(WORKFLOWS, name))
+  const targets =
+    files.length > 0
+      ? files
+      : readdirSync(WORKFLOWS)
+          .filter((name) => /\.ya?ml$/.test(name))
+          .map((name) => join(WORKFLOWS, name))
   let errors = 0
   for (const file of targets) {
     for (const error of await lint(file)) {

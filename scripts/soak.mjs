@@ -130,7 +130,8 @@ async function child() {
   const schema = z.object({ q: z.string().optional() })
   const makeTool = (id) =>
     createTool({ id, description: `${pick(WORDS)} ${pick(WORDS)} tool ${id} for ${pick(WORDS)}`, inputSchema: schema, execute: async () => ({ ok: id }) })
-  const catalog = (prefix, n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}_${i}_${WORDS[i % WORDS.length]}`, null]).map(([key]) => [key, makeTool(key)]))
+  const catalog = (prefix, n) =>
+    Object.fromEntries(Array.from({ length: n }, (_, i) => [`${prefix}_${i}_${WORDS[i % WORDS.length]}`, null]).map(([key]) => [key, makeTool(key)]))
   const names = (record) => Object.keys(record)
 
   const staticTools = catalog('tool', 300)
@@ -173,7 +174,12 @@ async function child() {
       const invocation = { state: 'result', toolCallId: `c${i}`, toolName, args: { q: 'x' }, result }
       const part = { type: 'tool-invocation', toolInvocation: invocation }
       if (i % 4 === 0) part.providerMetadata = { mastra: { modelOutput: { type: 'text', value: 'kept' } } }
-      messages.push({ id: `a${i}`, role: 'assistant', createdAt: new Date(0), content: { format: 2, parts: [{ type: 'step-start' }, part], toolInvocations: [{ ...invocation }] } })
+      messages.push({
+        id: `a${i}`,
+        role: 'assistant',
+        createdAt: new Date(0),
+        content: { format: 2, parts: [{ type: 'step-start' }, part], toolInvocations: [{ ...invocation }] },
+      })
     }
     return messages
   }

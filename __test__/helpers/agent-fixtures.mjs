@@ -19,7 +19,11 @@ import { binaryOf, packageForThisMachine } from '../../scripts/platform-packages
 export { AGENT_RELEASES, releaseTraits } from '../fixtures/releases.mjs'
 export const MODES = ['generate', 'stream']
 
-const files = (dir) => readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath ?? e.path, e.name))).sort()
+const files = (dir) =>
+  readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile())
+    .map((e) => relative(dir, join(e.parentPath ?? e.path, e.name)))
+    .sort()
 const same = (a, b) => existsSync(b) && readFileSync(a).equals(readFileSync(b))
 
 /** Fails unless the fixture holds this worktree's package, its platform package's binary and the runner, byte for byte. */
@@ -113,19 +117,34 @@ function firstDiff(a, b, path = '$') {
 /** Everything the model received (prompts, tool sets) and the caller saw is identical. */
 export function assertSameRun(ours, ref) {
   const d = firstDiff(ours, ref)
-  if (d) assert.fail(`ours differs from the release's own at ${d.path}\n  ours: ${JSON.stringify(d.ours)?.slice(0, 1500)}\n  ref:  ${JSON.stringify(d.ref)?.slice(0, 1500)}`)
+  if (d)
+    assert.fail(
+      `ours differs from the release's own at ${d.path}\n  ours: ${JSON.stringify(d.ours)?.slice(0, 1500)}\n  ref:  ${JSON.stringify(d.ref)?.slice(0, 1500)}`,
+    )
   assert.deepStrictEqual(ours, ref)
 }
 
 /** Every message part of a prompt, with its role: [{ role, type, ... }] (string content as type 'string'). */
 const partsOf = (prompt) =>
   prompt.flatMap((m) => (Array.isArray(m.content) ? m.content.map((p) => ({ role: m.role, ...p })) : [{ role: m.role, type: 'string', text: m.content }]))
-export const toolCallIds = (prompt) => partsOf(prompt).filter((p) => p.type === 'tool-call').map((p) => p.toolCallId)
-export const toolResultIds = (prompt) => partsOf(prompt).filter((p) => p.type === 'tool-result').map((p) => p.toolCallId)
-export const textsOf = (prompt) => partsOf(prompt).filter((p) => p.type === 'text' || p.type === 'string').map((p) => p.text)
+export const toolCallIds = (prompt) =>
+  partsOf(prompt)
+    .filter((p) => p.type === 'tool-call')
+    .map((p) => p.toolCallId)
+export const toolResultIds = (prompt) =>
+  partsOf(prompt)
+    .filter((p) => p.type === 'tool-result')
+    .map((p) => p.toolCallId)
+export const textsOf = (prompt) =>
+  partsOf(prompt)
+    .filter((p) => p.type === 'text' || p.type === 'string')
+    .map((p) => p.text)
 
 /** The tool names offered on a model call, in order. */
 export const names = (call) => (call.tools ?? []).map((t) => t.name)
 export const systemTexts = (call) => call.prompt.filter((m) => m.role === 'system').map((m) => m.content)
 /** [toolName, output value] of every tool result in a model call's prompt. */
-export const toolResultsIn = (call) => partsOf(call.prompt).filter((p) => p.type === 'tool-result').map((p) => [p.toolName, p.output?.value])
+export const toolResultsIn = (call) =>
+  partsOf(call.prompt)
+    .filter((p) => p.type === 'tool-result')
+    .map((p) => [p.toolName, p.output?.value])

@@ -12,9 +12,7 @@ const { hostRelease } = require('../../lib/host.js')
 const { processorsFor } = require('../../lib/processors.js')
 
 const { ToolCallFilter: PromptFilter } = processorsFor(hostRelease('1.71.0', () => require('@mastra/core/tools')))
-const { ToolCallFilter: MessageListFilter } = processorsFor(
-  hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')),
-)
+const { ToolCallFilter: MessageListFilter } = processorsFor(hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')))
 
 const MODES = [undefined, { exclude: ['searchDatabase'] }, { preserveModelOutput: true }, { filterAfterToolSteps: 2 }]
 const TOOLS = ['searchDatabase', 'getWeather', 'sendEmail']
@@ -30,7 +28,13 @@ function prompt(prefix) {
     if (t % 3 === 0) result.providerOptions = { mastra: { modelOutput: { type: 'text', value: `result ${t}` } } }
     messages.push(
       { role: 'user', content: [{ type: 'text', text: `question ${t}` }] },
-      { role: 'assistant', content: [{ type: 'text', text: 'looking' }, { type: 'tool-call', toolCallId, toolName, input: {} }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'looking' },
+          { type: 'tool-call', toolCallId, toolName, input: {} },
+        ],
+      },
       { role: 'tool', content: [result] },
       { role: 'assistant', content: [{ type: 'text', text: `answer ${t}` }] },
     )

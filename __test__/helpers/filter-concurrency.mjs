@@ -16,9 +16,9 @@
 export function withConcurrency(Ours, concurrency) {
   return class extends Ours {
     constructor(options) {
-      super(options !== null && typeof options === 'object' ? { ...options, filterConcurrency: concurrency } : options);
+      super(options !== null && typeof options === 'object' ? { ...options, filterConcurrency: concurrency } : options)
     }
-  };
+  }
 }
 
 /**
@@ -27,49 +27,49 @@ export function withConcurrency(Ours, concurrency) {
  * place may ask ahead (an action that runs a meta-tool), if any.
  */
 function split(trace) {
-  const places = [];
+  const places = []
   const steps = trace.steps.map((step, i) => {
-    const { filterCalls, actions, ...rest } = step;
-    places.push({ place: `steps[${i}]`, calls: filterCalls });
+    const { filterCalls, actions, ...rest } = step
+    places.push({ place: `steps[${i}]`, calls: filterCalls })
     return {
       ...rest,
       actions: actions?.map((action, j) => {
-        const { filterCalls: calls, ...kept } = action;
-        places.push({ place: `steps[${i}].actions[${j}]`, calls, asksAhead: ASKS_AHEAD[action.kind] });
-        return kept;
+        const { filterCalls: calls, ...kept } = action
+        places.push({ place: `steps[${i}].actions[${j}]`, calls, asksAhead: ASKS_AHEAD[action.kind] })
+        return kept
       }),
-    };
-  });
-  return { trace: { ...trace, steps }, places };
+    }
+  })
+  return { trace: { ...trace, steps }, places }
 }
 
 /** The phase in which an action may ask ahead: a search's, a load's suggestions', either for a stale meta-tool. */
-const ASKS_AHEAD = { search: ['search'], searchInvalid: ['search'], load: ['load'], stale: ['search', 'load'] };
+const ASKS_AHEAD = { search: ['search'], searchInvalid: ['search'], load: ['load'], stale: ['search', 'load'] }
 
 export function compareAskingAhead(ref, ours, concurrency, firstDiff) {
-  const [r, o] = [split(ref), split(ours)];
-  const diff = firstDiff(o.trace, r.trace);
-  if (diff) return diff;
+  const [r, o] = [split(ref), split(ours)]
+  const diff = firstDiff(o.trace, r.trace)
+  if (diff) return diff
   for (const [i, { place, calls: refCalls }] of r.places.entries()) {
-    const { calls: ourCalls, asksAhead } = o.places[i];
+    const { calls: ourCalls, asksAhead } = o.places[i]
     if (refCalls === undefined || ourCalls === undefined) {
-      if (refCalls !== ourCalls) return { path: `${place}.filterCalls`, ours: ourCalls, ref: refCalls };
-      continue;
+      if (refCalls !== ourCalls) return { path: `${place}.filterCalls`, ours: ourCalls, ref: refCalls }
+      continue
     }
-    const prefix = firstDiff(ourCalls.slice(0, refCalls.length), refCalls, `${place}.filterCalls`);
-    if (prefix) return prefix;
-    const ahead = ourCalls.slice(refCalls.length);
-    if (ahead.length === 0) continue;
-    const phases = new Set(ahead.map((call) => call.phase));
-    const inOnePhase = phases.size === 1 && (asksAhead ?? []).includes(ahead[0].phase);
+    const prefix = firstDiff(ourCalls.slice(0, refCalls.length), refCalls, `${place}.filterCalls`)
+    if (prefix) return prefix
+    const ahead = ourCalls.slice(refCalls.length)
+    if (ahead.length === 0) continue
+    const phases = new Set(ahead.map((call) => call.phase))
+    const inOnePhase = phases.size === 1 && (asksAhead ?? []).includes(ahead[0].phase)
     if (!inOnePhase || ahead.length > concurrency - 1) {
-      return { path: `${place}.filterCalls (asked ahead)`, ours: ahead, ref: [] };
+      return { path: `${place}.filterCalls (asked ahead)`, ours: ahead, ref: [] }
     }
   }
-  return null;
+  return null
 }
 
 /** How many hook calls a trace holds (the steps' and the actions'). */
 export function hookCalls(trace) {
-  return split(trace).places.reduce((sum, { calls }) => sum + (calls?.filter((call) => call.phase !== undefined).length ?? 0), 0);
+  return split(trace).places.reduce((sum, { calls }) => sum + (calls?.filter((call) => call.phase !== undefined).length ?? 0), 0)
 }

@@ -107,11 +107,7 @@ export const A1_NO_TOOLS = () => withContent(A1(), { format: 2, parts: [{ type: 
 export const A1_PRESERVED = () =>
   withContent(A1(), {
     format: 2,
-    parts: [
-      { type: 'step-start' },
-      { type: 'text', text: 'searchDatabase result:\n1 row: order 42 (99.5 USD)' },
-      { type: 'text', text: 'Found order 42.' },
-    ],
+    parts: [{ type: 'step-start' }, { type: 'text', text: 'searchDatabase result:\n1 row: order 42 (99.5 USD)' }, { type: 'text', text: 'Found order 42.' }],
   })
 export const A3_NO_TOOLS = () => withContent(A3(), { format: 2, parts: [], content: 'Checking the weather.' })
 

@@ -33,7 +33,29 @@ export const TOJSON_THROWS = function toJSON() {
   throw new Error('toJSON boom')
 }
 
-export const NUMBERS = [0, -0, 1, -1, 42, 0.5, 123.456, NaN, Infinity, -Infinity, 1e21, 1e20, 1e-7, 1e-6, 5e-324, 1.7976931348623157e308, 0.1 + 0.2, 2 ** 53 + 2, -1.5e-10, 100, 1 / 3]
+export const NUMBERS = [
+  0,
+  -0,
+  1,
+  -1,
+  42,
+  0.5,
+  123.456,
+  NaN,
+  Infinity,
+  -Infinity,
+  1e21,
+  1e20,
+  1e-7,
+  1e-6,
+  5e-324,
+  1.7976931348623157e308,
+  0.1 + 0.2,
+  2 ** 53 + 2,
+  -1.5e-10,
+  100,
+  1 / 3,
+]
 export const BASE_TIME = Date.UTC(2025, 5, 1)
 
 /** Generators of JSON-like values and model outputs over a seeded `createRng` helper. */
@@ -116,7 +138,13 @@ export function outputGenerators(r) {
       case 19:
         return { type: 'json', value: genJson() }
       case 20:
-        return { type: 'content', value: [{ type: 'text', text: r.string(0, 6) }, { type: 'media', data: 'AAAA', mediaType: 'image/png' }] }
+        return {
+          type: 'content',
+          value: [
+            { type: 'text', text: r.string(0, 6) },
+            { type: 'media', data: 'AAAA', mediaType: 'image/png' },
+          ],
+        }
       case 21:
       case 22:
         return genJson()

@@ -34,8 +34,7 @@ export const TESTED_RELEASES = RELEASE_UNDER_TEST ? [RELEASE_UNDER_TEST.version]
 export const PACKAGES_OF = Object.freeze({ ...PACKAGES })
 
 /** The tested releases (or the release under test) whose ToolCallFilter works at this stage ('messageList' or 'prompt'). */
-export const releasesWithFilterStage = (stage) =>
-  TESTED_RELEASES.filter((version) => releaseBehaviours(rulesOf(version)).toolCallFilterStage === stage)
+export const releasesWithFilterStage = (stage) => TESTED_RELEASES.filter((version) => releaseBehaviours(rulesOf(version)).toolCallFilterStage === stage)
 
 /** The tested release whose rules ours follow beside this release. */
 const rulesOf = (version) => (version === RELEASE_UNDER_TEST?.version ? RELEASE_UNDER_TEST.rulesOf : version)

@@ -86,7 +86,7 @@ export function canon(value) {
     seen.set(v, seen.size)
     if (v instanceof Date) return `Date(${v.getTime()})`
     const proto = Object.getPrototypeOf(v)
-    const tag = proto === null ? 'null' : proto === Object.prototype ? '' : proto === Array.prototype ? 'A' : proto.constructor?.name ?? '?'
+    const tag = proto === null ? 'null' : proto === Object.prototype ? '' : proto === Array.prototype ? 'A' : (proto.constructor?.name ?? '?')
     const keys = Reflect.ownKeys(v).filter((k) => Object.prototype.propertyIsEnumerable.call(v, k))
     return `${tag}{${keys.map((k) => `${typeof k === 'symbol' ? k.toString() : JSON.stringify(k)}:${walk(v[k])}`).join(',')}}`
   }
@@ -127,7 +127,10 @@ export function assertSameOutcome(ours, ref, ctx) {
       assert.fail(`${ctx}\nreference threw ${ref.error?.name}: ${ref.error?.message}\nbut ours returned: ${canon(ours.value).slice(0, 1000)}`)
     }
     if (ref.error instanceof TypeError) {
-      assert.ok(ours.error instanceof TypeError, `${ctx}\nreference threw TypeError (${ref.error.message}); ours threw ${ours.error?.name}: ${ours.error?.message}`)
+      assert.ok(
+        ours.error instanceof TypeError,
+        `${ctx}\nreference threw TypeError (${ref.error.message}); ours threw ${ours.error?.name}: ${ours.error?.message}`,
+      )
     } else if (isStackOverflow(ref.error)) {
       assert.ok(
         ours.error instanceof TypeError || ours.error instanceof RangeError,
@@ -137,7 +140,9 @@ export function assertSameOutcome(ours, ref, ctx) {
     return
   }
   if (ours.threw) {
-    assert.fail(`${ctx}\nreference returned ${canon(ref.value).slice(0, 1000)}\nbut ours threw ${ours.error?.name}: ${ours.error?.message}\n${ours.error?.stack}`)
+    assert.fail(
+      `${ctx}\nreference returned ${canon(ref.value).slice(0, 1000)}\nbut ours threw ${ours.error?.name}: ${ours.error?.message}\n${ours.error?.stack}`,
+    )
   }
   assertSameValue(ours.value, ref.value, ctx)
 }
@@ -159,8 +164,6 @@ export function deepFreeze(o, seen = new WeakSet()) {
  */
 export async function filtersOf(version) {
   const release = await loadRelease(version)
-  const OurFilter = process.env.TCF_OURS
-    ? (await import(pathToFileURL(process.env.TCF_OURS).href)).ToolCallFilter
-    : release.ours.ToolCallFilter
+  const OurFilter = process.env.TCF_OURS ? (await import(pathToFileURL(process.env.TCF_OURS).href)).ToolCallFilter : release.ours.ToolCallFilter
   return { release, RefFilter: release.reference.ToolCallFilter, OurFilter }
 }

@@ -12,53 +12,53 @@
 // module runs that and posts the result back, so the releases can run side by
 // side.
 
-import { isMainThread, parentPort, workerData } from 'node:worker_threads';
+import { isMainThread, parentPort, workerData } from 'node:worker_threads'
 
-import { toolSearchHarness } from './releases.mjs';
+import { toolSearchHarness } from './releases.mjs'
 
 export async function runDifferential({ version, first = 1, cases = 5000, maxFailures = 8 }) {
-  const h = await toolSearchHarness(version);
-  const Ref = h.release.reference.ToolSearchProcessor;
-  const Ours = await h.loadOurs();
-  const clock = h.installClock(1_700_000_000_000);
-  const intervals = h.captureIntervals();
-  const failures = [];
+  const h = await toolSearchHarness(version)
+  const Ref = h.release.reference.ToolSearchProcessor
+  const Ours = await h.loadOurs()
+  const clock = h.installClock(1_700_000_000_000)
+  const intervals = h.captureIntervals()
+  const failures = []
   const show = (v) => {
-    const s = JSON.stringify(v);
-    return s === undefined ? String(v) : s.length > 1500 ? s.slice(0, 1500) + '…' : s;
-  };
-  let ran = 0;
+    const s = JSON.stringify(v)
+    return s === undefined ? String(v) : s.length > 1500 ? s.slice(0, 1500) + '…' : s
+  }
+  let ran = 0
   try {
     for (let seed = first; seed < first + cases && failures.length < maxFailures; seed++, ran++) {
-      const scenario = h.genScenario(seed);
-      clock.set(1_700_000_000_000);
-      const ref = await h.runScenario(Ref, scenario, { role: 'ref', clock });
-      intervals.clearAll();
-      clock.set(1_700_000_000_000);
-      let ours;
+      const scenario = h.genScenario(seed)
+      clock.set(1_700_000_000_000)
+      const ref = await h.runScenario(Ref, scenario, { role: 'ref', clock })
+      intervals.clearAll()
+      clock.set(1_700_000_000_000)
+      let ours
       try {
-        ours = await h.runScenario(Ours, scenario, { role: 'ours', clock });
+        ours = await h.runScenario(Ours, scenario, { role: 'ours', clock })
       } catch (e) {
-        failures.push(`seed ${seed}: ours crashed: ${e?.stack ?? e}`);
-        continue;
+        failures.push(`seed ${seed}: ours crashed: ${e?.stack ?? e}`)
+        continue
       } finally {
-        intervals.clearAll();
+        intervals.clearAll()
       }
-      const d = h.firstDiff(ours, ref);
+      const d = h.firstDiff(ours, ref)
       if (d) {
         failures.push(
           `seed ${seed} differs at ${d.path}\n    ours: ${show(d.ours)}\n    ref:  ${show(d.ref)}\n` +
             `    options: ${show(scenario.opts)} filter: ${show(scenario.filterSpec)}`,
-        );
+        )
       }
     }
   } finally {
-    intervals.restore();
-    clock.restore();
+    intervals.restore()
+    clock.restore()
   }
-  return { cases: ran, failures };
+  return { cases: ran, failures }
 }
 
 if (!isMainThread && workerData?.toolSearchDifferential) {
-  parentPort.postMessage(await runDifferential(workerData.toolSearchDifferential));
+  parentPort.postMessage(await runDifferential(workerData.toolSearchDifferential))
 }

@@ -17,70 +17,68 @@
 // Every thrown error is logged as `{ threw: name }` (and its message, when
 // `messages` is set), so a run never stops at one.
 
-import { toolSearchKit } from './tool-search-kit.mjs';
+import { toolSearchKit } from './tool-search-kit.mjs'
 
 export async function toolSearchEdges(version) {
-  const kit = await toolSearchKit(version);
-  const { Ref, Ours, runStep, execTool, makeRequestContext, Labels } = kit;
+  const kit = await toolSearchKit(version)
+  const { Ref, Ours, runStep, execTool, makeRequestContext, Labels } = kit
 
   async function runOne(P, options, script, { messages = true } = {}) {
-    const labels = new Labels();
-    const log = [];
-    const threw = e => (messages ? { threw: e?.name, message: e?.message } : { threw: e?.name });
+    const labels = new Labels()
+    const log = []
+    const threw = (e) => (messages ? { threw: e?.name, message: e?.message } : { threw: e?.name })
     const ctx = {
       labels,
       log,
       tool(id, description, label, extra = {}) {
-        const tool = id === undefined
-          ? { description, execute: async () => ({ label }), ...extra }
-          : kit.tagged(id, description, label, extra);
-        return labels.set(tool, label);
+        const tool = id === undefined ? { description, execute: async () => ({ label }), ...extra } : kit.tagged(id, description, label, extra)
+        return labels.set(tool, label)
       },
       rc: makeRequestContext({ threadId: 'edges' }),
-    };
-    const { tools, filter, ...rest } = options(ctx);
-    ctx.record = tools;
-    const hooked = filter
-      ? args => {
-          log.push(['hook', args.phase, args.toolName, labels.get(args.tool)]);
-          return filter(args, ctx);
-        }
-      : undefined;
-    let processor;
-    try {
-      processor = new P({ ttl: 0, ...rest, tools, filter: hooked });
-    } catch (e) {
-      log.push(['constructor', threw(e)]);
-      return log;
     }
-    ctx.processor = processor;
+    const { tools, filter, ...rest } = options(ctx)
+    ctx.record = tools
+    const hooked = filter
+      ? (args) => {
+          log.push(['hook', args.phase, args.toolName, labels.get(args.tool)])
+          return filter(args, ctx)
+        }
+      : undefined
+    let processor
+    try {
+      processor = new P({ ttl: 0, ...rest, tools, filter: hooked })
+    } catch (e) {
+      log.push(['constructor', threw(e)])
+      return log
+    }
+    ctx.processor = processor
     ctx.step = async (stepTools, rc = ctx.rc) => {
-      ctx.s = undefined;
+      ctx.s = undefined
       try {
-        const s = await runStep(processor, { labels, requestContext: rc, tools: stepTools });
-        ctx.s = s;
-        log.push(['step', s.tools.map(([name, t]) => [name, typeof t === 'string' ? t : 'meta']), s.systemCalls]);
-        return s;
+        const s = await runStep(processor, { labels, requestContext: rc, tools: stepTools })
+        ctx.s = s
+        log.push(['step', s.tools.map(([name, t]) => [name, typeof t === 'string' ? t : 'meta']), s.systemCalls])
+        return s
       } catch (e) {
-        log.push(['step', threw(e)]);
+        log.push(['step', threw(e)])
       }
-    };
+    }
     const run = async (name, input) => {
-      const tool = ctx.s?.result.tools[name];
-      if (!tool) return { absent: name };
-      const out = await execTool(tool, input, { requestContext: ctx.rc });
-      return out.threw ? threw(out.threw) : out.value;
-    };
-    ctx.search = query => run('search_tools', { query });
-    ctx.load = input => run('load_tool', input);
-    await script(ctx);
-    return log;
+      const tool = ctx.s?.result.tools[name]
+      if (!tool) return { absent: name }
+      const out = await execTool(tool, input, { requestContext: ctx.rc })
+      return out.threw ? threw(out.threw) : out.value
+    }
+    ctx.search = (query) => run('search_tools', { query })
+    ctx.load = (input) => run('load_tool', input)
+    await script(ctx)
+    return log
   }
 
   /** `[reference's log, ours]` of `script` over `options`. */
   async function compare(options, script, settings) {
-    return [await runOne(Ref, options, script, settings), await runOne(Ours, options, script, settings)];
+    return [await runOne(Ref, options, script, settings), await runOne(Ours, options, script, settings)]
   }
 
-  return { ...kit, compare, runOne };
+  return { ...kit, compare, runOne }
 }

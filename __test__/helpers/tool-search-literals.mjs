@@ -6,39 +6,39 @@
 export const INSTRUCTION =
   'To discover available tools, call search_tools with a keyword query. ' +
   'To add one or more tools to the conversation, call load_tool with a toolName or toolNames array. ' +
-  'Tools must be loaded before they can be used.';
+  'Tools must be loaded before they can be used.'
 export const INSTRUCTION_AUTOLOAD =
   'To discover available tools, call search_tools with a keyword query. ' +
   'Matching tools are loaded automatically and become available on your next turn — ' +
-  'there is no separate load step. After searching, use the tool directly.';
+  'there is no separate load step. After searching, use the tool directly.'
 
 // The headers of the injected catalog (injectCatalog, 1.67.0 on).
 export const CATALOG_HEADER =
   'The following tools are available to load. Call load_tool with a toolName or toolNames array ' +
   'to add one or more before using them — no search step is required. ' +
-  'search_tools is also available if you need to rediscover tools by keyword.';
+  'search_tools is also available if you need to rediscover tools by keyword.'
 export const CATALOG_HEADER_AUTOLOAD =
   'The following tools are available. Call search_tools with a keyword to load one — ' +
-  'matching tools are loaded automatically and become available on your next turn.';
+  'matching tools are loaded automatically and become available on your next turn.'
 
 export const SEARCH_DESCRIPTION =
   'Search for available tools by keyword. ' +
   "Use this when you need a capability you don't currently have. " +
   'Returns a list of matching tools with their names and descriptions. ' +
-  'After finding a useful tool, use load_tool to make it available.';
+  'After finding a useful tool, use load_tool to make it available.'
 export const SEARCH_DESCRIPTION_AUTOLOAD =
   'Search for available tools by keyword. ' +
   "Use this when you need a capability you don't currently have. " +
   'Returns a list of matching tools, which are loaded automatically and ' +
-  'become available on your next turn — no separate load step is required.';
+  'become available on your next turn — no separate load step is required.'
 export const LOAD_DESCRIPTION =
   'Load one or more tools into your context. ' +
   'Call this after finding tools with search_tools. ' +
   'Once loaded, tools will be available for use. ' +
-  'Pass a single toolName or an array of toolNames to load multiple tools at once.';
+  'Pass a single toolName or an array of toolNames to load multiple tools at once.'
 
-export const FOUND = n => `Found ${n} tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.`;
-export const NONE = q => `No tools found matching "${q}". Try different keywords.`;
+export const FOUND = (n) => `Found ${n} tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.`
+export const NONE = (q) => `No tools found matching "${q}". Try different keywords.`
 
 export const SEARCH_INPUT_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
@@ -48,7 +48,7 @@ export const SEARCH_INPUT_SCHEMA = {
   },
   required: ['query'],
   additionalProperties: false,
-};
+}
 export const LOAD_INPUT_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
@@ -61,7 +61,7 @@ export const LOAD_INPUT_SCHEMA = {
     },
   },
   additionalProperties: false,
-};
+}
 export const SEARCH_OUTPUT_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
@@ -79,7 +79,7 @@ export const SEARCH_OUTPUT_SCHEMA = {
   },
   required: ['results', 'message'],
   additionalProperties: false,
-};
+}
 export const LOAD_OUTPUT_SCHEMA = {
   $schema: 'http://json-schema.org/draft-07/schema#',
   type: 'object',
@@ -94,4 +94,4 @@ export const LOAD_OUTPUT_SCHEMA = {
   },
   required: ['success', 'message'],
   additionalProperties: false,
-};
+}

@@ -21,123 +21,122 @@
 //   LOOKUPS_DIFFER        a Symbol: the model sets processor[LOOKUPS_DIFFER] = true
 //                         when one of its lookups found another tool than the reference's would
 
-export const LOOKUPS_DIFFER = Symbol('lookups differ');
+export const LOOKUPS_DIFFER = Symbol('lookups differ')
 
-const { hasOwn } = Object;
+const { hasOwn } = Object
 
 /** What a catalog's tables hold: keys, tools and string ids, in key order, read now. */
 function tablesOf(record) {
-  const keys = Object.keys(record);
-  const tools = keys.map(key => record[key]);
-  const ids = tools.map(tool => (typeof tool?.id === 'string' ? tool.id : undefined));
-  return { keys, tools, ids };
+  const keys = Object.keys(record)
+  const tools = keys.map((key) => record[key])
+  const ids = tools.map((tool) => (typeof tool?.id === 'string' ? tool.id : undefined))
+  return { keys, tools, ids }
 }
 
 /** `tools[name]`, own keys only, nothing for a nullish value. */
 function own(record, name) {
-  return hasOwn(record, name) ? (record[name] ?? undefined) : undefined;
+  return hasOwn(record, name) ? (record[name] ?? undefined) : undefined
 }
 
-const firstById = (record, name) => Object.values(record).find(tool => tool.id === name);
+const firstById = (record, name) => Object.values(record).find((tool) => tool.id === name)
 
 /** The reads of src/tool_search/operation.rs's `reads`, for (lookup, what the tables found, whether the record is the caller's). */
 function readsFor(lookup, found, live) {
-  if (found === 'unnamed') return ['standing'];
+  if (found === 'unnamed') return ['standing']
   if (live) {
-    if (lookup === 'keyFirst') return found === 'byId' ? ['own', 'standing', 'firstById'] : ['own', 'firstById'];
-    if (lookup === 'idFirst') return found === 'byId' ? ['standing', 'firstById', 'own'] : found === 'byKey' ? ['own', 'firstById'] : ['firstById', 'own'];
-    return found === 'byId' ? ['standing', 'firstById'] : ['firstById'];
+    if (lookup === 'keyFirst') return found === 'byId' ? ['own', 'standing', 'firstById'] : ['own', 'firstById']
+    if (lookup === 'idFirst') return found === 'byId' ? ['standing', 'firstById', 'own'] : found === 'byKey' ? ['own', 'firstById'] : ['firstById', 'own']
+    return found === 'byId' ? ['standing', 'firstById'] : ['firstById']
   }
-  if (found === 'byKey') return [];
-  if (found === 'byId') return lookup === 'idFirst' ? ['standing', 'firstById', 'own'] : ['standing', 'firstById'];
-  return ['firstById'];
+  if (found === 'byKey') return []
+  if (found === 'byId') return lookup === 'idFirst' ? ['standing', 'firstById', 'own'] : ['standing', 'firstById']
+  return ['firstById']
 }
 
 /** The tool ours finds for `name` in `view` (`{ tools: the record now, tables, live }`). */
 function lookUp({ tools: record, tables, live }, name, lookup) {
   const byKey = () => {
-    const at = tables.keys.indexOf(name);
-    return at < 0 ? undefined : ['byKey', at];
-  };
-  const byId = () => {
-    const at = tables.ids.indexOf(name);
-    return at < 0 ? undefined : ['byId', at];
-  };
-  const unnamed = () => {
-    const at = tables.keys.indexOf(name);
-    return at < 0 || tables.ids[at] ? undefined : ['unnamed', at];
-  };
-  const [found, at] =
-    (lookup === 'keyFirst' ? (byKey() ?? byId()) : lookup === 'idFirst' ? (byId() ?? byKey()) : (byId() ?? unnamed())) ?? ['missing'];
-  const reads = readsFor(lookup, found, live);
-  if (reads.length === 0) return tables.tools[at];
-  for (const read of reads) {
-    let tool;
-    if (read === 'own') tool = own(record, name);
-    else if (read === 'firstById') tool = firstById(record, name);
-    else {
-      tool = own(record, tables.keys[at]);
-      if (tool?.id !== name) tool = undefined;
-    }
-    if (tool !== undefined) return tool;
+    const at = tables.keys.indexOf(name)
+    return at < 0 ? undefined : ['byKey', at]
   }
-  return undefined;
+  const byId = () => {
+    const at = tables.ids.indexOf(name)
+    return at < 0 ? undefined : ['byId', at]
+  }
+  const unnamed = () => {
+    const at = tables.keys.indexOf(name)
+    return at < 0 || tables.ids[at] ? undefined : ['unnamed', at]
+  }
+  const [found, at] = (lookup === 'keyFirst' ? (byKey() ?? byId()) : lookup === 'idFirst' ? (byId() ?? byKey()) : (byId() ?? unnamed())) ?? ['missing']
+  const reads = readsFor(lookup, found, live)
+  if (reads.length === 0) return tables.tools[at]
+  for (const read of reads) {
+    let tool
+    if (read === 'own') tool = own(record, name)
+    else if (read === 'firstById') tool = firstById(record, name)
+    else {
+      tool = own(record, tables.keys[at])
+      if (tool?.id !== name) tool = undefined
+    }
+    if (tool !== undefined) return tool
+  }
+  return undefined
 }
 
 export function withOurLookups(Base) {
   return class OurLookups extends Base {
     constructor(options) {
-      super(options);
-      this.staticCatalog.tables = tablesOf(this.staticCatalog.tools);
-      this.staticCatalog.live = true;
+      super(options)
+      this.staticCatalog.tables = tablesOf(this.staticCatalog.tools)
+      this.staticCatalog.live = true
     }
 
     catalogForStep(stepTools) {
-      const catalog = super.catalogForStep(stepTools);
+      const catalog = super.catalogForStep(stepTools)
       if (catalog.tables === undefined) {
-        catalog.tables = tablesOf(catalog.tools);
-        catalog.live = false;
+        catalog.tables = tablesOf(catalog.tools)
+        catalog.live = false
       }
-      return catalog;
+      return catalog
     }
 
     /** Looks `name` up as ours does, noting when the reference's lookup (`reference()`) finds another tool. */
     #lookUp(catalog, name, lookup, reference) {
-      const view = this.listing?.catalog === catalog ? this.listing : catalog;
-      const tool = lookUp(view, name, lookup);
-      if (tool !== reference()) this[LOOKUPS_DIFFER] = true;
-      return tool;
+      const view = this.listing?.catalog === catalog ? this.listing : catalog
+      const tool = lookUp(view, name, lookup)
+      if (tool !== reference()) this[LOOKUPS_DIFFER] = true
+      return tool
     }
 
     findToolById(catalog, toolId) {
-      return this.#lookUp(catalog, toolId, 'idOnly', () => super.findToolById(catalog, toolId));
+      return this.#lookUp(catalog, toolId, 'idOnly', () => super.findToolById(catalog, toolId))
     }
 
     findToolForDynamicName(catalog, toolName) {
       const reference = () => {
-        const byKey = own(catalog.tools, toolName);
-        const byId = firstById(catalog.tools, toolName);
-        return this.filter ? (byId ?? byKey) : (byKey ?? byId);
-      };
-      return this.#lookUp(catalog, toolName, this.filter ? 'idFirst' : 'keyFirst', reference);
+        const byKey = own(catalog.tools, toolName)
+        const byId = firstById(catalog.tools, toolName)
+        return this.filter ? (byId ?? byKey) : (byKey ?? byId)
+      }
+      return this.#lookUp(catalog, toolName, this.filter ? 'idFirst' : 'keyFirst', reference)
     }
 
     /** A listing of the caller's record reads it as it is when the listing starts; a step's copy keeps its tables. */
     async #listing(catalog, list) {
-      this.listing = { catalog, tools: catalog.tools, live: catalog.live, tables: catalog.live ? tablesOf(catalog.tools) : catalog.tables };
+      this.listing = { catalog, tools: catalog.tools, live: catalog.live, tables: catalog.live ? tablesOf(catalog.tools) : catalog.tables }
       try {
-        return await list();
+        return await list()
       } finally {
-        this.listing = undefined;
+        this.listing = undefined
       }
     }
 
     formatCatalog(catalog, requestContext) {
-      return this.#listing(catalog, () => super.formatCatalog(catalog, requestContext));
+      return this.#listing(catalog, () => super.formatCatalog(catalog, requestContext))
     }
 
     getSuggestedToolNames(catalog, toolName, requestContext) {
-      return this.#listing(catalog, () => super.getSuggestedToolNames(catalog, toolName, requestContext));
+      return this.#listing(catalog, () => super.getSuggestedToolNames(catalog, toolName, requestContext))
     }
-  };
+  }
 }

@@ -20,7 +20,11 @@ const WORDS = ['weather', 'email', 'calendar', 'invoice', 'github', 'slack', 'da
 const tools = {}
 for (let i = 0; i < 200; i++) {
   const id = `${WORDS[i % WORDS.length]}_${i}`
-  tools[id] = createTool({ id, description: `Does ${WORDS[i % WORDS.length]} work number ${i} for the ${WORDS[(i * 7) % WORDS.length]} team`, execute: async () => ({ i }) })
+  tools[id] = createTool({
+    id,
+    description: `Does ${WORDS[i % WORDS.length]} work number ${i} for the ${WORDS[(i * 7) % WORDS.length]} team`,
+    execute: async () => ({ i }),
+  })
 }
 
 const processors = [
@@ -38,7 +42,17 @@ const messageList = { addSystem() {}, get: { all: { db: () => [] } } }
 async function request(processor, n) {
   const requestContext = new RequestContext([['mastra__threadId', `thread-${n % 4}`]])
   const step = (stepNumber) =>
-    processor.processInputStep({ ...baseContext(requestContext), messages: [], messageList, stepNumber, tools: {}, steps: [], state: {}, systemMessages: [], retryCount: 0 })
+    processor.processInputStep({
+      ...baseContext(requestContext),
+      messages: [],
+      messageList,
+      stepNumber,
+      tools: {},
+      steps: [],
+      state: {},
+      systemMessages: [],
+      retryCount: 0,
+    })
   const first = await step(0)
   const found = await first.tools.search_tools.execute({ query: `${WORDS[n % WORDS.length]} report` }, { requestContext })
   const name = found.results?.[0]?.name

@@ -40,8 +40,15 @@ const text = (t) => ({ type: 'text', text: t })
 
 /** The model's answer on each call of a request, given the tools it is offered. */
 const SCRIPTS = {
-  load: [() => [call('load-1', 'search_tools', { query: 'weather' })], () => [call('load-2', 'load_tool', { toolName: 'getWeather' })], () => [text('getWeather is loaded.')]],
-  use: [(offered) => (offered.includes('getWeather') ? [call('use-1', 'getWeather', { city: 'Paris' })] : [text('I have no weather tool.')]), () => [text('It is 18C in Paris.')]],
+  load: [
+    () => [call('load-1', 'search_tools', { query: 'weather' })],
+    () => [call('load-2', 'load_tool', { toolName: 'getWeather' })],
+    () => [text('getWeather is loaded.')],
+  ],
+  use: [
+    (offered) => (offered.includes('getWeather') ? [call('use-1', 'getWeather', { city: 'Paris' })] : [text('I have no weather tool.')]),
+    () => [text('It is 18C in Paris.')],
+  ],
 }
 
 let script = []

@@ -55,8 +55,12 @@ const model = new MockLanguageModelV2({
   doGenerate: async ({ tools: offered, prompt }) => {
     calls.push({
       tools: (offered ?? []).map((tool) => tool.name),
-      toolCallIds: parts(prompt).filter((p) => p.type === 'tool-call').map((p) => p.toolCallId),
-      texts: parts(prompt).filter((p) => p.type === 'text').map((p) => p.text),
+      toolCallIds: parts(prompt)
+        .filter((p) => p.type === 'tool-call')
+        .map((p) => p.toolCallId),
+      texts: parts(prompt)
+        .filter((p) => p.type === 'text')
+        .map((p) => p.text),
     })
     const content = script[calls.length - 1]
     const finishReason = content.some((p) => p.type === 'tool-call') ? 'tool-calls' : 'stop'
@@ -83,7 +87,9 @@ const history = [
 
 const result = await agent.generate(history, { maxSteps: 6 })
 
-const loaded = Object.keys(require.cache).filter((file) => file.endsWith('.node')).map((file) => relative(project, file))
+const loaded = Object.keys(require.cache)
+  .filter((file) => file.endsWith('.node'))
+  .map((file) => relative(project, file))
 console.log(
   JSON.stringify({
     implementation,

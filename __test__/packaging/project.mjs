@@ -25,7 +25,12 @@ function pathWithoutRust() {
 export const env = { ...withoutNpmRunEnv(process.env), PATH: pathWithoutRust() }
 
 export const run = (command, args, cwd, extraEnv = {}) =>
-  spawnSync(command, args, { cwd, env: { ...env, ...extraEnv }, encoding: 'utf8', shell: process.platform === 'win32' && (command === 'npm' || command === 'npx') })
+  spawnSync(command, args, {
+    cwd,
+    env: { ...env, ...extraEnv },
+    encoding: 'utf8',
+    shell: process.platform === 'win32' && (command === 'npm' || command === 'npx'),
+  })
 
 /**
  * A project as a user has it on @mastra/core 1.71.0 (the agent fixture's

@@ -6,12 +6,7 @@ import { z } from 'zod'
 
 import type { EmbeddingModel } from 'ai'
 
-import {
-  ToolSearchProcessor,
-  type ToolSearchEmbedder,
-  type ToolSearchProcessorOptions,
-  type ToolSearchRanking,
-} from '../../index.js'
+import { ToolSearchProcessor, type ToolSearchEmbedder, type ToolSearchProcessorOptions, type ToolSearchRanking } from '../../index.js'
 
 const lookup = createTool({
   id: 'lookup',

@@ -219,14 +219,10 @@ function readOptions(options) {
     throw new TypeError(`ToolCallFilter: options.exclude must be an array of tool names, got ${describe(exclude)}`)
   }
   if (filterAfterToolSteps !== undefined && filterAfterToolSteps !== null && typeof filterAfterToolSteps !== 'number') {
-    throw new TypeError(
-      `ToolCallFilter: options.filterAfterToolSteps must be a number, got ${describe(filterAfterToolSteps)}`,
-    )
+    throw new TypeError(`ToolCallFilter: options.filterAfterToolSteps must be a number, got ${describe(filterAfterToolSteps)}`)
   }
   if (preserveModelOutput !== undefined && preserveModelOutput !== null && typeof preserveModelOutput !== 'boolean') {
-    throw new TypeError(
-      `ToolCallFilter: options.preserveModelOutput must be a boolean, got ${describe(preserveModelOutput)}`,
-    )
+    throw new TypeError(`ToolCallFilter: options.preserveModelOutput must be a boolean, got ${describe(preserveModelOutput)}`)
   }
   return {
     // A falsy `exclude` means every tool, as `!options.exclude` does in the reference.

@@ -93,8 +93,7 @@ function definePromptToolCallFilter(preservedResults) {
         // the reference never reads their outputs.
         const ahead = withOutputs && !everyResult && names === null && (steps === undefined || steps === null) && writeOwnOutputs(scratch, prompt)
         const data = tape.data
-        data[INPUT.flags] =
-          (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
+        data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
         data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length
         data[INPUT.tapeLength] = tapeLength
         data[INPUT.historyLength] = historyLength

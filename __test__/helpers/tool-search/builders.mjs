@@ -12,9 +12,9 @@
 //   makeFilter(spec, log, labels)          -> deterministic filter hook that logs each call
 //   hash32(str)                            -> FNV-1a, the filter hook's decisions
 
-import { z } from 'zod/v4';
+import { z } from 'zod/v4'
 
-import { Labels } from './observation.mjs';
+import { Labels } from './observation.mjs'
 
 export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
   /**
@@ -22,16 +22,16 @@ export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
    * 'MastraMemory' = { thread: { id } } the way the Agent's memory step does.
    */
   function makeRequestContext({ threadId, memoryThreadId, values } = {}) {
-    const rc = new RequestContext();
-    if (threadId !== undefined) rc.set(MASTRA_THREAD_ID_KEY, threadId);
+    const rc = new RequestContext()
+    if (threadId !== undefined) rc.set(MASTRA_THREAD_ID_KEY, threadId)
     if (memoryThreadId !== undefined) {
-      rc.set('MastraMemory', { thread: { id: memoryThreadId, resourceId: 'res' }, resourceId: 'res', memoryConfig: {} });
+      rc.set('MastraMemory', { thread: { id: memoryThreadId, resourceId: 'res' }, resourceId: 'res', memoryConfig: {} })
     }
-    for (const [k, v] of Object.entries(values ?? {})) rc.set(k, v);
-    return rc;
+    for (const [k, v] of Object.entries(values ?? {})) rc.set(k, v)
+    return rc
   }
 
-  let msgCounter = 0;
+  let msgCounter = 0
   /** A MastraDBMessage (format 2) holding tool-invocation parts. */
   function toolInvocationMessage(parts, { id } = {}) {
     return {
@@ -40,7 +40,7 @@ export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
       createdAt: new Date(0),
       content: {
         format: 2,
-        parts: parts.map(p => ({
+        parts: parts.map((p) => ({
           type: 'tool-invocation',
           toolInvocation: {
             state: p.state ?? 'result',
@@ -51,7 +51,7 @@ export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
           },
         })),
       },
-    };
+    }
   }
 
   function userMessage(text, { id } = {}) {
@@ -60,7 +60,7 @@ export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
       role: 'user',
       createdAt: new Date(0),
       content: { format: 2, parts: [{ type: 'text', text }] },
-    };
+    }
   }
 
   /** The docs' example catalog (github/slack/db/weather/email), with labels. */
@@ -70,12 +70,12 @@ export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
         id,
         description,
         inputSchema: z.object({ q: z.string().optional() }),
-        execute: async input => ({ ran: id, input }),
+        execute: async (input) => ({ ran: id, input }),
         ...extra,
-      });
-      labels.set(t, key);
-      return [key, t];
-    };
+      })
+      labels.set(t, key)
+      return [key, t]
+    }
     const tools = Object.fromEntries([
       mk('createIssue', 'create_issue', 'Create a new GitHub issue in a repository'),
       mk('listPRs', 'list_pull_requests', 'List open pull requests for a GitHub repository'),
@@ -88,47 +88,47 @@ export function builders({ RequestContext, MASTRA_THREAD_ID_KEY, createTool }) {
       mk('insert', 'db_insert', 'Insert a row into a database table'),
       mk('update', 'db_update', 'Update rows in a database table'),
       mk('premiumExport', 'premium_export', 'Export a premium analytics report as PDF'),
-    ]);
-    return { tools, labels };
+    ])
+    return { tools, labels }
   }
 
-  let toolSerial = 0;
+  let toolSerial = 0
   // One per binding: a release's createTool patches the schemas it is given.
-  const SHARED_INPUT_SCHEMA = z.object({ value: z.string().optional() });
+  const SHARED_INPUT_SCHEMA = z.object({ value: z.string().optional() })
 
   /**
    * A tool for a random catalog. kind: 'mastra' (createTool with zod schema) or 'plain'
    * (a plain object with id/description/execute, or without id when idless).
    */
   function scenarioTool({ id, description, kind = 'mastra', idless = false, tag }) {
-    const serial = ++toolSerial;
-    const execute = async input => ({ tag, serial, input });
+    const serial = ++toolSerial
+    const execute = async (input) => ({ tag, serial, input })
     if (kind === 'mastra') {
       const opts = {
         id,
         description,
         inputSchema: SHARED_INPUT_SCHEMA, // shared: catalog schemas are never inspected by the processor
         execute,
-      };
-      if (description === undefined) delete opts.description;
-      return createTool(opts);
+      }
+      if (description === undefined) delete opts.description
+      return createTool(opts)
     }
-    const t = idless ? { description, execute } : { id, description, execute };
-    if (description === undefined) delete t.description;
-    return t;
+    const t = idless ? { description, execute } : { id, description, execute }
+    if (description === undefined) delete t.description
+    return t
   }
 
-  return { makeRequestContext, toolInvocationMessage, userMessage, docsCatalog, scenarioTool };
+  return { makeRequestContext, toolInvocationMessage, userMessage, docsCatalog, scenarioTool }
 }
 
 /** FNV-1a 32-bit over UTF-16 code units (deterministic filter decisions). */
 export function hash32(str) {
-  let h = 0x811c9dc5;
+  let h = 0x811c9dc5
   for (let i = 0; i < str.length; i++) {
-    h ^= str.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
+    h ^= str.charCodeAt(i)
+    h = Math.imul(h, 0x01000193)
   }
-  return h >>> 0;
+  return h >>> 0
 }
 
 /**
@@ -138,36 +138,36 @@ export function hash32(str) {
  */
 export function makeFilter({ mode = 'sync', denyPct = 30, salt = 0 } = {}, log, labels) {
   return function filter(arg) {
-    const { toolName, tool, requestContext, phase } = arg;
-    const plan = requestContext?.get?.('plan');
+    const { toolName, tool, requestContext, phase } = arg
+    const plan = requestContext?.get?.('plan')
     log.push({
       keys: Object.keys(arg),
       toolName,
       phase,
       tool: labels ? labels.get(tool) : undefined,
       requestContext: labels ? labels.get(requestContext) : undefined,
-    });
-    const h = hash32(`${String(toolName)}|${phase}|${String(plan)}|${salt}`);
-    const allow = h % 100 >= denyPct;
-    if (mode === 'sync') return allow;
-    if (mode === 'async') return Promise.resolve(allow);
+    })
+    const h = hash32(`${String(toolName)}|${phase}|${String(plan)}|${salt}`)
+    const allow = h % 100 >= denyPct
+    if (mode === 'sync') return allow
+    if (mode === 'async') return Promise.resolve(allow)
     switch ((h >>> 8) % 12) {
       case 0:
-        throw new Error('filter exploded');
+        throw new Error('filter exploded')
       case 1:
-        return Promise.reject(new Error('filter rejected'));
+        return Promise.reject(new Error('filter rejected'))
       case 2:
-        return allow ? 1 : 0;
+        return allow ? 1 : 0
       case 3:
-        return allow ? 'yes' : '';
+        return allow ? 'yes' : ''
       case 4:
-        return Promise.resolve(allow ? {} : null);
+        return Promise.resolve(allow ? {} : null)
       case 5:
-        return new Promise(resolve => queueMicrotask(() => resolve(allow)));
+        return new Promise((resolve) => queueMicrotask(() => resolve(allow)))
       case 6:
-        return allow ? Promise.resolve(true) : false;
+        return allow ? Promise.resolve(true) : false
       default:
-        return allow;
+        return allow
     }
-  };
+  }
 }

@@ -10,22 +10,22 @@
  * Our native processor must read time through Date.now for this to be meaningful.
  */
 export function installClock(start = 1_700_000_000_000) {
-  const realNow = Date.now;
+  const realNow = Date.now
   const clock = {
     t: start,
     now: () => clock.t,
-    set: t => {
-      clock.t = t;
+    set: (t) => {
+      clock.t = t
     },
-    advance: ms => {
-      clock.t += ms;
+    advance: (ms) => {
+      clock.t += ms
     },
     restore: () => {
-      Date.now = realNow;
+      Date.now = realNow
     },
-  };
-  Date.now = () => clock.t;
-  return clock;
+  }
+  Date.now = () => clock.t
+  return clock
 }
 
 /**
@@ -34,32 +34,32 @@ export function installClock(start = 1_700_000_000_000) {
  * Returns { calls: [{delay, unrefCalled}], clearAll, restore }.
  */
 export function captureIntervals() {
-  const realSetInterval = globalThis.setInterval;
-  const handles = [];
-  const calls = [];
+  const realSetInterval = globalThis.setInterval
+  const handles = []
+  const calls = []
   globalThis.setInterval = function patchedSetInterval(fn, delay, ...rest) {
-    const h = realSetInterval(fn, delay, ...rest);
-    const rec = { delay, unrefCalled: false };
-    calls.push(rec);
-    const realUnref = h.unref?.bind(h);
+    const h = realSetInterval(fn, delay, ...rest)
+    const rec = { delay, unrefCalled: false }
+    calls.push(rec)
+    const realUnref = h.unref?.bind(h)
     if (realUnref) {
       h.unref = () => {
-        rec.unrefCalled = true;
-        return realUnref();
-      };
+        rec.unrefCalled = true
+        return realUnref()
+      }
     }
-    handles.push(h);
-    return h;
-  };
+    handles.push(h)
+    return h
+  }
   return {
     calls,
     clearAll: () => {
-      for (const h of handles.splice(0)) clearInterval(h);
-      calls.length = 0;
+      for (const h of handles.splice(0)) clearInterval(h)
+      calls.length = 0
     },
     restore: () => {
-      for (const h of handles.splice(0)) clearInterval(h);
-      globalThis.setInterval = realSetInterval;
+      for (const h of handles.splice(0)) clearInterval(h)
+      globalThis.setInterval = realSetInterval
     },
-  };
+  }
 }

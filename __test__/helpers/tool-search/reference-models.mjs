@@ -11,9 +11,9 @@
 //   adjustMessagesForReference(messages)     -> (a) as the reference's input
 
 const atLeast = (release, version) => {
-  const [a, b] = [release, version].map((v) => v.split('.').map(Number));
-  return a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] >= b[2];
-};
+  const [a, b] = [release, version].map((v) => v.split('.').map(Number))
+  return a[0] !== b[0] ? a[0] > b[0] : a[1] !== b[1] ? a[1] > b[1] : a[2] >= b[2]
+}
 
 /**
  * What the release's own processor does that 1.59.0's did not (from its
@@ -29,7 +29,7 @@ export function referenceFeatures(version) {
     singleLoadResults: atLeast(version, '1.60.0'),
     /** The injectCatalog option (1.67.0). */
     injectCatalog: atLeast(version, '1.67.0'),
-  };
+  }
 }
 
 /**
@@ -44,35 +44,33 @@ export function referenceFeatures(version) {
  */
 export function withOurFixes(Base, threadIdKey) {
   /** Thread id as ours resolves it: mastra__threadId, then the memory thread, then none. */
-  const oursThreadId = requestContext =>
-    requestContext?.get(threadIdKey) || requestContext?.get('MastraMemory')?.thread?.id || undefined;
+  const oursThreadId = (requestContext) => requestContext?.get(threadIdKey) || requestContext?.get('MastraMemory')?.thread?.id || undefined
 
   return class FixedReferenceToolSearchProcessor extends Base {
     constructor(options) {
-      super(options);
-      const store = this.store;
+      super(options)
+      const store = this.store
       if (options?.storage === 'context') {
-        modelBoundedContextState(this, options.ttl);
-        const orig = store.getLoadedNames.bind(store);
-        store.getLoadedNames = ctx =>
-          orig(ctx.args ? { ...ctx, args: { ...ctx.args, messages: adjustMessagesForReference(ctx.args.messages) } } : ctx);
+        modelBoundedContextState(this, options.ttl)
+        const orig = store.getLoadedNames.bind(store)
+        store.getLoadedNames = (ctx) => orig(ctx.args ? { ...ctx, args: { ...ctx.args, messages: adjustMessagesForReference(ctx.args.messages) } } : ctx)
       }
     }
     getThreadId(args) {
-      return oursThreadId(args.requestContext);
+      return oursThreadId(args.requestContext)
     }
     findToolForDynamicName(catalog, toolName) {
-      const toolByKey = Object.hasOwn(catalog.tools, toolName) ? catalog.tools[toolName] : undefined;
-      const toolById = this.findToolById(catalog, toolName);
-      return this.filter ? (toolById ?? toolByKey) : (toolByKey ?? toolById);
+      const toolByKey = Object.hasOwn(catalog.tools, toolName) ? catalog.tools[toolName] : undefined
+      const toolById = this.findToolById(catalog, toolName)
+      return this.filter ? (toolById ?? toolByKey) : (toolByKey ?? toolById)
     }
     async getLoadedToolsForRequestContext(args) {
-      if (args?.stepArgs) return super.getLoadedToolsForRequestContext(args);
-      const threadId = oursThreadId(args?.requestContext);
-      const loadedNames = await this.store.getLoadedNames({ threadId, args: undefined });
-      return this.getLoadedTools(this.catalogForStep(args?.tools), loadedNames, args?.requestContext);
+      if (args?.stepArgs) return super.getLoadedToolsForRequestContext(args)
+      const threadId = oursThreadId(args?.requestContext)
+      const loadedNames = await this.store.getLoadedNames({ threadId, args: undefined })
+      return this.getLoadedTools(this.catalogForStep(args?.tools), loadedNames, args?.requestContext)
     }
-  };
+  }
 }
 
 /**
@@ -84,50 +82,50 @@ export function withOurFixes(Base, threadIdKey) {
  * and clearAllState act on them. Nothing else changes.
  */
 export function modelBoundedContextState(processor, ttlOption) {
-  const store = processor.store;
-  const sets = store.supplemental;
-  const ttl = ttlOption ?? 3_600_000;
-  const lastAccessed = new Map();
-  const getLoadedNames = store.getLoadedNames.bind(store);
-  const addLoaded = store.addLoaded.bind(store);
-  store.getLoadedNames = ctx => {
-    if (ctx.threadId && sets.has(ctx.threadId)) lastAccessed.set(ctx.threadId, Date.now());
-    const names = getLoadedNames(ctx);
-    if (ctx.threadId && !sets.has(ctx.threadId)) lastAccessed.delete(ctx.threadId);
-    return names;
-  };
+  const store = processor.store
+  const sets = store.supplemental
+  const ttl = ttlOption ?? 3_600_000
+  const lastAccessed = new Map()
+  const getLoadedNames = store.getLoadedNames.bind(store)
+  const addLoaded = store.addLoaded.bind(store)
+  store.getLoadedNames = (ctx) => {
+    if (ctx.threadId && sets.has(ctx.threadId)) lastAccessed.set(ctx.threadId, Date.now())
+    const names = getLoadedNames(ctx)
+    if (ctx.threadId && !sets.has(ctx.threadId)) lastAccessed.delete(ctx.threadId)
+    return names
+  }
   store.addLoaded = (names, ctx) => {
-    addLoaded(names, ctx);
-    if (names.length > 0 && ctx.threadId) lastAccessed.set(ctx.threadId, Date.now());
-  };
-  const forget = threadId => {
-    sets.delete(threadId);
-    lastAccessed.delete(threadId);
-  };
-  processor.clearState = (threadId = 'default') => forget(threadId);
+    addLoaded(names, ctx)
+    if (names.length > 0 && ctx.threadId) lastAccessed.set(ctx.threadId, Date.now())
+  }
+  const forget = (threadId) => {
+    sets.delete(threadId)
+    lastAccessed.delete(threadId)
+  }
+  processor.clearState = (threadId = 'default') => forget(threadId)
   processor.clearAllState = () => {
-    sets.clear();
-    lastAccessed.clear();
-  };
+    sets.clear()
+    lastAccessed.clear()
+  }
   processor.cleanupNow = () => {
-    if (ttl <= 0) return 0;
-    const now = Date.now();
-    let cleaned = 0;
+    if (ttl <= 0) return 0
+    const now = Date.now()
+    let cleaned = 0
     for (const threadId of [...sets.keys()]) {
       if (now - lastAccessed.get(threadId) > ttl) {
-        forget(threadId);
-        cleaned++;
+        forget(threadId)
+        cleaned++
       }
     }
-    return cleaned;
-  };
+    return cleaned
+  }
   processor.getStateStats = () => {
-    if (sets.size === 0) return { threadCount: 0, oldestAccessTime: null };
-    let oldest = Date.now();
-    for (const threadId of sets.keys()) oldest = Math.min(oldest, lastAccessed.get(threadId));
-    return { threadCount: sets.size, oldestAccessTime: oldest };
-  };
-  return processor;
+    if (sets.size === 0) return { threadCount: 0, oldestAccessTime: null }
+    let oldest = Date.now()
+    for (const threadId of sets.keys()) oldest = Math.min(oldest, lastAccessed.get(threadId))
+    return { threadCount: sets.size, oldestAccessTime: oldest }
+  }
+  return processor
 }
 
 /**
@@ -138,13 +136,13 @@ export function modelBoundedContextState(processor, ttlOption) {
  * array), which makes the reference derive the same names in the same order.
  */
 export function adjustMessagesForReference(messages) {
-  if (!Array.isArray(messages)) return messages;
-  return messages.map(m => {
-    const parts = m?.content?.parts;
-    if (!Array.isArray(parts)) return m;
-    let changed = false;
-    const newParts = parts.map(p => {
-      const inv = p?.toolInvocation;
+  if (!Array.isArray(messages)) return messages
+  return messages.map((m) => {
+    const parts = m?.content?.parts
+    if (!Array.isArray(parts)) return m
+    let changed = false
+    const newParts = parts.map((p) => {
+      const inv = p?.toolInvocation
       if (
         p?.type === 'tool-invocation' &&
         inv &&
@@ -156,11 +154,11 @@ export function adjustMessagesForReference(messages) {
         typeof inv.result.toolName === 'string' &&
         !Array.isArray(inv.result.loaded)
       ) {
-        changed = true;
-        return { ...p, toolInvocation: { ...inv, result: { ...inv.result, loaded: [inv.result.toolName] } } };
+        changed = true
+        return { ...p, toolInvocation: { ...inv, result: { ...inv.result, loaded: [inv.result.toolName] } } }
       }
-      return p;
-    });
-    return changed ? { ...m, content: { ...m.content, parts: newParts } } : m;
-  });
+      return p
+    })
+    return changed ? { ...m, content: { ...m.content, parts: newParts } } : m
+  })
 }
