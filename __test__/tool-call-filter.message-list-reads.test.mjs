@@ -33,40 +33,11 @@ import assert from 'node:assert/strict'
 
 import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
 import { createRng, sfc32 } from './helpers/random.mjs'
+import { recorder } from './helpers/recording-proxy.mjs'
 import { fakeList, abort, stepArgs } from './helpers/tool-call-filter-harness.mjs'
 
 const CASES = Number(process.env.TCF_READS_CASES ?? 300)
 const [RELEASE] = releasesWithFilterStage('messageList')
-
-/**
- * Proxies over plain objects and arrays that log each string-keyed `get` and
- * `has` with its path into `sink.reads` (the current call's set). One Proxy per
- * object, so identity holds across calls.
- */
-function recorder(sink) {
-  const proxies = new WeakMap()
-  const wrap = (value, path) => {
-    if (value === null || typeof value !== 'object') return value
-    const proto = Object.getPrototypeOf(value)
-    if (proto !== Object.prototype && proto !== Array.prototype) return value
-    if (proxies.has(value)) return proxies.get(value)
-    const proxy = new Proxy(value, {
-      get(target, key, receiver) {
-        const v = Reflect.get(target, key, receiver)
-        if (typeof key !== 'string') return v
-        sink.reads.add(`${path}.${key}${Object.hasOwn(target, key) ? '' : '?'}`)
-        return wrap(v, `${path}.${key}`)
-      },
-      has(target, key) {
-        if (typeof key === 'string') sink.reads.add(`${path} has ${key}`)
-        return Reflect.has(target, key)
-      },
-    })
-    proxies.set(value, proxy)
-    return proxy
-  }
-  return wrap
-}
 
 const NAMES = ['search', 'weather', 'mail']
 
@@ -140,7 +111,7 @@ function genCase(rng) {
 /** The reads of each call of a run: processInput, then each step. */
 async function run(Filter, c) {
   const sink = { reads: new Set() }
-  const wrap = recorder(sink)
+  const wrap = recorder((read) => sink.reads.add(read), { markInherited: true })
   const filter = new Filter(structuredClone(c.options))
   const state = {}
   const calls = []

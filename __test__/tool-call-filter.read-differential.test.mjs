@@ -23,28 +23,9 @@ import assert from 'node:assert/strict'
 
 import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
 import { createRng, sfc32 } from './helpers/random.mjs'
+import { recorder } from './helpers/recording-proxy.mjs'
 
 const CASES = Number(process.env.TCF_READS_CASES ?? 300)
-
-/** Wraps a value in Proxies that log each string-keyed `get` and `has` with its path. */
-function recorder(log) {
-  const wrap = (value, path) => {
-    if (value === null || typeof value !== 'object') return value
-    return new Proxy(value, {
-      get(target, key, receiver) {
-        const v = Reflect.get(target, key, receiver)
-        if (typeof key !== 'string') return v
-        log(`${path}.${key}`)
-        return wrap(v, `${path}.${key}`)
-      },
-      has(target, key) {
-        if (typeof key === 'string') log(`${path} has ${key}`)
-        return Reflect.has(target, key)
-      },
-    })
-  }
-  return wrap
-}
 
 function genTurns(rng, first) {
   const names = ['search', 'weather', 'mail']

@@ -401,12 +401,10 @@ describe("storage: 'context' over a history read step by step", () => {
     const again = [{ ...old }, ...list.slice(1)]
     assert.deepEqual(await names([...again]), ['search_tools', 'load_tool', 'get_weather'])
     // Within the last messages it is noticed.
-    again
-      .at(-1)
-      .content.parts.push({
-        type: 'tool-invocation',
-        toolInvocation: { state: 'result', toolCallId: 'd', toolName: 'load_tool', args: {}, result: { success: true, message: 'x', toolName: 'send_email' } },
-      })
+    again.at(-1).content.parts.push({
+      type: 'tool-invocation',
+      toolInvocation: { state: 'result', toolCallId: 'd', toolName: 'load_tool', args: {}, result: { success: true, message: 'x', toolName: 'send_email' } },
+    })
     assert.deepEqual(await names([...again]), ['search_tools', 'load_tool', 'get_weather', 'send_email'])
   })
 

@@ -40,6 +40,7 @@ import assert from 'node:assert/strict'
 
 import { TESTED_RELEASES } from './helpers/releases.mjs'
 import { createRng, sfc32 } from './helpers/random.mjs'
+import { recorder } from './helpers/recording-proxy.mjs'
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 import { hash32 } from './helpers/tool-search/builders.mjs'
 
@@ -47,40 +48,6 @@ const CASES = Number(process.env.TS_READS_CASES ?? 200)
 
 const WORDS = ['weather', 'forecast', 'email', 'send', 'issue', 'github', 'query', 'database', 'slack', 'channel', 'report', 'export']
 const KEYS = ['getWeather', 'sendEmail', 'createIssue', 'runQuery', 'postSlack', 'exportReport', 'listChannels', 'mergePR']
-
-/**
- * Recording Proxies. `sink.log` is the current phase's list of reads, in
- * order. Objects are wrapped once (identity holds across phases); `deep`
- * objects (messages) have their plain objects and arrays wrapped all the way
- * down, a tool only its own level (its schema and function are handed out as
- * they are).
- */
-function recorder(sink) {
-  const proxies = new WeakMap()
-  const wrap = (value, path, deep) => {
-    if (value === null || typeof value !== 'object') return value
-    if (deep) {
-      const proto = Object.getPrototypeOf(value)
-      if (proto !== Object.prototype && proto !== Array.prototype) return value
-    }
-    if (proxies.has(value)) return proxies.get(value)
-    const proxy = new Proxy(value, {
-      get(target, key, receiver) {
-        const v = Reflect.get(target, key, receiver)
-        if (typeof key !== 'string') return v
-        sink.log.push(`${path}.${key}`)
-        return deep ? wrap(v, `${path}.${key}`, true) : v
-      },
-      has(target, key) {
-        if (typeof key === 'string') sink.log.push(`${path} has ${key}`)
-        return Reflect.has(target, key)
-      },
-    })
-    proxies.set(value, proxy)
-    return proxy
-  }
-  return wrap
-}
 
 /** A real RequestContext behind a Proxy that logs `get(key)` (and any other method by name). */
 function recordingContext(rc, sink) {
@@ -133,7 +100,8 @@ function genCase(rng, referenceHas) {
 async function run(kit, P, c) {
   const { z } = kit
   const sink = { log: [] }
-  const wrap = recorder(sink)
+  // Messages are wrapped all the way down; a tool only its own level.
+  const wrap = recorder((read) => sink.log.push(read))
   const objects = c.tools.map((t) => {
     const tool = { id: t.id, description: t.description, execute: async () => ({ ran: t.key }) }
     if (t.schema) tool.inputSchema = z.object({ q: z.string().optional() })
