@@ -12,8 +12,8 @@
 // reads is not compared: the release walks the list once per question (tool
 // parts, excluded ids, output), ours once into its tape.
 //
-// README's "Differences" lists none for this stage's reads, so every extra
-// read is a bug. Ours walks each message with a tool part whole before the
+// Every extra read is a bug, listed in README's "Differences" until it is
+// fixed. Ours walks each message with a tool part whole before the
 // native side decides, and so still reads, where the release does not (the
 // `todo` test holds the full rule; the first test allows exactly these and
 // fails on any other):

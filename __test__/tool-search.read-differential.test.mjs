@@ -26,7 +26,7 @@
 // so that on the next step the tool loaded is one, looked up in the record
 // (its key and its tool's properties read) where the release drops it.
 //
-// Not documented, so a bug still open (the `todo` test holds the full rule;
+// A bug still open, listed in README's "Differences" (the `todo` test holds the full rule;
 // the first test allows exactly this and fails on any other difference): with
 // a `filter` hook, a `load_tool` whose name is not found or not allowed reads
 // the `id` of every tool in the record, to hand the native side the record as
