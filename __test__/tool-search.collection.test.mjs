@@ -5,7 +5,11 @@
 // deoptimizes processInputStep, #activeList, #answerer, drive, questions,
 // toolFor and a dozen more ("weak objects": classes or closures a request
 // made and dropped, which their compiled code embedded), and searchAnswer
-// ("code dependencies"). Kept as a todo so the trace stays one command away.
+// ("code dependencies"). A RequestContext made per request (as Mastra makes
+// one) accounts for readThread, #beginStep and #activeNames (and Mastra's own
+// RequestContext.get): with one context per thread kept for the process they
+// stay compiled; the rest deoptimize either way. Kept as a todo so the trace
+// stays one command away.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
