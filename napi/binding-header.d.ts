@@ -20,5 +20,20 @@ export type Utf16Text = string
  */
 export declare function filterPrompt(input: Int32In, out: Int32Out, filterAfterToolSteps: number | null | undefined): number
 
+/**
+ * The 1.59 ToolCallFilter's plan of one run of a history (`tool_call_filter::plan_message_list`):
+ * writes the plan into `out` and returns its length, or minus the number of JSON slots it needs
+ * (their positions in `out`).
+ */
+export declare function planMessageList(
+  preserveModelOutput: boolean,
+  filterAfterToolSteps: number | null | undefined,
+  excludeLength: number | undefined | null,
+  tape: Int32In,
+  preserve: Int32In | undefined | null,
+  firstMessage: number,
+  out: Int32Out,
+): number
+
 /** For tests: panics inside a plain callback; the caller gets an `Error`. */
 export declare function __panicInPlainCallbackForTesting(): never

@@ -20,8 +20,9 @@ use napi_derive::napi;
 
 /// The plain Node-API callbacks the addon exports (see [`raw`]), by their
 /// JavaScript names.
-const PLAIN_CALLBACKS: [(&str, Callback); 2] = [
+const PLAIN_CALLBACKS: [(&str, Callback); 3] = [
     ("filterPrompt", tool_call_filter::filter_prompt),
+    ("planMessageList", tool_call_filter::plan_message_list),
     ("__panicInPlainCallbackForTesting", diagnostics::panic_in_plain_callback),
 ];
 

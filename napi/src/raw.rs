@@ -89,6 +89,39 @@ impl<const N: usize> Args<N> {
         Ok(value)
     }
 
+    /// `true` or `false`; anything else is an error.
+    pub fn bool(&self, index: usize) -> Result<bool> {
+        let mut value = false;
+        // SAFETY: the value is an argument of this call, in its `env`; one
+        // that is not a boolean gives an error status.
+        let status = unsafe { sys::napi_get_value_bool(self.env, self.values[index], &mut value) };
+        check_status!(status, "argument {index}: expected a boolean")?;
+        Ok(value)
+    }
+
+    /// A number as an unsigned 32-bit integer (JavaScript's `ToUint32` of it).
+    pub fn u32(&self, index: usize) -> Result<u32> {
+        let mut value = 0;
+        // SAFETY: the value is an argument of this call, in its `env`; one
+        // that is not a number gives an error status.
+        let status = unsafe { sys::napi_get_value_uint32(self.env, self.values[index], &mut value) };
+        check_status!(status, "argument {index}: expected a number")?;
+        Ok(value)
+    }
+
+    /// Whether the argument is `undefined` or `null`.
+    fn is_nullish(&self, index: usize) -> Result<bool> {
+        Ok(matches!(self.kind(index)?, ValueType::Undefined | ValueType::Null))
+    }
+
+    /// [`Self::u32`], or `None` for `undefined` or `null`.
+    pub fn u32_or_nullish(&self, index: usize) -> Result<Option<u32>> {
+        if self.is_nullish(index)? {
+            return Ok(None);
+        }
+        self.u32(index).map(Some)
+    }
+
     /// A number, `null` (`Some(None)`) or `undefined` (`None`).
     pub fn number_or_null(&self, index: usize) -> Result<Option<Option<f64>>> {
         match self.kind(index)? {
@@ -101,6 +134,14 @@ impl<const N: usize> Args<N> {
     pub fn int32_in(&self, index: usize) -> Result<Int32In<'_>> {
         // SAFETY: the value is an argument of this call, borrowed for it.
         unsafe { read_view(self.env, self.values[index]) }.map(Int32In::from)
+    }
+
+    /// [`Self::int32_in`], or `None` for `undefined` or `null`.
+    pub fn int32_in_or_nullish(&self, index: usize) -> Result<Option<Int32In<'_>>> {
+        if self.is_nullish(index)? {
+            return Ok(None);
+        }
+        self.int32_in(index).map(Some)
     }
 
     pub fn int32_out(&self, index: usize) -> Result<Int32Out<'_>> {

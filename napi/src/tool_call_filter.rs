@@ -52,18 +52,6 @@ pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
     message_list::run_length(exclude).map(|length| length as u32)
 }
 
-/// The message-list filter's options from the values the caller gave
-/// (`filter_after_tool_steps` `undefined` leaves agent-loop steps alone).
-fn message_list_options(
-    preserve_model_output: bool,
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
-) -> message_list::Options {
-    message_list::Options {
-        preserve_model_output,
-        filter_after_tool_steps: steps_option(given_steps(filter_after_tool_steps)),
-    }
-}
-
 /// Whether `processInputStep` filters at all with this `filterAfterToolSteps`
 /// (as the caller gave it).
 #[napi(catch_unwind)]
@@ -71,36 +59,44 @@ pub fn message_list_filters_steps(filter_after_tool_steps: Either3<f64, Null, Un
     steps_option(given_steps(filter_after_tool_steps)).is_some()
 }
 
-/// Plans a history tape (see the core's `message_list`) into `out` and
-/// returns the plan's length, with the filter's options as
-/// [`message_list_options`] takes them. The tape's first message is message
-/// `first_message` of the history, which errors name. A negative answer `-n`
-/// means `n` JSON slots of the tape are needed: their positions are in `out`,
-/// to be filled before asking again. Borrowing the caller's buffers keeps the
-/// call free of allocations JavaScript would collect; a plain function, not a
-/// class's method, as those cost several times as much per call.
-#[napi(catch_unwind)]
-pub fn plan_message_list(
-    preserve_model_output: bool,
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
-    exclude_length: Option<u32>,
-    tape: Int32In,
-    preserve: Option<Int32In>,
-    first_message: u32,
-    mut out: Int32Out,
-) -> Result<i32> {
-    let options = message_list_options(preserve_model_output, filter_after_tool_steps);
-    let preserve_ids: CallIdSet =
-        preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
-    let exclude = Exclude::for_list(exclude_length);
-    let (answer, sign) = match message_list::plan_tape(&options, exclude, tape.as_slice(), &preserve_ids)
-        .map_err(|error| type_error(error.from_message(first_message as usize)))?
-    {
-        TapePlan::Ready(plan) => (plan, 1),
-        TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
-    };
-    out.write(&[&answer], &[Some(&tape), preserve.as_ref()])?;
-    Ok(sign * answer.len() as i32)
+/// Plans a history tape (see the core's `message_list`) into `out`:
+/// `planMessageList(preserveModelOutput, filterAfterToolSteps, excludeLength,
+/// tape, preserve, firstMessage, out)`, with the filter's options as given
+/// (`filterAfterToolSteps` a number, `null` or `undefined`; `excludeLength`
+/// and `preserve`, the ids the steps keep, may be `undefined`). Returns the
+/// plan's length. The tape's first message is message `firstMessage` of the
+/// history, which errors name. A negative answer `-n` means `n` JSON slots of
+/// the tape are needed: their positions are in `out`, to be filled before
+/// asking again. Borrowing the caller's buffers keeps the call free of
+/// allocations JavaScript would collect. A plain Node-API callback (see
+/// [`crate::raw`]): called for every run of a history, on every step, and
+/// right after a full collection napi-rs's own argument handling cost several
+/// times the plan.
+pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: Node-API calls this with its `env` and `info`.
+    unsafe {
+        raw::enter::<7>(env, info, |args| {
+            let options = message_list::Options {
+                preserve_model_output: args.bool(0)?,
+                filter_after_tool_steps: steps_option(args.number_or_null(1)?),
+            };
+            let exclude = Exclude::for_list(args.u32_or_nullish(2)?);
+            let tape = args.int32_in(3)?;
+            let preserve = args.int32_in_or_nullish(4)?;
+            let first_message = args.u32(5)?;
+            let mut out = args.int32_out(6)?;
+            let preserve_ids: CallIdSet =
+                preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
+            let (answer, sign) = match message_list::plan_tape(&options, exclude, tape.as_slice(), &preserve_ids)
+                .map_err(|error| type_error(error.from_message(first_message as usize)))?
+            {
+                TapePlan::Ready(plan) => (plan, 1),
+                TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
+            };
+            out.write(&[&answer], &[Some(&tape), preserve.as_ref()])?;
+            args.int32(sign * answer.len() as i32)
+        })
+    }
 }
 
 /// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
