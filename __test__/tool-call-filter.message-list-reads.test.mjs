@@ -156,7 +156,8 @@ async function differences(known) {
       compared += ref[i].reads.size
     }
   }
-  assert.ok(compared > CASES * 10, `the release read too little to compare (${compared} reads)`)
+  // The loop stops at five failures; a run of every case must have compared enough.
+  if (failures.length === 0) assert.ok(compared > CASES * 10, `the release read too little to compare (${compared} reads)`)
   return failures
 }
 

@@ -204,7 +204,8 @@ async function differences(version, known) {
       compared += reads.length
     }
   }
-  assert.ok(compared > CASES * 5, `the release read too little to compare (${compared} reads)`)
+  // The loop stops at six differences; a run of every case must have compared enough.
+  if (extras.length + orders.length === 0) assert.ok(compared > CASES * 5, `the release read too little to compare (${compared} reads)`)
   return { extras, orders }
 }
 
