@@ -3,7 +3,7 @@
 
 // What napi-rs cannot see from the Rust signatures: the argument types the
 // binding reads through its own conversions (napi/src/buffers.rs,
-// napi/src/utf16.rs), and the plain Node-API callbacks napi/src/raw.rs adds
+// napi/src/utf16.rs), and the plain Node-API callbacks napi/src/lib.rs adds
 // to the exports as the addon loads.
 
 /** An Int32Array (not a view of a SharedArrayBuffer) the binding reads. */
