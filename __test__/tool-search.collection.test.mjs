@@ -8,8 +8,13 @@
 // ("code dependencies"). A RequestContext made per request (as Mastra makes
 // one) accounts for readThread, #beginStep and #activeNames (and Mastra's own
 // RequestContext.get): with one context per thread kept for the process they
-// stay compiled; the rest deoptimize either way. Kept as a todo so the trace
-// stays one command away.
+// stay compiled; the rest deoptimize either way. Most of the rest is the
+// classes of what a step makes: an instance's final class is reached from its
+// class's first one only by the transitions its constructor's stores make,
+// which V8 holds weakly, so it dies with the step's objects (one LiveStep
+// kept alive for the process spared toolFor, keyOf, own, standing, resolve
+// and the constructors), and `#answerer` gives each step's closure a
+// property. Kept as a todo so the trace stays one command away.
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
