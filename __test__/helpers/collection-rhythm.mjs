@@ -7,6 +7,8 @@
 
 import { createRequire } from 'node:module'
 
+import { runRhythm } from './collection.mjs'
+
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../../lib/host.js')
 const { processorsFor } = require('../../lib/processors.js')
@@ -96,15 +98,4 @@ const round = async (count) => {
   for (let i = 0; i < count; i++) for (const request of requests) await request()
 }
 
-await round(3000)
-// Let a compilation still under way on a background thread finish first.
-await new Promise((resolve) => setTimeout(resolve, 100))
-await round(200)
-console.log('COLLECTING')
-// Several collections, each between requests: a class or code freed by one
-// collection may be one whose last holder a request dropped since the last.
-for (let i = 0; i < 5; i++) {
-  globalThis.gc()
-  await round(40)
-}
-console.log('DONE')
+await runRhythm(round, { warm: 3000, settled: 200, between: 40 })

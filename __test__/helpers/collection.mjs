@@ -1,13 +1,33 @@
 // What a full garbage collection between requests costs a processor's
 // compiled code, read from V8's own traces. A rhythm script (a helper beside
-// this one) runs requests until V8 has compiled what runs hot, prints
-// `COLLECTING`, runs full collections between more requests, and prints
-// `DONE`; it runs with --trace-deopt and --trace-opt, which name the
-// functions V8 deoptimizes or marks for compiling. See
-// tool-call-filter.collection.test.mjs.
+// this one) makes requests through `runRhythm`, which prints `COLLECTING`
+// once V8 has compiled what runs hot and `DONE` after full collections
+// between more requests; `collectionCost` runs it with --trace-deopt and
+// --trace-opt, which name the functions V8 deoptimizes or marks for
+// compiling. See tool-call-filter.collection.test.mjs.
 
 import { execFileSync } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+
+/**
+ * A rhythm script's run: `round(count)` makes `count` rounds of requests. It
+ * runs `warm` rounds until V8 has compiled what runs hot, lets a compilation
+ * still under way on a background thread finish, runs `settled` more, then
+ * prints `COLLECTING` and runs five full collections, each followed by
+ * `between` rounds (a class or code freed by one collection may be one whose
+ * last holder a request dropped since the last), and prints `DONE`.
+ */
+export async function runRhythm(round, { warm, settled, between }) {
+  await round(warm)
+  await new Promise((resolve) => setTimeout(resolve, 100))
+  await round(settled)
+  console.log('COLLECTING')
+  for (let i = 0; i < 5; i++) {
+    globalThis.gc()
+    await round(between)
+  }
+  console.log('DONE')
+}
 
 /** The names of the functions, methods and classes defined in these files. */
 export function functionNames(files) {

@@ -8,6 +8,8 @@
 
 import { createRequire } from 'node:module'
 
+import { runRhythm } from './collection.mjs'
+
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../../lib/host.js')
 const { processorsFor } = require('../../lib/processors.js')
@@ -65,12 +67,4 @@ const round = async (count) => {
   for (let i = 0; i < count; i++) for (const processor of processors) await request(processor, i)
 }
 
-await round(1500)
-await new Promise((resolve) => setTimeout(resolve, 100))
-await round(100)
-console.log('COLLECTING')
-for (let i = 0; i < 5; i++) {
-  globalThis.gc()
-  await round(20)
-}
-console.log('DONE')
+await runRhythm(round, { warm: 1500, settled: 100, between: 20 })
