@@ -588,10 +588,11 @@ function defineToolSearchProcessor(host) {
 
     /**
      * Answers an operation's questions (the protocol's `operation`): asks
-     * the hook about a tool, hands over the record, awaits a tick, or says
-     * which tool the step's record gives for a name now, and whether the
-     * hook allows it. For an operation that `awaitsAsReference`, every tool
-     * is asked about as the reference's `isToolAllowed` asks (see
+     * the hook about a tool, hands over the record's keys, awaits a tick,
+     * or says which tool the step's record gives for a name now, and
+     * whether the hook allows it. For an operation that
+     * `awaitsAsReference`, every tool is asked about as the reference's
+     * `isToolAllowed` asks (see
      * `allowedAsReference`). A listing that `names` its tools hands Rust the
      * name of each tool allowed when it is not the id the tables hold for it
      * (`tool.id || key`, read once the hook answered, as the reference does).
@@ -603,8 +604,11 @@ function defineToolSearchProcessor(host) {
       const awaits = operation.awaitsAsReference
       const answer = (question, phase, _operation, ticket) => {
         if (question === OPERATION.tick) return TICKED
-        if (question === OPERATION.needRecord) {
-          operation.useRecord(step.readRecord())
+        if (question === OPERATION.needKeys) {
+          // The keys only, as the reference's `Object.keys`: Rust asks about each one it looks up.
+          const keys = Object.keys(step.record())
+          const lengths = Int32Array.from(keys, (key) => key.length)
+          operation.useKeys(keys.join(''), lengths)
           return OPERATION.noVerdict
         }
         const kind = question & KIND_MASK
