@@ -6,7 +6,7 @@
 // objects. Payloads (args, results, model outputs) never cross the boundary;
 // only their shape does.
 
-const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
+const { planMessageList, advanceMessageListSteps, messageListRunLength } = require('../native.js')
 const {
   codes,
   stateKeys,
@@ -18,7 +18,8 @@ const {
   writeModelOutput,
   fillJson,
   resultText,
-  describe,
+  REFUSED,
+  refused,
 } = require('./common.js')
 const { argument } = require('../hook-arguments.js')
 
@@ -59,11 +60,11 @@ class ToolCallFilter {
   #filtersSteps
 
   constructor(options = {}) {
-    const { exclude, preserveModelOutput, filterAfterToolSteps } = readOptions(options)
+    const { exclude, preserveModelOutput, filterAfterToolSteps, messageListFiltersSteps } = readOptions(options)
     this.#exclude = exclude
     this.#withOutputs = preserveModelOutput
     this.#filterAfterToolSteps = filterAfterToolSteps
-    this.#filtersSteps = messageListFiltersSteps(filterAfterToolSteps)
+    this.#filtersSteps = messageListFiltersSteps
   }
 
   async processInput(args) {
@@ -200,7 +201,7 @@ function askPlan(scratch, run) {
 
 function checkHistory(messages) {
   if (!Array.isArray(messages)) {
-    throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
+    throw refused(REFUSED.messages, messages)
   }
 }
 
