@@ -113,6 +113,56 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     assertSameValue(await compareInput(opts, build), expected, 'ref vs literal')
   })
 
+  test('exclude + preserveModelOutput: a result before its excluded call keeps its model output; a kept result\'s is never read', async () => {
+    // The result comes first and names another tool: only the call after it
+    // says it goes, so its model output is read once the walk has seen that.
+    // A result that stays has its providerMetadata read by neither filter.
+    const kept = (throwing) => {
+      const part = { type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'c8', toolName: 'weather', args: {}, result: 2 } }
+      if (!throwing) return { ...part, providerMetadata: { mastra: { modelOutput: 'never text' } } }
+      return Object.defineProperty(part, 'providerMetadata', {
+        enumerable: false,
+        get() {
+          throw new Error("a kept result's providerMetadata was read")
+        },
+      })
+    }
+    const build = (throwing = false) => [
+      {
+        id: 'x1',
+        role: 'tool',
+        createdAt: D(0),
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'c9', toolName: 'renamed', args: {}, result: 1 },
+              providerMetadata: { mastra: { modelOutput: { type: 'text', value: 'saved' } } },
+            },
+            kept(throwing),
+          ],
+        },
+      },
+      {
+        id: 'x2',
+        role: 'assistant',
+        createdAt: D(1),
+        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: 'c9', toolName: 'sendEmail', args: {} } }] },
+      },
+    ]
+    const opts = () => ({ exclude: ['sendEmail'], preserveModelOutput: true })
+    const expected = [
+      { ...build()[0], content: { format: 2, parts: [{ type: 'text', text: 'renamed result:\nsaved' }, kept(false)] } },
+    ]
+    assertSameValue(await new OurFilter(opts()).processInput(inputArgs(build())), expected, 'ours vs literal')
+    assertSameValue(await compareInput(opts, build), expected, 'ref vs literal')
+    for (const Filter of [RefFilter, OurFilter]) {
+      const [message] = await new Filter(opts()).processInput(inputArgs(build(true)))
+      assert.equal(message.content.parts[1].toolInvocation.toolCallId, 'c8')
+    }
+  })
+
   test('preserveModelOutput: true keeps the stored model output of completed results as text', async () => {
     const expected = [
       U1(),

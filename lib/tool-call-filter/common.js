@@ -135,6 +135,14 @@ class Scratch {
   plan = new Int32Array(4096)
   /** The call ids interned by the call; emptied when it gives the set back. */
   ids = new CallIds()
+  /**
+   * Per interned call id, bits of the message-list filter's walk (see
+   * message-list.js): which ids the kept steps hold and which an excluded
+   * tool's part carries. Zeroed by that filter when its call ends.
+   */
+  marks = new Uint8Array(256)
+  /** Call ids whose results were written without their model output, pending the excluded ids. */
+  deferred = []
   /** Strings a tape refers to by index. */
   strings = []
   /** Whether `strings` held more than the kept limit during the call. */
@@ -169,6 +177,7 @@ class Scratch {
       this.deepAncestors.clear()
     }
     if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
+    if (this.deferred.length !== 0) this.deferred.length = 0
   }
 }
 
