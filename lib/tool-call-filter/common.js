@@ -141,8 +141,10 @@ class Scratch {
    * tool's part carries. Zeroed by that filter when its call ends.
    */
   marks = new Uint8Array(256)
-  /** Call ids whose results were written without their model output, pending the excluded ids. */
-  deferred = []
+  /** Whether the call set any of `marks`, up to its interned ids. */
+  marked = false
+  /** Whether a result was written without its model output and its call found an excluded tool's later. */
+  lateOutputs = false
   /** Strings a tape refers to by index. */
   strings = []
   /** Whether `strings` held more than the kept limit during the call. */
@@ -177,7 +179,7 @@ class Scratch {
       this.deepAncestors.clear()
     }
     if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
-    if (this.deferred.length !== 0) this.deferred.length = 0
+    this.lateOutputs = false
   }
 }
 
@@ -196,6 +198,10 @@ function takeScratch() {
 }
 
 function releaseScratch(scratch) {
+  if (scratch.marked) {
+    scratch.marks.fill(0, 0, Math.min(scratch.marks.length, scratch.ids.values.length + 1))
+    scratch.marked = false
+  }
   scratch.clear()
   scratch.recorded.reset()
   scratch.ids.reset()

@@ -154,40 +154,45 @@ class ToolCallFilter {
     const count = messages.length
     const runLength = runLengthOf(mode) ?? count
     const filtered = []
-    try {
+    if (marking !== 0) {
+      // Zeroed when the call gives its scratch back, whatever happens in between.
+      scratch.marked = true
       if ((marking & MARK.kept) !== 0) markKept(scratch, ids.values.length, preserve)
-      for (let from = 0; from < count; from += runLength) {
-        const to = Math.min(count, from + runLength)
-        let written
-        do {
-          scratch.clear()
-          // Excluding every tool, ids decide only whether a step keeps a call:
-          // those are all interned already, so the others need no index of their own.
-          writeHistory(scratch, messages, from, to, names, ids, withOutputs, mode === ExcludeMode.Listed, false, marking)
-          written = scratch.tape.finish()
-          // A result left without its model output whose call turned out, later
-          // in the history, to be an excluded tool's: rare (a call comes before
-          // its result), and written again now that every excluded id is marked.
-        } while (deferredWentLater(scratch))
-        if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
-        const run = [withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from]
-        let length = askPlan(scratch, run)
-        if (length < 0) {
-          // Some JSON is its output's text after all: fill in those slots and plan again.
-          fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
-          length = askPlan(scratch, run)
-        }
-        applyPlan(messages, from, to, scratch.plan.subarray(0, length), scratch.strings, filtered)
+    }
+    const internNew = mode === ExcludeMode.Listed
+    for (let from = 0; from < count; from += runLength) {
+      const to = Math.min(count, from + runLength)
+      scratch.clear()
+      // Excluding every tool, ids decide only whether a step keeps a call:
+      // those are all interned already, so the others need no index of their own.
+      writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
+      if (scratch.lateOutputs) {
+        // A result left without its model output whose call turned out, later
+        // in the history, to be an excluded tool's: rare (a call comes before
+        // its result), and written again now that every excluded id is marked.
+        scratch.clear()
+        writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
       }
-    } finally {
-      if (marking !== 0) scratch.marks.fill(0, 0, Math.min(scratch.marks.length, ids.values.length + 1))
+      const written = scratch.tape.finish()
+      if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
+      const run = [withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from]
+      let length = askPlan(scratch, run)
+      if (length < 0) {
+        // Some JSON is its output's text after all: fill in those slots and plan again.
+        fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
+        length = askPlan(scratch, run)
+      }
+      applyPlan(messages, from, to, scratch.plan.subarray(0, length), scratch.strings, filtered)
     }
     return filtered
   }
 }
 
-/** Bits of `scratch.marks`, per interned call id. */
-const MARK = { kept: 1, excluded: 2 }
+/**
+ * Bits of `scratch.marks`, per interned call id: held by the kept steps, an
+ * excluded tool's call, a result's whose model output was left unread.
+ */
+const MARK = { kept: 1, excluded: 2, deferred: 4 }
 
 /** Marks the ids the kept steps hold; `known` ids are interned so far. */
 function markKept(scratch, known, preserve) {
@@ -196,53 +201,19 @@ function markKept(scratch, known, preserve) {
   for (let i = 0; i < preserve.length; i++) marks[preserve[i]] |= MARK.kept
 }
 
-/**
- * Whether the kept steps hold a part's call id, marking it first as an
- * excluded tool's where `marking` asks (growing the marks as ids are interned).
- */
-function keptByStep(scratch, marking, callId, excludedName) {
-  let marks = scratch.marks
-  if (excludedName && (marking & MARK.excluded) !== 0) {
-    if (callId >= marks.length) {
-      const grown = new Uint8Array((callId + 1) * 2)
-      grown.set(marks)
-      scratch.marks = marks = grown
-    }
-    marks[callId] |= MARK.excluded
-  }
-  return (marking & MARK.kept) !== 0 && isKept(marks, callId)
-}
-
 /** Whether the kept steps hold an interned call id. */
 function isKept(marks, callId) {
   return callId < marks.length && (marks[callId] & MARK.kept) !== 0
 }
 
-/**
- * Whether a result of a tool not excluded goes with its call, an excluded
- * tool's: as far as the walk has marked them. One whose call may come later
- * is listed in `scratch.deferred`.
- */
-function callGoes(scratch, callId) {
-  if (callId < 0) return false
+/** `scratch.marks`, grown to hold `callId`: ids are interned as the walk goes. */
+function marksFor(scratch, callId) {
   const marks = scratch.marks
-  if (callId < marks.length && (marks[callId] & MARK.excluded) !== 0) return true
-  scratch.deferred.push(callId)
-  return false
-}
-
-/** Whether a result written without its model output belongs to an excluded call after all; empties the list. */
-function deferredWentLater(scratch) {
-  const deferred = scratch.deferred
-  if (deferred.length === 0) return false
-  const marks = scratch.marks
-  let found = false
-  for (let i = 0; i < deferred.length && !found; i++) {
-    const index = deferred[i]
-    found = index < marks.length && (marks[index] & MARK.excluded) !== 0
-  }
-  deferred.length = 0
-  return found
+  if (callId < marks.length) return marks
+  const grown = new Uint8Array((callId + 1) * 2)
+  grown.set(marks)
+  scratch.marks = grown
+  return grown
 }
 
 /**
@@ -292,14 +263,16 @@ function checkHistory(messages) {
  * a part's state and model output are not read, as the reference keeps it
  * first), `excluded` where model outputs are read only of the results that
  * go with an exclude list (the excluded tools' call ids are marked as the
- * walk finds them; a result whose call is not marked yet is listed in
- * `scratch.deferred`).
+ * walk finds them; a result whose call is not marked yet is marked as left,
+ * and `scratch.lateOutputs` set if its call is marked later).
  *
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
 function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew, idsOnly = false, marking = 0) {
   const tape = scratch.tape
+  // Grown (and so replaced) only as ids are interned.
+  let marks = scratch.marks
   // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
   const readsInvocations = excluded !== null || ids !== null
   tape.reserve(to - from + 1)
@@ -376,7 +349,13 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         }
         // The reference reads every tool part's name for its excluded ids, the kept ones' too.
         excludedName = excluded !== null && excluded.has(invocation.toolName)
-        if (marking !== 0 && callId >= 0 && keptByStep(scratch, marking, callId, excludedName)) {
+        if (excludedName && (marking & MARK.excluded) !== 0 && callId >= 0) {
+          if (callId >= marks.length) marks = marksFor(scratch, callId)
+          // A result of this call whose model output was left unread: the walk runs again.
+          if ((marks[callId] & (MARK.excluded | MARK.deferred)) === MARK.deferred) scratch.lateOutputs = true
+          marks[callId] |= MARK.excluded
+        }
+        if ((marking & MARK.kept) !== 0 && callId >= 0 && isKept(marks, callId)) {
           data[n++] = TAPE.stateOther
           data[n++] = excludedName ? 1 : 0
           data[n++] = callId
@@ -395,9 +374,20 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       // Only a result that goes has its model output read: every one without
       // an exclude list, else an excluded tool's, or one whose call is.
       let modelOutput
-      if (withOutputs && state === 'result' && (excluded === null || excludedName || callGoes(scratch, callId))) {
-        const mastra = part.providerMetadata?.mastra
-        if (mastra && Object.hasOwn(mastra, 'modelOutput')) modelOutput = mastra.modelOutput
+      if (withOutputs && state === 'result') {
+        let goes = excluded === null || excludedName
+        if (!goes && callId >= 0) {
+          // Goes with its call, an excluded tool's, as far as the walk has
+          // marked them; if not, marked as left, which its call, marked later, finds.
+          if (callId >= marks.length) marks = marksFor(scratch, callId)
+          const mark = marks[callId]
+          goes = (mark & MARK.excluded) !== 0
+          if (!goes) marks[callId] = mark | MARK.deferred
+        }
+        if (goes) {
+          const mastra = part.providerMetadata?.mastra
+          if (mastra && Object.hasOwn(mastra, 'modelOutput')) modelOutput = mastra.modelOutput
+        }
       }
       if (modelOutput != null) {
         data[n++] = TAPE.output
@@ -446,7 +436,7 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       }
       data[n++] = callId
       // As in the reference, the name only of an entry the kept steps do not keep.
-      const named = excluded !== null && !((marking & MARK.kept) !== 0 && isKept(scratch.marks, callId))
+      const named = excluded !== null && !((marking & MARK.kept) !== 0 && isKept(marks, callId))
       data[n++] = named && excluded.has(invocation.toolName) ? 1 : 0
     }
   }
