@@ -113,7 +113,7 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     assertSameValue(await compareInput(opts, build), expected, 'ref vs literal')
   })
 
-  test('exclude + preserveModelOutput: a result before its excluded call keeps its model output; a kept result\'s is never read', async () => {
+  test("exclude + preserveModelOutput: a result before its excluded call keeps its model output; a kept result's is never read", async () => {
     // The result comes first and names another tool: only the call after it
     // says it goes, so its model output is read once the walk has seen that.
     // A result that stays has its providerMetadata read by neither filter.
@@ -152,9 +152,7 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
       },
     ]
     const opts = () => ({ exclude: ['sendEmail'], preserveModelOutput: true })
-    const expected = [
-      { ...build()[0], content: { format: 2, parts: [{ type: 'text', text: 'renamed result:\nsaved' }, kept(false)] } },
-    ]
+    const expected = [{ ...build()[0], content: { format: 2, parts: [{ type: 'text', text: 'renamed result:\nsaved' }, kept(false)] } }]
     assertSameValue(await new OurFilter(opts()).processInput(inputArgs(build())), expected, 'ours vs literal')
     assertSameValue(await compareInput(opts, build), expected, 'ref vs literal')
     for (const Filter of [RefFilter, OurFilter]) {
@@ -381,6 +379,36 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     assertSameValue(ours[2].result, { messages: [...H, stripTools(R1()), R2()] }, 'ours step 2')
     assertSameValue(ours[3].result, { messages: [...H, stripTools(R1()), r2NoWeather, R3()] }, 'ours step 3')
     assertSameValue(ours, ref, 'ours vs ref')
+  })
+
+  test('a step that throws in the middle of the history leaves nothing of its kept steps to the next call', async () => {
+    const part = (toolCallId, toolName) => ({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args: {}, result: 1 } })
+    const message = (id, ...parts) => ({ id, role: 'assistant', createdAt: D(0), content: { format: 2, parts } })
+    const throwing = { type: 'tool-invocation' }
+    Object.defineProperty(throwing, 'toolInvocation', {
+      get() {
+        throw new Error('toolInvocation')
+      },
+    })
+    // The kept steps hold `a` and `b`, interned first; the walk then throws.
+    const state = () => ({ toolCallFilterSeenToolCallIds: ['a', 'b'], toolCallFilterStepToolCallIds: [['a', 'b']] })
+    const first = [message('x1', part('a', 't')), message('x2', throwing)]
+    const second = () => {
+      const response = [message('r1', part('n', 't'))]
+      // `z` is interned second here, where `b` was: it goes all the same.
+      return [[message('h1', part('z', 't')), ...response], response]
+    }
+    const outcomes = []
+    for (const Filter of [RefFilter, OurFilter]) {
+      await assert.rejects(new Filter({ filterAfterToolSteps: 2 }).processInputStep(stepArgs(first, [], state())), /toolInvocation/)
+      const [all, response] = second()
+      outcomes.push(await new Filter({ exclude: ['t'], filterAfterToolSteps: 2 }).processInputStep(stepArgs(all, response, {})))
+    }
+    assertSameValue(outcomes[1], outcomes[0], 'ours vs reference')
+    assert.deepEqual(
+      outcomes[1].messages.map((m) => m.id),
+      ['r1'],
+    )
   })
 
   test('the step history lives in args.state: one instance can serve interleaved runs', async () => {

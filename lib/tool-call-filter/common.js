@@ -141,8 +141,10 @@ class Scratch {
    * tool's part carries. Zeroed by that filter when its call ends.
    */
   marks = new Uint8Array(256)
-  /** Whether the call set any of `marks`, up to its interned ids. */
+  /** Whether the call set any of `marks`, up to its interned ids, besides `keptIds`. */
   marked = false
+  /** The interned ids the kept steps hold, marked in `marks`, or null. */
+  keptIds = null
   /** Whether a result was written without its model output and its call found an excluded tool's later. */
   lateOutputs = false
   /** Strings a tape refers to by index. */
@@ -201,7 +203,11 @@ function releaseScratch(scratch) {
   if (scratch.marked) {
     scratch.marks.fill(0, 0, Math.min(scratch.marks.length, scratch.ids.values.length + 1))
     scratch.marked = false
+  } else if (scratch.keptIds !== null) {
+    const { marks, keptIds } = scratch
+    for (let i = 0; i < keptIds.length; i++) marks[keptIds[i]] = 0
   }
+  scratch.keptIds = null
   scratch.clear()
   scratch.recorded.reset()
   scratch.ids.reset()

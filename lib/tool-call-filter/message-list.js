@@ -154,11 +154,10 @@ class ToolCallFilter {
     const count = messages.length
     const runLength = runLengthOf(mode) ?? count
     const filtered = []
-    if (marking !== 0) {
-      // Zeroed when the call gives its scratch back, whatever happens in between.
-      scratch.marked = true
-      if ((marking & MARK.kept) !== 0) markKept(scratch, ids.values.length, preserve)
-    }
+    // Zeroed when the call gives its scratch back, whatever happens in between:
+    // only the kept ids where no other marks are made.
+    if ((marking & MARK.excluded) !== 0) scratch.marked = true
+    if ((marking & MARK.kept) !== 0) markKept(scratch, ids.values.length, preserve)
     const internNew = mode === ExcludeMode.Listed
     for (let from = 0; from < count; from += runLength) {
       const to = Math.min(count, from + runLength)
@@ -199,6 +198,7 @@ function markKept(scratch, known, preserve) {
   if (scratch.marks.length <= known) scratch.marks = new Uint8Array((known + 1) * 2)
   const marks = scratch.marks
   for (let i = 0; i < preserve.length; i++) marks[preserve[i]] |= MARK.kept
+  scratch.keptIds = preserve
 }
 
 /** Whether the kept steps hold an interned call id. */
