@@ -163,6 +163,26 @@ for (const [mode, options] of [
     },
   })
 }
+// An agent-loop step of 1.59's filter, where the kept step's ids and an
+// exclude list decide what of each part is read.
+for (const [mode, options] of [
+  ['step, exclude all', { filterAfterToolSteps: 1 }],
+  ['step, exclude one + preserveModelOutput', { exclude: [TOOL_NAMES[0]], preserveModelOutput: true, filterAfterToolSteps: 1 }],
+]) {
+  const history = storedOf('h', 50)
+  const run = storedOf('r', 1)
+  const all = history.concat(run)
+  const list = (messages, response) => ({ get: { all: { db: () => messages }, response: { db: () => response } } })
+  rows.push({
+    name: `1.59 ToolCallFilter ${mode}, 100 messages`,
+    make: (side) => {
+      const filter = new side.v159.ToolCallFilter(options)
+      return async () => {
+        await filter.processInputStep({ ...observability(), messages: all, messageList: list(all, run), state: {}, stepNumber: 0, steps: [], abort() {} })
+      }
+    },
+  })
+}
 for (const count of [100, 1000]) {
   const tools = toolsOf(count)
   const messageList = { addSystem() {}, get: { all: { db: () => [] } } }

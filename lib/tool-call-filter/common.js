@@ -137,6 +137,18 @@ class Scratch {
   plan = new Int32Array(4096)
   /** The call ids interned by the call; emptied when it gives the set back. */
   ids = new CallIds()
+  /**
+   * Per interned call id, bits of the message-list filter's walk (see
+   * message-list.js): which ids the kept steps hold and which an excluded
+   * tool's part carries. Zeroed by that filter when its call ends.
+   */
+  marks = new Uint8Array(256)
+  /** Whether the call set any of `marks`, up to its interned ids, besides `keptIds`. */
+  marked = false
+  /** The interned ids the kept steps hold, marked in `marks`, or null. */
+  keptIds = null
+  /** Whether a result was written without its model output and its call found an excluded tool's later. */
+  lateOutputs = false
   /** Strings a tape refers to by index. */
   strings = []
   /** Whether `strings` held more than the kept limit during the call. */
@@ -171,6 +183,7 @@ class Scratch {
       this.deepAncestors.clear()
     }
     if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
+    this.lateOutputs = false
   }
 }
 
@@ -189,6 +202,14 @@ function takeScratch() {
 }
 
 function releaseScratch(scratch) {
+  if (scratch.marked) {
+    scratch.marks.fill(0, 0, Math.min(scratch.marks.length, scratch.ids.values.length + 1))
+    scratch.marked = false
+  } else if (scratch.keptIds !== null) {
+    const { marks, keptIds } = scratch
+    for (let i = 0; i < keptIds.length; i++) marks[keptIds[i]] = 0
+  }
+  scratch.keptIds = null
   scratch.clear()
   scratch.recorded.reset()
   scratch.ids.reset()
