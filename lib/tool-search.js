@@ -14,7 +14,7 @@ const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSe
 const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
-const { argument } = require('./hook-arguments.js')
+const { argument, contextValue, transientField, generalizeFields } = require('./hook-arguments.js')
 
 const PROTOCOL = toolSearchProtocol()
 const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
@@ -100,13 +100,17 @@ const schemasByZod = new WeakMap()
 /** The meta-tools' schemas made with `z`, `search_tools`' input by the description of its query (one per `search.syntax`). */
 function metaToolSchemas(z, queryDescription) {
   let made = schemasByZod.get(z)
-  if (made === undefined) schemasByZod.set(z, (made = { schemas: makeMetaToolSchemas(z), searchInputs: new Map() }))
-  let searchInput = made.searchInputs.get(queryDescription)
-  if (searchInput === undefined) {
-    searchInput = z.object({ query: z.string().describe(queryDescription) })
-    made.searchInputs.set(queryDescription, searchInput)
+  if (made === undefined) schemasByZod.set(z, (made = { schemas: makeMetaToolSchemas(z), byQueryDescription: new Map() }))
+  // Made whole once: a spread per step would give the result a class only
+  // weak transitions reach, which a full collection frees (issue 18).
+  let schemas = made.byQueryDescription.get(queryDescription)
+  if (schemas === undefined) {
+    const { searchOutput, loadInput, loadOutput } = made.schemas
+    const searchInput = z.object({ query: z.string().describe(queryDescription) })
+    schemas = { searchInput, searchOutput, loadInput, loadOutput }
+    made.byQueryDescription.set(queryDescription, schemas)
   }
-  return { ...made.schemas, searchInput }
+  return schemas
 }
 
 function makeMetaToolSchemas(z) {
@@ -169,6 +173,7 @@ function forgetPooledTool(processor, tool) {
 
 /** The processor of a host release (see `lib/host.js`), whose `createTool` makes the meta-tools. */
 function defineToolSearchProcessor(host) {
+  keepStepShapes(host.version)
   const { createTool } = host
   return class ToolSearchProcessor {
     id = PROCESSOR.id
@@ -317,7 +322,7 @@ function defineToolSearchProcessor(host) {
           }
           if (operation.awaitsAsReference && this.#settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = questions(operation, this.#answerer(step, argument(args, 'requestContext'), operation))
+            const asked = this.#questions(operation, step, argument(args, 'requestContext'))
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
             operation = await this.#drive(operation, step, argument(args, 'requestContext'))
@@ -341,7 +346,7 @@ function defineToolSearchProcessor(host) {
               const operation = step.native.load(toolName, toolNames, Date.now())
               if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, argument(args, 'requestContext'))).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = questions(operation, this.#answerer(step, argument(args, 'requestContext'), operation))
+              const asked = this.#questions(operation, step, argument(args, 'requestContext'))
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
               return operation.loadOutput()
             },
@@ -350,11 +355,7 @@ function defineToolSearchProcessor(host) {
 
       const active = await this.#activeList(step, argument(args, 'requestContext'))
       const visible = step.catalog.visible
-      const stepTools = {
-        [SEARCH_TOOLS]: searchTool,
-        ...(loadTool ? { [LOAD_TOOL]: loadTool } : {}),
-        ...(visible === null ? (tools ?? {}) : step.visibleTools(visible)),
-      }
+      const stepTools = stepToolsRecord(searchTool, loadTool, visible === null ? (tools ?? {}) : step.visibleTools(visible))
       // What spreading the loaded tools' record would add, without the record
       // (measured: the spread cost more than the rest of a step with 100
       // tools loaded). The record is built as the reference builds it
@@ -581,59 +582,19 @@ function defineToolSearchProcessor(host) {
      * time, or with `filterConcurrency` above 1, that many at once.
      */
     #drive(operation, step, requestContext, names = false) {
-      const answer = this.#answerer(step, requestContext, operation, names)
+      const asking = this.#asking(operation, step, requestContext, names)
       const concurrency = this.#settings.filterConcurrency
-      return concurrency === 1 ? drive(operation, answer) : driveAhead(operation, answer, concurrency)
+      return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
     }
 
-    /**
-     * Answers an operation's questions (the protocol's `operation`): asks
-     * the hook about a tool, hands over the record, awaits a tick, or says
-     * which tool the step's record gives for a name now, and whether the
-     * hook allows it. For an operation that `awaitsAsReference`, every tool
-     * is asked about as the reference's `isToolAllowed` asks (see
-     * `allowedAsReference`). A listing that `names` its tools hands Rust the
-     * name of each tool allowed when it is not the id the tables hold for it
-     * (`tool.id || key`, read once the hook answered, as the reference does).
-     * `ticket` is the question's when several are out at once
-     * (`filterConcurrency` above 1; a tick has one like any question).
-     */
-    #answerer(step, requestContext, operation, names = false) {
-      const filter = this.#filter
-      const awaits = operation.awaitsAsReference
-      const answer = (question, phase, _operation, ticket) => {
-        if (question === OPERATION.tick) return TICKED
-        if (question === OPERATION.needRecord) {
-          operation.useRecord(step.readRecord())
-          return OPERATION.noVerdict
-        }
-        const kind = question & KIND_MASK
-        const ref = question >> ASK.kindBits
-        const isTool = kind === ASK.tool
-        const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
-        const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
-        const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name)
-        if (tool === undefined) return OPERATION.denied
-        const tables = !missing && tool === step.toolFor(ref)
-        const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
-        if (awaits) {
-          // Several out at once (`driveAhead`): each promise settles to its own code.
-          if (ticket !== undefined) return isToolAllowed(filter, tool, requestContext, phase).then((ok) => (ok ? allowed : OPERATION.denied))
-          answer.allowed = allowed
-          return isToolAllowed(filter, tool, requestContext, phase)
-        }
-        const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
-        // Allowed: as the tool the record gives, named for a listing once the hook answered.
-        const as = (code) => {
-          if (code !== OPERATION.allowed) return code
-          if (names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, isTool ? ASK.byKey : kind, ref, ticket, name)
-          return allowed
-        }
-        return typeof verdict === 'number' ? as(verdict) : verdict.then(as)
-      }
-      /** What allowing the tool of the pending question answers, for an operation that awaits as the reference (see `questions`). */
-      answer.allowed = OPERATION.allowed
-      return answer
+    /** The questions of an operation that awaits as the reference (see `questions`). */
+    #questions(operation, step, requestContext) {
+      return questions(operation, this.#asking(operation, step, requestContext, false))
+    }
+
+    /** What `answer` needs to answer an operation's questions in a step. */
+    #asking(operation, step, requestContext, names) {
+      return askingOf(operation, step, requestContext, names, this.#filter, operation.awaitsAsReference)
     }
 
     /**
@@ -666,23 +627,29 @@ function defineToolSearchProcessor(host) {
       let active = step.native.active()
       if (active === null) return null
       // The checks follow the tools and the names' lengths in `words`.
-      if (!(active instanceof NativeOperation) && !this.#holds(step, active.words, 2 * active.count, active.missing)) {
+      // Its fields are read through `transientField`: the binding makes each
+      // answer property by property, a class that dies with the answers.
+      if (
+        !(active instanceof NativeOperation) &&
+        !this.#holds(step, transientField(active, 'words'), 2 * transientField(active, 'count'), transientField(active, 'missing'))
+      ) {
         active = step.native.activeOperation()
       }
       if (active instanceof NativeOperation) active = (await this.#drive(active, step, requestContext)).activeOutput()
       // The tools, one per name, come first in `words`.
-      const { count, words } = active
+      const count = transientField(active, 'count')
+      const words = transientField(active, 'words')
       const tools = new Array(count)
       for (let i = 0; i < count; i++) tools[i] = step.toolFor(words[i])
-      return { names: this.#activeNames(active), tools }
+      return { names: this.#activeNames(transientField(active, 'text'), count, words), tools }
     }
 
     /**
-     * The loaded names of `active` (`text`, their lengths in `words` after
+     * The loaded names of an active list (`text`, their lengths in `words` after
      * the tools): those split last time when they are the same, so that a
      * step adds as keys the very strings the last one did.
      */
-    #activeNames({ text, count, words }) {
+    #activeNames(text, count, words) {
       const last = this.#lastActive
       if (last !== undefined && last.text === text && last.names.length === count) {
         let same = true
@@ -700,6 +667,12 @@ function defineToolSearchProcessor(host) {
       return names
     }
   }
+}
+
+/** The tools a step hands out: the meta-tools, then the step's visible tools (the loaded ones are added after). */
+function stepToolsRecord(searchTool, loadTool, visibleTools) {
+  // No object made for the spread alone: its class would die with it (see `keepStepShapes`).
+  return loadTool ? { [SEARCH_TOOLS]: searchTool, [LOAD_TOOL]: loadTool, ...visibleTools } : { [SEARCH_TOOLS]: searchTool, ...visibleTools }
 }
 
 /** No thread in the request context. */
@@ -720,18 +693,23 @@ const NO_THREAD = Object.freeze({
  */
 function readThread(requestContext) {
   if (!requestContext) return NO_THREAD
-  const contextThread = requestContext.get(THREAD_ID_KEY)
-  if (contextThread) return { ...NO_THREAD, contextThread }
-  const memory = requestContext.get(MEMORY_KEY)
-  if (!memory || typeof memory !== 'object') return { ...NO_THREAD, contextThread, memory }
+  const contextThread = contextValue(requestContext, THREAD_ID_KEY)
+  if (contextThread) return threadEntries(contextThread, undefined, undefined, undefined, undefined)
+  const memory = contextValue(requestContext, MEMORY_KEY)
+  if (!memory || typeof memory !== 'object') return threadEntries(contextThread, memory, undefined, undefined, undefined)
   const memoryThread = memory.thread
   let memoryThreadId
   if (memoryThread !== undefined) {
-    if (typeof memoryThread !== 'object' || memoryThread === null) return { ...NO_THREAD, contextThread, memory, memoryThread }
+    if (typeof memoryThread !== 'object' || memoryThread === null) return threadEntries(contextThread, memory, memoryThread, undefined, undefined)
     memoryThreadId = memoryThread.id
-    if (typeof memoryThreadId !== 'string') return { ...NO_THREAD, contextThread, memory, memoryThread, memoryThreadId }
+    if (typeof memoryThreadId !== 'string') return threadEntries(contextThread, memory, memoryThread, memoryThreadId, undefined)
   }
-  return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId: memory.resourceId }
+  return threadEntries(contextThread, memory, memoryThread, memoryThreadId, memory.resourceId)
+}
+
+/** `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a class a full collection frees (issue 18). */
+function threadEntries(contextThread, memory, memoryThread, memoryThreadId, memoryResourceId) {
+  return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId }
 }
 
 /** The loaded tools' record, built as the reference builds it. */
@@ -930,6 +908,32 @@ class SnapshotStep extends StepTools {
     this.#copy = copy
     return copy
   }
+}
+
+/**
+ * One object of each class a step makes, kept for the process. An object's
+ * class is reached from its constructor's first one only by the transitions
+ * its stores make (and, for the binding's objects, the wrap that ties them
+ * to their Rust half), which V8 holds weakly: once a request's last step
+ * and operation died, a full collection freed those classes and
+ * deoptimized what was compiled for them (toolFor, keyOf, own, standing,
+ * resolve, drive, questions; issue 18). These hold them, with a processor of
+ * their own over no tools, never a user's.
+ */
+let keptShapes
+function keepStepShapes(version) {
+  if (keptShapes !== undefined) return
+  const native = new NativeToolSearch(new NativeToolSearchOptions({}, version), toolTable([], [], RECORD_VALUES, { ids: true }))
+  const catalog = native.staticCatalog()
+  const step = native.beginStep(undefined, undefined, undefined, undefined, undefined, catalog, undefined, undefined, undefined, undefined, 0)
+  keptShapes = globalThis.__kshapes = [
+    stepToolsRecord(null, null, {}),
+    stepToolsRecord(null, {}, {}),
+    step,
+    step.load(SEARCH_TOOLS, undefined, 0),
+    new LiveStep(step, {}, () => {}, { keys: [], tools: [], ids: [], record: {} }),
+    new SnapshotStep(step, { record: { tools: [] } }, [], () => {}),
+  ]
 }
 
 /**
@@ -1143,19 +1147,78 @@ function readRecord(record) {
   return { keys, tools, base: 0, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
+/** `#asking`'s answer: an operation's in a step, `allowed` as `answer` sets it. */
+function askingOf(operation, step, requestContext, names, filter, awaits) {
+  return { operation, step, requestContext, names, filter, awaits, allowed: OPERATION.allowed }
+}
+generalizeFields(askingOf, 6)
+
 /**
- * Runs a native operation to its end, answering each of its questions with
- * `answer`: synchronously while it answers synchronously, awaiting only a
- * promise (where the reference awaits too). Gives the operation back, or a
- * promise of it. The protocol is described with the core's resumable
- * operation (src/tool_search/operation.rs).
+ * Answers an operation's question (the protocol's `operation`) in a step,
+ * as `asking` says (see `#asking`): asks the hook about a tool, hands over
+ * the record, awaits a tick, or says which tool the step's record gives for
+ * a name now, and whether the hook allows it. For an operation that
+ * `awaitsAsReference`, every tool is asked about as the reference's
+ * `isToolAllowed` asks, and `asking.allowed` says what allowing the tool of
+ * the pending question answers (see `questions`). A listing that `names`
+ * its tools hands Rust the name of each tool allowed when it is not the id
+ * the tables hold for it (`tool.id || key`, read once the hook answered, as
+ * the reference does). `ticket` is the question's when several are out at
+ * once (`filterConcurrency` above 1; a tick has one like any question).
+ *
+ * One function for every step, not a closure made per step: V8 keeps a
+ * closure's optimized code only while one of its closures lives, so a full
+ * collection between requests threw it away (issue 18).
  */
-/** @param {any} operation @param {Function} answer @param {number | Promise<number>} [given] @returns {any} */
-function drive(operation, answer, given = OPERATION.noVerdict) {
+function answer(asking, question, phase, ticket) {
+  if (question === OPERATION.tick) return TICKED
+  const { operation, step } = asking
+  if (question === OPERATION.needRecord) {
+    operation.useRecord(step.readRecord())
+    return OPERATION.noVerdict
+  }
+  const kind = question & KIND_MASK
+  const ref = question >> ASK.kindBits
+  const isTool = kind === ASK.tool
+  const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
+  const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
+  const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name)
+  if (tool === undefined) return OPERATION.denied
+  const tables = !missing && tool === step.toolFor(ref)
+  const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
+  const { filter, requestContext } = asking
+  if (asking.awaits) {
+    // Several out at once (`driveAhead`): each promise settles to its own code.
+    if (ticket !== undefined) return isToolAllowed(filter, tool, requestContext, phase).then((ok) => (ok ? allowed : OPERATION.denied))
+    asking.allowed = allowed
+    return isToolAllowed(filter, tool, requestContext, phase)
+  }
+  const verdict = filter === undefined ? OPERATION.allowed : askFilter(filter, tool, requestContext, phase)
+  if (typeof verdict === 'number') return allowedAnswer(asking, verdict, allowed, tool, tables, isTool ? ASK.byKey : kind, ref, ticket, name)
+  return verdict.then((code) => allowedAnswer(asking, code, allowed, tool, tables, isTool ? ASK.byKey : kind, ref, ticket, name))
+}
+
+/** The hook's `code` for a tool: when allowed, `allowed` (as the tool the record gives), the tool named for a listing once the hook answered. */
+function allowedAnswer(asking, code, allowed, tool, tables, kind, ref, ticket, name) {
+  if (code !== OPERATION.allowed) return code
+  const { operation, step } = asking
+  if (asking.names && !(tables && tool.id === step.idOf(ref))) nameTool(operation, tool, step, kind, ref, ticket, name)
+  return allowed
+}
+
+/**
+ * Runs a native operation to its end, answering each of its questions as
+ * `asking` says (see `answer`): synchronously while it answers
+ * synchronously, awaiting only a promise (where the reference awaits too).
+ * Gives the operation back, or a promise of it. The protocol is described
+ * with the core's resumable operation (src/tool_search/operation.rs).
+ */
+/** @param {any} operation @param {any} asking @param {number | Promise<number>} [given] @returns {any} */
+function drive(operation, asking, given = OPERATION.noVerdict) {
   const phase = operation.phase
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
-    given = answer(question, phase, operation)
-    if (typeof given !== 'number') return given.then((code) => drive(operation, answer, code))
+    given = answer(asking, question, phase, undefined)
+    if (typeof given !== 'number') return given.then((code) => drive(operation, asking, code))
   }
   return operation
 }
@@ -1172,7 +1235,7 @@ const BATCH = OPERATION.batch
  * is left pending, even one Rust no longer needs), rejecting with the first
  * error thrown (a record value Rust refuses, say).
  */
-function driveAhead(operation, answer, concurrency) {
+function driveAhead(operation, asking, concurrency) {
   const phase = operation.phase
   const room = Math.min(concurrency, BATCH.maxQuestions)
   const questions = new Int32Array(room * BATCH.entryWords)
@@ -1211,7 +1274,7 @@ function driveAhead(operation, answer, concurrency) {
         for (let i = 0; i < count; i++) {
           const at = i * BATCH.entryWords
           const ticket = questions[at + BATCH.ticket]
-          const verdict = answer(questions[at + BATCH.code], phase, operation, ticket)
+          const verdict = answer(asking, questions[at + BATCH.code], phase, ticket)
           if (typeof verdict === 'number') give(ticket, verdict)
           else {
             waiting++
@@ -1250,25 +1313,31 @@ function driveAhead(operation, answer, concurrency) {
 
 /**
  * The questions of an operation that awaits as the reference (see
- * `NativeOperation.awaitsAsReference`), answered with `answer` (an
- * `#answerer`): each answer that is a promise (a tick, or the reference's
+ * `NativeOperation.awaitsAsReference`), answered as `asking` says (see
+ * `answer`): each answer that is a promise (a tick, or the reference's
  * `isToolAllowed` for a tool) is yielded, for the execute that drives it to
  * await where the reference's execute awaits; what a tool's settles to
- * allows it when truthy, as `answer.allowed` says.
+ * allows it when truthy, as `asking.allowed` says.
  */
-function* questions(operation, answer) {
+function* questions(operation, asking) {
   const phase = operation.phase
   let given = OPERATION.noVerdict
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
-    given = answer(question, phase)
+    given = answer(asking, question, phase, undefined)
     if (typeof given === 'number') continue
     const settled = yield given
-    given = given === TICKED ? OPERATION.noVerdict : settled ? answer.allowed : OPERATION.denied
+    given = given === TICKED ? OPERATION.noVerdict : settled ? asking.allowed : OPERATION.denied
   }
 }
 
 /** A tick's answer: awaited, one turn of the microtask queue, as the reference's `await` of a value that is no promise. */
 const TICKED = Promise.resolve(OPERATION.noVerdict)
+
+/** The `filter` hook's argument, as the reference makes it. */
+function filterArguments(tool, requestContext, phase) {
+  return { toolName: tool.id, tool, requestContext, phase }
+}
+generalizeFields((tool, requestContext, phase) => filterArguments({ id: tool }, requestContext, phase), 3)
 
 /**
  * The reference's `isToolAllowed(tool, requestContext, phase)`, line for
@@ -1278,7 +1347,7 @@ const TICKED = Promise.resolve(OPERATION.noVerdict)
 async function isToolAllowed(filter, tool, requestContext, phase) {
   if (!filter) return true
   try {
-    return await filter({ toolName: tool.id, tool, requestContext, phase })
+    return await filter(filterArguments(tool, requestContext, phase))
   } catch {
     return false
   }
@@ -1315,7 +1384,7 @@ function nameTool(operation, tool, step, kind, ref, ticket, missingName) {
 function askFilter(filter, tool, requestContext, phase) {
   let answer
   try {
-    answer = filter({ toolName: tool.id, tool, requestContext, phase })
+    answer = filter(filterArguments(tool, requestContext, phase))
   } catch {
     return OPERATION.failed
   }

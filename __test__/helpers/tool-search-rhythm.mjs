@@ -33,7 +33,13 @@ const processors = [
   new ToolSearchProcessor({ tools, search: { topK: 5 } }),
   new ToolSearchProcessor({ tools, search: { topK: 5 }, filter: ({ toolName }) => !toolName.endsWith('7') }),
   new ToolSearchProcessor({ tools, search: { topK: 5, ranking: 'fielded' } }),
+  new ToolSearchProcessor({ tools, search: { topK: 5 }, storage: 'context', includeResolvedTools: true }),
 ]
+/** The step's own tools, which an `includeResolvedTools` processor searches too. */
+const stepTools = {}
+for (let i = 0; i < 20; i++) {
+  stepTools[`step_${i}`] = createTool({ id: `step_${i}`, description: `A ${WORDS[i % WORDS.length]} tool of this step`, execute: async () => ({ i }) })
+}
 
 /** Per-request context, spread into the arguments as Mastra's runner does. */
 function baseContext(requestContext) {
@@ -49,7 +55,7 @@ async function request(processor, n) {
       messages: [],
       messageList,
       stepNumber,
-      tools: {},
+      tools: stepTools,
       steps: [],
       state: {},
       systemMessages: [],
