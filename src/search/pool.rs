@@ -295,7 +295,7 @@ impl ToolPool {
             Some(slot) => slot,
             None => Slot::try_from(self.tools.len()).map_err(|_| CatalogError::TooLarge)?,
         };
-        self.fill(slot, id, description, parameters)?;
+        self.fill(slot, id, description, parameters);
         Ok(slot)
     }
 
@@ -313,20 +313,22 @@ impl ToolPool {
         parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
     ) -> Result<(), PoolError> {
         pool_tool(&self.tools, slot)?;
-        self.fill(slot, id, description, parameters)
+        self.fill(slot, id, description, parameters);
+        Ok(())
     }
 
+    /// Puts the tool's analysis in `slot`: one [`add`](Self::add) chose (an
+    /// emptied one, or the next), or one [`analyse`](Self::analyse) found
+    /// holding a tool.
     fn fill<'p>(
         &mut self,
         slot: Slot,
         id: Option<&[u16]>,
         description: &[u16],
         parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
-    ) -> Result<(), PoolError> {
+    ) {
         let at = slot as usize;
-        if at > self.tools.len() {
-            return Err(PoolError::SlotOutOfRange(slot));
-        }
+        debug_assert!(at <= self.tools.len(), "slot {slot} is past the next");
         let mut tool = PoolTool {
             text: Arc::from([]),
             id_len: id.map(|id| id.len() as u32),
@@ -369,7 +371,6 @@ impl ToolPool {
         if self.tools[at].replace(tool).is_none() {
             self.filled += 1;
         }
-        Ok(())
     }
 
     /// Empties `slot`: its tool is gone.
