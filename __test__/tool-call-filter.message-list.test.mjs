@@ -113,6 +113,54 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     assertSameValue(await compareInput(opts, build), expected, 'ref vs literal')
   })
 
+  test("exclude + preserveModelOutput: a result before its excluded call keeps its model output; a kept result's is never read", async () => {
+    // The result comes first and names another tool: only the call after it
+    // says it goes, so its model output is read once the walk has seen that.
+    // A result that stays has its providerMetadata read by neither filter.
+    const kept = (throwing) => {
+      const part = { type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: 'c8', toolName: 'weather', args: {}, result: 2 } }
+      if (!throwing) return { ...part, providerMetadata: { mastra: { modelOutput: 'never text' } } }
+      return Object.defineProperty(part, 'providerMetadata', {
+        enumerable: false,
+        get() {
+          throw new Error("a kept result's providerMetadata was read")
+        },
+      })
+    }
+    const build = (throwing = false) => [
+      {
+        id: 'x1',
+        role: 'tool',
+        createdAt: D(0),
+        content: {
+          format: 2,
+          parts: [
+            {
+              type: 'tool-invocation',
+              toolInvocation: { state: 'result', toolCallId: 'c9', toolName: 'renamed', args: {}, result: 1 },
+              providerMetadata: { mastra: { modelOutput: { type: 'text', value: 'saved' } } },
+            },
+            kept(throwing),
+          ],
+        },
+      },
+      {
+        id: 'x2',
+        role: 'assistant',
+        createdAt: D(1),
+        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: 'c9', toolName: 'sendEmail', args: {} } }] },
+      },
+    ]
+    const opts = () => ({ exclude: ['sendEmail'], preserveModelOutput: true })
+    const expected = [{ ...build()[0], content: { format: 2, parts: [{ type: 'text', text: 'renamed result:\nsaved' }, kept(false)] } }]
+    assertSameValue(await new OurFilter(opts()).processInput(inputArgs(build())), expected, 'ours vs literal')
+    assertSameValue(await compareInput(opts, build), expected, 'ref vs literal')
+    for (const Filter of [RefFilter, OurFilter]) {
+      const [message] = await new Filter(opts()).processInput(inputArgs(build(true)))
+      assert.equal(message.content.parts[1].toolInvocation.toolCallId, 'c8')
+    }
+  })
+
   test('preserveModelOutput: true keeps the stored model output of completed results as text', async () => {
     const expected = [
       U1(),
@@ -331,6 +379,36 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     assertSameValue(ours[2].result, { messages: [...H, stripTools(R1()), R2()] }, 'ours step 2')
     assertSameValue(ours[3].result, { messages: [...H, stripTools(R1()), r2NoWeather, R3()] }, 'ours step 3')
     assertSameValue(ours, ref, 'ours vs ref')
+  })
+
+  test('a step that throws in the middle of the history leaves nothing of its kept steps to the next call', async () => {
+    const part = (toolCallId, toolName) => ({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args: {}, result: 1 } })
+    const message = (id, ...parts) => ({ id, role: 'assistant', createdAt: D(0), content: { format: 2, parts } })
+    const throwing = { type: 'tool-invocation' }
+    Object.defineProperty(throwing, 'toolInvocation', {
+      get() {
+        throw new Error('toolInvocation')
+      },
+    })
+    // The kept steps hold `a` and `b`, interned first; the walk then throws.
+    const state = () => ({ toolCallFilterSeenToolCallIds: ['a', 'b'], toolCallFilterStepToolCallIds: [['a', 'b']] })
+    const first = [message('x1', part('a', 't')), message('x2', throwing)]
+    const second = () => {
+      const response = [message('r1', part('n', 't'))]
+      // `z` is interned second here, where `b` was: it goes all the same.
+      return [[message('h1', part('z', 't')), ...response], response]
+    }
+    const outcomes = []
+    for (const Filter of [RefFilter, OurFilter]) {
+      await assert.rejects(new Filter({ filterAfterToolSteps: 2 }).processInputStep(stepArgs(first, [], state())), /toolInvocation/)
+      const [all, response] = second()
+      outcomes.push(await new Filter({ exclude: ['t'], filterAfterToolSteps: 2 }).processInputStep(stepArgs(all, response, {})))
+    }
+    assertSameValue(outcomes[1], outcomes[0], 'ours vs reference')
+    assert.deepEqual(
+      outcomes[1].messages.map((m) => m.id),
+      ['r1'],
+    )
   })
 
   test('the step history lives in args.state: one instance can serve interleaved runs', async () => {

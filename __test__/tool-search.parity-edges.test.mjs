@@ -210,6 +210,29 @@ for (const version of TESTED_RELEASES) {
       })
     }
 
+    test("a hook: load_tool's suggestions read the id of no tool but while a key that matches is looked up", async () => {
+      const log = await same(
+        ({ tool }) => ({
+          tools: { alpha: tool('alpha', 'alpha tool', 'A'), alphabet: tool('alphabet', 'letters tool', 'L'), zeta: tool('zeta', 'last tool', 'Z') },
+          filter: ({ toolName }) => toolName !== 'alpha',
+        }),
+        async (ctx) => {
+          await ctx.step()
+          // The release never reaches this tool: no key of it matches, and each lookup finds its tool first.
+          Object.defineProperty(ctx.record.zeta, 'id', {
+            get() {
+              throw new Error('zeta.id read')
+            },
+          })
+          ctx.log.push(await ctx.load({ toolName: 'alpha' }))
+        },
+      )
+      assert.deepEqual(
+        log.filter((entry) => entry.message !== undefined).map((entry) => entry.message),
+        ['Tool "alpha" not found. Did you mean: alphabet?'],
+      )
+    })
+
     test("ranking 'fielded': a tool whose inputSchema getter throws is a tool without parameters", async () => {
       const throwing = (id, description, label, labels) =>
         labels.set(

@@ -26,12 +26,10 @@
 // so that on the next step the tool loaded is one, looked up in the record
 // (its key and its tool's properties read) where the release drops it.
 //
-// A bug still open, listed in README's "Differences" (the `todo` test holds the full rule;
-// the first test allows exactly this and fails on any other difference): with
-// a `filter` hook, a `load_tool` whose name is not found or not allowed reads
-// the `id` of every tool in the record, to hand the native side the record as
-// it is now for its suggestions, where the release reads ids only while it
-// looks up each key that matches the name, up to the first tool with it.
+// `load_tool`'s suggestions (a name not found, or not allowed) read the
+// record's keys alone, then look up each key that matches as the release
+// does: with a `filter`, a tool's `id` is read only while a matching key is
+// looked up, never every tool's for the list (issue 19).
 //
 // More cases: TS_READS_CASES=1000 node --test __test__/tool-search.read-differential.test.mjs
 
@@ -174,14 +172,11 @@ const adopted = (referenceHas, c) => (read, label) =>
 /** Phases in which the release scans every tool's id to look a name up (see the header). */
 const SCANS = new Set(['search_tools', 'load_tool', 'next step'])
 
-/** The reads ours still makes beyond the release's (see the header): a bug, left for the todo test. */
-const KNOWN = (c) => (read, label) => label === 'load_tool' && c.options.filter !== undefined && /^tool:[^.]+\.id$/.test(read)
-
 const firstReads = (reads, allowed, label) => [
   ...new Set(reads.filter((read) => visible(read) && !allowed(read, label) && !(SCANS.has(label) && /^tool:[^.]+\.id$/.test(read)))),
 ]
 
-async function differences(version, known) {
+async function differences(version) {
   const kit = await toolSearchKit(version)
   const extras = []
   const orders = []
@@ -190,9 +185,7 @@ async function differences(version, known) {
     const c = genCase(createRng(seed, sfc32), kit.referenceHas)
     const ref = await run(kit, kit.Ref, c)
     const got = await run(kit, kit.Ours, genCase(createRng(seed, sfc32), kit.referenceHas))
-    const adoptedHere = adopted(kit.referenceHas, c)
-    const knownHere = known(c)
-    const allowed = (read, label) => adoptedHere(read, label) || knownHere(read, label)
+    const allowed = adopted(kit.referenceHas, c)
     const tag = `seed ${seed} ${JSON.stringify(c.options)}`
     for (const [i, { label, reads }] of ref.entries()) {
       const ours = got[i]?.reads ?? []
@@ -211,13 +204,8 @@ async function differences(version, known) {
 
 for (const version of TESTED_RELEASES) {
   describe(`${version}: ToolSearchProcessor reads what the release reads, in its order`, () => {
-    test(`${CASES} seeded runs (step, search_tools, load_tool, next step): no read beyond the release's but the known one`, async () => {
-      assert.deepEqual(await differences(version, KNOWN), { extras: [], orders: [] })
-    })
-    test(`${CASES} seeded runs (step, search_tools, load_tool, next step): no read beyond the release's`, {
-      todo: 'with a filter, load_tool reads every tool id for its suggestions (see the header)',
-    }, async () => {
-      assert.deepEqual(await differences(version, () => () => false), { extras: [], orders: [] })
+    test(`${CASES} seeded runs (step, search_tools, load_tool, next step): no read beyond the release's`, async () => {
+      assert.deepEqual(await differences(version), { extras: [], orders: [] })
     })
   })
 }

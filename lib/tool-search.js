@@ -1156,8 +1156,8 @@ generalizeFields(askingOf, 6)
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
  * as `asking` says (see `#asking`): asks the hook about a tool, hands over
- * the record, awaits a tick, or says which tool the step's record gives for
- * a name now, and whether the hook allows it. For an operation that
+ * the record's keys, awaits a tick, or says which tool the step's record
+ * gives for a name now, and whether the hook allows it. For an operation that
  * `awaitsAsReference`, every tool is asked about as the reference's
  * `isToolAllowed` asks, and `asking.allowed` says what allowing the tool of
  * the pending question answers (see `questions`). A listing that `names`
@@ -1173,8 +1173,12 @@ generalizeFields(askingOf, 6)
 function answer(asking, question, phase, ticket) {
   if (question === OPERATION.tick) return TICKED
   const { operation, step } = asking
-  if (question === OPERATION.needRecord) {
-    operation.useRecord(step.readRecord())
+  if (question === OPERATION.needKeys) {
+    // The keys only, as the reference's `Object.keys`: Rust asks about each key it looks up.
+    const keys = Object.keys(step.record())
+    const lengths = new Int32Array(keys.length)
+    for (let i = 0; i < keys.length; i++) lengths[i] = keys[i].length
+    operation.useKeys(keys.join(''), lengths)
     return OPERATION.noVerdict
   }
   const kind = question & KIND_MASK

@@ -7,7 +7,8 @@
 //! # Who decides what
 //!
 //! Rust decides. Options and their defaults, which values are refused and
-//! how a refusal reads ([`tool_search::given::Given::describe`]), threads,
+//! how a refusal reads ([`tool_search::given::Given::describe`],
+//! [`tool_call_filter::refusal::refusal`]), threads,
 //! catalogs, search, loads, loaded state, which tools a step hands out, every
 //! string a model reads, the result shapes, the processors' ids and names,
 //! how a name resolves in the caller's record (which reads, in which order),

@@ -15,6 +15,7 @@
 
 pub mod message_list;
 pub mod prompt;
+pub mod refusal;
 pub mod tape;
 
 use crate::js::js_slice_bounds;

@@ -20,8 +20,11 @@
 //! one found, when it still stands), and whether the hook allows it. A host
 //! without a hook may instead trust the tables ([`VerifyAfter`]) and have
 //! the binding check the record afterwards, running the operation again with
-//! questions should anything differ. Listing the record's keys (the injected
-//! catalog, suggestions) reads a [`LiveRecord`]: the record as it is now.
+//! questions should anything differ. The injected catalog lists a
+//! [`LiveRecord`]: the record's keys and ids as they are now. `load_tool`'s
+//! suggestions read only its keys ([`LiveKeys`]), as the reference's
+//! `Object.keys`, and look up each key that matches as `load_tool` looks up
+//! a name: a tool's `id` is read only where the reference reads it.
 //!
 //! What JavaScript hands over is read here too: the options
 //! ([`options::Options::from_given`]), the request's thread and the
@@ -46,6 +49,7 @@ use hashbrown::HashTable;
 
 use crate::js::{array_index, JsString};
 use crate::search::hash_units;
+use crate::search::suggestion_matcher;
 use crate::search::{
     embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, Pattern, PoolEntry,
     PoolError, PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
@@ -187,9 +191,9 @@ pub trait ToolFilter {
     /// Answers `ask`, in `phase`.
     fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer>;
 
-    /// The caller's tools record as it is now, for what lists its keys;
-    /// `None` to go by the catalog's tables.
-    fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
+    /// The caller's tools record's keys as they are now (nothing else of
+    /// it read), for the suggestions; `None` to go by the catalog's tables.
+    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
         std::future::ready(None)
     }
 
@@ -283,6 +287,27 @@ impl LiveRecord {
     fn tool(&self, entry: usize) -> ToolRef {
         // `new` checked that every entry's tool fits.
         self.base + entry as ToolRef
+    }
+}
+
+/// The caller's tools record's own enumerable keys, in `Object.keys` order,
+/// as read at one moment: only the keys, as the reference's suggestions read
+/// them before looking any one up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveKeys(pub Vec<JsString>);
+
+impl LiveKeys {
+    /// The keys end to end in `text`, each `lengths[i]` units long; `None`
+    /// when the lengths do not add up to the text.
+    pub fn from_lengths(text: &[u16], lengths: &[i32]) -> Option<LiveKeys> {
+        let mut keys = Vec::with_capacity(lengths.len());
+        let mut at = 0usize;
+        for &length in lengths {
+            let end = at.checked_add(usize::try_from(length).ok()?)?;
+            keys.push(JsString::from(text.get(at..end)?));
+            at = end;
+        }
+        (at == text.len()).then_some(LiveKeys(keys))
     }
 }
 
@@ -1113,33 +1138,46 @@ impl ToolSearch {
     }
 
     /// Keys that look like a name that was not found (of the caller's record
-    /// as it is now, when the catalog is live and the host gives it). Without
-    /// a hook, every match (the message shows three); with one, the first
-    /// three allowed, each looked up when it is asked about, as the
-    /// reference does (the hook may change the record). Awaited at its end,
-    /// as the reference's, when the host [`awaits`](ToolFilter::awaits).
+    /// as it is now, when the catalog is live and the host gives its keys).
+    /// Without a hook, every match (the message shows three), and nothing
+    /// but the keys is read; with one, the first three allowed, each key
+    /// looked up when it is asked about as `load_tool` looks up a name (id
+    /// first), as the reference does (the hook may change the record): a
+    /// tool is read only for a key that matches, up to the third allowed.
+    /// Awaited at its end, as the reference's, when the host
+    /// [`awaits`](ToolFilter::awaits).
     async fn suggestions(&self, step: &Step, tool_name: &[u16], filter: &impl ToolFilter) -> Vec<JsString> {
-        let live = if step.catalog.live { filter.live_record().await } else { None };
-        let record = live.as_deref().map_or(&*step.catalog.catalog, |live| &live.catalog);
-        let candidates = record.suggestion_candidates(tool_name);
+        let live = if step.catalog.live { filter.live_keys().await } else { None };
+        let mut matches = suggestion_matcher(tool_name);
+        let candidates: Vec<JsString> = match live {
+            Some(LiveKeys(keys)) => keys.into_iter().filter(|key| matches(key.units())).collect(),
+            None => {
+                let record = &step.catalog.catalog;
+                (0..record.entry_count())
+                    .map(|entry| record.key(entry))
+                    .filter(|key| matches(key))
+                    .map(JsString::from)
+                    .collect()
+            }
+        };
         let mut allowed = Vec::new();
         if !self.has_filter() {
-            allowed.extend(candidates.into_iter().map(|entry| JsString::from(record.key(entry))));
+            allowed = candidates;
         } else {
             let mut ahead = Ahead::new(filter.concurrency());
             let mut candidates = candidates.into_iter();
             loop {
                 let next = ahead
                     .next(|| {
-                        let entry = candidates.next()?;
-                        let key = record.key(entry);
-                        let (found, _) = listed(&step.catalog, live.as_deref(), key);
-                        Some((key, self.admission(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load)))
+                        let key = candidates.next()?;
+                        let found = step.catalog.find(key.units(), Lookup::IdFirst);
+                        let admission = self.admission(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load);
+                        Some((key, admission))
                     })
                     .await;
                 let Some((key, admitted)) = next else { break };
                 if admitted.is_some() {
-                    allowed.push(JsString::from(key));
+                    allowed.push(key);
                     if allowed.len() >= 3 {
                         break;
                     }

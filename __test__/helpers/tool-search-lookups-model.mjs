@@ -121,7 +121,7 @@ export function withOurLookups(Base) {
       return this.#lookUp(catalog, toolName, this.filter ? 'idFirst' : 'keyFirst', reference)
     }
 
-    /** A listing of the caller's record reads it as it is when the listing starts; a step's copy keeps its tables. */
+    /** The injected catalog's listing of the caller's record reads it as it is when the listing starts; a step's copy keeps its tables. */
     async #listing(catalog, list) {
       this.listing = { catalog, tools: catalog.tools, live: catalog.live, tables: catalog.live ? tablesOf(catalog.tools) : catalog.tables }
       try {
@@ -135,8 +135,8 @@ export function withOurLookups(Base) {
       return this.#listing(catalog, () => super.formatCatalog(catalog, requestContext))
     }
 
-    getSuggestedToolNames(catalog, toolName, requestContext) {
-      return this.#listing(catalog, () => super.getSuggestedToolNames(catalog, toolName, requestContext))
-    }
+    // `load_tool`'s suggestions are no listing: ours reads the record's keys
+    // alone, and looks each key that matches up as any name (the catalog's
+    // tables, then the reads they call for).
   }
 }

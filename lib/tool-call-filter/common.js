@@ -9,7 +9,9 @@ const native = require('../native.js')
 const { TapeWriter } = require('../tape-writer.js')
 
 const codes = native.toolCallFilterProtocol()
-const { ExcludeMode, excludeMode } = native
+const { ExcludeMode, excludeMode, checkToolCallFilterOptions, toolCallFilterRefusal } = native
+/** What a value of the wrong kind was given as (see `refused`). */
+const REFUSED = codes.refused
 
 /**
  * `name` as V8 keeps a property's name: interned, as a key read back from an
@@ -135,6 +137,18 @@ class Scratch {
   plan = new Int32Array(4096)
   /** The call ids interned by the call; emptied when it gives the set back. */
   ids = new CallIds()
+  /**
+   * Per interned call id, bits of the message-list filter's walk (see
+   * message-list.js): which ids the kept steps hold and which an excluded
+   * tool's part carries. Zeroed by that filter when its call ends.
+   */
+  marks = new Uint8Array(256)
+  /** Whether the call set any of `marks`, up to its interned ids, besides `keptIds`. */
+  marked = false
+  /** The interned ids the kept steps hold, marked in `marks`, or null. */
+  keptIds = null
+  /** Whether a result was written without its model output and its call found an excluded tool's later. */
+  lateOutputs = false
   /** Strings a tape refers to by index. */
   strings = []
   /** Whether `strings` held more than the kept limit during the call. */
@@ -169,6 +183,7 @@ class Scratch {
       this.deepAncestors.clear()
     }
     if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
+    this.lateOutputs = false
   }
 }
 
@@ -187,6 +202,14 @@ function takeScratch() {
 }
 
 function releaseScratch(scratch) {
+  if (scratch.marked) {
+    scratch.marks.fill(0, 0, Math.min(scratch.marks.length, scratch.ids.values.length + 1))
+    scratch.marked = false
+  } else if (scratch.keptIds !== null) {
+    const { marks, keptIds } = scratch
+    for (let i = 0; i < keptIds.length; i++) marks[keptIds[i]] = 0
+  }
+  scratch.keptIds = null
   scratch.clear()
   scratch.recorded.reset()
   scratch.ids.reset()
@@ -207,28 +230,22 @@ function giveBackOutsized(scratch) {
 }
 
 /**
- * The constructor options, checked once. `exclude` stays the caller's array:
- * the reference reads it on every call, so names pushed into it later count.
+ * The constructor options, read as the reference reads them and checked
+ * once by Rust (`checkToolCallFilterOptions`). `exclude` stays the caller's
+ * array: the reference reads it on every call, so names pushed into it later
+ * count.
  */
 function readOptions(options) {
-  if (options === null || typeof options !== 'object') {
-    throw new TypeError(`ToolCallFilter: options must be an object, got ${describe(options)}`)
-  }
+  if (options === null || typeof options !== 'object') throw refused(REFUSED.options, options)
   const { exclude, filterAfterToolSteps, preserveModelOutput } = options
-  if (exclude !== undefined && exclude !== null && !Array.isArray(exclude)) {
-    throw new TypeError(`ToolCallFilter: options.exclude must be an array of tool names, got ${describe(exclude)}`)
-  }
-  if (filterAfterToolSteps !== undefined && filterAfterToolSteps !== null && typeof filterAfterToolSteps !== 'number') {
-    throw new TypeError(`ToolCallFilter: options.filterAfterToolSteps must be a number, got ${describe(filterAfterToolSteps)}`)
-  }
-  if (preserveModelOutput !== undefined && preserveModelOutput !== null && typeof preserveModelOutput !== 'boolean') {
-    throw new TypeError(`ToolCallFilter: options.preserveModelOutput must be a boolean, got ${describe(preserveModelOutput)}`)
-  }
+  const checked = checkToolCallFilterOptions(exclude, filterAfterToolSteps, preserveModelOutput)
   return {
     // A falsy `exclude` means every tool, as `!options.exclude` does in the reference.
-    exclude: exclude || undefined,
-    preserveModelOutput: preserveModelOutput === true,
+    exclude: checked.excludesListed ? exclude : undefined,
+    preserveModelOutput: checked.preserveModelOutput,
     filterAfterToolSteps,
+    messageListFiltersSteps: checked.messageListFiltersSteps,
+    promptFilterUsesHistory: checked.promptFilterUsesHistory,
   }
 }
 
@@ -412,17 +429,20 @@ function jsonIndex(value, strings) {
   return typeof json === 'string' ? strings.push(json) - 1 : NODE.noJson
 }
 
+/**
+ * The `TypeError` for a `value` of the wrong kind given as `what` (a
+ * `REFUSED` code; `index`, the item of it), worded by Rust. Thrown by the
+ * caller, where it found the value.
+ */
+function refused(what, value, index = undefined) {
+  return new TypeError(toolCallFilterRefusal(what, value, index))
+}
+
 /** The text that stands in for a removed result: its tool's name and its output's strings. */
 function resultText(toolName, strings, plan, at, count) {
   let text = strings[plan[at]]
   for (let k = 1; k < count; k++) text += '\n' + strings[plan[at + k]]
   return `${toolName}${RESULT_HEADING}${text}`
-}
-
-function describe(value) {
-  if (value === null) return 'null'
-  if (Array.isArray(value)) return 'an array'
-  return typeof value === 'string' ? `the string ${JSON.stringify(value)}` : `a ${typeof value}`
 }
 
 module.exports = {
@@ -436,5 +456,6 @@ module.exports = {
   writeModelOutput,
   fillJson,
   resultText,
-  describe,
+  REFUSED,
+  refused,
 }

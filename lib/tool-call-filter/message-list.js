@@ -6,7 +6,7 @@
 // objects. Payloads (args, results, model outputs) never cross the boundary;
 // only their shape does.
 
-const { planMessageList, advanceMessageListSteps, messageListFiltersSteps, messageListRunLength } = require('../native.js')
+const { planMessageList, advanceMessageListSteps, messageListRunLength } = require('../native.js')
 const {
   codes,
   stateKeys,
@@ -18,7 +18,8 @@ const {
   writeModelOutput,
   fillJson,
   resultText,
-  describe,
+  REFUSED,
+  refused,
 } = require('./common.js')
 const { argument } = require('../hook-arguments.js')
 
@@ -59,11 +60,11 @@ class ToolCallFilter {
   #filtersSteps
 
   constructor(options = {}) {
-    const { exclude, preserveModelOutput, filterAfterToolSteps } = readOptions(options)
+    const { exclude, preserveModelOutput, filterAfterToolSteps, messageListFiltersSteps } = readOptions(options)
     this.#exclude = exclude
     this.#withOutputs = preserveModelOutput
     this.#filterAfterToolSteps = filterAfterToolSteps
-    this.#filtersSteps = messageListFiltersSteps(filterAfterToolSteps)
+    this.#filtersSteps = messageListFiltersSteps
   }
 
   async processInput(args) {
@@ -143,17 +144,35 @@ class ToolCallFilter {
     checkHistory(messages)
     if (ids === null && mode === ExcludeMode.Listed) ids = scratch.ids
     const withOutputs = this.#withOutputs
+    // The reference keeps a part the steps hold before it reads its state or
+    // its model output, and reads a model output only of a result that goes:
+    // with an exclude list, that takes the ids of the excluded tools' calls.
+    let marking = 0
+    if (preserve !== null && preserve.length > 0) marking |= MARK.kept
+    if (withOutputs && mode === ExcludeMode.Listed) marking |= MARK.excluded
     const excludeLength = exclude?.length
     // As `map` does, the reference reads the length once.
     const count = messages.length
     const runLength = runLengthOf(mode) ?? count
     const filtered = []
+    // Zeroed when the call gives its scratch back, whatever happens in between:
+    // only the kept ids where no other marks are made.
+    if ((marking & MARK.excluded) !== 0) scratch.marked = true
+    if ((marking & MARK.kept) !== 0) markKept(scratch, ids.values.length, preserve)
+    const internNew = mode === ExcludeMode.Listed
     for (let from = 0; from < count; from += runLength) {
       const to = Math.min(count, from + runLength)
       scratch.clear()
       // Excluding every tool, ids decide only whether a step keeps a call:
       // those are all interned already, so the others need no index of their own.
-      writeHistory(scratch, messages, from, to, names, ids, withOutputs, mode === ExcludeMode.Listed)
+      writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
+      if (scratch.lateOutputs) {
+        // A result left without its model output whose call turned out, later
+        // in the history, to be an excluded tool's: rare (a call comes before
+        // its result), and written again now that every excluded id is marked.
+        scratch.clear()
+        writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
+      }
       const written = scratch.tape.finish()
       if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
       const run = [withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from]
@@ -167,6 +186,35 @@ class ToolCallFilter {
     }
     return filtered
   }
+}
+
+/**
+ * Bits of `scratch.marks`, per interned call id: held by the kept steps, an
+ * excluded tool's call, a result's whose model output was left unread.
+ */
+const MARK = { kept: 1, excluded: 2, deferred: 4 }
+
+/** Marks the ids the kept steps hold; `known` ids are interned so far. */
+function markKept(scratch, known, preserve) {
+  if (scratch.marks.length <= known) scratch.marks = new Uint8Array((known + 1) * 2)
+  const marks = scratch.marks
+  for (let i = 0; i < preserve.length; i++) marks[preserve[i]] |= MARK.kept
+  scratch.keptIds = preserve
+}
+
+/** Whether the kept steps hold an interned call id. */
+function isKept(marks, callId) {
+  return callId < marks.length && (marks[callId] & MARK.kept) !== 0
+}
+
+/** `scratch.marks`, grown to hold `callId`: ids are interned as the walk goes. */
+function marksFor(scratch, callId) {
+  const marks = scratch.marks
+  if (callId < marks.length) return marks
+  const grown = new Uint8Array((callId + 1) * 2)
+  grown.set(marks)
+  scratch.marks = grown
+  return grown
 }
 
 /**
@@ -200,7 +248,7 @@ function askPlan(scratch, run) {
 
 function checkHistory(messages) {
   if (!Array.isArray(messages)) {
-    throw new TypeError(`ToolCallFilter: expected an array of messages, got ${describe(messages)}`)
+    throw refused(REFUSED.messages, messages)
   }
 }
 
@@ -211,13 +259,21 @@ function checkHistory(messages) {
  * Unless `internNew`, ids not interned yet are written as the one index
  * `CallIds#lookup` gives them all. `idsOnly` (a step's response, of which
  * only the tool parts' ids count) leaves the top-level text and the legacy
- * list unread, as the reference does.
+ * list unread, as the reference does. `marking` holds the `MARK` bits in
+ * use: `kept` where `scratch.marks` holds the ids the kept steps keep (such
+ * a part's state and model output are not read, as the reference keeps it
+ * first), `excluded` where model outputs are read only of the results that
+ * go with an exclude list (the excluded tools' call ids are marked as the
+ * walk finds them; a result whose call is not marked yet is marked as left,
+ * and `scratch.lateOutputs` set if its call is marked later).
  *
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
-function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew, idsOnly = false) {
+function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew, idsOnly = false, marking = 0) {
   const tape = scratch.tape
+  // Grown (and so replaced) only as ids are interned.
+  let marks = scratch.marks
   // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
   const readsInvocations = excluded !== null || ids !== null
   tape.reserve(to - from + 1)
@@ -273,9 +329,7 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       }
       hasTool = true
       data[n++] = TAPE.partTool
-      const mastra = withOutputs ? part.providerMetadata?.mastra : undefined
-      const modelOutput = mastra && Object.hasOwn(mastra, 'modelOutput') ? mastra.modelOutput : undefined
-      if (!readsInvocations && modelOutput == null) {
+      if (!readsInvocations && !withOutputs) {
         // Nothing about the invocation decides anything: its object is not
         // even loaded, which in a long history is a cache miss spared.
         data[n++] = TAPE.stateOther
@@ -284,15 +338,57 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         data[n++] = TAPE.noOutput
         continue
       }
-      // Without an exclude list or a model output, a tool part goes or stays by its id alone.
-      const state = excluded !== null || modelOutput != null ? invocation.state : undefined
-      data[n++] = state === 'call' ? TAPE.stateCall : state === 'result' ? TAPE.stateResult : TAPE.stateOther
-      data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
-      if (ids === null) {
-        data[n++] = 0
+      let callId = 0
+      let excludedName = false
+      let state
+      if (readsInvocations) {
+        // In the reference's order: the id, which the kept steps are asked
+        // about first, then the state and the model output of what they do not keep.
+        if (ids !== null) {
+          const id = invocation.toolCallId ?? invocation.toolCall?.id
+          callId = id ? (internNew ? ids.intern(id) : ids.lookup(id)) : TAPE.noCallId
+        }
+        // The reference reads every tool part's name for its excluded ids, the kept ones' too.
+        excludedName = excluded !== null && excluded.has(invocation.toolName)
+        if (excludedName && (marking & MARK.excluded) !== 0 && callId >= 0) {
+          if (callId >= marks.length) marks = marksFor(scratch, callId)
+          // A result of this call whose model output was left unread: the walk runs again.
+          if ((marks[callId] & (MARK.excluded | MARK.deferred)) === MARK.deferred) scratch.lateOutputs = true
+          marks[callId] |= MARK.excluded
+        }
+        if ((marking & MARK.kept) !== 0 && callId >= 0 && isKept(marks, callId)) {
+          data[n++] = TAPE.stateOther
+          data[n++] = excludedName ? 1 : 0
+          data[n++] = callId
+          data[n++] = TAPE.noOutput
+          continue
+        }
+        // Without an exclude list or model outputs, a tool part goes or stays by its id alone.
+        if (excluded !== null || withOutputs) state = invocation.state
       } else {
-        const id = invocation.toolCallId ?? invocation.toolCall?.id
-        data[n++] = id ? (internNew ? ids.intern(id) : ids.lookup(id)) : TAPE.noCallId
+        // Every tool part goes, and only a result's model output is read.
+        state = invocation.state
+      }
+      data[n++] = state === 'result' ? TAPE.stateResult : state === 'call' ? TAPE.stateCall : TAPE.stateOther
+      data[n++] = excludedName ? 1 : 0
+      data[n++] = callId
+      // Only a result that goes has its model output read: every one without
+      // an exclude list, else an excluded tool's, or one whose call is.
+      let modelOutput
+      if (withOutputs && state === 'result') {
+        let goes = excluded === null || excludedName
+        if (!goes && callId >= 0) {
+          // Goes with its call, an excluded tool's, as far as the walk has
+          // marked them; if not, marked as left, which its call, marked later, finds.
+          if (callId >= marks.length) marks = marksFor(scratch, callId)
+          const mark = marks[callId]
+          goes = (mark & MARK.excluded) !== 0
+          if (!goes) marks[callId] = mark | MARK.deferred
+        }
+        if (goes) {
+          const mastra = part.providerMetadata?.mastra
+          if (mastra && Object.hasOwn(mastra, 'modelOutput')) modelOutput = mastra.modelOutput
+        }
       }
       if (modelOutput != null) {
         data[n++] = TAPE.output
@@ -333,14 +429,16 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         data[n++] = 0
         continue
       }
-      if (ids === null) {
-        data[n++] = 0
-      } else {
+      let callId = 0
+      if (ids !== null) {
         const id = invocation.toolCallId ?? invocation.toolCall?.id
         // Legacy entries are looked up without a truthiness check, so every value is interned.
-        data[n++] = internNew ? ids.intern(id) : ids.lookup(id)
+        callId = internNew ? ids.intern(id) : ids.lookup(id)
       }
-      data[n++] = excluded !== null && excluded.has(invocation.toolName) ? 1 : 0
+      data[n++] = callId
+      // As in the reference, the name only of an entry the kept steps do not keep.
+      const named = excluded !== null && !((marking & MARK.kept) !== 0 && isKept(marks, callId))
+      data[n++] = named && excluded.has(invocation.toolName) ? 1 : 0
     }
   }
   tape.length = n

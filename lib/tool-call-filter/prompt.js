@@ -8,7 +8,7 @@
 // results leave text behind, the outputs of just those results behind that,
 // in a second round (the layout is the core's `prompt::input`).
 
-const { filterPrompt, promptFilterUsesHistory, PromptAnswer, PreservedResultsRule } = require('../native.js')
+const { filterPrompt, PromptAnswer, PreservedResultsRule } = require('../native.js')
 const {
   codes,
   stateKeys,
@@ -20,7 +20,8 @@ const {
   writeModelOutput,
   fillJson,
   resultText,
-  describe,
+  REFUSED,
+  refused,
 } = require('./common.js')
 const { argument } = require('../hook-arguments.js')
 
@@ -56,11 +57,11 @@ function definePromptToolCallFilter(preservedResults) {
     #usesHistory
 
     constructor(options = {}) {
-      const { exclude, preserveModelOutput, filterAfterToolSteps } = readOptions(options)
+      const { exclude, preserveModelOutput, filterAfterToolSteps, promptFilterUsesHistory } = readOptions(options)
       this.#exclude = exclude
       this.#withOutputs = preserveModelOutput
       this.#filterAfterToolSteps = filterAfterToolSteps
-      this.#usesHistory = promptFilterUsesHistory(filterAfterToolSteps)
+      this.#usesHistory = promptFilterUsesHistory
     }
 
     async processLLMRequest(args) {
@@ -189,7 +190,7 @@ function keptByHistory(recorded) {
  */
 function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
   if (!Array.isArray(prompt)) {
-    throw new TypeError(`ToolCallFilter: expected the prompt to be an array of messages, got ${describe(prompt)}`)
+    throw refused(REFUSED.prompt, prompt)
   }
   const tape = scratch.tape
   const ownOutputs = scratch.ownOutputs
@@ -258,7 +259,7 @@ function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
 // string was made for every message of the next calls.
 
 function badMessage(i, message) {
-  return new TypeError(`ToolCallFilter: prompt message ${i} is ${describe(message)}`)
+  return refused(REFUSED.promptMessage, message, i)
 }
 
 function badContent(i) {

@@ -2,8 +2,10 @@
 //! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
+use mastra_native_processors::protocol::tool_call_filter::refused::{FILTER_AFTER_TOOL_STEPS, PRESERVE_MODEL_OUTPUT};
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer, PlanSink};
+use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions, Value};
 use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -11,6 +13,7 @@ use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
 use crate::raw;
+use crate::utf16::Utf16Text;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
 fn type_error(error: impl std::fmt::Display) -> Error {
@@ -52,11 +55,88 @@ pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
     message_list::run_length(exclude).map(|length| length as u32)
 }
 
-/// Whether `processInputStep` filters at all with this `filterAfterToolSteps`
-/// (as the caller gave it).
+/// The constructor's options as both stages read them (see the core's
+/// `refusal::FilterOptions`); the `exclude` list stays the wrapper's.
+#[napi(object, object_from_js = false)]
+pub struct ToolCallFilterOptions {
+    /// `exclude` is a list, read live on every call.
+    pub excludes_listed: bool,
+    pub preserve_model_output: bool,
+    /// Whether the message-list stage's `processInputStep` filters at all.
+    pub message_list_filters_steps: bool,
+    /// Whether the prompt stage reads and records the request's history.
+    pub prompt_filter_uses_history: bool,
+}
+
+/// Checks the options the wrapper read (`exclude`, `filterAfterToolSteps`,
+/// `preserveModelOutput`, in the reference's order) once, throwing a
+/// `TypeError` naming the first of the wrong kind.
 #[napi(catch_unwind)]
-pub fn message_list_filters_steps(filter_after_tool_steps: Either3<f64, Null, Undefined>) -> bool {
-    steps_option(given_steps(filter_after_tool_steps)).is_some()
+pub fn check_tool_call_filter_options(
+    env: Env,
+    exclude: Unknown,
+    filter_after_tool_steps: Unknown,
+    preserve_model_output: Unknown,
+) -> Result<ToolCallFilterOptions> {
+    let values = [value_of(&exclude)?, value_of(&filter_after_tool_steps)?, value_of(&preserve_model_output)?];
+    match FilterOptions::check(&values[0], &values[1], &values[2]) {
+        Ok(options) => Ok(ToolCallFilterOptions {
+            excludes_listed: options.excludes_listed,
+            preserve_model_output: options.preserve_model_output,
+            message_list_filters_steps: options.message_list_filters_steps(),
+            prompt_filter_uses_history: options.prompt_filter_uses_history(),
+        }),
+        Err(what) => {
+            let refused = match what {
+                code if code == FILTER_AFTER_TOOL_STEPS => &values[1],
+                code if code == PRESERVE_MODEL_OUTPUT => &values[2],
+                _ => &values[0],
+            };
+            Err(refused_value(&env, what, refused, 0))
+        }
+    }
+}
+
+/// The message of the `TypeError` for `value` given as `what` (the
+/// protocol's `refused`), item `index` of it where that says: the wrapper
+/// found it of the wrong kind where the reference would throw or misbehave,
+/// and throws it where it found it.
+#[napi(catch_unwind)]
+pub fn tool_call_filter_refusal(what: i32, value: Unknown, index: Option<u32>) -> Result<String> {
+    let message = refusal(what, &value_of(&value)?, index.unwrap_or(0))
+        .ok_or_else(|| Error::new(Status::GenericFailure, format!("ToolCallFilter: no refusal {what}")))?;
+    Ok(format!("ToolCallFilter: {message}"))
+}
+
+/// The pending `TypeError` for a refused value.
+fn refused_value(env: &Env, what: i32, value: &Value, index: u32) -> Error {
+    let Some(message) = refusal(what, value, index) else {
+        return Error::new(Status::GenericFailure, format!("ToolCallFilter: no refusal {what}"));
+    };
+    match env.throw_type_error(&format!("ToolCallFilter: {message}"), None) {
+        Ok(()) => Error::from_status(Status::PendingException),
+        Err(error) => error,
+    }
+}
+
+/// What kind of JavaScript value this is, as the core's checks read it.
+fn value_of(value: &Unknown<'_>) -> Result<Value> {
+    Ok(match value.get_type()? {
+        ValueType::Undefined => Value::Undefined,
+        ValueType::Null => Value::Null,
+        // SAFETY: the value was just found to be a boolean.
+        ValueType::Boolean => Value::Boolean(unsafe { value.cast::<bool>() }?),
+        // SAFETY: the value was just found to be a number.
+        ValueType::Number => Value::Number(unsafe { value.cast::<f64>() }?),
+        // SAFETY: the value was just found to be a string.
+        ValueType::String => Value::String(String::from_utf16_lossy(&unsafe { value.cast::<Utf16Text>() }?.0)),
+        ValueType::Object | ValueType::External if value.is_array()? => Value::Array,
+        ValueType::Object | ValueType::External => Value::Object,
+        ValueType::Function => Value::Function,
+        ValueType::Symbol => Value::Other("symbol"),
+        ValueType::BigInt => Value::Other("bigint"),
+        ValueType::Unknown => Value::Object,
+    })
 }
 
 /// Plans a history tape (see the core's `message_list`) into `out`:
@@ -166,14 +246,6 @@ pub enum PromptAnswer {
     NeedsJson,
     /// The plan for the new prompt follows.
     Changed,
-}
-
-/// Whether a prompt filter with this `filterAfterToolSteps` (as the caller
-/// gave it) decides by the request's history, so the wrapper reads and
-/// records it in the processor's `state`.
-#[napi(catch_unwind)]
-pub fn prompt_filter_uses_history(filter_after_tool_steps: Either3<f64, Null, Undefined>) -> bool {
-    steps_option(given_steps(filter_after_tool_steps)).is_none()
 }
 
 /// Filters one prompt: `filterPrompt(input, out, filterAfterToolSteps)`,

@@ -37,8 +37,8 @@ use mastra_native_processors::tool_search::request::{
     load_tool_name, load_tool_names, request_thread, search_query, thread_to_clear, MemoryContext,
 };
 use mastra_native_processors::tool_search::{
-    loaded_names, messages, CatalogCell, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase, PoolStep,
-    PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
+    loaded_names, messages, CatalogCell, LiveKeys, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase,
+    PoolStep, PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -753,12 +753,13 @@ impl NativeOperation {
         self.inner.question_name().map(utf16)
     }
 
-    /// The caller's record as it is now, as the `needRecord` question asks;
-    /// the next `resume` hands it over.
+    /// The caller's record's keys as they are now (`Object.keys`), end to
+    /// end in `text`, each `lengths[i]` long, as the `needKeys` question
+    /// asks; the next `resume` hands them over.
     #[napi(catch_unwind)]
-    pub fn use_record(&mut self, record: LiveRecordTable) -> Result<()> {
-        let record = live_record(Some(record))?.ok_or_else(|| internal_error("no record"))?;
-        self.inner.provide_record(record);
+    pub fn use_keys(&mut self, #[napi(ts_arg_type = "string")] text: Utf16Text, lengths: Int32Array) -> Result<()> {
+        let keys = LiveKeys::from_lengths(&text.0, &lengths).ok_or_else(|| internal_error("key lengths"))?;
+        self.inner.provide_keys(keys);
         Ok(())
     }
 

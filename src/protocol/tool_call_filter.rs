@@ -192,6 +192,22 @@ macro_rules! tool_call_filter_protocol {
                 #[doc = "string count and the string indexes."]
                 pub const PART_RESULT_TEXT: i32 = 3;
             }
+
+            #[doc = "What a value of the wrong kind was given as: the wrapper names it,"]
+            #[doc = "the core words the `TypeError` (`tool_call_filter::refusal`)."]
+            pub mod refused: ToolCallFilterRefusals {
+                #[doc = "The constructor's options."]
+                pub const OPTIONS: i32 = 0;
+                pub const EXCLUDE: i32 = 1;
+                pub const FILTER_AFTER_TOOL_STEPS: i32 = 2;
+                pub const PRESERVE_MODEL_OUTPUT: i32 = 3;
+                #[doc = "The prompt `processLLMRequest` is handed (1.60+)."]
+                pub const PROMPT: i32 = 4;
+                #[doc = "A message of that prompt; its index goes with it."]
+                pub const PROMPT_MESSAGE: i32 = 5;
+                #[doc = "The message list's messages (1.59)."]
+                pub const MESSAGES: i32 = 6;
+            }
         }
     }};
 }

@@ -91,8 +91,9 @@ macro_rules! tool_search_protocol {
 
             #[doc = "The numbers `NativeOperation.resume` takes and gives."]
             #[doc = ""]
-            #[doc = "A question is `DONE`, `NEED_RECORD` (the driver hands the"]
-            #[doc = "caller's record over with `useRecord` before resuming), `TICK`, or a"]
+            #[doc = "A question is `DONE`, `NEED_KEYS` (the driver hands over the"]
+            #[doc = "caller's record's keys, `Object.keys` and nothing else read, with"]
+            #[doc = "`useKeys` before resuming), `TICK`, or a"]
             #[doc = "tool question `(tool << ask.KIND_BITS) | kind`: kind"]
             #[doc = "`ask.TOOL` asks the hook about `tool`; any other asks which tool"]
             #[doc = "the record gives for a name, and whether the hook allows it,"]
@@ -106,8 +107,10 @@ macro_rules! tool_search_protocol {
             pub mod operation: OperationCodes {
                 #[doc = "What `resume` returns once the operation has ended."]
                 pub const DONE: i32 = -1;
-                #[doc = "What `resume` returns when the operation needs the caller's record."]
-                pub const NEED_RECORD: i32 = -2;
+                #[doc = "What `resume` returns when the operation needs the caller's record's"]
+                #[doc = "keys as they are now (`load_tool`'s suggestions, which the reference"]
+                #[doc = "makes from `Object.keys`, then looks up only the keys that match)."]
+                pub const NEED_KEYS: i32 = -2;
                 #[doc = "What `resume` returns where the reference awaits a value that is"]
                 #[doc = "no promise (the store it records loads in): the driver awaits once,"]
                 #[doc = "then resumes (its answer is ignored)."]

@@ -523,15 +523,8 @@ impl Catalog {
     /// `tool_name`: either contains the other, case-insensitively. The
     /// reference offers these as "Did you mean" suggestions.
     pub fn suggestion_candidates(&self, tool_name: &[u16]) -> Vec<usize> {
-        let wanted = to_lower_utf16(tool_name);
-        let mut key = Vec::new();
-        (0..self.entries.len())
-            .filter(|&e| {
-                key.clear();
-                to_lower_utf16_into(self.key(e), &mut key);
-                contains_units(&key, &wanted) || contains_units(&wanted, &key)
-            })
-            .collect()
+        let mut matches = suggestion_matcher(tool_name);
+        (0..self.entries.len()).filter(|&e| matches(self.key(e))).collect()
     }
 
     /// The name a document is indexed under.
@@ -1107,6 +1100,18 @@ impl CatalogBuilder {
     /// The text and spans, for [`Catalog::new`] elsewhere.
     pub fn into_parts(self) -> (Vec<u16>, Vec<EntrySpans>) {
         (self.text, self.entries)
+    }
+}
+
+/// Whether a record key looks like `tool_name`, as the reference's
+/// suggestions decide: either contains the other, case-insensitively.
+pub fn suggestion_matcher(tool_name: &[u16]) -> impl FnMut(&[u16]) -> bool {
+    let wanted = to_lower_utf16(tool_name);
+    let mut lower = Vec::new();
+    move |key| {
+        lower.clear();
+        to_lower_utf16_into(key, &mut lower);
+        contains_units(&lower, &wanted) || contains_units(&wanted, &lower)
     }
 }
 

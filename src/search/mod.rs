@@ -31,7 +31,8 @@
 //! - `key(entry)`, `id(entry)`, `name(entry)` (`id || key`), `description(entry)`.
 //! - `find_by_id(name)`, `find_by_key(name)`,
 //!   `find_for_dynamic_name(name, has_filter)`, `find_doc(name)`,
-//!   `suggestion_candidates(tool_name)`.
+//!   `suggestion_candidates(tool_name)` (and [`suggestion_matcher`] for keys
+//!   read apart from a catalog).
 //! - `doc_name(doc)`, `doc_entry(doc)`, `doc_lower_name(doc)`.
 //!
 //! Searching:
@@ -66,7 +67,7 @@ mod tokenize;
 pub use analyze::{Analyzer, AnalyzerConfig, Term, TermKind};
 pub(crate) use bm25::hash_units;
 pub use bm25::{idf, term_score, Bm25Builder, Bm25Index, DocId, Scored, B, K1};
-pub use catalog::{Catalog, CatalogBuilder, CatalogError, Ranking};
+pub use catalog::{suggestion_matcher, Catalog, CatalogBuilder, CatalogError, Ranking};
 pub use embedding::BuiltinModel;
 pub use fielded::{FieldedConfig, FieldedIndex};
 pub use hybrid::{HybridConfig, VectorSource};

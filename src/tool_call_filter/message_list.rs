@@ -30,7 +30,11 @@
 //! are compared (every tool goes, none is kept by step), `output` NO_OUTPUT
 //! without `preserveModelOutput`, and, without an exclude list where the part
 //! has no model output written, `state` STATE_OTHER (a tool part then goes,
-//! or stays by its id, whatever its state).
+//! or stays by its id, whatever its state). So that it reads only what the
+//! reference reads, it does so too for a part whose id the kept steps hold
+//! (`state` STATE_OTHER, `output` NO_OUTPUT: the part stays whatever they
+//! are), `output` NO_OUTPUT for a result that does not go, and `excluded` 0
+//! for a legacy entry the kept steps hold.
 //!
 //! The answer is a plan ([`super::plan`]) that the binding applies to the
 //! original objects, so payloads never leave JavaScript and nothing is copied

@@ -49,7 +49,7 @@ fn verdicts(rng: &mut Rng, count: usize) -> Vec<i32> {
 /// The host's answer to a question, over a record still as the tables say:
 /// a name they miss resolves to nothing.
 fn answer(question: i32, verdicts: &[i32]) -> i32 {
-    if question == code::NEED_RECORD {
+    if question == code::NEED_KEYS {
         return code::NO_VERDICT;
     }
     let kind = question & ((1 << code::ask::KIND_BITS) - 1);

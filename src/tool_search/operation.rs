@@ -57,7 +57,7 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
-use super::{Answer, Ask, Found, LiveRecord, Lookup, Phase, ToolFilter, Verdict};
+use super::{Answer, Ask, Found, LiveKeys, Lookup, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
 
 /// The reads that find, in the record a name is looked up in (the caller's
@@ -152,7 +152,7 @@ impl Ask {
 /// What an operation waits on.
 enum Question {
     Ask(Ask),
-    Record,
+    Keys,
     Tick,
 }
 
@@ -161,7 +161,7 @@ impl Question {
     fn code(&self) -> Option<i32> {
         match self {
             Question::Ask(ask) => ask.code(),
-            Question::Record => Some(code::NEED_RECORD),
+            Question::Keys => Some(code::NEED_KEYS),
             Question::Tick => Some(code::TICK),
         }
     }
@@ -200,7 +200,8 @@ struct Exchange {
     next_out: Ticket,
     /// Questions waiting or out (not withdrawn): what the operation waits on.
     open: usize,
-    record: Option<Arc<LiveRecord>>,
+    /// The caller's record's keys, once handed over.
+    keys: Option<LiveKeys>,
     /// The name given with the last answer taken (see [`ToolFilter::take_name`]).
     name: Option<Option<JsString>>,
     /// Names to go with answers the host gives ([`Operation::provide_name`],
@@ -394,11 +395,11 @@ impl ToolFilter for Relay {
         }
     }
 
-    fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
-        let (asking, exchange) = (self.asking(Question::Record), self.exchange.clone());
+    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
+        let (asking, exchange) = (self.asking(Question::Keys), self.exchange.clone());
         async move {
             asking.await;
-            exchange.lock().record.take()
+            exchange.lock().keys.take()
         }
     }
 
@@ -580,10 +581,10 @@ impl<T> Operation<T> {
         self.relay.exchange.lock().missing_name(ticket)
     }
 
-    /// Hands over the caller's record, as [`code::NEED_RECORD`] asks; it
-    /// goes to the operation with the answer to that question.
-    pub fn provide_record(&mut self, record: Arc<LiveRecord>) {
-        self.relay.exchange.lock().record = Some(record);
+    /// Hands over the caller's record's keys, as [`code::NEED_KEYS`] asks;
+    /// they go to the operation with the answer to that question.
+    pub fn provide_keys(&mut self, keys: LiveKeys) {
+        self.relay.exchange.lock().keys = Some(keys);
     }
 
     /// Hands over, with the next answer the host gives (to
@@ -698,21 +699,17 @@ mod tests {
     }
 
     #[test]
-    fn a_record_is_asked_for_and_handed_over() {
-        let mut operation = Operation::start(Phase::Load, 1, |relay: Relay| async move {
-            relay.live_record().await.map(|record| (record.base, record.catalog.entry_count()))
-        });
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
-        let mut builder = crate::search::Catalog::builder();
-        builder.push_str("a", None, "");
-        let (text, entries) = builder.into_parts();
-        operation.provide_record(Arc::new(LiveRecord::new(text, entries, 12).unwrap()));
+    fn a_record_s_keys_are_asked_for_and_handed_over() {
+        let mut operation = Operation::start(Phase::Load, 1, |relay: Relay| async move { relay.live_keys().await });
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_KEYS));
+        let text: Vec<u16> = "ab".encode_utf16().collect();
+        operation.provide_keys(LiveKeys::from_lengths(&text, &[1, 1]).unwrap());
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
-        assert_eq!(operation.take_outcome(), Some(Some((12, 1))));
-        // Without a record the operation goes on without one.
+        assert_eq!(operation.take_outcome(), Some(Some(LiveKeys(vec![JsString::from("a"), JsString::from("b")]))));
+        // Without keys the operation goes on without them.
         let mut operation =
-            Operation::start(Phase::Load, 1, |relay: Relay| async move { relay.live_record().await.is_none() });
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_RECORD));
+            Operation::start(Phase::Load, 1, |relay: Relay| async move { relay.live_keys().await.is_none() });
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_KEYS));
         assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
         assert_eq!(operation.take_outcome(), Some(true));
     }

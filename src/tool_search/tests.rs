@@ -64,7 +64,8 @@ struct ChangedRecord {
     gone: Vec<ToolRef>,
     denied: Vec<ToolRef>,
     asked: RefCell<Vec<(Ask, Phase)>>,
-    live: Option<Arc<LiveRecord>>,
+    /// The record's keys now, for the suggestions.
+    keys: Option<LiveKeys>,
     /// The names given for tools allowed (see `ToolFilter::take_name`).
     renamed: Vec<(ToolRef, Option<&'static str>)>,
     name: RefCell<Option<Option<JsString>>>,
@@ -77,7 +78,7 @@ impl ChangedRecord {
             gone: Vec::new(),
             denied: Vec::new(),
             asked: RefCell::default(),
-            live: None,
+            keys: None,
             renamed: Vec::new(),
             name: RefCell::default(),
         }
@@ -110,8 +111,8 @@ impl ToolFilter for ChangedRecord {
         std::future::ready(answer)
     }
 
-    fn live_record(&self) -> impl Future<Output = Option<Arc<LiveRecord>>> {
-        std::future::ready(self.live.clone())
+    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
+        std::future::ready(self.keys.clone())
     }
 
     fn take_name(&self) -> Option<Option<JsString>> {
@@ -597,7 +598,7 @@ fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
     let live = Arc::new(LiveRecord::new(text, entries, 10).unwrap());
     let mut host = ChangedRecord::new(&[]);
     host.denied = vec![11];
-    host.live = Some(live.clone());
+    host.keys = Some(LiveKeys(["weather", "issue", "translate"].map(js).to_vec()));
     let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
     // Names are the record's; descriptions those indexed under the name at construction.
     assert_eq!(
@@ -626,6 +627,46 @@ fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
     let outcome = ready(search.load(&step, Some(&units("weathe")), None, &host, 1000.0));
     let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
     assert_eq!(message.to_string_lossy(), "Tool \"weathe\" not found. Did you mean: weather?");
+}
+
+#[test]
+fn suggestions_read_the_record_s_keys_then_look_up_each_match_only() {
+    let tools = Tools::new(&[
+        ("weather", Some("getWeather"), "Get the weather forecast for a city"),
+        ("email", Some("sendEmail"), "Send an email to a recipient"),
+        ("weatherAlerts", None, "Severe weather alerts"),
+        ("issue", Some("createIssue"), "Create a GitHub issue"),
+    ]);
+    let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
+    let step = step(&search, Some("t"));
+    // The record now: `weatherAlerts` gone, `weatherMap` (new: no table
+    // knows it) and `getWeather` (a key that is a tool's id then) added.
+    let mut host = ChangedRecord::new(&[("weatherMap", 20)]);
+    host.keys = Some(LiveKeys(["weather", "email", "issue", "weatherMap", "getWeather"].map(js).to_vec()));
+    host.denied = vec![0];
+    let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
+    let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weatherMap?");
+    // `load_tool`'s own lookup, then each key that matches, in the record's
+    // order, looked up as `load_tool` looks up a name (id first), from what
+    // the tables found for it: no other key, and no whole record, is read.
+    assert_eq!(
+        resolutions(&host.asked),
+        [
+            (Lookup::IdFirst, Found::Missing(js("Weather")), Phase::Load),
+            (Lookup::IdFirst, Found::ByKey(0), Phase::Load),
+            (Lookup::IdFirst, Found::Missing(js("weatherMap")), Phase::Load),
+            (Lookup::IdFirst, Found::ById(0), Phase::Load),
+        ]
+    );
+    // Without a hook the keys that match are the suggestions: nothing is looked up.
+    let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+    let step = self::step(&search, Some("t"));
+    host.asked.borrow_mut().clear();
+    let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
+    let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
+    assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weather, weatherMap, getWeather?");
+    assert_eq!(resolutions(&host.asked), [(Lookup::KeyFirst, Found::Missing(js("Weather")), Phase::Load)]);
 }
 
 #[test]

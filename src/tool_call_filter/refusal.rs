@@ -1,0 +1,183 @@
+//! The filter's options, checked once when it is made, and the `TypeError`s
+//! for values of the wrong kind, worded here alone: the options the
+//! reference would quietly coerce or misbehave on (README, "Differences"),
+//! and a prompt or message list that is no array where the reference's walk
+//! throws too. The binding says what kind of value it was handed; the
+//! wrapper says where (a [`refused`] code) and reads the options, in the
+//! reference's order.
+
+use crate::protocol::tool_call_filter::refused;
+use crate::tool_call_filter::steps_option;
+
+/// A JavaScript value, as much of it as a check or a refusal needs.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Undefined,
+    Null,
+    Boolean(bool),
+    Number(f64),
+    /// A string, lone surrogates replaced (it is only ever shown).
+    String(String),
+    Array,
+    /// Any other object.
+    Object,
+    Function,
+    /// A symbol or a bigint: its `typeof`.
+    Other(&'static str),
+}
+
+impl Value {
+    fn is_nullish(&self) -> bool {
+        matches!(self, Value::Undefined | Value::Null)
+    }
+
+    /// The value as an error names it: `null`, `an array`, `the string "…"`, `a number`.
+    pub fn describe(&self) -> String {
+        match self {
+            Value::Undefined => "undefined".into(),
+            Value::Null => "null".into(),
+            Value::Boolean(_) => "a boolean".into(),
+            Value::Number(_) => "a number".into(),
+            Value::String(text) => format!("the string {}", serde_json::Value::from(text.as_str())),
+            Value::Array => "an array".into(),
+            Value::Object => "an object".into(),
+            Value::Function => "a function".into(),
+            Value::Other(type_of) => format!("a {type_of}"),
+        }
+    }
+}
+
+/// The `TypeError`'s message (without the processor's name) for `value`
+/// given as `what` (a [`refused`] code), the item `index` of it where that
+/// says; `None` for a code that names nothing.
+pub fn refusal(what: i32, value: &Value, index: u32) -> Option<String> {
+    let value = value.describe();
+    Some(match what {
+        refused::OPTIONS => format!("options must be an object, got {value}"),
+        refused::EXCLUDE => format!("options.exclude must be an array of tool names, got {value}"),
+        refused::FILTER_AFTER_TOOL_STEPS => format!("options.filterAfterToolSteps must be a number, got {value}"),
+        refused::PRESERVE_MODEL_OUTPUT => format!("options.preserveModelOutput must be a boolean, got {value}"),
+        refused::PROMPT => format!("expected the prompt to be an array of messages, got {value}"),
+        refused::PROMPT_MESSAGE => format!("prompt message {index} is {value}"),
+        refused::MESSAGES => format!("expected an array of messages, got {value}"),
+        _ => return None,
+    })
+}
+
+/// The constructor's options as the filter reads them, checked once. The
+/// `exclude` list itself stays the caller's: the reference reads it on every
+/// call, so names pushed into it later count.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FilterOptions {
+    /// `exclude` is a list (a falsy one means every tool, as the reference's `!options.exclude`).
+    pub excludes_listed: bool,
+    /// `preserveModelOutput === true`.
+    pub preserve_model_output: bool,
+    /// `filterAfterToolSteps`: `None` for `undefined`, `Some(None)` for `null`.
+    pub filter_after_tool_steps: Option<Option<f64>>,
+}
+
+impl FilterOptions {
+    /// Checks the options' values (`undefined` and `null` are always
+    /// allowed); a value of the wrong kind is refused with its [`refused`]
+    /// code, for [`refusal`].
+    pub fn check(
+        exclude: &Value,
+        filter_after_tool_steps: &Value,
+        preserve_model_output: &Value,
+    ) -> Result<FilterOptions, i32> {
+        if !exclude.is_nullish() && *exclude != Value::Array {
+            return Err(refused::EXCLUDE);
+        }
+        let steps = match filter_after_tool_steps {
+            Value::Undefined => None,
+            Value::Null => Some(None),
+            Value::Number(steps) => Some(Some(*steps)),
+            _ => return Err(refused::FILTER_AFTER_TOOL_STEPS),
+        };
+        if !preserve_model_output.is_nullish() && !matches!(preserve_model_output, Value::Boolean(_)) {
+            return Err(refused::PRESERVE_MODEL_OUTPUT);
+        }
+        Ok(FilterOptions {
+            excludes_listed: *exclude == Value::Array,
+            preserve_model_output: *preserve_model_output == Value::Boolean(true),
+            filter_after_tool_steps: steps,
+        })
+    }
+
+    /// Whether the message-list stage's `processInputStep` filters at all.
+    pub fn message_list_filters_steps(&self) -> bool {
+        steps_option(self.filter_after_tool_steps).is_some()
+    }
+
+    /// Whether the prompt stage decides by the request's history, which it
+    /// then reads and records in the processor's `state`.
+    pub fn prompt_filter_uses_history(&self) -> bool {
+        steps_option(self.filter_after_tool_steps).is_none()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_are_named_as_a_reader_of_the_error_needs() {
+        assert_eq!(Value::Null.describe(), "null");
+        assert_eq!(Value::Array.describe(), "an array");
+        assert_eq!(Value::String("a \"b\"\n".into()).describe(), r#"the string "a \"b\"\n""#);
+        assert_eq!(Value::Number(3.0).describe(), "a number");
+        assert_eq!(Value::Other("bigint").describe(), "a bigint");
+        assert_eq!(
+            refusal(refused::EXCLUDE, &Value::String("getWeather".into()), 0).as_deref(),
+            Some(r#"options.exclude must be an array of tool names, got the string "getWeather""#)
+        );
+        assert_eq!(refusal(refused::PROMPT_MESSAGE, &Value::Null, 7).as_deref(), Some("prompt message 7 is null"));
+        assert_eq!(refusal(99, &Value::Null, 0), None);
+    }
+
+    #[test]
+    fn options_of_the_right_kinds_are_read_as_the_reference_reads_them() {
+        let options = FilterOptions::check(&Value::Array, &Value::Number(2.0), &Value::Boolean(true)).unwrap();
+        assert_eq!(
+            options,
+            FilterOptions {
+                excludes_listed: true,
+                preserve_model_output: true,
+                filter_after_tool_steps: Some(Some(2.0))
+            }
+        );
+        assert!(options.message_list_filters_steps() && !options.prompt_filter_uses_history());
+
+        let defaults = FilterOptions::check(&Value::Undefined, &Value::Undefined, &Value::Null).unwrap();
+        assert_eq!(
+            defaults,
+            FilterOptions { excludes_listed: false, preserve_model_output: false, filter_after_tool_steps: None }
+        );
+        assert!(!defaults.message_list_filters_steps() && defaults.prompt_filter_uses_history());
+
+        // `null` keeps no steps, and filters them.
+        let none_kept = FilterOptions::check(&Value::Null, &Value::Null, &Value::Boolean(false)).unwrap();
+        assert_eq!(none_kept.filter_after_tool_steps, Some(None));
+        assert!(none_kept.message_list_filters_steps());
+    }
+
+    #[test]
+    fn options_of_the_wrong_kinds_are_refused_by_name() {
+        assert_eq!(
+            FilterOptions::check(&Value::String("x".into()), &Value::Undefined, &Value::Undefined),
+            Err(refused::EXCLUDE)
+        );
+        assert_eq!(FilterOptions::check(&Value::Object, &Value::Undefined, &Value::Undefined), Err(refused::EXCLUDE));
+        assert_eq!(
+            FilterOptions::check(&Value::Undefined, &Value::String("2".into()), &Value::Undefined),
+            Err(refused::FILTER_AFTER_TOOL_STEPS)
+        );
+        assert_eq!(
+            FilterOptions::check(&Value::Undefined, &Value::Undefined, &Value::Number(1.0)),
+            Err(refused::PRESERVE_MODEL_OUTPUT)
+        );
+        // The first wrong one, in the order they are read.
+        assert_eq!(FilterOptions::check(&Value::Object, &Value::Object, &Value::Object), Err(refused::EXCLUDE));
+    }
+}
