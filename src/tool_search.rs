@@ -731,8 +731,7 @@ impl ToolSearch {
         for (i, tool) in step.added.iter().enumerate() {
             let parameters = step.parameters.map(|p| p.entry(i));
             match tool.slot {
-                Some(slot) if pool.holds(slot) => pool.analyse(slot, tool.id, tool.description, parameters)?,
-                Some(slot) => return Err(PoolError::EmptySlot(slot)),
+                Some(slot) => pool.analyse(slot, tool.id, tool.description, parameters)?,
                 None => changes.added.push(pool.add(tool.id, tool.description, parameters)?),
             }
         }

@@ -250,8 +250,8 @@ pub fn run(data: &[u8]) {
 
 /// The same entries made into a catalog from a [`ToolPool`]: each entry's id
 /// and description analysed into a slot (in another order, some slots
-/// analysed first with other text, some released and filled again), and the
-/// catalog laid out from the kept analyses.
+/// added first with other text and analysed again, some released and filled
+/// again), and the catalog laid out from the kept analyses.
 fn pooled_catalog(u: &mut U<'_>, text: &[u16], entries: &[EntrySpans]) -> Catalog {
     let mut pool = ToolPool::new(Ranking::Reference);
     let none = None::<[(&[u16], &[u16]); 0]>;
@@ -259,21 +259,25 @@ fn pooled_catalog(u: &mut U<'_>, text: &[u16], entries: &[EntrySpans]) -> Catalo
     // Slot of entry `e`: reversed, so slots and entries differ.
     let slot = |e: usize| count - 1 - e as u32;
     let stale: Vec<u16> = units(u, 4);
+    // Added in order to an empty pool: slot `s` is the one given `s`th.
     for s in 0..count {
-        if flag(u) {
-            pool.analyse(s, Some(&stale), &stale, none).expect("a slot in range");
+        let given = if flag(u) {
+            pool.add(Some(&stale), &stale, none)
         } else {
             let e = (count - 1 - s) as usize;
-            pool.analyse(s, entries[e].id.map(|id| slice(text, id)), slice(text, entries[e].description), none)
-                .expect("a slot in range");
-        }
+            pool.add(entries[e].id.map(|id| slice(text, id)), slice(text, entries[e].description), none)
+        };
+        assert_eq!(given, Ok(s), "a new pool gives its slots in order");
     }
     for (e, entry) in entries.iter().enumerate() {
+        let (id, description) = (entry.id.map(|id| slice(text, id)), slice(text, entry.description));
         if flag(u) {
+            // Emptied, then filled again: the last emptied slot is the one given.
             pool.release(slot(e)).expect("a slot in use");
+            assert_eq!(pool.add(id, description, none), Ok(slot(e)), "the slot just emptied");
+        } else {
+            pool.analyse(slot(e), id, description, none).expect("a slot in use");
         }
-        pool.analyse(slot(e), entry.id.map(|id| slice(text, id)), slice(text, entry.description), none)
-            .expect("a slot in range");
     }
     assert_eq!(pool.len(), entries.len());
     let selection: Vec<PoolEntry<'_>> =

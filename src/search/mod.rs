@@ -44,7 +44,7 @@
 //!
 //! Reusing tools' analyses across catalogs ([`pool`]):
 //! - [`ToolPool::new`]`(Ranking)`, `add(id, description, parameters) -> Slot`,
-//!   `analyse(slot, id, description, parameters)`, `release(slot)`,
+//!   `analyse(slot, id, description, parameters)` (again, a held slot), `release(slot)`,
 //!   `note_selection(slots)`, `sweep(kept) -> Vec<Slot>`,
 //!   `catalog(&[`[`PoolEntry`]`]) -> Result<Catalog, `[`PoolError`]`>`.
 //! - [`truncate_description`], [`tokenize()`], [`Bm25Builder`] / [`Bm25Index`] for the pieces.

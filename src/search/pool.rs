@@ -2,10 +2,11 @@
 //!
 //! A server that resolves tools per request hands each step a different
 //! selection drawn from the same tools. Rather than reading and tokenizing
-//! every tool again for each selection, the binding keeps each tool it has
-//! read in a numbered *slot* of a [`ToolPool`]: its id and description, its
-//! parameters for a ranking that reads them, and for the reference's ranking
-//! its name's and description's tokens, as numbers in the pool's vocabulary.
+//! every tool again for each selection, each tool the binding has read is
+//! analysed once into a numbered *slot* of a [`ToolPool`]: its id and
+//! description, its parameters for a ranking that reads them, and for the
+//! reference's ranking its name's and description's tokens, as numbers in
+//! the pool's vocabulary.
 //! A selection is then a list of slots (and keys), and its catalog is made
 //! from what the slots keep ([`ToolPool::catalog`]): the text is shared
 //! with the catalog, not copied (a tool analysed again gets new text; a
@@ -23,17 +24,27 @@
 //! its ranking, beside the reference's analysis.
 //!
 //! The pool numbers the slots: a tool new to it goes into an emptied slot,
-//! else the next ([`ToolPool::add`]); a tool that changed is analysed again
-//! into its own ([`ToolPool::analyse`]); a slot is emptied once its tool is
-//! gone ([`ToolPool::release`]), so the pool holds only tools still alive,
-//! in no more slots than were ever alive at once. It also notes which
-//! selections read which slots, so that tools no recent selection read can
-//! be let go of ([`ToolPool::sweep`]) when the binding cannot learn soon
-//! enough that they are gone. Its vocabulary keeps the
-//! terms of tools since released until it has grown well past what its
-//! tools use, then is rebuilt from them ([`ToolPool::compact`]): memory stays
-//! proportional to the tools in the pool, and each rebuild is paid for by
-//! the new terms that grew it.
+//! else the next ([`ToolPool::add`], the only way a slot is filled); a tool
+//! that changed is analysed again into its own ([`ToolPool::analyse`]); a
+//! slot is emptied once its tool is gone ([`ToolPool::release`]), so the
+//! pool holds only tools still alive, in no more slots than were ever alive
+//! at once. It also notes which selections read which slots, so that tools
+//! no recent selection read can be let go of ([`ToolPool::sweep`]) when the
+//! binding cannot learn soon enough that they are gone (when it sweeps is
+//! the protocol's `retention`, applied by `ToolSearch::pool_step_catalog`).
+//! Its vocabulary keeps the terms of tools since released until it has
+//! grown well past what its tools use, then is rebuilt from them
+//! ([`ToolPool::compact`]): memory stays proportional to the tools in the
+//! pool, and each rebuild is paid for by the new terms that grew it.
+//!
+//! The division with the binding: Rust cannot hold JavaScript's tool
+//! objects, so the binding keeps which tool object holds which slot (a
+//! `WeakMap` by tool, an array by slot) and learns when one is collected (a
+//! `FinalizationRegistry`); it hands back only slots the pool gave, those of
+//! tools collected, to release, and those of tools that changed, to analyse
+//! again. Everything else about slots is decided here, in the step's one
+//! call: which slot each new tool takes, and which tools are let go of; the
+//! binding applies the answer to its map, and changes nothing before it.
 
 use std::fmt;
 use std::sync::Arc;
@@ -90,8 +101,8 @@ impl IdKey {
     }
 }
 
-/// What a pool refuses: the binding numbers slots, and a wrong number is a
-/// bug there, reported, never a panic.
+/// What a pool refuses: the binding hands back only slots the pool gave it,
+/// and a wrong one is a bug there, reported, never a panic.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum PoolError {
     /// A slot past the end of the pool (only the next one may be filled).
@@ -272,8 +283,8 @@ impl ToolPool {
     }
 
     /// Puts a tool new to the pool in a slot of its choosing (the last one
-    /// emptied, else the next), and gives the slot; the arguments are
-    /// [`analyse`](Self::analyse)'s.
+    /// emptied, else the next), and gives the slot: the only way a slot is
+    /// filled. The arguments are [`analyse`](Self::analyse)'s.
     pub fn add<'p>(
         &mut self,
         id: Option<&[u16]>,
@@ -284,16 +295,16 @@ impl ToolPool {
             Some(slot) => slot,
             None => Slot::try_from(self.tools.len()).map_err(|_| CatalogError::TooLarge)?,
         };
-        self.fill(slot, id, description, parameters)?;
+        self.fill(slot, id, description, parameters);
         Ok(slot)
     }
 
-    /// Puts a tool in `slot`: one whose tool changed since (its analysis is
-    /// replaced), an emptied one, or the next new one
-    /// ([`slot_count`](Self::slot_count)). `id` is `tool.id` when it is a
-    /// string, `description` `tool.description || ''`, and `parameters` the
-    /// tool's, for a ranking that reads them or a pool that keeps them
-    /// (ignored otherwise).
+    /// Analyses the tool in `slot` again, as it is now (it changed since):
+    /// its analysis is replaced. Only a slot holding a tool can be: the
+    /// pool alone chooses where a tool goes ([`add`](Self::add)). `id` is
+    /// `tool.id` when it is a string, `description` `tool.description ||
+    /// ''`, and `parameters` the tool's, for a ranking that reads them or a
+    /// pool that keeps them (ignored otherwise).
     pub fn analyse<'p>(
         &mut self,
         slot: Slot,
@@ -301,23 +312,23 @@ impl ToolPool {
         description: &[u16],
         parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
     ) -> Result<(), PoolError> {
-        if !self.holds(slot) {
-            self.free.retain(|&free| free != slot);
-        }
-        self.fill(slot, id, description, parameters)
+        pool_tool(&self.tools, slot)?;
+        self.fill(slot, id, description, parameters);
+        Ok(())
     }
 
+    /// Puts the tool's analysis in `slot`: one [`add`](Self::add) chose (an
+    /// emptied one, or the next), or one [`analyse`](Self::analyse) found
+    /// holding a tool.
     fn fill<'p>(
         &mut self,
         slot: Slot,
         id: Option<&[u16]>,
         description: &[u16],
         parameters: Option<impl IntoIterator<Item = (&'p [u16], &'p [u16])>>,
-    ) -> Result<(), PoolError> {
+    ) {
         let at = slot as usize;
-        if at > self.tools.len() {
-            return Err(PoolError::SlotOutOfRange(slot));
-        }
+        debug_assert!(at <= self.tools.len(), "slot {slot} is past the next");
         let mut tool = PoolTool {
             text: Arc::from([]),
             id_len: id.map(|id| id.len() as u32),
@@ -360,7 +371,6 @@ impl ToolPool {
         if self.tools[at].replace(tool).is_none() {
             self.filled += 1;
         }
-        Ok(())
     }
 
     /// Empties `slot`: its tool is gone.
@@ -830,9 +840,16 @@ mod tests {
             .collect()
     }
 
+    /// Analyses `tool` again into `slot`, which holds one.
     fn analyse(pool: &mut ToolPool, slot: Slot, tool: &Tool) {
         let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
         pool.analyse(slot, tool.id.as_deref(), &tool.description, Some(parameters)).unwrap();
+    }
+
+    /// Puts `tool` in the slot the pool gives it, and gives the slot.
+    fn add(pool: &mut ToolPool, tool: &Tool) -> Slot {
+        let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
+        pool.add(tool.id.as_deref(), &tool.description, Some(parameters)).unwrap()
     }
 
     /// A pool holding `tools`, tool `i` in slot `i`.
@@ -840,9 +857,10 @@ mod tests {
         fill(ToolPool::new(ranking), tools)
     }
 
+    /// `pool`, empty, with `tools` added: tool `i` in slot `i`.
     fn fill(mut pool: ToolPool, tools: &[Tool]) -> ToolPool {
-        for (slot, tool) in tools.iter().enumerate() {
-            analyse(&mut pool, slot as Slot, tool);
+        for (i, tool) in tools.iter().enumerate() {
+            assert_eq!(add(&mut pool, tool), i as Slot);
         }
         pool
     }
@@ -995,8 +1013,7 @@ mod tests {
         let mut weather =
             Tool { key: u("weather"), id: Some(u("weather")), description: u("Current weather"), parameters: vec![] };
         let email = Tool { key: u("mail"), id: Some(u("send")), description: u("Send an email"), parameters: vec![] };
-        analyse(&mut pool, 0, &weather);
-        analyse(&mut pool, 1, &email);
+        assert_eq!([add(&mut pool, &weather), add(&mut pool, &email)], [0, 1]);
         let before = from_pool(&mut pool, &[(0, &weather), (1, &email)]);
         assert_eq!(before.rank(&u("current"), 10.0).len(), 1);
         weather.description = u("Stock quotes");
@@ -1026,15 +1043,21 @@ mod tests {
         assert_eq!(pool.release(40), Err(PoolError::SlotOutOfRange(40)));
         let selection = [PoolEntry { slot: 0, key: Some(&[]) }];
         assert!(matches!(pool.catalog(&selection), Err(PoolError::EmptySlot(0))));
-        // Only the next new slot, or one in the pool, can be filled.
-        assert_eq!(pool.analyse(41, None, &[], None::<[(&[u16], &[u16]); 0]>), Err(PoolError::SlotOutOfRange(41)));
-        // Emptied slots take other tools; the released ones are not found.
+        // Only a slot holding a tool is analysed again: the pool alone fills
+        // slots, emptied or new.
+        let none = None::<[(&[u16], &[u16]); 0]>;
+        assert_eq!(pool.analyse(0, None, &[], none), Err(PoolError::EmptySlot(0)));
+        assert_eq!(pool.analyse(40, None, &[], none), Err(PoolError::SlotOutOfRange(40)));
+        assert_eq!((pool.len(), pool.slot_count(), pool.free_count()), (20, 40, 20));
+        // Emptied slots take other tools, the last emptied first; the
+        // released ones are not found.
         let others = tools(&mut Rng::new(4), 20);
         let mut picked = Vec::new();
         for (i, tool) in others.iter().enumerate() {
-            analyse(&mut pool, (2 * i) as Slot, tool);
-            picked.push(((2 * i) as Slot, tool));
-            picked.push(((2 * i + 1) as Slot, &all[2 * i + 1]));
+            let slot = add(&mut pool, tool);
+            assert_eq!(slot, 38 - 2 * i as Slot);
+            picked.push((slot, tool));
+            picked.push((slot + 1, &all[slot as usize + 1]));
         }
         assert_eq!((pool.len(), pool.slot_count()), (40, 40));
         let picked = distinct_keys(picked);
@@ -1042,7 +1065,7 @@ mod tests {
         assert_same(&from_pool(&mut pool, &picked), &from_text(&tools, Ranking::Reference), "refilled");
         // A tool keyed by its id needs one.
         let no_id = Tool { key: u("k"), id: None, description: vec![], parameters: vec![] };
-        analyse(&mut pool, 40, &no_id);
+        assert_eq!(add(&mut pool, &no_id), 40);
         assert!(matches!(pool.catalog(&[PoolEntry { slot: 40, key: None }]), Err(PoolError::NoIdForKey(40))));
     }
 
@@ -1050,10 +1073,6 @@ mod tests {
     fn new_tools_fill_emptied_slots_first_and_unread_tools_are_swept() {
         let all = tools(&mut Rng::new(21), 6);
         let mut pool = ToolPool::new(Ranking::Reference);
-        let add = |pool: &mut ToolPool, tool: &Tool| {
-            let parameters = tool.parameters.iter().map(|(n, d)| (&n[..], &d[..]));
-            pool.add(tool.id.as_deref(), &tool.description, Some(parameters)).unwrap()
-        };
         let slots: Vec<Slot> = all[..4].iter().map(|tool| add(&mut pool, tool)).collect();
         assert_eq!(slots, [0, 1, 2, 3]);
         pool.release(1).unwrap();
@@ -1062,10 +1081,11 @@ mod tests {
         // The last emptied first, then the next new slot.
         assert_eq!([add(&mut pool, &all[4]), add(&mut pool, &all[5]), add(&mut pool, &all[0])], [2, 1, 4]);
         assert_eq!((pool.len(), pool.slot_count(), pool.free_count()), (5, 5, 0));
-        // Filling an emptied slot by number takes it off the free list.
+        // An emptied slot is filled by the pool, not by number.
         pool.release(3).unwrap();
-        analyse(&mut pool, 3, &all[3]);
-        assert_eq!(pool.free_count(), 0);
+        let none = None::<[(&[u16], &[u16]); 0]>;
+        assert_eq!(pool.analyse(3, None, &[], none), Err(PoolError::EmptySlot(3)));
+        assert_eq!((add(&mut pool, &all[3]), pool.free_count()), (3, 0));
         // Selections 1 to 3 read slots 0, 1 and 2; keeping the last two, the
         // tools only the first read (0) and those none read (3, 4) go.
         pool.note_selection([0, 1]);
@@ -1096,7 +1116,8 @@ mod tests {
                 if round > 0 {
                     pool.release(slot as Slot).unwrap();
                 }
-                analyse(&mut pool, slot as Slot, tool);
+                // The slot just emptied, or the next.
+                assert_eq!(add(&mut pool, tool), slot as Slot);
             }
             alive = made;
             let picked: Vec<(Slot, &Tool)> = alive.iter().enumerate().map(|(i, t)| (i as Slot, t)).collect();
