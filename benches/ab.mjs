@@ -14,6 +14,8 @@ import { existsSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
+import { TOOL_NAMES, providerPrompt, storedHistory } from '../__test__/helpers/histories.mjs'
+
 const require = createRequire(import.meta.url)
 const here = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
@@ -64,52 +66,6 @@ const sides = [
   { name: 'other', ...processorsOf(other) },
 ]
 
-const TOOL_NAMES = ['searchDatabase', 'getWeather', 'sendEmail']
-
-/** A provider prompt of `turns` turns: a question, a call, its result (every third with a model output), an answer. */
-function promptOf(prefix, turns) {
-  const messages = [{ role: 'system', content: 'You are a helpful assistant.' }]
-  for (let t = 0; t < turns; t++) {
-    const toolCallId = `${prefix}${t}`
-    const toolName = TOOL_NAMES[t % TOOL_NAMES.length]
-    const result = { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: { t } } }
-    if (t % 3 === 0) result.providerOptions = { mastra: { modelOutput: { type: 'text', value: `result ${t}` } } }
-    messages.push(
-      { role: 'user', content: [{ type: 'text', text: `question ${t}` }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'looking' },
-          { type: 'tool-call', toolCallId, toolName, input: {} },
-        ],
-      },
-      { role: 'tool', content: [result] },
-      { role: 'assistant', content: [{ type: 'text', text: `answer ${t}` }] },
-    )
-  }
-  return messages
-}
-
-/** The same history as stored messages (format 2), for 1.59's message-list filter. */
-function storedOf(prefix, turns) {
-  const messages = []
-  for (let t = 0; t < turns; t++) {
-    const toolName = TOOL_NAMES[t % TOOL_NAMES.length]
-    const invocation = { state: 'result', toolCallId: `${prefix}${t}`, toolName, args: {}, result: { t } }
-    const part = { type: 'tool-invocation', toolInvocation: invocation }
-    if (t % 3 === 0) part.providerMetadata = { mastra: { modelOutput: `result ${t}` } }
-    messages.push(
-      { id: `${prefix}u${t}`, role: 'user', content: { format: 2, parts: [{ type: 'text', text: `question ${t}` }] } },
-      {
-        id: `${prefix}a${t}`,
-        role: 'assistant',
-        content: { format: 2, parts: [{ type: 'text', text: 'looking' }, part], toolInvocations: [{ ...invocation }] },
-      },
-    )
-  }
-  return messages
-}
-
 const WORDS = ['weather', 'email', 'calendar', 'invoice', 'github', 'slack', 'database', 'search', 'report', 'translate']
 function toolsOf(count) {
   const tools = {}
@@ -127,6 +83,15 @@ function toolsOf(count) {
 // Arguments as Mastra's runners make them: spreads of per-request context.
 const observability = () => ({ tracingContext: {}, observabilityContext: {} })
 
+/** 1.59's request: a stored history of 100 messages, and the run's own call and result. */
+const storedRequest = (() => {
+  const history = storedHistory('h', 50)
+  const run = storedHistory('r', 1)
+  return { history, run, all: history.concat(run) }
+})()
+/** A message list whose `get.all.db()` is `messages` and `get.response.db()` is `response`. */
+const list = (messages, response) => ({ get: { all: { db: () => messages }, response: { db: () => response } } })
+
 /** Rows: a name and, for a side, an async function doing one sample's work. */
 const rows = []
 for (const [mode, options] of [
@@ -134,8 +99,8 @@ for (const [mode, options] of [
   ['preserveModelOutput', { preserveModelOutput: true }],
 ]) {
   for (const messages of [100, 1000]) {
-    const history = promptOf('h', messages / 4)
-    const withRun = history.concat(promptOf('r', 1).slice(1, 4))
+    const history = providerPrompt('h', messages / 4)
+    const withRun = history.concat(providerPrompt('r', 1).slice(1, 4))
     rows.push({
       name: `prompt ToolCallFilter ${mode}, request, ${messages} messages`,
       make: (side) => {
@@ -148,10 +113,7 @@ for (const [mode, options] of [
       },
     })
   }
-  const history = storedOf('h', 50)
-  const run = storedOf('r', 1)
-  const all = history.concat(run)
-  const list = (messages, response) => ({ get: { all: { db: () => messages }, response: { db: () => response } } })
+  const { history, run, all } = storedRequest
   rows.push({
     name: `1.59 ToolCallFilter ${mode}, request, 100 messages`,
     make: (side) => {
@@ -169,10 +131,7 @@ for (const [mode, options] of [
   ['step, exclude all', { filterAfterToolSteps: 1 }],
   ['step, exclude one + preserveModelOutput', { exclude: [TOOL_NAMES[0]], preserveModelOutput: true, filterAfterToolSteps: 1 }],
 ]) {
-  const history = storedOf('h', 50)
-  const run = storedOf('r', 1)
-  const all = history.concat(run)
-  const list = (messages, response) => ({ get: { all: { db: () => messages }, response: { db: () => response } } })
+  const { all, run } = storedRequest
   rows.push({
     name: `1.59 ToolCallFilter ${mode}, 100 messages`,
     make: (side) => {

@@ -14,6 +14,8 @@
 
 import { createRequire } from 'node:module'
 
+import { providerPrompt } from '../__test__/helpers/histories.mjs'
+
 const require = createRequire(import.meta.url)
 
 const args = process.argv.slice(2)
@@ -30,32 +32,6 @@ if (typeof globalThis.gc !== 'function' || !(MESSAGES >= 5) || !(SAMPLES >= 1)) 
 
 const { ToolCallFilter: Reference } = require('@mastra/core/processors')
 const { ToolCallFilter: Ours } = require('../index.js')
-
-const TOOL_NAMES = ['searchDatabase', 'getWeather', 'sendEmail']
-
-/** A provider prompt of turns: a question, a call, its result (every third with a model output), an answer. */
-function promptOf(turns) {
-  const messages = [{ role: 'system', content: 'You are a helpful assistant.' }]
-  for (let t = 0; t < turns; t++) {
-    const toolCallId = `call-${t}`
-    const toolName = TOOL_NAMES[t % TOOL_NAMES.length]
-    const result = { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: { t } } }
-    if (t % 3 === 0) result.providerOptions = { mastra: { modelOutput: { type: 'text', value: `result ${t}` } } }
-    messages.push(
-      { role: 'user', content: [{ type: 'text', text: `question ${t}` }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'looking' },
-          { type: 'tool-call', toolCallId, toolName, input: {} },
-        ],
-      },
-      { role: 'tool', content: [result] },
-      { role: 'assistant', content: [{ type: 'text', text: `answer ${t}` }] },
-    )
-  }
-  return messages
-}
 
 /** The least a filter does: every part's type read, each result replaced by text, the messages copied. */
 function minimalWalk(prompt) {
@@ -74,7 +50,7 @@ function minimalWalk(prompt) {
   return filtered
 }
 
-const prompt = promptOf(Math.round((MESSAGES - 1) / 4))
+const prompt = providerPrompt('call-', Math.round((MESSAGES - 1) / 4))
 // Arguments as Mastra's runner makes them, with a spread of per-request context.
 const observability = () => ({ tracingContext: {}, observabilityContext: {} })
 const callOf = (filter) => () => filter.processLLMRequest({ prompt, state: {}, stepNumber: 0, ...observability() })

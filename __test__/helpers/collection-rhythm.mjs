@@ -8,6 +8,7 @@
 import { createRequire } from 'node:module'
 
 import { runRhythm } from './collection.mjs'
+import { providerPrompt, storedHistory } from './histories.mjs'
 
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../../lib/host.js')
@@ -17,57 +18,12 @@ const { ToolCallFilter: PromptFilter } = processorsFor(hostRelease('1.71.0', () 
 const { ToolCallFilter: MessageListFilter } = processorsFor(hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')))
 
 const MODES = [undefined, { exclude: ['searchDatabase'] }, { preserveModelOutput: true }, { filterAfterToolSteps: 2 }]
-const TOOLS = ['searchDatabase', 'getWeather', 'sendEmail']
 const TURNS = 25
 
-/** A provider prompt: turns of a question, a call, its result (every third with a model output) and an answer. */
-function prompt(prefix) {
-  const messages = [{ role: 'system', content: 'You are a helpful assistant.' }]
-  for (let t = 0; t < TURNS; t++) {
-    const toolCallId = `${prefix}${t}`
-    const toolName = TOOLS[t % TOOLS.length]
-    const result = { type: 'tool-result', toolCallId, toolName, output: { type: 'json', value: { t } } }
-    if (t % 3 === 0) result.providerOptions = { mastra: { modelOutput: { type: 'text', value: `result ${t}` } } }
-    messages.push(
-      { role: 'user', content: [{ type: 'text', text: `question ${t}` }] },
-      {
-        role: 'assistant',
-        content: [
-          { type: 'text', text: 'looking' },
-          { type: 'tool-call', toolCallId, toolName, input: {} },
-        ],
-      },
-      { role: 'tool', content: [result] },
-      { role: 'assistant', content: [{ type: 'text', text: `answer ${t}` }] },
-    )
-  }
-  return messages
-}
-
-/** The same history as stored messages (format 2), for the message-list stage. */
-function storedMessages(prefix) {
-  const messages = []
-  for (let t = 0; t < TURNS; t++) {
-    const toolName = TOOLS[t % TOOLS.length]
-    const invocation = { state: 'result', toolCallId: `${prefix}${t}`, toolName, args: {}, result: { t } }
-    const part = { type: 'tool-invocation', toolInvocation: invocation }
-    if (t % 3 === 0) part.providerMetadata = { mastra: { modelOutput: `result ${t}` } }
-    messages.push(
-      { id: `u${t}`, role: 'user', content: { format: 2, parts: [{ type: 'text', text: `question ${t}` }] } },
-      {
-        id: `a${t}`,
-        role: 'assistant',
-        content: { format: 2, parts: [{ type: 'text', text: 'looking' }, part], toolInvocations: [{ ...invocation }] },
-      },
-    )
-  }
-  return messages
-}
-
-const history = prompt('h')
-const withRun = history.concat(prompt('r').slice(1, 4))
-const stored = storedMessages('h')
-const storedWithRun = stored.concat(storedMessages('r').slice(0, 2))
+const history = providerPrompt('h', TURNS)
+const withRun = history.concat(providerPrompt('r', TURNS).slice(1, 4))
+const stored = storedHistory('h', TURNS)
+const storedWithRun = stored.concat(storedHistory('r', TURNS).slice(0, 2))
 
 const requests = MODES.flatMap((options) => {
   const promptFilter = new PromptFilter(options)
