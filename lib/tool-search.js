@@ -926,7 +926,7 @@ function keepStepShapes(version) {
   const native = new NativeToolSearch(new NativeToolSearchOptions({}, version), toolTable([], [], RECORD_VALUES, { ids: true }))
   const catalog = native.staticCatalog()
   const step = native.beginStep(undefined, undefined, undefined, undefined, undefined, catalog, undefined, undefined, undefined, undefined, 0)
-  keptShapes = globalThis.__kshapes = [
+  keptShapes = [
     stepToolsRecord(null, null, {}),
     stepToolsRecord(null, {}, {}),
     step,
