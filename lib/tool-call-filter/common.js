@@ -222,6 +222,8 @@ function giveBackOutsized(scratch) {
   if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
   if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
+  // Zeroed by the call that grew it (see `releaseScratch`).
+  if (scratch.marks.length > KEPT_BUFFER_LIMIT) scratch.marks = new Uint8Array(256)
   // An emptied array keeps its backing store; a new one does not.
   if (scratch.stringsGrown) {
     scratch.strings = []
