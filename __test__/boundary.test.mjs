@@ -88,9 +88,9 @@ function promptInput({ preserve = false, tape, history, outputs }) {
 describe('buffers handed to the binding', () => {
   // The message-list planner with options `{}`.
   const filter = { plan: (...args) => native.planMessageList(false, undefined, ...args) }
-  // One message with one tool call: [count, WITH_PARTS, TEXT_ABSENT, 1 part, PART_TOOL, STATE_CALL, 0, id 0, NO_OUTPUT, NO_LEGACY]
+  // One message with one tool call: [count, WITH_PARTS, TEXT_ABSENT, 1 part, PART_TOOL, STATE_CALL, 0, id 0, NO_OUTPUT]
   const { messageList: TAPE } = native.toolCallFilterProtocol()
-  const history = [1, TAPE.withParts, TAPE.textAbsent, 1, TAPE.partTool, TAPE.stateCall, 0, 0, TAPE.noOutput, TAPE.noLegacy]
+  const history = [1, TAPE.withParts, TAPE.textAbsent, 1, TAPE.partTool, TAPE.stateCall, 0, 0, TAPE.noOutput]
 
   test('a plan is written into a separate buffer', () => {
     const out = new Int32Array(16)

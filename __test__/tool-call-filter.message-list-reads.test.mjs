@@ -121,7 +121,7 @@ async function run(Filter, c) {
     try {
       await fn()
     } catch (error) {
-      sink.reads.add(`threw ${error?.name}`)
+      sink.reads.add(`threw ${error?.name}`); if (process.env.DBG) console.log(error)
     }
     calls.push({ label, reads: sink.reads })
   }

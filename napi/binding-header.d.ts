@@ -35,5 +35,19 @@ export declare function planMessageList(
   out: Int32Out,
 ): number
 
+/**
+ * The 1.59 ToolCallFilter's kept `content.toolInvocations` of the messages a run's plan rebuilt
+ * (`tool_call_filter::plan_legacy_lists`): writes, per list of `legacyTape`, the kept count and
+ * positions into `out` and returns their length, or minus the length it needs.
+ */
+export declare function planLegacyLists(
+  excludeLength: number | undefined | null,
+  tape: Int32In,
+  legacyTape: Int32In,
+  preserve: Int32In | undefined | null,
+  firstMessage: number,
+  out: Int32Out,
+): number
+
 /** For tests: panics inside a plain callback; the caller gets an `Error`. */
 export declare function __panicInPlainCallbackForTesting(): never

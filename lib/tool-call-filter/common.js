@@ -135,6 +135,13 @@ class Scratch {
    */
   recorded = new TapeWriter(256)
   plan = new Int32Array(4096)
+  /**
+   * The message-list filter's legacy lists of a run's rebuilt messages, for
+   * its second round, and beside them, in pairs, each one's new content and
+   * the list itself (see message-list.js).
+   */
+  legacy = new TapeWriter(256)
+  legacyOwners = []
   /** The call ids interned by the call; emptied when it gives the set back. */
   ids = new CallIds()
   /**
@@ -169,6 +176,9 @@ class Scratch {
   /** Empties the buffers for the next tape of a call. */
   clear() {
     this.tape.reset()
+    this.legacy.reset()
+    // Left behind only by a getter that threw in the middle of a run.
+    if (this.legacyOwners.length !== 0) this.legacyOwners.length = 0
     const strings = this.strings
     if (strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
     // Setting an array's length is a call into the runtime, even to what it is.
@@ -221,6 +231,7 @@ function releaseScratch(scratch) {
 function giveBackOutsized(scratch) {
   if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
   if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
+  if (scratch.legacy.data.length > KEPT_BUFFER_LIMIT) scratch.legacy = new TapeWriter(256)
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
   // Zeroed by the call that grew it (see `releaseScratch`).
   if (scratch.marks.length > KEPT_BUFFER_LIMIT) scratch.marks = new Uint8Array(256)

@@ -3,10 +3,14 @@
 // `processInputStep` rewrite the message list. It walks the messages once to
 // write the tape described in src/tool_call_filter/message_list.rs, lets the
 // native filter decide, and applies the plan it returns to the original
-// objects. Payloads (args, results, model outputs) never cross the boundary;
-// only their shape does.
+// objects. What the reference reads of a message only once its parts are
+// decided (an inherited `content.content`, the legacy `toolInvocations` of a
+// message it keeps) is read then too: the plan asks for the text, and the
+// legacy lists of the rebuilt messages go to the native side in a second,
+// small round. Payloads (args, results, model outputs) never cross the
+// boundary; only their shape does.
 
-const { planMessageList, advanceMessageListSteps, messageListRunLength } = require('../native.js')
+const { planMessageList, planLegacyLists, advanceMessageListSteps, messageListRunLength } = require('../native.js')
 const {
   codes,
   stateKeys,
@@ -182,7 +186,8 @@ class ToolCallFilter {
         fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
         length = askPlan(scratch, run)
       }
-      applyPlan(messages, from, to, scratch.plan.subarray(0, length), scratch.strings, filtered)
+      applyPlan(scratch, messages, from, to, scratch.plan.subarray(0, length), filtered, names, ids, internNew, marking)
+      if (scratch.legacyOwners.length > 0) setLegacy(scratch, askLegacy(scratch, excludeLength, written, preserve ?? undefined, from))
     }
     return filtered
   }
@@ -246,6 +251,41 @@ function askPlan(scratch, run) {
   }
 }
 
+/**
+ * Calls `planLegacyLists` for the legacy lists `applyPlan` read of a run's
+ * rebuilt messages, growing the answer buffer as asked; the answer's view.
+ */
+function askLegacy(scratch, excludeLength, written, preserve, from) {
+  const legacy = scratch.legacy
+  legacy.data[0] = scratch.legacyOwners.length / 2
+  const lists = legacy.finish()
+  for (;;) {
+    let length
+    try {
+      length = planLegacyLists(excludeLength, written, lists, preserve, from, scratch.plan)
+    } catch (error) {
+      throw new TypeError(error.message)
+    }
+    if (length >= 0) return scratch.plan.subarray(0, length)
+    scratch.plan = new Int32Array(-length * 2)
+  }
+}
+
+/** Gives each rebuilt content the legacy entries the answer keeps of its list, as the reference does where any stay. */
+function setLegacy(scratch, answer) {
+  const owners = scratch.legacyOwners
+  let at = 0
+  for (let i = 0; i < owners.length; i += 2) {
+    const count = answer[at++]
+    if (count === 0) continue
+    const list = owners[i + 1]
+    const kept = new Array(count)
+    for (let k = 0; k < count; k++) kept[k] = list[answer[at++]]
+    owners[i].toolInvocations = kept
+  }
+  owners.length = 0
+}
+
 function checkHistory(messages) {
   if (!Array.isArray(messages)) {
     throw refused(REFUSED.messages, messages)
@@ -257,9 +297,12 @@ function checkHistory(messages) {
  * ids decide nothing (every tool call goes and none is kept by step; ids are
  * then not read at all); model outputs are written only `withOutputs`.
  * Unless `internNew`, ids not interned yet are written as the one index
- * `CallIds#lookup` gives them all. `idsOnly` (a step's response, of which
- * only the tool parts' ids count) leaves the top-level text and the legacy
- * list unread, as the reference does. `marking` holds the `MARK` bits in
+ * `CallIds#lookup` gives them all. `content.content` is written only where it
+ * is an own key (the reference reads an inherited one only to drop a message
+ * whose parts all go, which the plan then asks for), the legacy list never
+ * (`applyPlan` reads it of a message rebuilt). `idsOnly` (a step's response,
+ * of which only the tool parts' ids count) leaves the top-level text unread
+ * too, as the reference does. `marking` holds the `MARK` bits in
  * use: `kept` where `scratch.marks` holds the ids the kept steps keep (such
  * a part's state and model output are not read, as the reference keeps it
  * first), `excluded` where model outputs are read only of the results that
@@ -406,40 +449,7 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       data[n++] = TAPE.untouched
       continue
     }
-    if (idsOnly) {
-      data[n++] = TAPE.noLegacy
-      continue
-    }
-    data[start + 1] = topLevelText(content.content)
-
-    const legacy = content.toolInvocations
-    if (!Array.isArray(legacy)) {
-      data[n++] = TAPE.noLegacy
-      continue
-    }
-    tape.length = n
-    tape.reserve(2 + legacy.length * 2 + (to - i))
-    data = tape.data
-    data[n++] = TAPE.legacy
-    data[n++] = legacy.length
-    for (let k = 0; k < legacy.length; k++) {
-      const invocation = legacy[k]
-      if (invocation === null || invocation === undefined) {
-        data[n++] = invocation === undefined && !(k in legacy) ? TAPE.legacyHole : TAPE.legacyNull
-        data[n++] = 0
-        continue
-      }
-      let callId = 0
-      if (ids !== null) {
-        const id = invocation.toolCallId ?? invocation.toolCall?.id
-        // Legacy entries are looked up without a truthiness check, so every value is interned.
-        callId = internNew ? ids.intern(id) : ids.lookup(id)
-      }
-      data[n++] = callId
-      // As in the reference, the name only of an entry the kept steps do not keep.
-      const named = excluded !== null && !((marking & MARK.kept) !== 0 && isKept(marks, callId))
-      data[n++] = named && excluded.has(invocation.toolName) ? 1 : 0
-    }
+    if (!idsOnly) data[start + 1] = Object.hasOwn(content, 'content') ? topLevelText(content.content) : TAPE.textUnread
   }
   tape.length = n
 }
@@ -464,11 +474,47 @@ function topLevelText(text) {
  * every message. Where `parts` is not an own property, the reference's
  * definition at the end is kept rather than risk an assignment.
  */
-function withoutLegacy(content, parts) {
-  const { toolInvocations, ...rest } = content
+function withParts(rest, parts) {
   if (!Object.hasOwn(rest, 'parts')) return { ...rest, parts }
   rest.parts = parts
   return rest
+}
+
+/**
+ * Writes a rebuilt message's legacy list (message `index` of the run) onto
+ * `scratch.legacy` for `planLegacyLists`, reading of its entries what the
+ * reference reads: every id (where ids decide anything), and the name of an
+ * entry the kept steps do not hold.
+ */
+function writeLegacy(scratch, index, list, excluded, ids, internNew, marking) {
+  const legacy = scratch.legacy
+  if (legacy.length === 0) legacy.push(0)
+  const count = list.length
+  legacy.reserve(2 + count * 2)
+  const data = legacy.data
+  let n = legacy.length
+  data[n++] = index
+  data[n++] = count
+  const marks = scratch.marks
+  for (let k = 0; k < count; k++) {
+    const invocation = list[k]
+    if (invocation === null || invocation === undefined) {
+      data[n++] = invocation === undefined && !(k in list) ? TAPE.legacyHole : TAPE.legacyNull
+      data[n++] = 0
+      continue
+    }
+    let callId = 0
+    if (ids !== null) {
+      const id = invocation.toolCallId ?? invocation.toolCall?.id
+      // Legacy entries are looked up without a truthiness check, so every value is interned.
+      callId = internNew ? ids.intern(id) : ids.lookup(id)
+    }
+    data[n++] = callId
+    // As in the reference, the name only of an entry the kept steps do not keep.
+    const named = excluded !== null && !((marking & MARK.kept) !== 0 && isKept(marks, callId))
+    data[n++] = named && excluded.has(invocation.toolName) ? 1 : 0
+  }
+  legacy.length = n
 }
 
 /**
@@ -491,17 +537,35 @@ function keptPartCount(plan, at, partCount) {
   return kept
 }
 
-/** Applies the plan of messages `from..to` to them, appending what stays to `out`. */
-function applyPlan(messages, from, to, plan, strings, out) {
+/**
+ * Applies the plan of messages `from..to` to them, appending what stays to
+ * `out`. The legacy list of each message rebuilt is read as the reference
+ * reads it there, onto `scratch.legacy`, its new content kept beside it in
+ * `scratch.legacyOwners` until the native side answers (`excluded` to
+ * `marking` as `writeHistory` has them). An empty list keeps nothing,
+ * whatever the rule, and is not asked about.
+ */
+function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, internNew, marking) {
+  const strings = scratch.strings
   let at = 0
   for (let i = from; i < to; i++) {
     const message = messages[i]
-    const action = plan[at++]
+    let action = plan[at++]
     if (action === PLAN.keep) {
       out.push(message)
       continue
     }
     if (action === PLAN.drop) continue
+    if (action === PLAN.askText) {
+      // Read only now, as the reference reads it: the plan has an action for each kind of text.
+      const content = message.content
+      action = plan[at + topLevelText(content.content)]
+      at += 4
+      if (action === PLAN.drop) {
+        at += content.parts.length
+        continue
+      }
+    }
 
     const content = message.content
     const parts = content.parts
@@ -517,13 +581,11 @@ function applyPlan(messages, from, to, plan, strings, out) {
         at += count
       }
     }
-    const updated = withoutLegacy(content, kept)
-    const legacyCount = plan[at++]
-    if (legacyCount > 0) {
-      const toolInvocations = content.toolInvocations
-      const legacy = new Array(legacyCount)
-      for (let k = 0; k < legacyCount; k++) legacy[k] = toolInvocations[plan[at++]]
-      updated.toolInvocations = legacy
+    const { toolInvocations, ...rest } = content
+    const updated = withParts(rest, kept)
+    if (Array.isArray(toolInvocations) && toolInvocations.length > 0) {
+      writeLegacy(scratch, i - from, toolInvocations, excluded, ids, internNew, marking)
+      scratch.legacyOwners.push(updated, toolInvocations)
     }
     out.push({ ...message, content: updated })
   }
@@ -532,8 +594,8 @@ function applyPlan(messages, from, to, plan, strings, out) {
 /**
  * A rebuilt content as `applyPlan` makes it, for the usual format-2 shapes
  * (with and without a `content` string), with the legacy `toolInvocations`
- * set again. The rest pattern in `withoutLegacy` builds its object by
- * adding each key to an empty one, and `applyPlan` adds `toolInvocations`
+ * set again. The rest pattern in `applyPlan` builds its object by
+ * adding each key to an empty one, and `setLegacy` adds `toolInvocations`
  * to that: each a transition, which V8 holds weakly. The contents live for
  * one call, so without these a full collection between requests would free
  * those classes and deoptimize `applyPlan` and its callers.
@@ -542,7 +604,8 @@ const contentShapes = [
   { format: 2, parts: [], toolInvocations: [] },
   { format: 2, parts: [], content: '', toolInvocations: [] },
 ].map((content) => {
-  const shape = withoutLegacy(content, [])
+  const { toolInvocations, ...rest } = content
+  const shape = withParts(rest, [])
   shape.toolInvocations = []
   return shape
 })

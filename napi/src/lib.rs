@@ -20,9 +20,10 @@ use napi_derive::napi;
 
 /// The plain Node-API callbacks the addon exports (see [`raw`]), by their
 /// JavaScript names.
-const PLAIN_CALLBACKS: [(&str, Callback); 3] = [
+const PLAIN_CALLBACKS: [(&str, Callback); 4] = [
     ("filterPrompt", tool_call_filter::filter_prompt),
     ("planMessageList", tool_call_filter::plan_message_list),
+    ("planLegacyLists", tool_call_filter::plan_legacy_lists),
     ("__panicInPlainCallbackForTesting", diagnostics::panic_in_plain_callback),
 ];
 

@@ -179,6 +179,38 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
     }
 }
 
+/// The kept `content.toolInvocations` of the messages a run's plan rebuilt:
+/// `planLegacyLists(excludeLength, tape, legacyTape, preserve, firstMessage,
+/// out)`, where `tape` is the run's history tape as planned, `legacyTape`
+/// the lists the binding read of the rebuilt messages (see the core's
+/// `message_list::plan_legacy`) and `preserve` the ids the steps keep (may
+/// be `undefined`). Writes, per list, the kept count and positions into
+/// `out` and returns their length, or minus the length it needs. A plain
+/// Node-API callback (see [`crate::raw`]), as [`plan_message_list`] is: it
+/// follows that one for every run with a legacy list.
+pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
+    // SAFETY: Node-API calls this with its `env` and `info`.
+    unsafe {
+        raw::enter::<6>(env, info, |args| {
+            let exclude = Exclude::for_list(args.u32_or_nullish(0)?);
+            let tape = args.int32_in(1)?;
+            let legacy = args.int32_in(2)?;
+            let preserve = args.int32_in_or_nullish(3)?;
+            let first_message = args.u32(4)?;
+            let mut out = args.int32_out(5)?;
+            let preserve_ids: CallIdSet =
+                preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
+            let answer = message_list::plan_legacy(exclude, tape.as_slice(), legacy.as_slice(), &preserve_ids)
+                .map_err(|error| type_error(error.from_message(first_message as usize)))?;
+            if answer.len() > out.len() {
+                return args.int32(-(answer.len() as i32));
+            }
+            out.write(&[&answer], &[Some(&tape), Some(&legacy), preserve.as_ref()])?;
+            args.int32(answer.len() as i32)
+        })
+    }
+}
+
 /// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
 /// takes the history so far (`seen` ids, and the steps as `[count, ids...]*`)
 /// and the response tape, and writes

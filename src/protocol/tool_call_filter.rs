@@ -49,6 +49,9 @@ macro_rules! tool_call_filter_protocol {
                 pub const TEXT: i32 = 1;
                 pub const TEXT_BLANK: i32 = 2;
                 pub const TEXT_NOT_A_STRING: i32 = 3;
+                #[doc = "`content.content` is not an own property, and so left unread: the"]
+                #[doc = "reference reads it only to drop a message all of whose parts go."]
+                pub const TEXT_UNREAD: i32 = 4;
 
                 pub const PART_OTHER: i32 = 0;
                 pub const PART_TOOL: i32 = 1;
@@ -63,8 +66,8 @@ macro_rules! tool_call_filter_protocol {
                 pub const NO_OUTPUT: i32 = 0;
                 pub const OUTPUT: i32 = 1;
 
-                pub const NO_LEGACY: i32 = 0;
-                pub const LEGACY: i32 = 1;
+                #[doc = "Legacy tape: an entry of `content.toolInvocations` that is `null`"]
+                #[doc = "or `undefined`, and a hole."]
                 pub const LEGACY_NULL: i32 = -3;
                 pub const LEGACY_HOLE: i32 = -4;
             }
@@ -170,11 +173,18 @@ macro_rules! tool_call_filter_protocol {
                 pub const KEEP: i32 = 0;
                 #[doc = "Remove the message."]
                 pub const DROP: i32 = 1;
-                #[doc = "Rebuild the message: one part action per part follows (and, for the"]
-                #[doc = "message list, the kept `content.toolInvocations`: count, positions)."]
-                #[doc = "On the prompt, the number of parts the message keeps comes first, so"]
-                #[doc = "the binding makes the new content array at its size."]
+                #[doc = "Rebuild the message: one part action per part follows (the message"]
+                #[doc = "list's kept `content.toolInvocations` are asked for after, see"]
+                #[doc = "`tool_call_filter::message_list::plan_legacy`). On the prompt, the"]
+                #[doc = "number of parts the message keeps comes first, so the binding makes"]
+                #[doc = "the new content array at its size."]
                 pub const REWRITE: i32 = 2;
+                #[doc = "Message list: every part of the message goes, and its fate hangs on"]
+                #[doc = "its `content.content`, left unread (`TEXT_UNREAD`) as the reference"]
+                #[doc = "reads it only now. Four actions follow, `DROP` or `REWRITE`, for that"]
+                #[doc = "text read and found absent, non-blank, blank or not a string (the"]
+                #[doc = "order of the tape's `TEXT` codes), then one `PART_DROP` per part."]
+                pub const ASK_TEXT: i32 = 3;
 
                 #[doc = "Keep the part object as it is."]
                 pub const PART_KEEP: i32 = 0;

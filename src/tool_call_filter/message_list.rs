@@ -11,8 +11,9 @@
 //! history  := count message*
 //! message  := UNTOUCHED                          string content, or no parts
 //!           | HOLE                               a hole in a sparse array
-//!           | WITH_PARTS top_text part_count part* legacy
+//!           | WITH_PARTS top_text part_count part*
 //! top_text := TEXT_ABSENT | TEXT | TEXT_BLANK | TEXT_NOT_A_STRING
+//!           | TEXT_UNREAD                        not an own property: not read yet
 //! part     := PART_OTHER                         not a tool invocation
 //!           | HOLE
 //!           | PART_TOOL state excluded call_id output
@@ -20,9 +21,6 @@
 //! excluded := 0 | 1                              the tool name is in the exclude list
 //! call_id  := NO_CALL_ID | interned id >= 0
 //! output   := NO_OUTPUT | OUTPUT node
-//! legacy   := NO_LEGACY                          `content.toolInvocations` is not an array
-//!           | LEGACY count entry*
-//! entry    := call_id excluded | LEGACY_NULL 0 | LEGACY_HOLE 0
 //! ```
 //!
 //! Where a field decides nothing the binding may write a fixed value without
@@ -33,8 +31,22 @@
 //! or stays by its id, whatever its state). So that it reads only what the
 //! reference reads, it does so too for a part whose id the kept steps hold
 //! (`state` STATE_OTHER, `output` NO_OUTPUT: the part stays whatever they
-//! are), `output` NO_OUTPUT for a result that does not go, and `excluded` 0
-//! for a legacy entry the kept steps hold.
+//! are), and `output` NO_OUTPUT for a result that does not go.
+//!
+//! The reference reads two more keys of a message's content only once it
+//! knows what happens to its parts: `content.content` when it is not an own
+//! key (only to drop a message all of whose parts go; an own key it reads
+//! either way, copying the content), and the legacy `content.toolInvocations`
+//! only of a message it keeps. The binding leaves both unread on the tape:
+//! the plan asks for the text where it decides ([`plan::ASK_TEXT`]), and the
+//! binding, rebuilding a message, reads its legacy list onto a second tape
+//! that [`plan_legacy`] answers:
+//!
+//! ```text
+//! legacy   := count list*
+//! list     := message count entry*               message: its index in the run
+//! entry    := call_id excluded | LEGACY_NULL 0 | LEGACY_HOLE 0
+//! ```
 //!
 //! The answer is a plan ([`super::plan`]) that the binding applies to the
 //! original objects, so payloads never leave JavaScript and nothing is copied
@@ -69,6 +81,8 @@ pub enum TopLevelText {
     Blank,
     /// Truthy but not a string: the reference cannot trim it.
     NotAString,
+    /// Not an own property, so not read (see the module docs).
+    Unread,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -108,17 +122,6 @@ pub enum Part {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LegacyInvocation {
-    Null,
-    /// A missing item of a sparse array, which `filter` skips.
-    Hole,
-    Entry {
-        call_id: Option<CallId>,
-        excluded: bool,
-    },
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Message {
     /// String content, or content without parts: never touched.
     Untouched,
@@ -128,28 +131,21 @@ pub enum Message {
         top_level_text: TopLevelText,
         /// Its parts ([`History::parts`]).
         parts: Slice,
-        /// `content.toolInvocations` when it is an array ([`History::legacy`]).
-        legacy: Option<Slice>,
     },
 }
 
-/// A parsed history. Parts and legacy entries of all messages live in two
-/// flat lists, so reading a tape allocates a handful of vectors however many
-/// messages it holds.
+/// A parsed history. The parts of all messages live in one flat list, so
+/// reading a tape allocates a handful of vectors however many messages it
+/// holds.
 #[derive(Debug, Default)]
 pub struct History {
     pub messages: Vec<Message>,
     parts: Vec<Part>,
-    legacy: Vec<LegacyInvocation>,
 }
 
 impl History {
     pub fn parts(&self, slice: Slice) -> &[Part] {
         &self.parts[slice.range()]
-    }
-
-    pub fn legacy(&self, slice: Slice) -> &[LegacyInvocation] {
-        &self.legacy[slice.range()]
     }
 
     /// Reads a whole history tape.
@@ -175,6 +171,7 @@ impl History {
                     code::TEXT => TopLevelText::Text,
                     code::TEXT_BLANK => TopLevelText::Blank,
                     code::TEXT_NOT_A_STRING => TopLevelText::NotAString,
+                    code::TEXT_UNREAD => TopLevelText::Unread,
                     _ => return Err(tape.error()),
                 };
                 let part_count = tape.count()?;
@@ -183,25 +180,7 @@ impl History {
                     let part = read_part(tape)?;
                     self.parts.push(part);
                 }
-                let legacy = match tape.read()? {
-                    code::NO_LEGACY => None,
-                    code::LEGACY => {
-                        let count = tape.count()?;
-                        let slice = Slice { start: self.legacy.len() as u32, len: count as u32 };
-                        for _ in 0..count {
-                            let id = tape.read()?;
-                            let excluded = tape.read()? != 0;
-                            self.legacy.push(match id {
-                                code::LEGACY_NULL => LegacyInvocation::Null,
-                                code::LEGACY_HOLE => LegacyInvocation::Hole,
-                                id => LegacyInvocation::Entry { call_id: (id >= 0).then_some(id), excluded },
-                            });
-                        }
-                        Some(slice)
-                    }
-                    _ => return Err(tape.error()),
-                };
-                Ok(Message::WithParts { top_level_text, parts, legacy })
+                Ok(Message::WithParts { top_level_text, parts })
             }
             _ => Err(tape.error()),
         }
@@ -370,18 +349,7 @@ pub fn plan_history(
         Exclude::Listed => {
             // A result goes with its call even when the result part itself names
             // no excluded tool, so collect the excluded calls' ids first.
-            for (index, message) in messages.iter().enumerate() {
-                if *message == Message::Hole {
-                    return Err(FilterError::MissingMessage { message: index });
-                }
-                if let Message::WithParts { parts, .. } = message {
-                    for part in history.parts(*parts) {
-                        if let Part::Tool { excluded: true, call_id: Some(id), .. } = part {
-                            planner.excluded_ids.insert(*id);
-                        }
-                    }
-                }
-            }
+            planner.excluded_ids = excluded_call_ids(history)?;
             for (index, message) in messages.iter().enumerate() {
                 planner.message(index, message, &mut out)?;
             }
@@ -391,6 +359,70 @@ pub fn plan_history(
         return Ok(TapePlan::NeedsJson(planner.needed_json));
     }
     Ok(TapePlan::Ready(out))
+}
+
+/// The ids of the calls to excluded tools in a history, which take their
+/// results with them wherever those are.
+fn excluded_call_ids(history: &History) -> Result<CallIdSet, FilterError> {
+    let mut ids = CallIdSet::default();
+    for (index, message) in history.messages.iter().enumerate() {
+        if *message == Message::Hole {
+            return Err(FilterError::MissingMessage { message: index });
+        }
+        if let Message::WithParts { parts, .. } = message {
+            for part in history.parts(*parts) {
+                if let Part::Tool { excluded: true, call_id: Some(id), .. } = part {
+                    ids.insert(*id);
+                }
+            }
+        }
+    }
+    Ok(ids)
+}
+
+/// The kept entries of the legacy lists of the rebuilt messages of a run,
+/// read on their own tape (see the module docs) once the plan of `history`
+/// (the run's tape) said which messages are rebuilt: per list, the count of
+/// entries that stay, then their positions. The reference keeps an entry
+/// whose id the kept steps hold, or, with an exclude list, one that names no
+/// excluded tool and whose call is not an excluded tool's.
+pub fn plan_legacy(
+    exclude: Exclude,
+    history: &[i32],
+    legacy: &[i32],
+    preserve: &CallIdSet,
+) -> Result<Vec<i32>, FilterError> {
+    let listed = exclude == Exclude::Listed;
+    let excluded_ids = if listed { excluded_call_ids(&History::read(history)?)? } else { CallIdSet::default() };
+    let mut tape = Reader::new(legacy);
+    let lists = tape.count()?;
+    let mut out = Vec::with_capacity(legacy.len());
+    for _ in 0..lists {
+        let message = usize::try_from(tape.read()?).map_err(|_| tape.error())?;
+        let count = tape.count()?;
+        let count_at = out.len();
+        out.push(0);
+        let mut kept = 0;
+        for position in 0..count {
+            let id = tape.read()?;
+            let excluded = tape.read()? != 0;
+            let call_id = match id {
+                // `filter` skips the holes of a sparse array.
+                code::LEGACY_HOLE => continue,
+                code::LEGACY_NULL => return Err(FilterError::NullLegacyInvocation { message }),
+                id => (id >= 0).then_some(id),
+            };
+            let preserved = call_id.is_some_and(|id| preserve.contains(&id));
+            let stays = preserved || (listed && !excluded && !call_id.is_some_and(|id| excluded_ids.contains(&id)));
+            if stays {
+                out.push(position as i32);
+                kept += 1;
+            }
+        }
+        out[count_at] = kept;
+    }
+    tape.finish()?;
+    Ok(out)
 }
 
 struct Planner<'a> {
@@ -407,7 +439,7 @@ struct Planner<'a> {
 impl Planner<'_> {
     fn message(&mut self, index: usize, message: &Message, out: &mut Vec<i32>) -> Result<(), FilterError> {
         let history = self.history;
-        let &Message::WithParts { top_level_text, parts, legacy } = message else {
+        let &Message::WithParts { top_level_text, parts } = message else {
             out.push(if *message == Message::Hole { plan::DROP } else { plan::KEEP });
             return Ok(());
         };
@@ -465,34 +497,24 @@ impl Planner<'_> {
             out.push(plan::PART_DROP);
         }
 
-        if kept_parts == 0 && top_level_text != TopLevelText::Text {
-            out.truncate(header);
-            out.push(plan::DROP);
-            return Ok(());
-        }
-
-        match legacy {
-            None => out.push(0),
-            Some(invocations) => {
-                let count_at = out.len();
-                out.push(0);
-                let mut kept = 0;
-                for (position, invocation) in history.legacy(invocations).iter().enumerate() {
-                    let (call_id, excluded) = match *invocation {
-                        LegacyInvocation::Entry { call_id, excluded } => (call_id, excluded),
-                        // `filter` skips the holes of a sparse array.
-                        LegacyInvocation::Hole => continue,
-                        LegacyInvocation::Null => return Err(FilterError::NullLegacyInvocation { message: index }),
-                    };
-                    let preserved = call_id.is_some_and(|id| self.preserve.contains(&id));
-                    let stays = preserved
-                        || (listed && !excluded && !call_id.is_some_and(|id| self.excluded_ids.contains(&id)));
-                    if stays {
-                        out.push(position as i32);
-                        kept += 1;
-                    }
+        if kept_parts == 0 {
+            match top_level_text {
+                TopLevelText::Text => {}
+                // Without an exclude list the text read now decides; with one,
+                // a text that is not the content's own never survives, as the
+                // reference checks again the copy it makes, which lacks it.
+                TopLevelText::Unread if !listed => {
+                    let table = [code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING]
+                        .map(|text| if text == code::TEXT { plan::REWRITE } else { plan::DROP });
+                    out[header] = plan::ASK_TEXT;
+                    out.splice(header + 1..header + 1, table);
+                    return Ok(());
                 }
-                out[count_at] = kept;
+                _ => {
+                    out.truncate(header);
+                    out.push(plan::DROP);
+                    return Ok(());
+                }
             }
         }
 

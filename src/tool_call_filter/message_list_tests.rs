@@ -33,19 +33,10 @@ impl HistoryTape {
         self
     }
 
-    fn message(mut self, top_text: i32, parts: Vec<Vec<i32>>, legacy: Option<Vec<(i32, bool)>>) -> Self {
+    fn message(mut self, top_text: i32, parts: Vec<Vec<i32>>) -> Self {
         self.tape.extend([1, top_text, parts.len() as i32]);
         for part in parts {
             self.tape.extend(part);
-        }
-        match legacy {
-            None => self.tape.push(0),
-            Some(entries) => {
-                self.tape.extend([1, entries.len() as i32]);
-                for (id, excluded) in entries {
-                    self.tape.extend([id, excluded as i32]);
-                }
-            }
         }
         self.count += 1;
         self
@@ -73,22 +64,51 @@ fn run((options, exclude): (Options, Exclude), tape: &[i32], preserve: &[CallId]
 fn exclude_all_drops_tool_only_messages_and_rewrites_mixed_ones() {
     let tape = HistoryTape::default()
         .untouched()
-        .message(0, vec![text_part(), tool(1, false, 0, None)], None)
-        .message(0, vec![tool(2, false, 0, None)], None)
-        .message(0, vec![text_part()], None)
+        .message(0, vec![text_part(), tool(1, false, 0, None)])
+        .message(0, vec![tool(2, false, 0, None)])
+        .message(0, vec![text_part()])
         .build();
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 0, 1, 0, plan::DROP, plan::KEEP]);
+    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 0, 1, plan::DROP, plan::KEEP]);
 }
 
 #[test]
 fn top_level_text_keeps_an_emptied_message() {
     let tape = HistoryTape::default()
-        .message(1, vec![tool(2, false, 0, None)], None)
-        .message(2, vec![tool(2, false, 1, None)], None)
+        .message(1, vec![tool(2, false, 0, None)])
+        .message(2, vec![tool(2, false, 1, None)])
         .build();
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, 0, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::DROP]);
+}
+
+#[test]
+fn an_unread_top_level_text_is_asked_for_only_where_it_decides() {
+    // Not an own key: asked of an emptied message (a table by the text's
+    // kind), never of one that keeps a part.
+    let unread = code::TEXT_UNREAD;
+    let tape = HistoryTape::default()
+        .message(unread, vec![tool(2, false, 0, None), vec![2]])
+        .message(unread, vec![text_part(), tool(2, false, 1, None)])
+        .build();
+    let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+    let table = [plan::DROP, plan::REWRITE, plan::DROP, plan::DROP];
+    let mut expected = vec![plan::ASK_TEXT];
+    expected.extend(table);
+    expected.extend([plan::PART_DROP, plan::PART_DROP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]);
+    assert_eq!(plan, expected);
+    // The table follows the kinds' codes.
+    assert_eq!([code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING], [0, 1, 2, 3]);
+    // With an exclude list the reference checks its copy of the content too,
+    // which lacks a key that is not the content's own: the message goes.
+    let tape = HistoryTape::default().message(unread, vec![tool(2, true, 0, None)]).build();
+    assert_eq!(run(options(Exclude::Listed, false), &tape, &[]).unwrap(), vec![plan::DROP]);
+    // Nor does an unread text fail a rebuilt message under an exclude list.
+    let tape = HistoryTape::default().message(unread, vec![text_part(), tool(1, true, 0, None)]).build();
+    assert_eq!(
+        run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
+        vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]
+    );
 }
 
 #[test]
@@ -96,75 +116,114 @@ fn exclude_list_removes_results_of_excluded_calls_by_id() {
     // Call of an excluded tool in one message, its result (naming another tool)
     // in the next, and an unrelated call that stays.
     let tape = HistoryTape::default()
-        .message(0, vec![tool(1, true, 7, None), tool(1, false, 8, None)], None)
-        .message(0, vec![tool(2, false, 7, None)], None)
-        .message(0, vec![tool(2, false, 8, None)], None)
+        .message(0, vec![tool(1, true, 7, None), tool(1, false, 8, None)])
+        .message(0, vec![tool(2, false, 7, None)])
+        .message(0, vec![tool(2, false, 8, None)])
         .build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
     assert_eq!(
         plan,
-        vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 0, plan::DROP, plan::REWRITE, plan::PART_KEEP, 0,]
+        vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::DROP, plan::REWRITE, plan::PART_KEEP]
     );
 }
 
 #[test]
 fn exclude_list_keeps_calls_in_other_states() {
     // A 'partial-call' of an excluded tool is neither a call nor a result.
-    let tape = HistoryTape::default().message(0, vec![tool(0, true, 1, None)], None).build();
+    let tape = HistoryTape::default().message(0, vec![tool(0, true, 1, None)]).build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, 0]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP]);
 }
 
 #[test]
 fn exclude_nothing_keeps_everything_without_reading_parts() {
-    let tape = HistoryTape::default().message(0, vec![tool(1, true, 1, None)], None).untouched().build();
+    let tape = HistoryTape::default().message(0, vec![tool(1, true, 1, None)]).untouched().build();
     assert_eq!(run(options(Exclude::Nothing, false), &tape, &[]).unwrap(), vec![0, 0]);
+}
+
+/// A legacy tape: per list, the message's index and its entries.
+fn legacy_tape(lists: &[(i32, &[(i32, bool)])]) -> Vec<i32> {
+    let mut tape = vec![lists.len() as i32];
+    for (message, entries) in lists {
+        tape.extend([*message, entries.len() as i32]);
+        for (id, excluded) in *entries {
+            tape.extend([*id, *excluded as i32]);
+        }
+    }
+    tape
 }
 
 #[test]
 fn preserved_ids_survive_and_legacy_entries_follow_them() {
-    let tape = HistoryTape::default()
-        .message(
-            0,
-            vec![tool(1, false, 0, None), tool(1, false, 1, None)],
-            Some(vec![(0, false), (1, false), (-1, false)]),
-        )
-        .build();
+    let tape = HistoryTape::default().message(0, vec![tool(1, false, 0, None), tool(1, false, 1, None)]).build();
     let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, 1, 1]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP]);
+    let legacy = legacy_tape(&[(0, &[(0, false), (1, false), (-1, false)])]);
+    let preserve: CallIdSet = [1].into_iter().collect();
+    assert_eq!(plan_legacy(Exclude::All, &tape, &legacy, &preserve), Ok(vec![1, 1]));
 
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, 3, 0, 1, 2]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP]);
+    assert_eq!(plan_legacy(Exclude::Listed, &tape, &legacy, &CallIdSet::default()), Ok(vec![3, 0, 1, 2]));
 }
 
 #[test]
-fn a_null_legacy_entry_fails_only_when_the_message_is_rebuilt() {
-    let dropped = HistoryTape::default().message(0, vec![tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
-    assert_eq!(run(options(Exclude::All, false), &dropped, &[]).unwrap(), vec![plan::DROP]);
+fn legacy_entries_go_with_excluded_names_and_calls() {
+    // Call 7 is an excluded tool's (in the history); entry 8 names one itself.
+    let tape = HistoryTape::default().message(0, vec![text_part(), tool(1, true, 7, None)]).build();
+    let legacy = legacy_tape(&[(0, &[(7, false), (8, true), (9, false)]), (3, &[]), (4, &[(7, false)])]);
+    assert_eq!(plan_legacy(Exclude::Listed, &tape, &legacy, &CallIdSet::default()), Ok(vec![1, 2, 0, 0]));
+    // The kept steps hold on to any entry.
+    let preserve: CallIdSet = [7, 8].into_iter().collect();
+    assert_eq!(plan_legacy(Exclude::Listed, &tape, &legacy, &preserve), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+    // Every entry goes without an exclude list, and the history is not needed.
+    assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &CallIdSet::default()), Ok(vec![0, 0, 0]));
+}
 
-    let rebuilt =
-        HistoryTape::default().message(0, vec![text_part(), tool(2, false, 0, None)], Some(vec![(-3, false)])).build();
-    assert_eq!(run(options(Exclude::All, false), &rebuilt, &[]), Err(FilterError::NullLegacyInvocation { message: 0 }));
+#[test]
+fn a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped() {
+    let tape = HistoryTape::default().message(0, vec![text_part(), tool(2, false, 0, None)]).build();
+    let null = legacy_tape(&[(0, &[(0, false)]), (5, &[(code::LEGACY_NULL, false)])]);
+    assert_eq!(
+        plan_legacy(Exclude::All, &tape, &null, &CallIdSet::default()),
+        Err(FilterError::NullLegacyInvocation { message: 5 })
+    );
+    let hole = legacy_tape(&[(0, &[(code::LEGACY_HOLE, false), (0, false)])]);
+    let preserve: CallIdSet = [0].into_iter().collect();
+    assert_eq!(plan_legacy(Exclude::All, &tape, &hole, &preserve), Ok(vec![1, 1]));
+}
+
+#[test]
+fn broken_legacy_tapes_are_errors_not_panics() {
+    let history = HistoryTape::default().untouched().build();
+    for legacy in [vec![], vec![1], vec![1, -1, 0], vec![1, 0, 2, 0, 0], vec![2, 0, 0], vec![0, 0]] {
+        for exclude in [Exclude::All, Exclude::Listed] {
+            assert!(matches!(
+                plan_legacy(exclude, &history, &legacy, &CallIdSet::default()),
+                Err(FilterError::Tape(TapeError { .. }))
+            ));
+        }
+    }
 }
 
 #[test]
 fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() {
-    let tape = HistoryTape::default().message(3, vec![text_part(), tool(1, true, 0, None)], None).build();
+    let tape = HistoryTape::default().message(3, vec![text_part(), tool(1, true, 0, None)]).build();
     assert_eq!(
         run(options(Exclude::Listed, false), &tape, &[]),
         Err(FilterError::NonStringTopLevelContent { message: 0 })
     );
-    assert_eq!(run(options(Exclude::All, false), &tape, &[]).unwrap(), vec![plan::REWRITE, 0, 1, 0]);
+    assert_eq!(run(options(Exclude::All, false), &tape, &[]).unwrap(), vec![plan::REWRITE, 0, 1]);
 }
 
 #[test]
 fn model_output_replaces_only_results() {
     let output = Some(vec![1, 5, 1]);
     let tape = HistoryTape::default()
-        .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)], None)
+        .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)])
         .build();
     let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5, 0]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5]);
     // Without the option the same tape drops the result.
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::DROP]);
@@ -222,16 +281,16 @@ fn model_outputs_nest_to_any_depth_the_binding_writes() {
         node.extend([1, 7, 1]);
         node
     };
-    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))], None).build();
+    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
     assert_eq!(
         run(options(Exclude::All, true), &tape, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, 0]
+        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7]
     );
-    let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))], None).build();
-    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP, 0]);
+    let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
+    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP]);
     // Past MAX_NODE_DEPTH, which the binding never writes, the output is too deep.
     let past =
-        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))], None).build();
+        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))]).build();
     assert_eq!(run(options(Exclude::All, true), &past, &[]), Err(FilterError::ModelOutputTooDeep { message: 0 }));
 }
 
@@ -239,19 +298,19 @@ fn model_outputs_nest_to_any_depth_the_binding_writes() {
 fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
     // Node 5: the binding found a cycle or too much depth.
     let poisoned = || Some(vec![2, -2, 1, 5]);
-    let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, poisoned())], None).build();
-    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP, 0]);
-    let replaced = HistoryTape::default().message(0, vec![tool(2, true, 0, poisoned())], None).build();
+    let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, poisoned())]).build();
+    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP]);
+    let replaced = HistoryTape::default().message(0, vec![tool(2, true, 0, poisoned())]).build();
     assert_eq!(
         run(options(Exclude::Listed, true), &replaced, &[]),
         Err(FilterError::ModelOutputTooDeep { message: 0 })
     );
     // `{ type: 'text', value: <cycle>, text: 't' }` answers with its text without reading the value.
     let text_first =
-        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))], None).build();
+        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))]).build();
     assert_eq!(
         run(options(Exclude::All, true), &text_first, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, 0]
+        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7]
     );
     // ... and the items after it are still read from the right place:
     // [{ type: 'text', value: { a: 1 }, text: 't' }, 'u'] -> 't\nu'.
@@ -260,14 +319,13 @@ fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
 
 #[test]
 fn holes_of_sparse_arrays_are_skipped() {
-    // A hole in the history, a hole among parts, a hole among legacy entries.
-    let mut tape = HistoryTape::default()
-        .message(0, vec![vec![2], text_part(), tool(1, false, 0, None)], Some(vec![(-4, false), (0, false)]))
-        .build();
+    // A hole in the history, a hole among parts (among legacy entries: see
+    // `a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped`).
+    let mut tape = HistoryTape::default().message(0, vec![vec![2], text_part(), tool(1, false, 0, None)]).build();
     tape[0] += 1;
     tape.push(2);
     let plan = run(options(Exclude::All, false), &tape, &[0]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, 1, 1, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, plan::DROP]);
     // The exclude-list pass and the response walk use `for...of`, which yields the hole.
     assert_eq!(run(options(Exclude::Listed, false), &tape, &[0]), Err(FilterError::MissingMessage { message: 1 }));
     assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Err(FilterError::MissingMessage { message: 1 }));
@@ -293,9 +351,9 @@ fn step_history_keeps_the_most_recent_tool_steps() {
 #[test]
 fn tool_call_ids_are_unique_in_first_seen_order() {
     let tape = HistoryTape::default()
-        .message(0, vec![tool(1, false, 5, None), tool(2, false, -1, None), tool(2, false, 3, None)], None)
+        .message(0, vec![tool(1, false, 5, None), tool(2, false, -1, None), tool(2, false, 3, None)])
         .untouched()
-        .message(0, vec![tool(2, false, 5, None), text_part()], None)
+        .message(0, vec![tool(2, false, 5, None), text_part()])
         .build();
     assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Ok(vec![5, 3]));
 }
@@ -308,13 +366,13 @@ fn plan_with((options, exclude): (Options, Exclude), tape: &[i32]) -> Result<Tap
 fn array_json_is_asked_for_only_when_no_item_has_text() {
     // ['', null] with its JSON not computed: the slot (position 10) is needed.
     let tape =
-        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))], None).build();
+        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))]).build();
     assert_eq!(plan_with(options(Exclude::All, true), &tape), Ok(TapePlan::NeedsJson(vec![10])));
     // ['x'] never needs it.
-    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))], None).build();
+    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))]).build();
     assert_eq!(
         plan_with(options(Exclude::All, true), &tape),
-        Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4, 0]))
+        Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4]))
     );
 }
 
@@ -359,14 +417,14 @@ fn without_an_exclude_list_a_history_planned_in_runs_gives_the_whole_plan() {
     let run_messages = run_length(Exclude::All).unwrap();
     assert!(run_messages > 0);
 
-    // Messages, each a tape of its own: untouched, tool-only, mixed with legacy, a kept call.
+    // Messages, each a tape of its own: untouched, tool-only, mixed with an unread text, a kept call.
     let messages: Vec<Vec<i32>> = vec![
         HistoryTape::default().untouched().build(),
-        HistoryTape::default().message(0, vec![tool(2, false, 0, None)], None).build(),
+        HistoryTape::default().message(0, vec![tool(2, false, 0, None)]).build(),
         HistoryTape::default()
-            .message(1, vec![text_part(), tool(2, false, 1, Some(vec![1, 7, 1]))], Some(vec![(1, false)]))
+            .message(code::TEXT_UNREAD, vec![text_part(), tool(2, false, 1, Some(vec![1, 7, 1]))])
             .build(),
-        HistoryTape::default().message(0, vec![tool(1, false, 2, None)], Some(vec![(2, false), (3, false)])).build(),
+        HistoryTape::default().message(code::TEXT_UNREAD, vec![tool(1, false, 2, None)]).build(),
     ];
     let whole = |indexes: &[usize]| {
         let mut tape = vec![indexes.len() as i32];
