@@ -1,4 +1,4 @@
-//! Target `message_list_tape`: `History::read`, `plan_tape`,
+//! Target `message_list_tape`: `History::read`, `plan_tape`, `plan_legacy`,
 //! `tool_call_ids` and `StepHistory::advance` (the filter of Mastra 1.59).
 //!
 //! Structured inputs are history tapes as `writeHistory` in
@@ -7,16 +7,18 @@
 //! is walked the way `applyPlan` walks it and must fit: it is never longer
 //! than its tape (the binding's answer buffer is the tape's size), has one
 //! action per message and per part, replaces only results with an output and
-//! carries exactly that output's strings (by the oracle), and keeps legacy
-//! invocations by real positions, in order. A request for JSON names only
+//! carries exactly that output's strings (by the oracle), and asks for an
+//! unread text only where it decides. The legacy lists of the messages a
+//! plan rebuilds, on their own tape, keep invocations by real positions, in
+//! order, and fail only on a null entry. A request for JSON names only
 //! slots left for later, and once they are filled a second plan never asks
 //! again (the binding asks only once). Errors must have their cause on the tape.
 
 use std::collections::HashSet;
 
 use mastra_native_processors::tool_call_filter::message_list::{
-    code, plan_tape, tool_call_ids, History, LegacyInvocation, Message, Options, Part, StepHistory, TapePlan,
-    ToolState, TopLevelText,
+    code, plan_legacy, plan_tape, tool_call_ids, History, Message, Options, Part, StepHistory, TapePlan, ToolState,
+    TopLevelText,
 };
 use mastra_native_processors::tool_call_filter::tape::{node, TapeError};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, CallIdSet, Exclude, FilterError};
@@ -43,8 +45,17 @@ pub fn gen_history(u: &mut U<'_>, strings: &mut Strings) -> Vec<i32> {
 }
 
 fn gen_message_with_parts(u: &mut U<'_>, strings: &mut Strings, tape: &mut Vec<i32>) {
-    let top_level_text =
-        pick(u, &[code::TEXT_ABSENT, code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING]);
+    let top_level_text = pick(
+        u,
+        &[
+            code::TEXT_ABSENT,
+            code::TEXT_ABSENT,
+            code::TEXT,
+            code::TEXT_BLANK,
+            code::TEXT_NOT_A_STRING,
+            code::TEXT_UNREAD,
+        ],
+    );
     let part_count = size(u, 0, 6);
     tape.extend([code::WITH_PARTS, top_level_text, part_count as i32]);
     for _ in 0..part_count {
@@ -65,20 +76,28 @@ fn gen_message_with_parts(u: &mut U<'_>, strings: &mut Strings, tape: &mut Vec<i
             }
         }
     }
-    if one_in(u, 3) {
-        let count = size(u, 0, 4);
-        tape.extend([code::LEGACY, count as i32]);
+}
+
+/// A legacy tape as the binding writes it for these rebuilt messages.
+fn gen_legacy(u: &mut U<'_>, rebuilt: &[usize]) -> Vec<i32> {
+    let mut tape = vec![0];
+    for &message in rebuilt {
+        if !one_in(u, 2) {
+            continue;
+        }
+        tape[0] += 1;
+        let count = size(u, 1, 4);
+        tape.extend([message as i32, count as i32]);
         for _ in 0..count {
-            match int(u, 0, 7) {
+            match int(u, 0, 15) {
                 0 => tape.extend([code::LEGACY_NULL, 0]),
                 1 => tape.extend([code::LEGACY_HOLE, 0]),
                 // Every legacy id is interned, falsy ones included.
                 _ => tape.extend([int(u, 0, MAX_ID), i32::from(flag(u))]),
             }
         }
-    } else {
-        tape.push(code::NO_LEGACY);
     }
+    tape
 }
 
 pub fn run(data: &[u8]) {
@@ -116,10 +135,12 @@ pub fn run(data: &[u8]) {
             }
             match planned {
                 Ok(TapePlan::Ready(plan)) => {
-                    let used = check_plan(history, &tape, &plan, &options, exclude, &preserve);
+                    let (used, rebuilt) = check_plan(history, &tape, &plan, &options, exclude, &preserve);
                     if let Some(strings) = strings {
                         strings.check_used(&used);
                     }
+                    let legacy = if one_in(&mut u, 8) { raw_tape(&mut u, 64) } else { gen_legacy(&mut u, &rebuilt) };
+                    check_legacy(&tape, &legacy, exclude, &preserve);
                 }
                 Ok(TapePlan::NeedsJson(_)) => unreachable!(),
                 Err(error) => check_error(history, &tape, &error, &options, exclude),
@@ -153,7 +174,8 @@ fn fill(u: &mut U<'_>, tape: &mut [i32], slots: &[usize], strings: Option<&mut S
 }
 
 /// Walks a plan as `applyPlan` does and checks every action against the
-/// history; returns the strings the plan uses.
+/// history; returns the strings the plan uses and the messages it rebuilds
+/// (or may, by a text it asks for).
 fn check_plan(
     history: &History,
     tape: &[i32],
@@ -161,19 +183,20 @@ fn check_plan(
     options: &Options,
     exclude: Exclude,
     preserve: &CallIdSet,
-) -> Vec<i32> {
+) -> (Vec<i32>, Vec<usize>) {
     let mut used = Vec::new();
+    let mut rebuilt = Vec::new();
     // The binding's answer buffer is as long as the tape.
     assert!(plan.len() <= tape.len(), "a plan of {} for a tape of {}", plan.len(), tape.len());
     if exclude == Exclude::Nothing {
         assert!(plan.len() == history.messages.len() && plan.iter().all(|&a| a == plan::KEEP), "{plan:?}");
-        return used;
+        return (used, rebuilt);
     }
     let listed = exclude == Exclude::Listed;
     let mut plan = Cursor::new(plan);
-    for message in &history.messages {
+    for (index, message) in history.messages.iter().enumerate() {
         let action = plan.read();
-        let &Message::WithParts { top_level_text, parts, legacy } = message else {
+        let &Message::WithParts { top_level_text, parts } = message else {
             let expected = if *message == Message::Hole { plan::DROP } else { plan::KEEP };
             assert_eq!(action, expected, "{message:?}");
             continue;
@@ -187,7 +210,19 @@ fn check_plan(
             assert_ne!(top_level_text, TopLevelText::Text, "a message with text of its own was dropped");
             continue;
         }
+        if action == plan::ASK_TEXT {
+            assert_eq!(top_level_text, TopLevelText::Unread, "a text asked for where it was read");
+            let table = plan.take(4);
+            // With an exclude list the reference's copy of the content lacks an inherited text.
+            let text = if listed { plan::DROP } else { plan::REWRITE };
+            assert_eq!(table, [plan::DROP, text, plan::DROP, plan::DROP], "only a non-blank text keeps it");
+            let actions = plan.take(parts.len() as i32);
+            assert!(actions.iter().all(|&a| a == plan::PART_DROP), "a text asked for while a part stays: {actions:?}");
+            rebuilt.push(index);
+            continue;
+        }
         assert_eq!(action, plan::REWRITE, "a message with tool parts is dropped or rebuilt");
+        rebuilt.push(index);
         assert!(!(listed && top_level_text == TopLevelText::NotAString), "trimming a non-string should have failed");
         let mut kept = 0;
         for part in parts {
@@ -240,26 +275,63 @@ fn check_plan(
             }
         }
         assert!(kept > 0 || top_level_text == TopLevelText::Text, "an emptied message was rebuilt");
-        let count = plan.read();
-        let positions = plan.take(count);
-        let Some(legacy) = legacy else {
-            assert_eq!(count, 0, "legacy invocations kept where there were none");
-            continue;
-        };
-        let legacy = history.legacy(legacy);
+    }
+    plan.finish();
+    (used, rebuilt)
+}
+
+/// Checks `plan_legacy`'s answer for a legacy tape against the tape itself.
+fn check_legacy(history: &[i32], legacy: &[i32], exclude: Exclude, preserve: &CallIdSet) {
+    let answer = plan_legacy(exclude, history, legacy, preserve);
+    // An independent reading of the legacy grammar.
+    let mut lists = Vec::new();
+    let parsed = (|| {
+        let count = usize::try_from(*legacy.first()?).ok()?;
+        let mut at = 1;
+        for _ in 0..count {
+            let message = usize::try_from(*legacy.get(at)?).ok()?;
+            let entries = usize::try_from(*legacy.get(at + 1)?).ok()?;
+            let end = at + 2 + entries.checked_mul(2)?;
+            lists.push((message, legacy.get(at + 2..end)?.chunks(2).map(|e| e[0]).collect::<Vec<_>>()));
+            at = end;
+        }
+        (at == legacy.len()).then_some(())
+    })();
+    let Ok(answer) = answer else {
+        match answer.unwrap_err() {
+            FilterError::NullLegacyInvocation { message } => {
+                // Reported as it is met, even where the tape breaks later.
+                assert!(legacy.contains(&code::LEGACY_NULL), "a null entry reported where there is none");
+                if parsed.is_some() {
+                    let first_null = lists.iter().find(|(_, ids)| ids.contains(&code::LEGACY_NULL)).map(|(m, _)| *m);
+                    assert_eq!(first_null, Some(message), "the null entry's message");
+                }
+            }
+            FilterError::Tape(_) => assert!(parsed.is_none(), "a legacy tape that parses was refused"),
+            // With an exclude list the history is read again, as the plan read it.
+            error => panic!("{error:?} from a legacy tape"),
+        }
+        return;
+    };
+    assert!(parsed.is_some(), "a legacy tape that does not parse was answered");
+    assert!(lists.iter().all(|(_, ids)| !ids.contains(&code::LEGACY_NULL)), "a null entry answered");
+    assert!(answer.len() <= legacy.len(), "an answer of {} for a legacy tape of {}", answer.len(), legacy.len());
+    let mut answer = Cursor::new(&answer);
+    for (_, ids) in &lists {
+        let count = answer.read();
+        let positions = answer.take(count);
         assert!(positions.windows(2).all(|w| w[0] < w[1]), "legacy positions out of order: {positions:?}");
         for &position in positions {
-            let entry = usize::try_from(position).ok().and_then(|p| legacy.get(p));
-            let Some(&LegacyInvocation::Entry { call_id, .. }) = entry else {
-                panic!("legacy position {position} is no invocation: {entry:?}");
+            let id = usize::try_from(position).ok().and_then(|p| ids.get(p)).copied();
+            let Some(id) = id.filter(|&id| id != code::LEGACY_HOLE) else {
+                panic!("legacy position {position} is no invocation: {id:?}");
             };
-            if exclude == Exclude::All {
-                assert!(call_id.is_some_and(|id| preserve.contains(&id)), "an invocation kept while all go");
+            if exclude != Exclude::Listed {
+                assert!(id >= 0 && preserve.contains(&id), "an invocation kept while all go");
             }
         }
     }
-    plan.finish();
-    used
+    answer.finish();
 }
 
 /// An error must have its cause in the history.
@@ -267,24 +339,19 @@ fn check_error(history: &History, tape: &[i32], error: &FilterError, options: &O
     let listed = exclude == Exclude::Listed;
     let message = |index: usize| history.messages.get(index).copied();
     let with_parts = |index: usize| match message(index) {
-        Some(Message::WithParts { top_level_text, parts, legacy }) => Some((top_level_text, parts, legacy)),
+        Some(Message::WithParts { top_level_text, parts }) => Some((top_level_text, parts)),
         _ => None,
     };
     match *error {
         FilterError::MissingMessage { message: index } => {
             assert!(listed && message(index) == Some(Message::Hole), "{error:?}")
         }
-        FilterError::NullLegacyInvocation { message: index } => {
-            let (_, _, legacy) = with_parts(index).expect("a null invocation in a message with parts");
-            let legacy = history.legacy(legacy.expect("a message with legacy invocations"));
-            assert!(legacy.contains(&LegacyInvocation::Null), "{error:?}");
-        }
         FilterError::NonStringTopLevelContent { message: index } => {
-            let (top_level_text, _, _) = with_parts(index).expect("a message with parts");
+            let (top_level_text, _) = with_parts(index).expect("a message with parts");
             assert!(listed && top_level_text == TopLevelText::NotAString, "{error:?}");
         }
         FilterError::ModelOutputTooDeep { message: index } => {
-            let (_, parts, _) = with_parts(index).expect("a message with parts");
+            let (_, parts) = with_parts(index).expect("a message with parts");
             assert!(options.preserve_model_output, "{error:?} without preserveModelOutput");
             let too_deep = history.parts(parts).iter().any(|part| match *part {
                 Part::Tool { model_output: Some(position), .. } => {

@@ -500,12 +500,13 @@ impl Planner<'_> {
         if kept_parts == 0 {
             match top_level_text {
                 TopLevelText::Text => {}
-                // Without an exclude list the text read now decides; with one,
-                // a text that is not the content's own never survives, as the
-                // reference checks again the copy it makes, which lacks it.
-                TopLevelText::Unread if !listed => {
+                // Read now, as the reference reads it. Without an exclude list
+                // a non-blank text keeps the message; with one, a text that is
+                // not the content's own never does, as the reference checks
+                // again the copy it makes of the content, which lacks it.
+                TopLevelText::Unread => {
                     let table = [code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING]
-                        .map(|text| if text == code::TEXT { plan::REWRITE } else { plan::DROP });
+                        .map(|text| if text == code::TEXT && !listed { plan::REWRITE } else { plan::DROP });
                     out[header] = plan::ASK_TEXT;
                     out.splice(header + 1..header + 1, table);
                     return Ok(());

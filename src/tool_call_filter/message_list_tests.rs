@@ -100,9 +100,13 @@ fn an_unread_top_level_text_is_asked_for_only_where_it_decides() {
     // The table follows the kinds' codes.
     assert_eq!([code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING], [0, 1, 2, 3]);
     // With an exclude list the reference checks its copy of the content too,
-    // which lacks a key that is not the content's own: the message goes.
+    // which lacks a key that is not the content's own: the message goes
+    // whatever the text read.
     let tape = HistoryTape::default().message(unread, vec![tool(2, true, 0, None)]).build();
-    assert_eq!(run(options(Exclude::Listed, false), &tape, &[]).unwrap(), vec![plan::DROP]);
+    assert_eq!(
+        run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
+        vec![plan::ASK_TEXT, plan::DROP, plan::DROP, plan::DROP, plan::DROP, plan::PART_DROP]
+    );
     // Nor does an unread text fail a rebuilt message under an exclude list.
     let tape = HistoryTape::default().message(unread, vec![text_part(), tool(1, true, 0, None)]).build();
     assert_eq!(
@@ -121,10 +125,7 @@ fn exclude_list_removes_results_of_excluded_calls_by_id() {
         .message(0, vec![tool(2, false, 8, None)])
         .build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(
-        plan,
-        vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::DROP, plan::REWRITE, plan::PART_KEEP]
-    );
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::DROP, plan::REWRITE, plan::PART_KEEP]);
 }
 
 #[test]
@@ -219,9 +220,8 @@ fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() 
 #[test]
 fn model_output_replaces_only_results() {
     let output = Some(vec![1, 5, 1]);
-    let tape = HistoryTape::default()
-        .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)])
-        .build();
+    let tape =
+        HistoryTape::default().message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)]).build();
     let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5]);
     // Without the option the same tape drops the result.
@@ -289,8 +289,7 @@ fn model_outputs_nest_to_any_depth_the_binding_writes() {
     let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
     assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP]);
     // Past MAX_NODE_DEPTH, which the binding never writes, the output is too deep.
-    let past =
-        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))]).build();
+    let past = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))]).build();
     assert_eq!(run(options(Exclude::All, true), &past, &[]), Err(FilterError::ModelOutputTooDeep { message: 0 }));
 }
 
@@ -365,8 +364,7 @@ fn plan_with((options, exclude): (Options, Exclude), tape: &[i32]) -> Result<Tap
 #[test]
 fn array_json_is_asked_for_only_when_no_item_has_text() {
     // ['', null] with its JSON not computed: the slot (position 10) is needed.
-    let tape =
-        HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))]).build();
+    let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))]).build();
     assert_eq!(plan_with(options(Exclude::All, true), &tape), Ok(TapePlan::NeedsJson(vec![10])));
     // ['x'] never needs it.
     let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))]).build();
