@@ -509,6 +509,80 @@ describe('ToolCallFilter: documented examples (literal expectations)', () => {
     assertSameValue(await compareInput(() => ({}), build), all, 'exclude all')
   })
 
+  test("an inherited content.content is read only of a message whose parts all go, and decides as the release's", async () => {
+    // A `content` getter up the prototype chain: the release reads it only to
+    // drop a message left without parts, and with an exclude list checks its
+    // copy of the content again, which lacks it.
+    const reads = { count: 0 }
+    const withInherited = (text, parts) => {
+      const proto = {
+        get content() {
+          reads.count++
+          if (text === null) throw new Error('an inherited content.content was read')
+          return text
+        },
+      }
+      return Object.assign(Object.create(proto), { format: 2, parts })
+    }
+    const call = (id) => ({ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId: id, toolName: 'getWeather', args: {} } })
+    const build = () => [
+      // Keeps a text part: never read (the getter throws).
+      { id: 'i1', role: 'assistant', createdAt: D(0), content: withInherited(null, [{ type: 'text', text: 'hi' }, call('c1')]) },
+      // Emptied: read; its text keeps it without an exclude list.
+      { id: 'i2', role: 'assistant', createdAt: D(1), content: withInherited('inherited', [call('c2')]) },
+      { id: 'i3', role: 'assistant', createdAt: D(2), content: withInherited(' ', [call('c3')]) },
+    ]
+    const counted = async (Filter, options) => {
+      reads.count = 0
+      const out = await new Filter(options).processInput(inputArgs(build()))
+      return { ids: out.map((m) => m.id), parts: out.map((m) => m.content.parts.length), reads: reads.count }
+    }
+    for (const options of [() => ({}), () => ({ exclude: ['getWeather'] })]) {
+      const ref = await counted(RefFilter, options())
+      assert.deepEqual(await counted(OurFilter, options()), ref, JSON.stringify(options()))
+    }
+    assert.deepEqual(await counted(OurFilter, {}), { ids: ['i1', 'i2'], parts: [1, 0], reads: 2 })
+    assert.deepEqual(await counted(OurFilter, { exclude: ['getWeather'] }), { ids: ['i1'], parts: [1], reads: 2 })
+  })
+
+  test('the legacy content.toolInvocations of a message dropped whole is never read', async () => {
+    // The release reads the legacy list only of a message it keeps: a list
+    // whose getter throws is harmless on a message that goes, in processInput
+    // and in an agent-loop step whose kept step holds another call.
+    const throwing = (parts) =>
+      Object.defineProperty({ format: 2, parts }, 'toolInvocations', {
+        enumerable: true,
+        get() {
+          throw new Error('the legacy list of a dropped message was read')
+        },
+      })
+    const result = (id, toolName) => ({ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: id, toolName, args: {}, result: 1 } })
+    const build = () => [
+      { id: 'd1', role: 'assistant', createdAt: D(0), content: throwing([result('c1', 'getWeather')]) },
+      {
+        id: 'd2',
+        role: 'assistant',
+        createdAt: D(1),
+        content: { format: 2, parts: [{ type: 'text', text: 'kept' }, result('c2', 'other')], toolInvocations: [result('c2', 'other').toolInvocation] },
+      },
+    ]
+    for (const options of [() => ({}), () => ({ exclude: ['getWeather'] })]) {
+      const out = await compareInput(options, build, JSON.stringify(options()))
+      assert.deepEqual(
+        out.map((m) => m.id),
+        ['d2'],
+      )
+    }
+    const step = async (Filter) => {
+      const messages = build()
+      const response = [messages[1]]
+      const out = await new Filter({ filterAfterToolSteps: 1 }).processInputStep(stepArgs(messages, response, {}, { stepNumber: 0 }))
+      return out.messages.map((m) => [m.id, m.content.parts.length, m.content.toolInvocations?.length])
+    }
+    assert.deepEqual(await step(OurFilter), await step(RefFilter))
+    assert.deepEqual(await step(OurFilter), [['d2', 2, 1]])
+  })
+
   test('top-level text decides whether an emptied message survives (JS trim semantics)', async () => {
     // JS trim() strips U+FEFF and U+2028 but not U+0085, U+180E or U+200B (Rust's trim differs)
     const texts = ['', ' ', '\t\n', '\ufeff', '\u2028\u3000', '\u00a0', '\u0085', '\u180e', '\u200b', 'x', ' x ']
