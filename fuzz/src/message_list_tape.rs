@@ -135,12 +135,12 @@ pub fn run(data: &[u8]) {
             }
             match planned {
                 Ok(TapePlan::Ready(plan)) => {
-                    let (used, rebuilt) = check_plan(history, &tape, &plan, &options, exclude, &preserve);
+                    let (used, rebuilt, excluded_ids) = check_plan(history, &tape, &plan, &options, exclude, &preserve);
                     if let Some(strings) = strings {
                         strings.check_used(&used);
                     }
                     let legacy = if one_in(&mut u, 8) { raw_tape(&mut u, 64) } else { gen_legacy(&mut u, &rebuilt) };
-                    check_legacy(&tape, &legacy, exclude, &preserve);
+                    check_legacy(&excluded_ids, &legacy, exclude, &preserve);
                 }
                 Ok(TapePlan::NeedsJson(_)) => unreachable!(),
                 Err(error) => check_error(history, &tape, &error, &options, exclude),
@@ -174,8 +174,8 @@ fn fill(u: &mut U<'_>, tape: &mut [i32], slots: &[usize], strings: Option<&mut S
 }
 
 /// Walks a plan as `applyPlan` does and checks every action against the
-/// history; returns the strings the plan uses and the messages it rebuilds
-/// (or may, by a text it asks for).
+/// history; returns the strings the plan uses, the messages it rebuilds (or
+/// may, by a text it asks for) and the excluded calls' ids it ends with.
 fn check_plan(
     history: &History,
     tape: &[i32],
@@ -183,14 +183,20 @@ fn check_plan(
     options: &Options,
     exclude: Exclude,
     preserve: &CallIdSet,
-) -> (Vec<i32>, Vec<usize>) {
+) -> (Vec<i32>, Vec<usize>, Vec<i32>) {
     let mut used = Vec::new();
     let mut rebuilt = Vec::new();
+    // Without an exclude list only the kept steps keep a legacy entry.
+    let directive = match exclude {
+        Exclude::Listed => plan::LEGACY_ASK,
+        _ if preserve.is_empty() => plan::LEGACY_NONE_KEPT,
+        _ => plan::LEGACY_HELD,
+    };
     // The binding's answer buffer is as long as the tape.
     assert!(plan.len() <= tape.len(), "a plan of {} for a tape of {}", plan.len(), tape.len());
     if exclude == Exclude::Nothing {
         assert!(plan.len() == history.messages.len() && plan.iter().all(|&a| a == plan::KEEP), "{plan:?}");
-        return (used, rebuilt);
+        return (used, rebuilt, Vec::new());
     }
     let listed = exclude == Exclude::Listed;
     let mut plan = Cursor::new(plan);
@@ -218,6 +224,7 @@ fn check_plan(
             assert_eq!(table, [plan::DROP, text, plan::DROP, plan::DROP], "only a non-blank text keeps it");
             let actions = plan.take(parts.len() as i32);
             assert!(actions.iter().all(|&a| a == plan::PART_DROP), "a text asked for while a part stays: {actions:?}");
+            assert_eq!(plan.read(), directive, "the legacy directive");
             rebuilt.push(index);
             continue;
         }
@@ -275,14 +282,31 @@ fn check_plan(
             }
         }
         assert!(kept > 0 || top_level_text == TopLevelText::Text, "an emptied message was rebuilt");
+        assert_eq!(plan.read(), directive, "the legacy directive");
+    }
+    let mut excluded_ids = Vec::new();
+    if listed {
+        for message in &history.messages {
+            if let Message::WithParts { parts, .. } = message {
+                for part in history.parts(*parts) {
+                    if let Part::Tool { excluded: true, call_id: Some(id), .. } = part {
+                        if !excluded_ids.contains(id) {
+                            excluded_ids.push(*id);
+                        }
+                    }
+                }
+            }
+        }
+        excluded_ids.sort_unstable();
+        assert_eq!(plan.take(excluded_ids.len() as i32), &excluded_ids[..], "the excluded calls' ids");
     }
     plan.finish();
-    (used, rebuilt)
+    (used, rebuilt, excluded_ids)
 }
 
 /// Checks `plan_legacy`'s answer for a legacy tape against the tape itself.
-fn check_legacy(history: &[i32], legacy: &[i32], exclude: Exclude, preserve: &CallIdSet) {
-    let answer = plan_legacy(exclude, history, legacy, preserve);
+fn check_legacy(excluded_ids: &[i32], legacy: &[i32], exclude: Exclude, preserve: &CallIdSet) {
+    let answer = plan_legacy(exclude, excluded_ids, legacy, preserve);
     // An independent reading of the legacy grammar.
     let mut lists = Vec::new();
     let parsed = (|| {
@@ -308,7 +332,6 @@ fn check_legacy(history: &[i32], legacy: &[i32], exclude: Exclude, preserve: &Ca
                 }
             }
             FilterError::Tape(_) => assert!(parsed.is_none(), "a legacy tape that parses was refused"),
-            // With an exclude list the history is read again, as the plan read it.
             error => panic!("{error:?} from a legacy tape"),
         }
         return;
@@ -326,8 +349,11 @@ fn check_legacy(history: &[i32], legacy: &[i32], exclude: Exclude, preserve: &Ca
             let Some(id) = id.filter(|&id| id != code::LEGACY_HOLE) else {
                 panic!("legacy position {position} is no invocation: {id:?}");
             };
+            let preserved = id >= 0 && preserve.contains(&id);
             if exclude != Exclude::Listed {
-                assert!(id >= 0 && preserve.contains(&id), "an invocation kept while all go");
+                assert!(preserved, "an invocation kept while all go");
+            } else {
+                assert!(preserved || !excluded_ids.contains(&id), "an excluded call's invocation kept");
             }
         }
     }

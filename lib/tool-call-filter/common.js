@@ -142,6 +142,8 @@ class Scratch {
    */
   legacy = new TapeWriter(256)
   legacyOwners = []
+  /** The answer for `legacy`. */
+  legacyPlan = new Int32Array(256)
   /** The call ids interned by the call; emptied when it gives the set back. */
   ids = new CallIds()
   /**
@@ -233,6 +235,7 @@ function giveBackOutsized(scratch) {
   if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
   if (scratch.legacy.data.length > KEPT_BUFFER_LIMIT) scratch.legacy = new TapeWriter(256)
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
+  if (scratch.legacyPlan.length > KEPT_BUFFER_LIMIT) scratch.legacyPlan = new Int32Array(256)
   // Zeroed by the call that grew it (see `releaseScratch`).
   if (scratch.marks.length > KEPT_BUFFER_LIMIT) scratch.marks = new Uint8Array(256)
   // An emptied array keeps its backing store; a new one does not.

@@ -186,8 +186,10 @@ class ToolCallFilter {
         fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
         length = askPlan(scratch, run)
       }
-      applyPlan(scratch, messages, from, to, scratch.plan.subarray(0, length), filtered, names, ids, internNew, marking)
-      if (scratch.legacyOwners.length > 0) setLegacy(scratch, askLegacy(scratch, excludeLength, written, preserve ?? undefined, from))
+      const plan = scratch.plan.subarray(0, length)
+      const end = applyPlan(scratch, messages, from, to, plan, filtered, names, ids, internNew, marking)
+      // With an exclude list the plan ends with the excluded calls' ids.
+      if (scratch.legacyOwners.length > 0) setLegacy(scratch, askLegacy(scratch, excludeLength, plan.subarray(end), preserve ?? undefined, from))
     }
     return filtered
   }
@@ -254,20 +256,22 @@ function askPlan(scratch, run) {
 /**
  * Calls `planLegacyLists` for the legacy lists `applyPlan` read of a run's
  * rebuilt messages, growing the answer buffer as asked; the answer's view.
+ * `excludedIds` is a view of the run's plan, so the answer has a buffer of
+ * its own.
  */
-function askLegacy(scratch, excludeLength, written, preserve, from) {
+function askLegacy(scratch, excludeLength, excludedIds, preserve, from) {
   const legacy = scratch.legacy
   legacy.data[0] = scratch.legacyOwners.length / 2
   const lists = legacy.finish()
   for (;;) {
     let length
     try {
-      length = planLegacyLists(excludeLength, written, lists, preserve, from, scratch.plan)
+      length = planLegacyLists(excludeLength, excludedIds, lists, preserve, from, scratch.legacyPlan)
     } catch (error) {
       throw new TypeError(error.message)
     }
-    if (length >= 0) return scratch.plan.subarray(0, length)
-    scratch.plan = new Int32Array(-length * 2)
+    if (length >= 0) return scratch.legacyPlan.subarray(0, length)
+    scratch.legacyPlan = new Int32Array(-length * 2)
   }
 }
 
@@ -539,11 +543,13 @@ function keptPartCount(plan, at, partCount) {
 
 /**
  * Applies the plan of messages `from..to` to them, appending what stays to
- * `out`. The legacy list of each message rebuilt is read as the reference
- * reads it there, onto `scratch.legacy`, its new content kept beside it in
- * `scratch.legacyOwners` until the native side answers (`excluded` to
- * `marking` as `writeHistory` has them). An empty list keeps nothing,
- * whatever the rule, and is not asked about.
+ * `out`, and returns where the messages' plan ends. The legacy list of each
+ * message rebuilt is read as the reference reads it there, and kept as the
+ * plan's directive says; where that is to ask, or where an entry is `null`
+ * (which fails), it is written onto `scratch.legacy`, its new content kept
+ * beside it in `scratch.legacyOwners` until the native side answers
+ * (`excluded` to `marking` as `writeHistory` has them). An empty list keeps
+ * nothing, whatever the rule, and is not asked about.
  */
 function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, internNew, marking) {
   const strings = scratch.strings
@@ -562,7 +568,8 @@ function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, intern
       action = plan[at + topLevelText(content.content)]
       at += 4
       if (action === PLAN.drop) {
-        at += content.parts.length
+        // Its part actions and its legacy directive.
+        at += content.parts.length + 1
         continue
       }
     }
@@ -581,14 +588,45 @@ function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, intern
         at += count
       }
     }
+    const legacyDirective = plan[at++]
     const { toolInvocations, ...rest } = content
     const updated = withParts(rest, kept)
     if (Array.isArray(toolInvocations) && toolInvocations.length > 0) {
-      writeLegacy(scratch, i - from, toolInvocations, excluded, ids, internNew, marking)
-      scratch.legacyOwners.push(updated, toolInvocations)
+      if (legacyDirective === PLAN.legacyAsk || hasNullEntry(toolInvocations)) {
+        writeLegacy(scratch, i - from, toolInvocations, excluded, ids, internNew, marking)
+        scratch.legacyOwners.push(updated, toolInvocations)
+      } else if (legacyDirective === PLAN.legacyHeld) {
+        keepHeld(scratch.marks, updated, toolInvocations, ids)
+      }
     }
     out.push({ ...message, content: updated })
   }
+  return at
+}
+
+/**
+ * Gives a rebuilt content the entries of its legacy list whose ids the kept
+ * steps hold, where the plan says those stay (they are marked in `marks`;
+ * the list has no `null` entry, and its holes are skipped).
+ */
+function keepHeld(marks, updated, list, ids) {
+  let kept = null
+  for (let k = 0; k < list.length; k++) {
+    const invocation = list[k]
+    if (invocation === undefined) continue
+    // Looked up without a truthiness check, as the reference does.
+    if (isKept(marks, ids.lookup(invocation.toolCallId ?? invocation.toolCall?.id))) (kept ??= []).push(invocation)
+  }
+  if (kept !== null) updated.toolInvocations = kept
+}
+
+/** Whether a legacy list holds `null` or `undefined` (not a hole), for the native side to refuse. */
+function hasNullEntry(list) {
+  for (let k = 0; k < list.length; k++) {
+    const entry = list[k]
+    if (entry === null || (entry === undefined && k in list)) return true
+  }
+  return false
 }
 
 /**

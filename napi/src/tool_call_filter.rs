@@ -180,9 +180,10 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
 }
 
 /// The kept `content.toolInvocations` of the messages a run's plan rebuilt:
-/// `planLegacyLists(excludeLength, tape, legacyTape, preserve, firstMessage,
-/// out)`, where `tape` is the run's history tape as planned, `legacyTape`
-/// the lists the binding read of the rebuilt messages (see the core's
+/// `planLegacyLists(excludeLength, excludedIds, legacyTape, preserve,
+/// firstMessage, out)`, where `excludedIds` are the ids the run's plan ended
+/// with (an empty array without an exclude list), `legacyTape` the lists the
+/// binding read of the rebuilt messages (see the core's
 /// `message_list::plan_legacy`) and `preserve` the ids the steps keep (may
 /// be `undefined`). Writes, per list, the kept count and positions into
 /// `out` and returns their length, or minus the length it needs. A plain
@@ -193,19 +194,19 @@ pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_c
     unsafe {
         raw::enter::<6>(env, info, |args| {
             let exclude = Exclude::for_list(args.u32_or_nullish(0)?);
-            let tape = args.int32_in(1)?;
+            let excluded_ids = args.int32_in(1)?;
             let legacy = args.int32_in(2)?;
             let preserve = args.int32_in_or_nullish(3)?;
             let first_message = args.u32(4)?;
             let mut out = args.int32_out(5)?;
             let preserve_ids: CallIdSet =
                 preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
-            let answer = message_list::plan_legacy(exclude, tape.as_slice(), legacy.as_slice(), &preserve_ids)
+            let answer = message_list::plan_legacy(exclude, excluded_ids.as_slice(), legacy.as_slice(), &preserve_ids)
                 .map_err(|error| type_error(error.from_message(first_message as usize)))?;
             if answer.len() > out.len() {
                 return args.int32(-(answer.len() as i32));
             }
-            out.write(&[&answer], &[Some(&tape), Some(&legacy), preserve.as_ref()])?;
+            out.write(&[&answer], &[Some(&excluded_ids), Some(&legacy), preserve.as_ref()])?;
             args.int32(answer.len() as i32)
         })
     }

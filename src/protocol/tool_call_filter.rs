@@ -173,9 +173,10 @@ macro_rules! tool_call_filter_protocol {
                 pub const KEEP: i32 = 0;
                 #[doc = "Remove the message."]
                 pub const DROP: i32 = 1;
-                #[doc = "Rebuild the message: one part action per part follows (the message"]
-                #[doc = "list's kept `content.toolInvocations` are asked for after, see"]
-                #[doc = "`tool_call_filter::message_list::plan_legacy`). On the prompt, the"]
+                #[doc = "Rebuild the message: one part action per part follows (on the"]
+                #[doc = "message list, then the legacy directive below; with an exclude"]
+                #[doc = "list the plan's last message is followed by the excluded calls'"]
+                #[doc = "ids, for `tool_call_filter::message_list::plan_legacy`). On the prompt, the"]
                 #[doc = "number of parts the message keeps comes first, so the binding makes"]
                 #[doc = "the new content array at its size."]
                 pub const REWRITE: i32 = 2;
@@ -183,8 +184,19 @@ macro_rules! tool_call_filter_protocol {
                 #[doc = "its `content.content`, left unread (`TEXT_UNREAD`) as the reference"]
                 #[doc = "reads it only now. Four actions follow, `DROP` or `REWRITE`, for that"]
                 #[doc = "text read and found absent, non-blank, blank or not a string (the"]
-                #[doc = "order of the tape's `TEXT` codes), then one `PART_DROP` per part."]
+                #[doc = "order of the tape's `TEXT` codes), then one `PART_DROP` per part"]
+                #[doc = "and the legacy directive."]
                 pub const ASK_TEXT: i32 = 3;
+                #[doc = "Message list: after the part actions of a rebuilt message (and of"]
+                #[doc = "one that asks for its text), what of its legacy `toolInvocations`"]
+                #[doc = "stays. `LEGACY_NONE_KEPT`: no entry, whatever its id;"]
+                #[doc = "`LEGACY_HELD`: the entries whose ids the kept steps hold (the"]
+                #[doc = "`preserve` ids the plan was given); `LEGACY_ASK`: ask"]
+                #[doc = "`planLegacyLists`. A list with a `null` entry, which fails, is"]
+                #[doc = "asked about whatever the directive."]
+                pub const LEGACY_NONE_KEPT: i32 = 0;
+                pub const LEGACY_ASK: i32 = 1;
+                pub const LEGACY_HELD: i32 = 2;
 
                 #[doc = "Keep the part object as it is."]
                 pub const PART_KEEP: i32 = 0;

@@ -39,8 +39,11 @@
 //! either way, copying the content), and the legacy `content.toolInvocations`
 //! only of a message it keeps. The binding leaves both unread on the tape:
 //! the plan asks for the text where it decides ([`plan::ASK_TEXT`]), and the
-//! binding, rebuilding a message, reads its legacy list onto a second tape
-//! that [`plan_legacy`] answers:
+//! binding, rebuilding a message, reads its legacy list. Without an exclude
+//! list the plan says which entries stay ([`plan::LEGACY_NONE_KEPT`],
+//! [`plan::LEGACY_HELD`]); with one ([`plan::LEGACY_ASK`]), or where an
+//! entry is `null`, the binding writes the list onto a second tape that
+//! [`plan_legacy`] answers:
 //!
 //! ```text
 //! legacy   := count list*
@@ -300,8 +303,9 @@ const RUN_MESSAGES: usize = 256;
 #[derive(Debug, PartialEq, Eq)]
 pub enum TapePlan {
     /// The plan: per message [`plan::KEEP`], [`plan::DROP`], or
-    /// [`plan::REWRITE`] followed by one action per part and the kept
-    /// `content.toolInvocations` (count, then positions).
+    /// [`plan::REWRITE`] (or [`plan::ASK_TEXT`] and its table) followed by
+    /// one action per part and the legacy directive; with an exclude list,
+    /// then the ids of the excluded tools' calls, which [`plan_legacy`] takes.
     Ready(Vec<i32>),
     /// JSON that the text of some model output needs: the binding writes
     /// these tape slots and plans again.
@@ -337,6 +341,12 @@ pub fn plan_history(
         preserve,
         excluded_ids: CallIdSet::default(),
         needed_json: Vec::new(),
+        // Without an exclude list only the kept steps keep an entry (see `plan_legacy`).
+        legacy: match exclude {
+            Exclude::Listed => plan::LEGACY_ASK,
+            _ if preserve.is_empty() => plan::LEGACY_NONE_KEPT,
+            _ => plan::LEGACY_HELD,
+        },
     };
     let mut out = Vec::with_capacity(messages.len() + 8);
     match exclude {
@@ -353,6 +363,9 @@ pub fn plan_history(
             for (index, message) in messages.iter().enumerate() {
                 planner.message(index, message, &mut out)?;
             }
+            let start = out.len();
+            out.extend(&planner.excluded_ids);
+            out[start..].sort_unstable();
         }
     }
     if !planner.needed_json.is_empty() {
@@ -381,19 +394,20 @@ fn excluded_call_ids(history: &History) -> Result<CallIdSet, FilterError> {
 }
 
 /// The kept entries of the legacy lists of the rebuilt messages of a run,
-/// read on their own tape (see the module docs) once the plan of `history`
-/// (the run's tape) said which messages are rebuilt: per list, the count of
-/// entries that stay, then their positions. The reference keeps an entry
-/// whose id the kept steps hold, or, with an exclude list, one that names no
+/// read on their own tape (see the module docs) once the run's plan said
+/// which messages are rebuilt: per list, the count of entries that stay,
+/// then their positions. `excluded_ids` are the excluded tools' call ids the
+/// plan ended with (with an exclude list). The reference keeps an entry whose
+/// id the kept steps hold, or, with an exclude list, one that names no
 /// excluded tool and whose call is not an excluded tool's.
 pub fn plan_legacy(
     exclude: Exclude,
-    history: &[i32],
+    excluded_ids: &[CallId],
     legacy: &[i32],
     preserve: &CallIdSet,
 ) -> Result<Vec<i32>, FilterError> {
     let listed = exclude == Exclude::Listed;
-    let excluded_ids = if listed { excluded_call_ids(&History::read(history)?)? } else { CallIdSet::default() };
+    let excluded_ids: CallIdSet = if listed { excluded_ids.iter().copied().collect() } else { CallIdSet::default() };
     let mut tape = Reader::new(legacy);
     let lists = tape.count()?;
     let mut out = Vec::with_capacity(legacy.len());
@@ -434,6 +448,8 @@ struct Planner<'a> {
     /// With an exclude list: the ids of calls to excluded tools.
     excluded_ids: CallIdSet,
     needed_json: Vec<usize>,
+    /// The legacy directive of every rebuilt message.
+    legacy: i32,
 }
 
 impl Planner<'_> {
@@ -509,6 +525,7 @@ impl Planner<'_> {
                         .map(|text| if text == code::TEXT && !listed { plan::REWRITE } else { plan::DROP });
                     out[header] = plan::ASK_TEXT;
                     out.splice(header + 1..header + 1, table);
+                    out.push(self.legacy);
                     return Ok(());
                 }
                 _ => {
@@ -519,6 +536,7 @@ impl Planner<'_> {
             }
         }
 
+        out.push(self.legacy);
         // The reference trims `content.content` again at this point when filtering by
         // name, which throws for a truthy non-string.
         if listed && top_level_text == TopLevelText::NotAString {

@@ -69,7 +69,7 @@ fn exclude_all_drops_tool_only_messages_and_rewrites_mixed_ones() {
         .message(0, vec![text_part()])
         .build();
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 0, 1, plan::DROP, plan::KEEP]);
+    assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 0, 1, plan::LEGACY_NONE_KEPT, plan::DROP, plan::KEEP]);
 }
 
 #[test]
@@ -79,7 +79,7 @@ fn top_level_text_keeps_an_emptied_message() {
         .message(2, vec![tool(2, false, 1, None)])
         .build();
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::DROP]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::LEGACY_NONE_KEPT, plan::DROP]);
 }
 
 #[test]
@@ -95,7 +95,15 @@ fn an_unread_top_level_text_is_asked_for_only_where_it_decides() {
     let table = [plan::DROP, plan::REWRITE, plan::DROP, plan::DROP];
     let mut expected = vec![plan::ASK_TEXT];
     expected.extend(table);
-    expected.extend([plan::PART_DROP, plan::PART_DROP, plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]);
+    expected.extend([
+        plan::PART_DROP,
+        plan::PART_DROP,
+        plan::LEGACY_NONE_KEPT,
+        plan::REWRITE,
+        plan::PART_KEEP,
+        plan::PART_DROP,
+        plan::LEGACY_NONE_KEPT,
+    ]);
     assert_eq!(plan, expected);
     // The table follows the kinds' codes.
     assert_eq!([code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING], [0, 1, 2, 3]);
@@ -105,13 +113,13 @@ fn an_unread_top_level_text_is_asked_for_only_where_it_decides() {
     let tape = HistoryTape::default().message(unread, vec![tool(2, true, 0, None)]).build();
     assert_eq!(
         run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
-        vec![plan::ASK_TEXT, plan::DROP, plan::DROP, plan::DROP, plan::DROP, plan::PART_DROP]
+        vec![plan::ASK_TEXT, plan::DROP, plan::DROP, plan::DROP, plan::DROP, plan::PART_DROP, plan::LEGACY_ASK, 0]
     );
     // Nor does an unread text fail a rebuilt message under an exclude list.
     let tape = HistoryTape::default().message(unread, vec![text_part(), tool(1, true, 0, None)]).build();
     assert_eq!(
         run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP]
+        vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_ASK, 0]
     );
 }
 
@@ -125,7 +133,20 @@ fn exclude_list_removes_results_of_excluded_calls_by_id() {
         .message(0, vec![tool(2, false, 8, None)])
         .build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::DROP, plan::REWRITE, plan::PART_KEEP]);
+    assert_eq!(
+        plan,
+        vec![
+            plan::REWRITE,
+            plan::PART_DROP,
+            plan::PART_KEEP,
+            plan::LEGACY_ASK,
+            plan::DROP,
+            plan::REWRITE,
+            plan::PART_KEEP,
+            plan::LEGACY_ASK,
+            7
+        ]
+    );
 }
 
 #[test]
@@ -133,7 +154,7 @@ fn exclude_list_keeps_calls_in_other_states() {
     // A 'partial-call' of an excluded tool is neither a call nor a result.
     let tape = HistoryTape::default().message(0, vec![tool(0, true, 1, None)]).build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::LEGACY_ASK, 1]);
 }
 
 #[test]
@@ -157,28 +178,35 @@ fn legacy_tape(lists: &[(i32, &[(i32, bool)])]) -> Vec<i32> {
 #[test]
 fn preserved_ids_survive_and_legacy_entries_follow_them() {
     let tape = HistoryTape::default().message(0, vec![tool(1, false, 0, None), tool(1, false, 1, None)]).build();
+    // Without an exclude list the plan says the kept steps' ids keep an entry.
     let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::LEGACY_HELD]);
     let legacy = legacy_tape(&[(0, &[(0, false), (1, false), (-1, false)])]);
     let preserve: CallIdSet = [1].into_iter().collect();
-    assert_eq!(plan_legacy(Exclude::All, &tape, &legacy, &preserve), Ok(vec![1, 1]));
+    assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &preserve), Ok(vec![1, 1]));
 
+    // With an exclude list the legacy list is asked about; no call is an excluded tool's.
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP]);
-    assert_eq!(plan_legacy(Exclude::Listed, &tape, &legacy, &CallIdSet::default()), Ok(vec![3, 0, 1, 2]));
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_ASK]);
+    assert_eq!(plan_legacy(Exclude::Listed, &[], &legacy, &CallIdSet::default()), Ok(vec![3, 0, 1, 2]));
 }
 
 #[test]
 fn legacy_entries_go_with_excluded_names_and_calls() {
-    // Call 7 is an excluded tool's (in the history); entry 8 names one itself.
+    // Call 7 is an excluded tool's (the plan ends with it); entry 8 names one itself.
     let tape = HistoryTape::default().message(0, vec![text_part(), tool(1, true, 7, None)]).build();
+    let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_ASK, 7]);
     let legacy = legacy_tape(&[(0, &[(7, false), (8, true), (9, false)]), (3, &[]), (4, &[(7, false)])]);
-    assert_eq!(plan_legacy(Exclude::Listed, &tape, &legacy, &CallIdSet::default()), Ok(vec![1, 2, 0, 0]));
+    assert_eq!(plan_legacy(Exclude::Listed, &plan[4..], &legacy, &CallIdSet::default()), Ok(vec![1, 2, 0, 0]));
     // The kept steps hold on to any entry.
     let preserve: CallIdSet = [7, 8].into_iter().collect();
-    assert_eq!(plan_legacy(Exclude::Listed, &tape, &legacy, &preserve), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
-    // Every entry goes without an exclude list, and the history is not needed.
+    assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &preserve), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+    // Every entry goes without an exclude list.
     assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &CallIdSet::default()), Ok(vec![0, 0, 0]));
+    // Which the plan says without asking.
+    let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_NONE_KEPT]);
 }
 
 #[test]
@@ -186,21 +214,20 @@ fn a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped() {
     let tape = HistoryTape::default().message(0, vec![text_part(), tool(2, false, 0, None)]).build();
     let null = legacy_tape(&[(0, &[(0, false)]), (5, &[(code::LEGACY_NULL, false)])]);
     assert_eq!(
-        plan_legacy(Exclude::All, &tape, &null, &CallIdSet::default()),
+        plan_legacy(Exclude::All, &[], &null, &CallIdSet::default()),
         Err(FilterError::NullLegacyInvocation { message: 5 })
     );
     let hole = legacy_tape(&[(0, &[(code::LEGACY_HOLE, false), (0, false)])]);
     let preserve: CallIdSet = [0].into_iter().collect();
-    assert_eq!(plan_legacy(Exclude::All, &tape, &hole, &preserve), Ok(vec![1, 1]));
+    assert_eq!(plan_legacy(Exclude::All, &[], &hole, &preserve), Ok(vec![1, 1]));
 }
 
 #[test]
 fn broken_legacy_tapes_are_errors_not_panics() {
-    let history = HistoryTape::default().untouched().build();
     for legacy in [vec![], vec![1], vec![1, -1, 0], vec![1, 0, 2, 0, 0], vec![2, 0, 0], vec![0, 0]] {
         for exclude in [Exclude::All, Exclude::Listed] {
             assert!(matches!(
-                plan_legacy(exclude, &history, &legacy, &CallIdSet::default()),
+                plan_legacy(exclude, &[3], &legacy, &CallIdSet::default()),
                 Err(FilterError::Tape(TapeError { .. }))
             ));
         }
@@ -214,7 +241,10 @@ fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() 
         run(options(Exclude::Listed, false), &tape, &[]),
         Err(FilterError::NonStringTopLevelContent { message: 0 })
     );
-    assert_eq!(run(options(Exclude::All, false), &tape, &[]).unwrap(), vec![plan::REWRITE, 0, 1]);
+    assert_eq!(
+        run(options(Exclude::All, false), &tape, &[]).unwrap(),
+        vec![plan::REWRITE, 0, 1, plan::LEGACY_NONE_KEPT]
+    );
 }
 
 #[test]
@@ -223,7 +253,7 @@ fn model_output_replaces_only_results() {
     let tape =
         HistoryTape::default().message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)]).build();
     let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5]);
+    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5, plan::LEGACY_NONE_KEPT]);
     // Without the option the same tape drops the result.
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::DROP]);
@@ -284,10 +314,13 @@ fn model_outputs_nest_to_any_depth_the_binding_writes() {
     let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
     assert_eq!(
         run(options(Exclude::All, true), &tape, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7]
+        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, plan::LEGACY_NONE_KEPT]
     );
     let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
-    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP]);
+    assert_eq!(
+        run(options(Exclude::Listed, true), &kept, &[]).unwrap(),
+        vec![plan::REWRITE, plan::PART_KEEP, plan::LEGACY_ASK]
+    );
     // Past MAX_NODE_DEPTH, which the binding never writes, the output is too deep.
     let past = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))]).build();
     assert_eq!(run(options(Exclude::All, true), &past, &[]), Err(FilterError::ModelOutputTooDeep { message: 0 }));
@@ -298,7 +331,10 @@ fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
     // Node 5: the binding found a cycle or too much depth.
     let poisoned = || Some(vec![2, -2, 1, 5]);
     let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, poisoned())]).build();
-    assert_eq!(run(options(Exclude::Listed, true), &kept, &[]).unwrap(), vec![plan::REWRITE, plan::PART_KEEP]);
+    assert_eq!(
+        run(options(Exclude::Listed, true), &kept, &[]).unwrap(),
+        vec![plan::REWRITE, plan::PART_KEEP, plan::LEGACY_ASK]
+    );
     let replaced = HistoryTape::default().message(0, vec![tool(2, true, 0, poisoned())]).build();
     assert_eq!(
         run(options(Exclude::Listed, true), &replaced, &[]),
@@ -309,7 +345,7 @@ fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
         HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))]).build();
     assert_eq!(
         run(options(Exclude::All, true), &text_first, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7]
+        vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, plan::LEGACY_NONE_KEPT]
     );
     // ... and the items after it are still read from the right place:
     // [{ type: 'text', value: { a: 1 }, text: 't' }, 'u'] -> 't\nu'.
@@ -324,7 +360,10 @@ fn holes_of_sparse_arrays_are_skipped() {
     tape[0] += 1;
     tape.push(2);
     let plan = run(options(Exclude::All, false), &tape, &[0]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, plan::DROP]);
+    assert_eq!(
+        plan,
+        vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_HELD, plan::DROP]
+    );
     // The exclude-list pass and the response walk use `for...of`, which yields the hole.
     assert_eq!(run(options(Exclude::Listed, false), &tape, &[0]), Err(FilterError::MissingMessage { message: 1 }));
     assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Err(FilterError::MissingMessage { message: 1 }));
@@ -370,7 +409,7 @@ fn array_json_is_asked_for_only_when_no_item_has_text() {
     let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))]).build();
     assert_eq!(
         plan_with(options(Exclude::All, true), &tape),
-        Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4]))
+        Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4, plan::LEGACY_NONE_KEPT]))
     );
 }
 
