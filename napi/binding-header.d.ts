@@ -38,13 +38,16 @@ export declare function planMessageList(
 /**
  * The 1.59 ToolCallFilter's kept `content.toolInvocations` of the messages a run's plan rebuilt
  * (`tool_call_filter::plan_legacy_lists`), given the excluded calls' ids the run's plan ended
- * with: writes, per list of `legacyTape`, the kept count and positions into `out` and returns
- * their length, or minus the length it needs.
+ * with (`plan[excludedFrom..excludedTo]`): writes, per list of `legacy[..legacyLength]`, the kept
+ * count and positions into `out` and returns their length, or minus the length it needs.
  */
 export declare function planLegacyLists(
   excludeLength: number | undefined | null,
-  excludedIds: Int32In,
-  legacyTape: Int32In,
+  plan: Int32In,
+  excludedFrom: number,
+  excludedTo: number,
+  legacy: Int32In,
+  legacyLength: number,
   preserve: Int32In | undefined | null,
   firstMessage: number,
   out: Int32Out,

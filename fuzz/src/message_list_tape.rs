@@ -306,7 +306,8 @@ fn check_plan(
 
 /// Checks `plan_legacy`'s answer for a legacy tape against the tape itself.
 fn check_legacy(excluded_ids: &[i32], legacy: &[i32], exclude: Exclude, preserve: &CallIdSet) {
-    let answer = plan_legacy(exclude, excluded_ids, legacy, preserve);
+    let preserved: Vec<CallId> = preserve.iter().copied().collect();
+    let answer = plan_legacy(exclude, excluded_ids, legacy, &preserved);
     // An independent reading of the legacy grammar.
     let mut lists = Vec::new();
     let parsed = (|| {

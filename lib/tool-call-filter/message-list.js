@@ -186,10 +186,9 @@ class ToolCallFilter {
         fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
         length = askPlan(scratch, run)
       }
-      const plan = scratch.plan.subarray(0, length)
-      const end = applyPlan(scratch, messages, from, to, plan, filtered, names, ids, internNew, marking)
+      const end = applyPlan(scratch, messages, from, to, scratch.plan, filtered, names, ids, internNew, marking)
       // With an exclude list the plan ends with the excluded calls' ids.
-      if (scratch.legacyOwners.length > 0) setLegacy(scratch, askLegacy(scratch, excludeLength, plan.subarray(end), preserve ?? undefined, from))
+      if (scratch.legacyOwners.length > 0) setLegacy(scratch, askLegacy(scratch, excludeLength, end, length, preserve ?? undefined, from))
     }
     return filtered
   }
@@ -255,23 +254,23 @@ function askPlan(scratch, run) {
 
 /**
  * Calls `planLegacyLists` for the legacy lists `applyPlan` read of a run's
- * rebuilt messages, growing the answer buffer as asked; the answer's view.
- * `excludedIds` is a view of the run's plan, so the answer has a buffer of
- * its own.
+ * rebuilt messages, growing the answer buffer as asked; the answer, in
+ * `scratch.legacyPlan`. The excluded calls' ids are `scratch.plan[end..
+ * length]`, so the answer has a buffer of its own; buffers cross whole with
+ * their lengths, as a view would be an allocation.
  */
-function askLegacy(scratch, excludeLength, excludedIds, preserve, from) {
+function askLegacy(scratch, excludeLength, end, length, preserve, from) {
   const legacy = scratch.legacy
   legacy.data[0] = scratch.legacyOwners.length / 2
-  const lists = legacy.finish()
   for (;;) {
-    let length
+    let written
     try {
-      length = planLegacyLists(excludeLength, excludedIds, lists, preserve, from, scratch.legacyPlan)
+      written = planLegacyLists(excludeLength, scratch.plan, end, length, legacy.data, legacy.length, preserve, from, scratch.legacyPlan)
     } catch (error) {
       throw new TypeError(error.message)
     }
-    if (length >= 0) return scratch.legacyPlan.subarray(0, length)
-    scratch.legacyPlan = new Int32Array(-length * 2)
+    if (written >= 0) return scratch.legacyPlan
+    scratch.legacyPlan = new Int32Array(-written * 2)
   }
 }
 

@@ -180,34 +180,37 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
 }
 
 /// The kept `content.toolInvocations` of the messages a run's plan rebuilt:
-/// `planLegacyLists(excludeLength, excludedIds, legacyTape, preserve,
-/// firstMessage, out)`, where `excludedIds` are the ids the run's plan ended
-/// with (an empty array without an exclude list), `legacyTape` the lists the
-/// binding read of the rebuilt messages (see the core's
-/// `message_list::plan_legacy`) and `preserve` the ids the steps keep (may
-/// be `undefined`). Writes, per list, the kept count and positions into
-/// `out` and returns their length, or minus the length it needs. A plain
-/// Node-API callback (see [`crate::raw`]), as [`plan_message_list`] is: it
-/// follows that one for every run with a legacy list.
+/// `planLegacyLists(excludeLength, plan, excludedFrom, excludedTo, legacy,
+/// legacyLength, preserve, firstMessage, out)`, where `plan[excludedFrom..
+/// excludedTo]` are the excluded calls' ids the run's plan ended with (none
+/// without an exclude list), `legacy[..legacyLength]` the lists the binding
+/// read of the rebuilt messages (see the core's `message_list::plan_legacy`)
+/// and `preserve` the ids the steps keep (may be `undefined`). Writes, per
+/// list, the kept count and positions into `out` and returns their length,
+/// or minus the length it needs. A plain Node-API callback (see
+/// [`crate::raw`]), as [`plan_message_list`] is, and given whole buffers and
+/// lengths rather than views, which JavaScript would allocate: it follows
+/// that one for every run with an exclude list.
 pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {
-        raw::enter::<6>(env, info, |args| {
+        raw::enter::<9>(env, info, |args| {
             let exclude = Exclude::for_list(args.u32_or_nullish(0)?);
-            let excluded_ids = args.int32_in(1)?;
-            let legacy = args.int32_in(2)?;
-            let preserve = args.int32_in_or_nullish(3)?;
-            let first_message = args.u32(4)?;
-            let mut out = args.int32_out(5)?;
-            let preserve_ids: CallIdSet =
-                preserve.as_ref().map(Int32In::as_slice).unwrap_or_default().iter().copied().collect();
-            let answer = message_list::plan_legacy(exclude, excluded_ids.as_slice(), legacy.as_slice(), &preserve_ids)
+            let plan = args.int32_in(1)?;
+            let excluded = args.u32(2)? as usize..args.u32(3)? as usize;
+            let legacy = args.int32_in(4)?;
+            let legacy_length = args.u32(5)? as usize;
+            let preserve = args.int32_in_or_nullish(6)?;
+            let first_message = args.u32(7)?;
+            let mut out = args.int32_out(8)?;
+            let mut answer = out.counted(&[Some(&plan), Some(&legacy), preserve.as_ref()])?;
+            let out_of_range = || Error::new(Status::InvalidArg, "ToolCallFilter: a range past its buffer");
+            let excluded_ids = plan.as_slice().get(excluded).ok_or_else(out_of_range)?;
+            let lists = legacy.as_slice().get(..legacy_length).ok_or_else(out_of_range)?;
+            let preserve = preserve.as_ref().map(Int32In::as_slice).unwrap_or_default();
+            message_list::plan_legacy_into(exclude, excluded_ids, lists, preserve, &mut answer)
                 .map_err(|error| type_error(error.from_message(first_message as usize)))?;
-            if answer.len() > out.len() {
-                return args.int32(-(answer.len() as i32));
-            }
-            out.write(&[&answer], &[Some(&excluded_ids), Some(&legacy), preserve.as_ref()])?;
-            args.int32(answer.len() as i32)
+            args.int32(answer.finish())
         })
     }
 }

@@ -55,6 +55,7 @@
 //! original objects, so payloads never leave JavaScript and nothing is copied
 //! that is not rewritten.
 
+use super::prompt::PlanSink;
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
 use super::{plan, recent_steps, CallId, CallIdSet, Exclude, FilterError};
 
@@ -397,47 +398,80 @@ fn excluded_call_ids(history: &History) -> Result<CallIdSet, FilterError> {
 /// read on their own tape (see the module docs) once the run's plan said
 /// which messages are rebuilt: per list, the count of entries that stay,
 /// then their positions. `excluded_ids` are the excluded tools' call ids the
-/// plan ended with (with an exclude list). The reference keeps an entry whose
+/// plan ended with (with an exclude list; sorted, as the plan has them), and
+/// `preserve` the ids the kept steps hold. The reference keeps an entry whose
 /// id the kept steps hold, or, with an exclude list, one that names no
 /// excluded tool and whose call is not an excluded tool's.
 pub fn plan_legacy(
     exclude: Exclude,
     excluded_ids: &[CallId],
     legacy: &[i32],
-    preserve: &CallIdSet,
+    preserve: &[CallId],
 ) -> Result<Vec<i32>, FilterError> {
-    let listed = exclude == Exclude::Listed;
-    let excluded_ids: CallIdSet = if listed { excluded_ids.iter().copied().collect() } else { CallIdSet::default() };
-    let mut tape = Reader::new(legacy);
-    let lists = tape.count()?;
     let mut out = Vec::with_capacity(legacy.len());
+    plan_legacy_into(exclude, excluded_ids, legacy, preserve, &mut out)?;
+    Ok(out)
+}
+
+/// [`plan_legacy`] into the binding's answer buffer. It runs for every run
+/// with an exclude list, so it builds no set: a run's excluded ids are
+/// searched sorted, and the few ids the kept steps hold one by one.
+pub fn plan_legacy_into(
+    exclude: Exclude,
+    excluded_ids: &[CallId],
+    legacy: &[i32],
+    preserve: &[CallId],
+    out: &mut impl PlanSink,
+) -> Result<(), FilterError> {
+    let listed = exclude == Exclude::Listed;
+    if listed && excluded_ids.windows(2).any(|pair| pair[0] > pair[1]) {
+        return Err(FilterError::Tape(TapeError { position: 0 }));
+    }
+    let many = preserve.len() > PRESERVE_SCANNED;
+    let preserve_set: CallIdSet = if many { preserve.iter().copied().collect() } else { CallIdSet::default() };
+    let preserved = |id: CallId| if many { preserve_set.contains(&id) } else { preserve.contains(&id) };
+    let broken = |position: usize| FilterError::Tape(TapeError { position });
+    let (&lists, mut rest) = legacy.split_first().ok_or(broken(0))?;
+    let lists = usize::try_from(lists).map_err(|_| broken(0))?;
     for _ in 0..lists {
-        let message = usize::try_from(tape.read()?).map_err(|_| tape.error())?;
-        let count = tape.count()?;
+        let at = legacy.len() - rest.len();
+        let (message, count, tail) = match *rest {
+            [message, count, ref tail @ ..] => (message, count, tail),
+            _ => return Err(broken(at)),
+        };
+        let message = usize::try_from(message).map_err(|_| broken(at))?;
+        let entries = usize::try_from(count).ok().and_then(|count| tail.get(..count.checked_mul(2)?));
+        let entries = entries.ok_or(broken(at + 1))?;
+        rest = &tail[entries.len()..];
         let count_at = out.len();
         out.push(0);
         let mut kept = 0;
-        for position in 0..count {
-            let id = tape.read()?;
-            let excluded = tape.read()? != 0;
-            let call_id = match id {
+        for (position, entry) in entries.chunks_exact(2).enumerate() {
+            let call_id = match entry[0] {
                 // `filter` skips the holes of a sparse array.
                 code::LEGACY_HOLE => continue,
                 code::LEGACY_NULL => return Err(FilterError::NullLegacyInvocation { message }),
                 id => (id >= 0).then_some(id),
             };
-            let preserved = call_id.is_some_and(|id| preserve.contains(&id));
-            let stays = preserved || (listed && !excluded && !call_id.is_some_and(|id| excluded_ids.contains(&id)));
+            let excluded = entry[1] != 0;
+            let stays = call_id.is_some_and(preserved)
+                || (listed && !excluded && !call_id.is_some_and(|id| excluded_ids.binary_search(&id).is_ok()));
             if stays {
                 out.push(position as i32);
                 kept += 1;
             }
         }
-        out[count_at] = kept;
+        out.set(count_at, kept);
     }
-    tape.finish()?;
-    Ok(out)
+    if !rest.is_empty() {
+        return Err(broken(legacy.len() - rest.len()));
+    }
+    Ok(())
 }
+
+/// How many ids the kept steps may hold before [`plan_legacy_into`] puts
+/// them in a set: a step keeps a few calls.
+const PRESERVE_SCANNED: usize = 16;
 
 struct Planner<'a> {
     options: &'a Options,

@@ -182,13 +182,12 @@ fn preserved_ids_survive_and_legacy_entries_follow_them() {
     let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::LEGACY_HELD]);
     let legacy = legacy_tape(&[(0, &[(0, false), (1, false), (-1, false)])]);
-    let preserve: CallIdSet = [1].into_iter().collect();
-    assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &preserve), Ok(vec![1, 1]));
+    assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[1]), Ok(vec![1, 1]));
 
     // With an exclude list the legacy list is asked about; no call is an excluded tool's.
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_ASK]);
-    assert_eq!(plan_legacy(Exclude::Listed, &[], &legacy, &CallIdSet::default()), Ok(vec![3, 0, 1, 2]));
+    assert_eq!(plan_legacy(Exclude::Listed, &[], &legacy, &[]), Ok(vec![3, 0, 1, 2]));
 }
 
 #[test]
@@ -198,12 +197,16 @@ fn legacy_entries_go_with_excluded_names_and_calls() {
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_ASK, 7]);
     let legacy = legacy_tape(&[(0, &[(7, false), (8, true), (9, false)]), (3, &[]), (4, &[(7, false)])]);
-    assert_eq!(plan_legacy(Exclude::Listed, &plan[4..], &legacy, &CallIdSet::default()), Ok(vec![1, 2, 0, 0]));
+    assert_eq!(plan_legacy(Exclude::Listed, &plan[4..], &legacy, &[]), Ok(vec![1, 2, 0, 0]));
     // The kept steps hold on to any entry.
-    let preserve: CallIdSet = [7, 8].into_iter().collect();
-    assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &preserve), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+    assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &[7, 8]), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+    // However many: past a few they are looked up in a set.
+    let many: Vec<CallId> = (7..40).collect();
+    assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &many), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+    // The excluded ids come sorted, as the plan ends with them; else the tape is broken.
+    assert!(matches!(plan_legacy(Exclude::Listed, &[9, 7], &legacy, &[]), Err(FilterError::Tape(_))));
     // Every entry goes without an exclude list.
-    assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &CallIdSet::default()), Ok(vec![0, 0, 0]));
+    assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[]), Ok(vec![0, 0, 0]));
     // Which the plan says without asking.
     let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
     assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_NONE_KEPT]);
@@ -213,23 +216,16 @@ fn legacy_entries_go_with_excluded_names_and_calls() {
 fn a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped() {
     let tape = HistoryTape::default().message(0, vec![text_part(), tool(2, false, 0, None)]).build();
     let null = legacy_tape(&[(0, &[(0, false)]), (5, &[(code::LEGACY_NULL, false)])]);
-    assert_eq!(
-        plan_legacy(Exclude::All, &[], &null, &CallIdSet::default()),
-        Err(FilterError::NullLegacyInvocation { message: 5 })
-    );
+    assert_eq!(plan_legacy(Exclude::All, &[], &null, &[]), Err(FilterError::NullLegacyInvocation { message: 5 }));
     let hole = legacy_tape(&[(0, &[(code::LEGACY_HOLE, false), (0, false)])]);
-    let preserve: CallIdSet = [0].into_iter().collect();
-    assert_eq!(plan_legacy(Exclude::All, &[], &hole, &preserve), Ok(vec![1, 1]));
+    assert_eq!(plan_legacy(Exclude::All, &[], &hole, &[0]), Ok(vec![1, 1]));
 }
 
 #[test]
 fn broken_legacy_tapes_are_errors_not_panics() {
     for legacy in [vec![], vec![1], vec![1, -1, 0], vec![1, 0, 2, 0, 0], vec![2, 0, 0], vec![0, 0]] {
         for exclude in [Exclude::All, Exclude::Listed] {
-            assert!(matches!(
-                plan_legacy(exclude, &[3], &legacy, &CallIdSet::default()),
-                Err(FilterError::Tape(TapeError { .. }))
-            ));
+            assert!(matches!(plan_legacy(exclude, &[3], &legacy, &[]), Err(FilterError::Tape(TapeError { .. }))));
         }
     }
 }
