@@ -188,12 +188,12 @@ fn check_plan(
     let mut rebuilt = Vec::new();
     // Without an exclude list only the kept steps keep a legacy entry.
     let directive = match exclude {
-        Exclude::Listed => plan::LEGACY_ASK,
+        Exclude::Listed => plan::LEGACY_TABLE,
         _ if preserve.is_empty() => plan::LEGACY_NONE_KEPT,
         _ => plan::LEGACY_HELD,
     };
-    // The binding's answer buffer is as long as the tape.
-    assert!(plan.len() <= tape.len(), "a plan of {} for a tape of {}", plan.len(), tape.len());
+    // The binding's answer buffer is as long as the tape and the legacy verdicts.
+    assert!(plan.len() <= tape.len() + plan::LEGACY_VERDICTS, "a plan of {} for a tape of {}", plan.len(), tape.len());
     if exclude == Exclude::Nothing {
         assert!(plan.len() == history.messages.len() && plan.iter().all(|&a| a == plan::KEEP), "{plan:?}");
         return (used, rebuilt, Vec::new());
@@ -298,6 +298,14 @@ fn check_plan(
             }
         }
         excluded_ids.sort_unstable();
+        let verdicts = plan.take(plan::LEGACY_VERDICTS as i32);
+        for (bits, &verdict) in verdicts.iter().enumerate() {
+            let has = |bit: usize| bits & bit != 0;
+            // The reference's filter of `content.toolInvocations`.
+            let stays = has(plan::LEGACY_HELD_BY_STEPS)
+                || (!has(plan::LEGACY_EXCLUDED_CALL) && !has(plan::LEGACY_EXCLUDED_NAME));
+            assert_eq!(verdict, i32::from(stays), "the legacy verdict for bits {bits:03b}");
+        }
         assert_eq!(plan.take(excluded_ids.len() as i32), &excluded_ids[..], "the excluded calls' ids");
     }
     plan.finish();

@@ -136,14 +136,18 @@ class Scratch {
   recorded = new TapeWriter(256)
   plan = new Int32Array(4096)
   /**
-   * The message-list filter's legacy lists of a run's rebuilt messages, for
-   * its second round, and beside them, in pairs, each one's new content and
-   * the list itself (see message-list.js).
+   * The message-list filter's legacy lists of a run's rebuilt messages, and
+   * beside them, in pairs, each one's new content and the list itself, the
+   * first `legacyOwnerCount` slots (see message-list.js). The array keeps its
+   * room between calls; its slots are emptied when a run is done with them.
    */
   legacy = new TapeWriter(256)
   legacyOwners = []
+  legacyOwnerCount = 0
   /** The answer for `legacy`. */
   legacyPlan = new Int32Array(256)
+  /** Whether `legacy` holds a `null` entry, which the native side refuses. */
+  legacyNull = false
   /** The call ids interned by the call; emptied when it gives the set back. */
   ids = new CallIds()
   /**
@@ -180,7 +184,8 @@ class Scratch {
     this.tape.reset()
     this.legacy.reset()
     // Left behind only by a getter that threw in the middle of a run.
-    if (this.legacyOwners.length !== 0) this.legacyOwners.length = 0
+    if (this.legacyOwnerCount !== 0) releaseOwners(this)
+    this.legacyNull = false
     const strings = this.strings
     if (strings.length > KEPT_BUFFER_LIMIT) this.stringsGrown = true
     // Setting an array's length is a call into the runtime, even to what it is.
@@ -197,6 +202,13 @@ class Scratch {
     if (this.ownOutputs.length !== 0) this.ownOutputs.length = 0
     this.lateOutputs = false
   }
+}
+
+/** Empties the slots of `scratch.legacyOwners` a run used, so that they hold on to no message. */
+function releaseOwners(scratch) {
+  const owners = scratch.legacyOwners
+  for (let i = 0; i < scratch.legacyOwnerCount; i++) owners[i] = undefined
+  scratch.legacyOwnerCount = 0
 }
 
 // One set is kept between calls, so a busy filter allocates nothing for them.
@@ -234,6 +246,7 @@ function giveBackOutsized(scratch) {
   if (scratch.tape.data.length > KEPT_BUFFER_LIMIT) scratch.tape = new TapeWriter(4096)
   if (scratch.recorded.data.length > KEPT_BUFFER_LIMIT) scratch.recorded = new TapeWriter(256)
   if (scratch.legacy.data.length > KEPT_BUFFER_LIMIT) scratch.legacy = new TapeWriter(256)
+  if (scratch.legacyOwners.length > KEPT_BUFFER_LIMIT) scratch.legacyOwners = []
   if (scratch.plan.length > KEPT_BUFFER_LIMIT) scratch.plan = new Int32Array(4096)
   if (scratch.legacyPlan.length > KEPT_BUFFER_LIMIT) scratch.legacyPlan = new Int32Array(256)
   // Zeroed by the call that grew it (see `releaseScratch`).
@@ -462,6 +475,7 @@ function resultText(toolName, strings, plan, at, count) {
 }
 
 module.exports = {
+  releaseOwners,
   codes,
   stateKeys,
   ExcludeMode,

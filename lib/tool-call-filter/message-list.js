@@ -17,6 +17,7 @@ const {
   ExcludeMode,
   takeScratch,
   releaseScratch,
+  releaseOwners,
   readOptions,
   excludeNow,
   writeModelOutput,
@@ -178,7 +179,8 @@ class ToolCallFilter {
         writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
       }
       const written = scratch.tape.finish()
-      if (scratch.plan.length < written.length) scratch.plan = new Int32Array(written.length * 2)
+      // A plan is never longer than its tape and the legacy verdicts.
+      if (scratch.plan.length < written.length + PLAN.legacyVerdicts) scratch.plan = new Int32Array((written.length + PLAN.legacyVerdicts) * 2)
       const run = [withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from]
       let length = askPlan(scratch, run)
       if (length < 0) {
@@ -188,7 +190,7 @@ class ToolCallFilter {
       }
       const end = applyPlan(scratch, messages, from, to, scratch.plan, filtered, names, ids, internNew, marking)
       // With an exclude list the plan ends with the excluded calls' ids.
-      if (scratch.legacyOwners.length > 0) setLegacy(scratch, askLegacy(scratch, excludeLength, end, length, preserve ?? undefined, from))
+      if (scratch.legacyOwnerCount > 0) resolveLegacy(scratch, excludeLength, end, length, preserve ?? undefined, from)
     }
     return filtered
   }
@@ -196,9 +198,11 @@ class ToolCallFilter {
 
 /**
  * Bits of `scratch.marks`, per interned call id: held by the kept steps, an
- * excluded tool's call, a result's whose model output was left unread.
+ * excluded tool's call (as the walk finds them), a result's whose model
+ * output was left unread, an excluded tool's call (as the plan lists them,
+ * for the legacy verdicts).
  */
-const MARK = { kept: 1, excluded: 2, deferred: 4 }
+const MARK = { kept: 1, excluded: 2, deferred: 4, excludedCall: 8 }
 
 /** Marks the ids the kept steps hold; `known` ids are interned so far. */
 function markKept(scratch, known, preserve) {
@@ -253,19 +257,79 @@ function askPlan(scratch, run) {
 }
 
 /**
+ * Gives each content `applyPlan` rebuilt under `LEGACY_TABLE` the entries of
+ * its legacy list (on `scratch.legacy`) that the plan's verdicts keep, looked
+ * up by each entry's bits (see the protocol's `LEGACY_VERDICTS`); the plan's
+ * messages end at `end`, its verdicts and excluded calls' ids follow. A list
+ * with a `null` entry goes to the native side instead, which refuses it as
+ * the reference throws.
+ */
+function resolveLegacy(scratch, excludeLength, end, length, preserve, from) {
+  if (scratch.legacyNull) {
+    // Without an exclude list nothing follows the messages' plan.
+    const excludedFrom = length > end ? end + PLAN.legacyVerdicts : length
+    setLegacy(scratch, askLegacy(scratch, excludeLength, excludedFrom, length, preserve, from))
+    return
+  }
+  const plan = scratch.plan
+  for (let k = end + PLAN.legacyVerdicts; k < length; k++) {
+    const id = plan[k]
+    marksFor(scratch, id)[id] |= MARK.excludedCall
+  }
+  // Zeroed when the call gives its scratch back.
+  scratch.marked = true
+  const marks = scratch.marks
+  const data = scratch.legacy.data
+  const owners = scratch.legacyOwners
+  let at = 1
+  for (let i = 0; i < scratch.legacyOwnerCount; i += 2) {
+    // The message's index, for a refusal, and the entry count.
+    const count = data[at + 1]
+    at += 2
+    // Each entry's verdict, written over its excluded-name flag.
+    let keptCount = 0
+    for (let k = 0; k < count; k++) {
+      const slot = at + k * 2
+      const callId = data[slot]
+      if (callId < 0) {
+        data[slot + 1] = 0
+        continue
+      }
+      const mark = callId < marks.length ? marks[callId] : 0
+      let bits = data[slot + 1] !== 0 ? PLAN.legacyExcludedName : 0
+      if ((mark & MARK.kept) !== 0) bits |= PLAN.legacyHeldBySteps
+      if ((mark & MARK.excludedCall) !== 0) bits |= PLAN.legacyExcludedCall
+      const stays = plan[end + bits]
+      data[slot + 1] = stays
+      keptCount += stays
+    }
+    if (keptCount > 0) {
+      // At its size: an array pushed to gets room for seventeen.
+      const list = owners[i + 1]
+      const kept = new Array(keptCount)
+      let j = 0
+      for (let k = 0; k < count; k++) if (data[at + k * 2 + 1] !== 0) kept[j++] = list[k]
+      owners[i].toolInvocations = kept
+    }
+    at += count * 2
+  }
+  releaseOwners(scratch)
+}
+
+/**
  * Calls `planLegacyLists` for the legacy lists `applyPlan` read of a run's
  * rebuilt messages, growing the answer buffer as asked; the answer, in
- * `scratch.legacyPlan`. The excluded calls' ids are `scratch.plan[end..
+ * `scratch.legacyPlan`. The excluded calls' ids are `scratch.plan[excludedFrom..
  * length]`, so the answer has a buffer of its own; buffers cross whole with
  * their lengths, as a view would be an allocation.
  */
-function askLegacy(scratch, excludeLength, end, length, preserve, from) {
+function askLegacy(scratch, excludeLength, excludedFrom, length, preserve, from) {
   const legacy = scratch.legacy
-  legacy.data[0] = scratch.legacyOwners.length / 2
+  legacy.data[0] = scratch.legacyOwnerCount / 2
   for (;;) {
     let written
     try {
-      written = planLegacyLists(excludeLength, scratch.plan, end, length, legacy.data, legacy.length, preserve, from, scratch.legacyPlan)
+      written = planLegacyLists(excludeLength, scratch.plan, excludedFrom, length, legacy.data, legacy.length, preserve, from, scratch.legacyPlan)
     } catch (error) {
       throw new TypeError(error.message)
     }
@@ -278,7 +342,7 @@ function askLegacy(scratch, excludeLength, end, length, preserve, from) {
 function setLegacy(scratch, answer) {
   const owners = scratch.legacyOwners
   let at = 0
-  for (let i = 0; i < owners.length; i += 2) {
+  for (let i = 0; i < scratch.legacyOwnerCount; i += 2) {
     const count = answer[at++]
     if (count === 0) continue
     const list = owners[i + 1]
@@ -286,7 +350,7 @@ function setLegacy(scratch, answer) {
     for (let k = 0; k < count; k++) kept[k] = list[answer[at++]]
     owners[i].toolInvocations = kept
   }
-  owners.length = 0
+  releaseOwners(scratch)
 }
 
 function checkHistory(messages) {
@@ -502,7 +566,9 @@ function writeLegacy(scratch, index, list, excluded, ids, internNew, marking) {
   for (let k = 0; k < count; k++) {
     const invocation = list[k]
     if (invocation === null || invocation === undefined) {
-      data[n++] = invocation === undefined && !(k in list) ? TAPE.legacyHole : TAPE.legacyNull
+      const hole = invocation === undefined && !(k in list)
+      if (!hole) scratch.legacyNull = true
+      data[n++] = hole ? TAPE.legacyHole : TAPE.legacyNull
       data[n++] = 0
       continue
     }
@@ -591,9 +657,14 @@ function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, intern
     const { toolInvocations, ...rest } = content
     const updated = withParts(rest, kept)
     if (Array.isArray(toolInvocations) && toolInvocations.length > 0) {
-      if (legacyDirective === PLAN.legacyAsk || hasNullEntry(toolInvocations)) {
+      if (legacyDirective === PLAN.legacyTable || hasNullEntry(toolInvocations)) {
+        // Its entries looked up in the verdicts, or, where one is null, asked about.
         writeLegacy(scratch, i - from, toolInvocations, excluded, ids, internNew, marking)
-        scratch.legacyOwners.push(updated, toolInvocations)
+        const owners = scratch.legacyOwners
+        const slot = scratch.legacyOwnerCount
+        owners[slot] = updated
+        owners[slot + 1] = toolInvocations
+        scratch.legacyOwnerCount = slot + 2
       } else if (legacyDirective === PLAN.legacyHeld) {
         keepHeld(scratch.marks, updated, toolInvocations, ids)
       }
@@ -616,6 +687,7 @@ function keepHeld(marks, updated, list, ids) {
     // Looked up without a truthiness check, as the reference does.
     if (isKept(marks, ids.lookup(invocation.toolCallId ?? invocation.toolCall?.id))) (kept ??= []).push(invocation)
   }
+  // Rare (a rebuilt message holding a kept step's call), so pushed to.
   if (kept !== null) updated.toolInvocations = kept
 }
 

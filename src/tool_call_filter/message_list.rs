@@ -41,9 +41,11 @@
 //! the plan asks for the text where it decides ([`plan::ASK_TEXT`]), and the
 //! binding, rebuilding a message, reads its legacy list. Without an exclude
 //! list the plan says which entries stay ([`plan::LEGACY_NONE_KEPT`],
-//! [`plan::LEGACY_HELD`]); with one ([`plan::LEGACY_ASK`]), or where an
-//! entry is `null`, the binding writes the list onto a second tape that
-//! [`plan_legacy`] answers:
+//! [`plan::LEGACY_HELD`]); with one ([`plan::LEGACY_TABLE`]) the binding
+//! writes the lists onto a second tape and looks each entry up in the
+//! verdicts the plan ends with ([`legacy_verdicts`]), and where an entry is
+//! `null` asks [`plan_legacy`] about that tape, which fails as the
+//! reference does:
 //!
 //! ```text
 //! legacy   := count list*
@@ -306,7 +308,7 @@ pub enum TapePlan {
     /// The plan: per message [`plan::KEEP`], [`plan::DROP`], or
     /// [`plan::REWRITE`] (or [`plan::ASK_TEXT`] and its table) followed by
     /// one action per part and the legacy directive; with an exclude list,
-    /// then the ids of the excluded tools' calls, which [`plan_legacy`] takes.
+    /// then the legacy verdicts and the ids of the excluded tools' calls.
     Ready(Vec<i32>),
     /// JSON that the text of some model output needs: the binding writes
     /// these tape slots and plans again.
@@ -344,7 +346,7 @@ pub fn plan_history(
         needed_json: Vec::new(),
         // Without an exclude list only the kept steps keep an entry (see `plan_legacy`).
         legacy: match exclude {
-            Exclude::Listed => plan::LEGACY_ASK,
+            Exclude::Listed => plan::LEGACY_TABLE,
             _ if preserve.is_empty() => plan::LEGACY_NONE_KEPT,
             _ => plan::LEGACY_HELD,
         },
@@ -364,6 +366,7 @@ pub fn plan_history(
             for (index, message) in messages.iter().enumerate() {
                 planner.message(index, message, &mut out)?;
             }
+            out.extend(legacy_verdicts(exclude));
             let start = out.len();
             out.extend(&planner.excluded_ids);
             out[start..].sort_unstable();
@@ -394,14 +397,37 @@ fn excluded_call_ids(history: &History) -> Result<CallIdSet, FilterError> {
     Ok(ids)
 }
 
+/// Whether an entry of a rebuilt message's legacy `content.toolInvocations`
+/// stays: the reference keeps one whose id the kept steps hold, or, with an
+/// exclude list, one that names no excluded tool and whose call is not an
+/// excluded tool's.
+fn legacy_entry_stays(exclude: Exclude, held: bool, excluded_call: bool, excluded_name: bool) -> bool {
+    held || (exclude == Exclude::Listed && !excluded_name && !excluded_call)
+}
+
+/// [`legacy_entry_stays`] for every entry's bits, as the plan ends with it
+/// (see [`plan::LEGACY_VERDICTS`]): the binding looks each entry up.
+pub fn legacy_verdicts(exclude: Exclude) -> [i32; plan::LEGACY_VERDICTS] {
+    std::array::from_fn(|bits| {
+        let has = |bit: usize| bits & bit != 0;
+        let stays = legacy_entry_stays(
+            exclude,
+            has(plan::LEGACY_HELD_BY_STEPS),
+            has(plan::LEGACY_EXCLUDED_CALL),
+            has(plan::LEGACY_EXCLUDED_NAME),
+        );
+        i32::from(stays)
+    })
+}
+
 /// The kept entries of the legacy lists of the rebuilt messages of a run,
 /// read on their own tape (see the module docs) once the run's plan said
 /// which messages are rebuilt: per list, the count of entries that stay,
 /// then their positions. `excluded_ids` are the excluded tools' call ids the
 /// plan ended with (with an exclude list; sorted, as the plan has them), and
-/// `preserve` the ids the kept steps hold. The reference keeps an entry whose
-/// id the kept steps hold, or, with an exclude list, one that names no
-/// excluded tool and whose call is not an excluded tool's.
+/// `preserve` the ids the kept steps hold. The binding asks this only of a
+/// list with a `null` entry, which fails; it looks the others up in the
+/// plan's verdicts ([`legacy_verdicts`]).
 pub fn plan_legacy(
     exclude: Exclude,
     excluded_ids: &[CallId],
@@ -413,9 +439,9 @@ pub fn plan_legacy(
     Ok(out)
 }
 
-/// [`plan_legacy`] into the binding's answer buffer. It runs for every run
-/// with an exclude list, so it builds no set: a run's excluded ids are
-/// searched sorted, and the few ids the kept steps hold one by one.
+/// [`plan_legacy`] into the binding's answer buffer. It builds no set: a
+/// run's excluded ids are searched sorted, and the few ids the kept steps
+/// hold one by one.
 pub fn plan_legacy_into(
     exclude: Exclude,
     excluded_ids: &[CallId],
@@ -454,8 +480,8 @@ pub fn plan_legacy_into(
                 id => (id >= 0).then_some(id),
             };
             let excluded = entry[1] != 0;
-            let stays = call_id.is_some_and(preserved)
-                || (listed && !excluded && !call_id.is_some_and(|id| excluded_ids.binary_search(&id).is_ok()));
+            let excluded_call = listed && call_id.is_some_and(|id| excluded_ids.binary_search(&id).is_ok());
+            let stays = legacy_entry_stays(exclude, call_id.is_some_and(preserved), excluded_call, excluded);
             if stays {
                 out.push(position as i32);
                 kept += 1;

@@ -49,6 +49,14 @@ impl HistoryTape {
     }
 }
 
+/// A plan under an exclude list: the messages' plan, the legacy verdicts and the excluded calls' ids.
+fn listed(messages: &[i32], excluded_ids: &[i32]) -> Vec<i32> {
+    let mut plan = messages.to_vec();
+    plan.extend(legacy_verdicts(Exclude::Listed));
+    plan.extend_from_slice(excluded_ids);
+    plan
+}
+
 fn options(exclude: Exclude, preserve_model_output: bool) -> (Options, Exclude) {
     (Options { preserve_model_output, filter_after_tool_steps: None }, exclude)
 }
@@ -113,13 +121,16 @@ fn an_unread_top_level_text_is_asked_for_only_where_it_decides() {
     let tape = HistoryTape::default().message(unread, vec![tool(2, true, 0, None)]).build();
     assert_eq!(
         run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
-        vec![plan::ASK_TEXT, plan::DROP, plan::DROP, plan::DROP, plan::DROP, plan::PART_DROP, plan::LEGACY_ASK, 0]
+        listed(
+            &[plan::ASK_TEXT, plan::DROP, plan::DROP, plan::DROP, plan::DROP, plan::PART_DROP, plan::LEGACY_TABLE],
+            &[0]
+        )
     );
     // Nor does an unread text fail a rebuilt message under an exclude list.
     let tape = HistoryTape::default().message(unread, vec![text_part(), tool(1, true, 0, None)]).build();
     assert_eq!(
         run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_ASK, 0]
+        listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_TABLE], &[0])
     );
 }
 
@@ -135,17 +146,19 @@ fn exclude_list_removes_results_of_excluded_calls_by_id() {
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
     assert_eq!(
         plan,
-        vec![
-            plan::REWRITE,
-            plan::PART_DROP,
-            plan::PART_KEEP,
-            plan::LEGACY_ASK,
-            plan::DROP,
-            plan::REWRITE,
-            plan::PART_KEEP,
-            plan::LEGACY_ASK,
-            7
-        ]
+        listed(
+            &[
+                plan::REWRITE,
+                plan::PART_DROP,
+                plan::PART_KEEP,
+                plan::LEGACY_TABLE,
+                plan::DROP,
+                plan::REWRITE,
+                plan::PART_KEEP,
+                plan::LEGACY_TABLE
+            ],
+            &[7]
+        )
     );
 }
 
@@ -154,7 +167,7 @@ fn exclude_list_keeps_calls_in_other_states() {
     // A 'partial-call' of an excluded tool is neither a call nor a result.
     let tape = HistoryTape::default().message(0, vec![tool(0, true, 1, None)]).build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::LEGACY_ASK, 1]);
+    assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::LEGACY_TABLE], &[1]));
 }
 
 #[test]
@@ -184,9 +197,9 @@ fn preserved_ids_survive_and_legacy_entries_follow_them() {
     let legacy = legacy_tape(&[(0, &[(0, false), (1, false), (-1, false)])]);
     assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[1]), Ok(vec![1, 1]));
 
-    // With an exclude list the legacy list is asked about; no call is an excluded tool's.
+    // With an exclude list the plan ends with the verdicts; no call is an excluded tool's.
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_ASK]);
+    assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_TABLE], &[]));
     assert_eq!(plan_legacy(Exclude::Listed, &[], &legacy, &[]), Ok(vec![3, 0, 1, 2]));
 }
 
@@ -195,9 +208,15 @@ fn legacy_entries_go_with_excluded_names_and_calls() {
     // Call 7 is an excluded tool's (the plan ends with it); entry 8 names one itself.
     let tape = HistoryTape::default().message(0, vec![text_part(), tool(1, true, 7, None)]).build();
     let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
-    assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_ASK, 7]);
+    assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_TABLE], &[7]));
     let legacy = legacy_tape(&[(0, &[(7, false), (8, true), (9, false)]), (3, &[]), (4, &[(7, false)])]);
-    assert_eq!(plan_legacy(Exclude::Listed, &plan[4..], &legacy, &[]), Ok(vec![1, 2, 0, 0]));
+    assert_eq!(plan_legacy(Exclude::Listed, &plan[12..], &legacy, &[]), Ok(vec![1, 2, 0, 0]));
+    // The verdicts, by an entry's bits: held by the kept steps, an excluded call's, an excluded name.
+    let [h, c, n] = [plan::LEGACY_HELD_BY_STEPS, plan::LEGACY_EXCLUDED_CALL, plan::LEGACY_EXCLUDED_NAME];
+    let verdicts = legacy_verdicts(Exclude::Listed);
+    assert_eq!([verdicts[0], verdicts[n], verdicts[c], verdicts[c | n]], [1, 0, 0, 0]);
+    assert_eq!([verdicts[h], verdicts[h | n], verdicts[h | c], verdicts[h | c | n]], [1, 1, 1, 1]);
+    assert_eq!(legacy_verdicts(Exclude::All), [0, 0, 0, 0, 1, 1, 1, 1]);
     // The kept steps hold on to any entry.
     assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &[7, 8]), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
     // However many: past a few they are looked up in a set.
@@ -315,7 +334,7 @@ fn model_outputs_nest_to_any_depth_the_binding_writes() {
     let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
     assert_eq!(
         run(options(Exclude::Listed, true), &kept, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_KEEP, plan::LEGACY_ASK]
+        listed(&[plan::REWRITE, plan::PART_KEEP, plan::LEGACY_TABLE], &[])
     );
     // Past MAX_NODE_DEPTH, which the binding never writes, the output is too deep.
     let past = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))]).build();
@@ -329,7 +348,7 @@ fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
     let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, poisoned())]).build();
     assert_eq!(
         run(options(Exclude::Listed, true), &kept, &[]).unwrap(),
-        vec![plan::REWRITE, plan::PART_KEEP, plan::LEGACY_ASK]
+        listed(&[plan::REWRITE, plan::PART_KEEP, plan::LEGACY_TABLE], &[])
     );
     let replaced = HistoryTape::default().message(0, vec![tool(2, true, 0, poisoned())]).build();
     assert_eq!(
@@ -434,8 +453,8 @@ fn arbitrary_tapes_give_plans_or_errors_never_panics() {
         let preserve: CallIdSet = (0..3).map(|_| small(&mut rng)).collect();
         for options in &all_options {
             if let Ok(TapePlan::Ready(plan)) = plan_tape(&options.0, options.1, &tape, &preserve) {
-                // The plan is never longer than the tape: the binding's buffer relies on it.
-                assert!(plan.len() <= tape.len(), "{tape:?} gave {plan:?}");
+                // The plan is never longer than the tape and the legacy verdicts: the binding's buffer relies on it.
+                assert!(plan.len() <= tape.len() + plan::LEGACY_VERDICTS, "{tape:?} gave {plan:?}");
                 planned += 1;
             }
         }
