@@ -233,7 +233,6 @@ fn legacy_entries_go_with_excluded_names_and_calls() {
 
 #[test]
 fn a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped() {
-    let tape = HistoryTape::default().message(0, vec![text_part(), tool(2, false, 0, None)]).build();
     let null = legacy_tape(&[(0, &[(0, false)]), (5, &[(code::LEGACY_NULL, false)])]);
     assert_eq!(plan_legacy(Exclude::All, &[], &null, &[]), Err(FilterError::NullLegacyInvocation { message: 5 }));
     let hole = legacy_tape(&[(0, &[(code::LEGACY_HOLE, false), (0, false)])]);
