@@ -265,18 +265,24 @@ impl<'a> Iterator for Messages<'a> {
 
 impl<'a> Prompt<'a> {
     fn read(tape: &'a [i32]) -> Result<Prompt<'a>, TapeError> {
-        let mut reader = Reader::new(tape);
-        let count = reader.count()?;
+        let count = Reader::new(tape).count()?;
         let mut prompt = Prompt { tape, id_count: 0, steps: 0, string_assistant: None };
+        // One loop over the messages with plain indexes: most messages hold
+        // one or two parts, so what a message costs is its head's decoding.
+        let mut at = 1;
         for index in 0..count {
-            let head = reader.read()?;
+            let head = *tape.get(at).ok_or(TapeError { position: at })?;
             let assistant = head & code::ASSISTANT != 0;
-            match (head & code::KIND_MASK, head & !(code::KIND_MASK | code::ASSISTANT)) {
-                (code::PASS, 0) if !assistant => {}
-                (code::PARTS, 0) => {
-                    let part_count = reader.count()?;
-                    let at = reader.position();
-                    let values = &tape[at..at + part_count];
+            match head & !code::ASSISTANT {
+                code::PASS if !assistant => at += 1,
+                code::PARTS => {
+                    let first = at + 2;
+                    let part_count = tape
+                        .get(at + 1)
+                        .and_then(|&n| usize::try_from(n).ok())
+                        .filter(|&n| first.checked_add(n).is_some_and(|end| end <= tape.len()))
+                        .ok_or(TapeError { position: at + 1 })?;
+                    let values = &tape[first..first + part_count];
                     // Checked without a branch a part; a tape that breaks the
                     // grammar (never one the binding wrote) is read again for
                     // the error's position.
@@ -290,21 +296,24 @@ impl<'a> Prompt<'a> {
                     if !valid {
                         let mut id_count = prompt.id_count;
                         let bad = values.iter().position(|&value| !Part::check(value, &mut id_count));
-                        return Err(TapeError { position: at + bad.unwrap_or(0) });
+                        return Err(TapeError { position: first + bad.unwrap_or(0) });
                     }
                     prompt.id_count = id_count;
                     prompt.steps += usize::from(assistant & has_call);
-                    reader = Reader::at(tape, at + part_count);
+                    at = first + part_count;
                 }
-                (code::TEXT_CONTENT, 0 | code::EMPTY) => {
+                content if content & !code::EMPTY == code::TEXT_CONTENT => {
                     if assistant && prompt.string_assistant.is_none() {
                         prompt.string_assistant = Some(index);
                     }
+                    at += 1;
                 }
-                _ => return Err(reader.error()),
+                _ => return Err(TapeError { position: at }),
             }
         }
-        reader.finish()?;
+        if at != tape.len() {
+            return Err(TapeError { position: at });
+        }
         Ok(prompt)
     }
 
@@ -518,6 +527,50 @@ struct Filter<'a> {
     prompt: &'a Prompt<'a>,
 }
 
+/// The plan of a prompt where nothing is left in a removed part's place:
+/// each message kept, dropped, or rewritten without its removed parts.
+fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, mut out: P) -> Answer<P> {
+    let mut changed = false;
+    for message in prompt.messages() {
+        let Content::Parts(parts) = message.content else {
+            // A string is read as characters: the message keeps them all
+            // unless it is empty, and an empty one goes once anything changed.
+            out.push(if message.content == (Content::Text { empty: true }) { plan::DROP } else { plan::KEEP });
+            continue;
+        };
+        if parts.is_empty() {
+            // Left with no parts, as the reference sees it, so it goes.
+            out.push(plan::DROP);
+            continue;
+        }
+        // Decided before anything is written: most messages are kept or
+        // dropped whole, one number each.
+        let mut removed_count = 0;
+        for &value in parts {
+            removed_count += usize::from(slots.has(Part::of(value).slot, Slots::REMOVED));
+        }
+        if removed_count == 0 {
+            out.push(plan::KEEP);
+            continue;
+        }
+        changed = true;
+        if removed_count == parts.len() {
+            out.push(plan::DROP);
+            continue;
+        }
+        out.extend_from_slice(&[plan::REWRITE, (parts.len() - removed_count) as i32]);
+        for &value in parts {
+            let removed = slots.has(Part::of(value).slot, Slots::REMOVED);
+            out.push(if removed { plan::PART_DROP } else { plan::PART_KEEP });
+        }
+    }
+    if changed {
+        Answer::Changed(out)
+    } else {
+        Answer::Unchanged
+    }
+}
+
 /// The text each removed pair leaves, if any, by call id slot. The strings of
 /// every text share one vector, so a prompt's texts take two allocations
 /// however many there are.
@@ -591,6 +644,11 @@ impl Filter<'_> {
             TextsById::default()
         };
 
+        if texts.is_empty() {
+            return Ok(write_plan_without_texts(prompt, slots, out));
+        }
+        // Removed parts may leave a text behind: each message is written
+        // part by part, and taken back where it stays or goes whole.
         let mut changed = false;
         for message in prompt.messages() {
             let Content::Parts(_) = message.content else {
@@ -607,12 +665,6 @@ impl Filter<'_> {
             for part in message.parts() {
                 let removed = slots.has(part.slot, Slots::REMOVED);
                 rewritten |= removed;
-                if texts.is_empty() {
-                    // Nothing is left in a removed part's place: decided without a branch.
-                    out.push(if removed { plan::PART_DROP } else { plan::PART_KEEP });
-                    kept += usize::from(!removed);
-                    continue;
-                }
                 if !removed {
                     out.push(plan::PART_KEEP);
                     kept += 1;
@@ -654,6 +706,9 @@ impl Filter<'_> {
         outputs: Option<Outputs<'_>>,
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
+        if let Some(Outputs { tape: outputs, ahead: true }) = outputs.filter(|_| !every) {
+            return self.result_texts_ahead(slots, outputs);
+        }
         let mut wanted = Vec::new();
         for (m, message) in self.prompt.messages().enumerate() {
             for (p, part) in message.parts().enumerate() {
@@ -715,6 +770,54 @@ impl Filter<'_> {
         } else {
             for item in &wanted {
                 read(&mut reader, Some(item))?;
+            }
+        }
+        reader.finish()?;
+        if !needed_json.is_empty() {
+            return Ok(Err(Answer::NeedsJson(needed_json)));
+        }
+        Ok(Ok(texts))
+    }
+}
+
+impl Filter<'_> {
+    /// [`Self::result_texts`] when the outputs were written ahead, in one
+    /// pass: each `OWN_OUTPUT` result's output is read as the walk meets it,
+    /// as text where the result goes, stepped over where it stays. Only
+    /// under the rule of 1.68 and later, where every result whose text is
+    /// wanted is one of those.
+    fn result_texts_ahead<P>(
+        &self,
+        slots: &mut Slots,
+        outputs: &[i32],
+    ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
+        let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
+        texts.by_id.resize_with(self.prompt.id_count + 1, || None);
+        let mut needed_json = Vec::new();
+        let mut reader = Reader::new(outputs);
+        for (m, message) in self.prompt.messages().enumerate() {
+            for (p, part) in message.parts().enumerate() {
+                slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
+                if part.kind != PartKind::Result {
+                    continue;
+                }
+                if !part.own_output {
+                    continue;
+                }
+                if slots.has(part.slot, Slots::REMOVED) {
+                    let first = texts.strings.len();
+                    model_output_text(outputs, reader.position(), &mut texts.strings, &mut needed_json).map_err(
+                        |error| match error {
+                            NodeError::Tape(error) => FilterError::Tape(error),
+                            NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: m },
+                        },
+                    )?;
+                    if texts.strings.len() > first {
+                        texts.by_id[part.slot] =
+                            Some(ResultText { message: m as u32, part: p as u32, strings: first..texts.strings.len() });
+                    }
+                }
+                reader.skip_node(0)?;
             }
         }
         reader.finish()?;

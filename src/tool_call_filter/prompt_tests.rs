@@ -462,3 +462,23 @@ fn an_input_whose_head_does_not_account_for_it_is_refused() {
         assert!(Input::read(buffer).is_err(), "{buffer:?}");
     }
 }
+
+#[test]
+fn a_message_with_no_parts_goes_once_anything_changed() {
+    // The reference drops every message whose content ends up empty, and one
+    // that was empty already is no exception; with nothing removed the prompt
+    // is handed back as it was, the empty message in it.
+    let tape = PromptTape::default()
+        .assistant(vec![])
+        .assistant(vec![call(0, false)])
+        .tool(vec![])
+        .tool(vec![result(0, false, false)])
+        .build();
+    for preserve in [false, true] {
+        let options = options(None, preserve, PreservedResults::WithOwnModelOutput);
+        let plan = changed(filter(&options, Exclude::All, &tape, None, None).unwrap());
+        assert_eq!(plan, vec![plan::DROP, plan::DROP, plan::DROP, plan::DROP], "preserveModelOutput {preserve}");
+        let decision = filter(&options, Exclude::All, &tape, Some(&[0]), None).unwrap();
+        assert_eq!(decision.answer, Answer::Unchanged, "preserveModelOutput {preserve}");
+    }
+}
