@@ -24,8 +24,13 @@
 //!          | TOOL_CALL [| EXCLUDED] + call_id
 //!          | TOOL_RESULT [| EXCLUDED] [| OWN_OUTPUT] + call_id
 //! call_id := 0                                      a falsy id
-//!          | (id + 1) * CALL_ID_UNIT                ids interned in prompt order, from 0
+//!          | (id + 1) * CALL_ID_UNIT                ids interned in prompt order, from 0,
+//!                                                   or, with a history table, below its length
 //! ```
+//!
+//! With a history table the binding may start from the ids of the history it
+//! recorded, in their recorded order, before it walks the prompt: then an id
+//! is any of the table's, whatever the order the prompt holds them in.
 //!
 //! `ASSISTANT` marks role 'assistant', `EMPTY` an empty string content.
 //! `EXCLUDED` says the part's `toolName` is in the exclude list, and
@@ -170,10 +175,12 @@ impl Part {
     }
 
     /// Whether `value` follows the grammar of a part, given `id_count`, the
-    /// ids interned before it, which it advances. Branch-free: the kinds of
-    /// a prompt's parts follow no pattern a predictor learns.
+    /// ids interned before it, which it advances, and `new_ids`, 1 where an
+    /// id may be the next new one (ids interned in prompt order) and 0 where
+    /// the ids are a history table's. Branch-free: the kinds of a prompt's
+    /// parts follow no pattern a predictor learns.
     #[inline]
-    fn check(value: i32, id_count: &mut usize) -> bool {
+    fn check(value: i32, id_count: &mut usize, new_ids: usize) -> bool {
         // The flags each kind may carry; the fourth kind does not exist.
         const FLAGS: [i32; 4] = [0, code::EXCLUDED, code::EXCLUDED | code::OWN_OUTPUT, 0];
         let kind = (value & code::KIND_MASK) as usize;
@@ -183,8 +190,8 @@ impl Part {
             & (kind != code::KIND_MASK as usize)
             & (flags & !FLAGS[kind] == 0)
             & (kind != code::PART_OTHER as usize || field == 0)
-            // Ids are interned in prompt order, so a new one is always the next.
-            & (field <= *id_count + 1);
+            // Ids interned in prompt order: a new one is always the next.
+            & (field <= *id_count + new_ids);
         *id_count = (*id_count).max(field);
         ok
     }
@@ -264,9 +271,12 @@ impl<'a> Iterator for Messages<'a> {
 }
 
 impl<'a> Prompt<'a> {
-    fn read(tape: &'a [i32]) -> Result<Prompt<'a>, TapeError> {
+    /// Reads a tape whose ids are interned in prompt order, or, given
+    /// `table_ids` (the history table's length), are that table's.
+    fn read(tape: &'a [i32], table_ids: Option<usize>) -> Result<Prompt<'a>, TapeError> {
         let count = Reader::new(tape).count()?;
-        let mut prompt = Prompt { tape, id_count: 0, steps: 0, string_assistant: None };
+        let new_ids = usize::from(table_ids.is_none());
+        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps: 0, string_assistant: None };
         // One loop over the messages with plain indexes: most messages hold
         // one or two parts, so what a message costs is its head's decoding.
         let mut at = 1;
@@ -290,12 +300,12 @@ impl<'a> Prompt<'a> {
                     let mut has_call = false;
                     let mut id_count = prompt.id_count;
                     for &value in values {
-                        valid &= Part::check(value, &mut id_count);
+                        valid &= Part::check(value, &mut id_count, new_ids);
                         has_call |= value & code::KIND_MASK == code::TOOL_CALL;
                     }
                     if !valid {
                         let mut id_count = prompt.id_count;
-                        let bad = values.iter().position(|&value| !Part::check(value, &mut id_count));
+                        let bad = values.iter().position(|&value| !Part::check(value, &mut id_count, new_ids));
                         return Err(TapeError { position: first + bad.unwrap_or(0) });
                     }
                     prompt.id_count = id_count;
@@ -460,7 +470,9 @@ pub fn filter_into<P: PlanSink>(
     outputs_ahead: bool,
     plan: P,
 ) -> Result<Decision<P>, FilterError> {
-    let prompt = Prompt::read(tape)?;
+    // The history decides only without `filterAfterToolSteps`; then the ids are its table's.
+    let history = history.filter(|_| options.filter_after_tool_steps.is_none());
+    let prompt = Prompt::read(tape, history.map(<[i32]>::len))?;
     if exclude == Exclude::Nothing {
         // An empty exclude list filters nothing and records nothing.
         return Ok(Decision { record_history: false, answer: Answer::Unchanged });
@@ -471,9 +483,6 @@ pub fn filter_into<P: PlanSink>(
         None => match history {
             None => record_history = true,
             Some(known) => {
-                if known.len() != prompt.id_count {
-                    return Err(TapeError { position: 0 }.into());
-                }
                 for (flags, &held) in slots.0[NO_ID_SLOT + 1..].iter_mut().zip(known) {
                     *flags |= Slots::PRESERVED * u8::from(held == 0);
                 }
