@@ -694,7 +694,7 @@ impl Filter<'_> {
                 }
             }
             changed |= rewritten;
-            out.set(header + 1, kept as i32);
+            out.set(header + 1, kept);
             out.truncate(if kept == 0 || !rewritten { header } else { out.len() });
             if kept == 0 {
                 out.push(plan::DROP);
