@@ -248,9 +248,13 @@ function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history, held
     if (!Array.isArray(content)) {
       throw badContent(i)
     }
-    tape.length = n
-    tape.reserve(2 + content.length + (prompt.length - i))
-    data = tape.data
+    // Room for this message and a head for each after it, checked here
+    // rather than asked of the writer a message.
+    if (n + 2 + content.length + (prompt.length - i) > data.length) {
+      tape.length = n
+      tape.reserve(2 + content.length + (prompt.length - i))
+      data = tape.data
+    }
     data[n++] = TAPE.parts | roleFlag
     data[n++] = content.length
     for (let j = 0; j < content.length; j++) {
