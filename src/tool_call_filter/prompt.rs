@@ -660,12 +660,17 @@ impl Filter<'_> {
         // part by part, and taken back where it stays or goes whole.
         let mut changed = false;
         for message in prompt.messages() {
-            let Content::Parts(_) = message.content else {
+            let Content::Parts(parts) = message.content else {
                 // A string is read as characters: the message keeps them all
                 // unless it is empty, and an empty one goes once anything changed.
                 out.push(if message.content == (Content::Text { empty: true }) { plan::DROP } else { plan::KEEP });
                 continue;
             };
+            if !parts.is_empty() && !parts.iter().any(|&value| slots.has(Part::of(value).slot, Slots::REMOVED)) {
+                // Nothing of it goes: kept whole, in one number.
+                out.push(plan::KEEP);
+                continue;
+            }
             let header = out.len();
             // The count of kept parts is set once they are all decided.
             out.extend_from_slice(&[plan::REWRITE, 0]);
