@@ -1359,18 +1359,14 @@ async function isToolAllowed(filter, tool, requestContext, phase) {
 
 /**
  * Tells a listing the name of an allowed tool that is not what its tables
- * say (another tool, or its id changed): `tool.id`, read now, `null` for no
- * id (it is listed by its key: the reference's `tool.id || key`); an id of
- * another type is refused, as in any tools record.
+ * say (another tool, or its id changed): `tool.id`, read now, which Rust
+ * names as the reference lists it (`tool.id || key`); an id that names
+ * nothing is refused, as in any tools record.
  */
 function nameTool(operation, tool, step, kind, ref, ticket, missingName) {
   const id = tool.id
-  if (typeof id === 'string' || !id) {
-    // With several answers at once (`ticket`), the name goes with its own.
-    if (ticket === undefined) operation.useName(typeof id === 'string' ? id : null)
-    else operation.useNameOf(ticket, typeof id === 'string' ? id : null)
-    return
-  }
+  // With several answers at once (`ticket`), the name goes with its own.
+  if (ticket === undefined ? operation.useName(id) : operation.useNameOf(ticket, id)) return
   refuseToolSearchValue(REFUSED.toolId, nameAsked(step, kind, ref, missingName), id)
 }
 
