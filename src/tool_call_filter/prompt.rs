@@ -536,41 +536,53 @@ struct Filter<'a> {
     prompt: &'a Prompt<'a>,
 }
 
+/// How a message is planned: whole, in one number, or part by part.
+enum MessagePlan<'a> {
+    /// [`plan::KEEP`] or [`plan::DROP`].
+    Whole(i32),
+    /// Some of these parts go.
+    PartByPart(&'a [i32]),
+}
+
+impl MessagePlan<'_> {
+    fn of<'a>(message: &Message<'a>, slots: &Slots) -> MessagePlan<'a> {
+        match message.content {
+            // A string is read as characters: the message keeps them all
+            // unless it is empty, and an empty one goes once anything changed.
+            Content::Text { empty: true } => MessagePlan::Whole(plan::DROP),
+            Content::Text { empty: false } | Content::Pass => MessagePlan::Whole(plan::KEEP),
+            // Left with no parts, as the reference sees it, so it goes.
+            Content::Parts([]) => MessagePlan::Whole(plan::DROP),
+            Content::Parts(parts) if !parts.iter().any(|&value| slots.has(Part::of(value).slot, Slots::REMOVED)) => {
+                MessagePlan::Whole(plan::KEEP)
+            }
+            Content::Parts(parts) => MessagePlan::PartByPart(parts),
+        }
+    }
+}
+
 /// The plan of a prompt where nothing is left in a removed part's place:
 /// each message kept, dropped, or rewritten without its removed parts.
 fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, mut out: P) -> Answer<P> {
     let mut changed = false;
     for message in prompt.messages() {
-        let Content::Parts(parts) = message.content else {
-            // A string is read as characters: the message keeps them all
-            // unless it is empty, and an empty one goes once anything changed.
-            out.push(if message.content == (Content::Text { empty: true }) { plan::DROP } else { plan::KEEP });
-            continue;
+        let parts = match MessagePlan::of(&message, slots) {
+            MessagePlan::Whole(action) => {
+                out.push(action);
+                continue;
+            }
+            MessagePlan::PartByPart(parts) => parts,
         };
-        if parts.is_empty() {
-            // Left with no parts, as the reference sees it, so it goes.
-            out.push(plan::DROP);
-            continue;
-        }
-        // Decided before anything is written: most messages are kept or
-        // dropped whole, one number each.
-        let mut removed_count = 0;
-        for &value in parts {
-            removed_count += usize::from(slots.has(Part::of(value).slot, Slots::REMOVED));
-        }
-        if removed_count == 0 {
-            out.push(plan::KEEP);
-            continue;
-        }
         changed = true;
-        if removed_count == parts.len() {
+        let removed = |value: i32| slots.has(Part::of(value).slot, Slots::REMOVED);
+        let kept = parts.iter().filter(|&&value| !removed(value)).count();
+        if kept == 0 {
             out.push(plan::DROP);
             continue;
         }
-        out.extend_from_slice(&[plan::REWRITE, (parts.len() - removed_count) as i32]);
+        out.extend_from_slice(&[plan::REWRITE, kept as i32]);
         for &value in parts {
-            let removed = slots.has(Part::of(value).slot, Slots::REMOVED);
-            out.push(if removed { plan::PART_DROP } else { plan::PART_KEEP });
+            out.push(if removed(value) { plan::PART_DROP } else { plan::PART_KEEP });
         }
     }
     if changed {
@@ -656,30 +668,24 @@ impl Filter<'_> {
         if texts.is_empty() {
             return Ok(write_plan_without_texts(prompt, slots, out));
         }
-        // Removed parts may leave a text behind: each message is written
-        // part by part, and taken back where it stays or goes whole.
+        // Removed parts may leave a text behind: a message some of whose
+        // parts go is written part by part, and taken back if nothing stays.
         let mut changed = false;
         for message in prompt.messages() {
-            let Content::Parts(parts) = message.content else {
-                // A string is read as characters: the message keeps them all
-                // unless it is empty, and an empty one goes once anything changed.
-                out.push(if message.content == (Content::Text { empty: true }) { plan::DROP } else { plan::KEEP });
-                continue;
+            let parts = match MessagePlan::of(&message, slots) {
+                MessagePlan::Whole(action) => {
+                    out.push(action);
+                    continue;
+                }
+                MessagePlan::PartByPart(parts) => parts,
             };
-            if !parts.is_empty() && !parts.iter().any(|&value| slots.has(Part::of(value).slot, Slots::REMOVED)) {
-                // Nothing of it goes: kept whole, in one number.
-                out.push(plan::KEEP);
-                continue;
-            }
+            changed = true;
             let header = out.len();
             // The count of kept parts is set once they are all decided.
             out.extend_from_slice(&[plan::REWRITE, 0]);
             let mut kept = 0;
-            let mut rewritten = false;
-            for part in message.parts() {
-                let removed = slots.has(part.slot, Slots::REMOVED);
-                rewritten |= removed;
-                if !removed {
+            for part in parts.iter().map(|&value| Part::of(value)) {
+                if !slots.has(part.slot, Slots::REMOVED) {
                     out.push(plan::PART_KEEP);
                     kept += 1;
                     continue;
@@ -698,13 +704,10 @@ impl Filter<'_> {
                     None => out.push(plan::PART_DROP),
                 }
             }
-            changed |= rewritten;
             out.set(header + 1, kept);
-            out.truncate(if kept == 0 || !rewritten { header } else { out.len() });
             if kept == 0 {
+                out.truncate(header);
                 out.push(plan::DROP);
-            } else if !rewritten {
-                out.push(plan::KEEP);
             }
         }
         Ok(if changed { Answer::Changed(out) } else { Answer::Unchanged })
