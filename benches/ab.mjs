@@ -94,9 +94,12 @@ const list = (messages, response) => ({ get: { all: { db: () => messages }, resp
 
 /** Rows: a name and, for a side, an async function doing one sample's work. */
 const rows = []
+// The four modes of the prompt filter's bench rows.
 for (const [mode, options] of [
   ['exclude all', {}],
+  ['exclude list', { exclude: [TOOL_NAMES[0], TOOL_NAMES[2]] }],
   ['preserveModelOutput', { preserveModelOutput: true }],
+  ['filterAfterToolSteps', { filterAfterToolSteps: 2 }],
 ]) {
   for (const messages of [100, 1000]) {
     const history = providerPrompt('h', messages / 4)
@@ -113,6 +116,11 @@ for (const [mode, options] of [
       },
     })
   }
+}
+for (const [mode, options] of [
+  ['exclude all', {}],
+  ['preserveModelOutput', { preserveModelOutput: true }],
+]) {
   const { history, run, all } = storedRequest
   rows.push({
     name: `1.59 ToolCallFilter ${mode}, request, 100 messages`,

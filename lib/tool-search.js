@@ -903,7 +903,7 @@ class SnapshotStep extends StepTools {
     for (let i = 0; i < keys.length; i++) copy[keys[i]] = tools[i]
     for (let i = 0; i < catalog.keys.length; i++) {
       const key = catalog.keys[i]
-      if (key !== SEARCH_TOOLS && key !== LOAD_TOOL) copy[key] = catalog.tools[i]
+      if (!isMetaKey(key)) copy[key] = catalog.tools[i]
     }
     this.#copy = copy
     return copy
@@ -944,14 +944,19 @@ function keepStepShapes(version) {
  * until one gives a tool. Rust chose them as the reference looks the name up.
  */
 function resolve(step, kind, ref, missingName) {
-  const found = kind & FOUND_MASK
-  const name = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
+  const name = nameAsked(step, kind, ref, missingName)
   for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
     const read = reads & READ_MASK
     const tool = read === ASK.ownKey ? step.own(name) : read === ASK.standing ? step.standing(ref, name) : step.firstById(name)
     if (tool !== undefined) return tool
   }
   return undefined
+}
+
+/** The name a question of `kind` is about: the id or the key of the tool `ref` the tables found, or `missingName`. */
+function nameAsked(step, kind, ref, missingName) {
+  const found = kind & FOUND_MASK
+  return found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
 }
 
 /** In place of an entry's slot: Rust's pool let go of its analysis (the tool is analysed again should it come back). */
@@ -1060,10 +1065,8 @@ class Selection {
       for (let i = 0; i < keys.length; i++, at += ROW_COLUMNS) {
         const key = keys[i]
         const tool = tools[i]
-        const isMeta = stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)
-        if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
-          // The meta-tools among the step tools are passed through, never read.
-          if (!isMeta) refuseToolSearchValue(refused.tool, key, tool)
+        const isMeta = stepTools && isMetaKey(key)
+        if (!isTool(tool, key, refused, isMeta)) {
           this.#noTool(at, key)
           continue
         }
@@ -1073,12 +1076,10 @@ class Selection {
         // needs no other test.
         const id = tool.id
         const sameId = entry !== undefined && entry.id === id
-        if (!sameId && typeof id !== 'string' && id !== undefined && id !== null) refuseToolSearchValue(refused.id, key, id)
+        if (!sameId) isText(id, key, refused.id)
         const description = tool.description
         const sameDescription = sameId && entry.description === description
-        if (!sameDescription && typeof description !== 'string' && description !== undefined && description !== null) {
-          refuseToolSearchValue(refused.description, key, description)
-        }
+        if (!sameDescription) isText(description, key, refused.description)
         const schema = readsParameters ? inputSchemaOf(tool) : undefined
         if (isMeta) {
           this.seen[row] = { id, description, schema }
@@ -1126,7 +1127,7 @@ function ownTool(record, name) {
   if (!Object.hasOwn(record, name)) return undefined
   const tool = record[name]
   if (tool === undefined || tool === null) return undefined
-  if (typeof tool !== 'object' && typeof tool !== 'function') refuseToolSearchValue(REFUSED.tool, name, tool)
+  isTool(tool, name, RECORD_VALUES, false)
   return tool
 }
 
@@ -1134,8 +1135,7 @@ function ownTool(record, name) {
 function toolById(record, id) {
   for (const key of Object.keys(record)) {
     const tool = record[key]
-    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) refuseToolSearchValue(REFUSED.tool, key, tool)
-    if (tool.id === id) return tool
+    if (isTool(tool, key, RECORD_VALUES, false) && tool.id === id) return tool
   }
   return undefined
 }
@@ -1359,21 +1359,15 @@ async function isToolAllowed(filter, tool, requestContext, phase) {
 
 /**
  * Tells a listing the name of an allowed tool that is not what its tables
- * say (another tool, or its id changed): `tool.id`, read now, `null` for no
- * id (it is listed by its key: the reference's `tool.id || key`); an id of
- * another type is refused, as in any tools record.
+ * say (another tool, or its id changed): `tool.id`, read now, which Rust
+ * names as the reference lists it (`tool.id || key`); an id that names
+ * nothing is refused, as in any tools record.
  */
 function nameTool(operation, tool, step, kind, ref, ticket, missingName) {
   const id = tool.id
-  if (typeof id === 'string' || !id) {
-    // With several answers at once (`ticket`), the name goes with its own.
-    if (ticket === undefined) operation.useName(typeof id === 'string' ? id : null)
-    else operation.useNameOf(ticket, typeof id === 'string' ? id : null)
-    return
-  }
-  const found = kind & FOUND_MASK
-  const key = found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
-  refuseToolSearchValue(REFUSED.toolId, key, id)
+  // With several answers at once (`ticket`), the name goes with its own.
+  if (ticket === undefined ? operation.useName(id) : operation.useNameOf(ticket, id)) return
+  refuseToolSearchValue(REFUSED.toolId, nameAsked(step, kind, ref, missingName), id)
 }
 
 /**
@@ -1408,6 +1402,28 @@ async function settleAsReference(answer) {
 }
 
 /**
+ * Whether `value`, under `key` in a tools record, is a tool (an object or a function); anything else is
+ * refused (`refused.tool`) unless `passedThrough` (a meta-tool's key among a step's tools, never read).
+ */
+function isTool(value, key, refused, passedThrough) {
+  if (value !== null && (typeof value === 'object' || typeof value === 'function')) return true
+  if (!passedThrough) refuseToolSearchValue(refused.tool, key, value)
+  return false
+}
+
+/** Whether a tool's `id` or `description` (under `key`) is a string; no value is none, anything else is refused as `what`. */
+function isText(value, key, what) {
+  if (typeof value === 'string') return true
+  if (value !== undefined && value !== null) refuseToolSearchValue(what, key, value)
+  return false
+}
+
+/** Whether a key of a step's tools is a meta-tool's, whose value the step hands out itself. */
+function isMetaKey(key) {
+  return key === SEARCH_TOOLS || key === LOAD_TOOL
+}
+
+/**
  * A tool record as Rust reads it (the protocol's `toolTable`): keys, ids and
  * descriptions end to end in one string, and `[keyLength, idLength,
  * descriptionLength]` per tool, with the id length replaced by a marker for
@@ -1430,29 +1446,21 @@ function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = fal
     text += key
     spans[row] = key.length
     spans[row + 1] = TABLE.noId
-    if (tool === null || (typeof tool !== 'object' && typeof tool !== 'function')) {
-      // The meta-tools among the step tools are passed through, never read.
-      if (stepTools && (key === SEARCH_TOOLS || key === LOAD_TOOL)) continue
-      refuseToolSearchValue(refused.tool, key, tool)
-    }
+    if (!isTool(tool, key, refused, stepTools && isMetaKey(key))) continue
     const id = tool.id
     if (ids !== null) ids[i] = id
     if (id === key) {
       // Most tools are keyed by their id: say so instead of sending it twice.
       spans[row + 1] = TABLE.idIsKey
-    } else if (typeof id === 'string') {
+    } else if (isText(id, key, refused.id)) {
       text += id
       spans[row + 1] = id.length
-    } else if (id !== undefined && id !== null) {
-      refuseToolSearchValue(refused.id, key, id)
     }
     if (!sendDescriptions) continue
     const description = tool.description
-    if (typeof description === 'string') {
+    if (isText(description, key, refused.description)) {
       text += description
       spans[row + 2] = description.length
-    } else if (description !== undefined && description !== null) {
-      refuseToolSearchValue(refused.description, key, description)
     }
   }
   return { text, spans, ids }

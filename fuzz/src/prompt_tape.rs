@@ -5,7 +5,9 @@
 //! JSON filled in.
 //!
 //! Structured inputs are prompts as `writePrompt` writes them (ids interned
-//! in prompt order), outputs as `writeModelOutput` writes them; raw inputs
+//! in prompt order, or, as when the binding starts from a recorded history's
+//! ids, in any order below the history table's length), outputs as
+//! `writeModelOutput` writes them; raw inputs
 //! are arbitrary tapes. A small parser of its own here reads the prompt
 //! grammar independently: the core must refuse exactly the tapes it refuses,
 //! and fail only where the history table does not fit or a string content
@@ -113,6 +115,27 @@ pub fn gen_prompt(u: &mut U<'_>) -> Prompt {
     prompt
 }
 
+/// Renumbers the prompt's ids as the binding numbers them when it starts
+/// from a recorded history: the history's ids first, in their recorded
+/// order, which need not be the prompt's, some of them no longer in it.
+/// Returns the number of ids, the history table's length.
+pub fn seed_ids(u: &mut U<'_>, prompt: &mut Prompt) -> usize {
+    let count = prompt.id_count + size(u, 0, 4);
+    let mut order: Vec<u32> = (0..count as u32).collect();
+    for i in (1..count).rev() {
+        order.swap(i, size(u, 0, i));
+    }
+    for message in &mut prompt.messages {
+        if let Message::Parts { parts, .. } = message {
+            for part in parts {
+                part.id = part.id.map(|id| order[id as usize]);
+            }
+        }
+    }
+    prompt.id_count = count;
+    count
+}
+
 pub fn encode_prompt(prompt: &Prompt) -> Vec<i32> {
     let mut tape = vec![prompt.messages.len() as i32];
     let flag = |set: bool, code: i32| if set { code } else { 0 };
@@ -139,8 +162,10 @@ pub fn encode_prompt(prompt: &Prompt) -> Vec<i32> {
     tape
 }
 
-/// The grammar at the top of `prompt.rs`, read independently of the core.
-pub fn parse_prompt(tape: &[i32]) -> Option<Prompt> {
+/// The grammar at the top of `prompt.rs`, read independently of the core:
+/// ids in prompt order, or, given `table_ids` (a history table's length),
+/// any below it.
+pub fn parse_prompt(tape: &[i32], table_ids: Option<usize>) -> Option<Prompt> {
     let mut at = 0usize;
     let next = |at: &mut usize| {
         let value = tape.get(*at).copied()?;
@@ -151,7 +176,7 @@ pub fn parse_prompt(tape: &[i32]) -> Option<Prompt> {
         let value = usize::try_from(next(at)?).ok()?;
         (value <= tape.len() - *at).then_some(value)
     };
-    let mut prompt = Prompt::default();
+    let mut prompt = Prompt { id_count: table_ids.unwrap_or(0), ..Prompt::default() };
     for _ in 0..count(&mut at)? {
         let head = next(&mut at)?;
         let assistant = head & code::ASSISTANT != 0;
@@ -184,7 +209,9 @@ pub fn parse_prompt(tape: &[i32]) -> Option<Prompt> {
                     0 => None,
                     field => {
                         let id = (field - 1) as usize;
-                        if id > prompt.id_count {
+                        // Seen before or the next; or one of the table's.
+                        let bound = if table_ids.is_some() { prompt.id_count } else { prompt.id_count + 1 };
+                        if id >= bound {
                             return None;
                         }
                         prompt.id_count = prompt.id_count.max(id + 1);
@@ -281,15 +308,15 @@ impl Round<'_> {
 pub fn run(data: &[u8]) {
     let mut u = U::new(data);
     let structured = !one_in(&mut u, 4);
-    let (tape, generated) = if structured {
-        let prompt = gen_prompt(&mut u);
-        (encode_prompt(&prompt), Some(prompt))
+    let (tape, generated, seeded) = if structured {
+        let mut prompt = gen_prompt(&mut u);
+        let seeded = one_in(&mut u, 4).then(|| seed_ids(&mut u, &mut prompt));
+        (encode_prompt(&prompt), Some(prompt), seeded)
     } else {
-        (raw_tape(&mut u, 512), None)
+        (raw_tape(&mut u, 512), None, None)
     };
-    let parsed = parse_prompt(&tape);
     if let Some(generated) = &generated {
-        assert_eq!(parsed.as_ref(), Some(generated), "the parser reads what the generator wrote");
+        assert_eq!(parse_prompt(&tape, seeded).as_ref(), Some(generated), "the parser reads what the generator wrote");
     }
     let options = Options {
         preserve_model_output: !one_in(&mut u, 4),
@@ -297,13 +324,20 @@ pub fn run(data: &[u8]) {
         preserved_results: pick(&mut u, &[PreservedResults::Every, PreservedResults::WithOwnModelOutput]),
     };
     let exclude = pick(&mut u, &[Exclude::All, Exclude::Listed, Exclude::Listed, Exclude::Nothing]);
-    let id_count = parsed.as_ref().map_or(0, |p| p.id_count);
+    let id_count = match &generated {
+        Some(prompt) => prompt.id_count,
+        None => parse_prompt(&tape, None).map_or(0, |p| p.id_count),
+    };
     let history: Option<Vec<i32>> = if flag(&mut u) {
         None
     } else {
         let len = if one_in(&mut u, 16) { size(&mut u, 0, 16) } else { id_count };
         Some((0..len).map(|_| if one_in(&mut u, 16) { tape_value(&mut u) } else { int(&mut u, 0, 1) }).collect())
     };
+    // The history decides only without `filterAfterToolSteps`, and then its
+    // table's length bounds the ids.
+    let table_ids = history.as_ref().filter(|_| options.filter_after_tool_steps.is_none()).map(Vec::len);
+    let parsed = parse_prompt(&tape, table_ids);
     let round = Round { options: &options, exclude, tape: &tape, history: history.as_deref() };
     if one_in(&mut u, 4) {
         check_raw_input(&raw_tape(&mut u, 64));
@@ -345,20 +379,16 @@ fn check_first_error(round: &Round<'_>, prompt: &Prompt, first: &Result<Decision
         );
         return;
     }
-    let history_misfits = round.options.filter_after_tool_steps.is_none()
-        && round.history.is_some_and(|history| history.len() != prompt.id_count);
     let string_content = round
         .options
         .filter_after_tool_steps
         .filter(|&steps| keeps_any_step(steps))
         .and_then(|_| prompt.messages.iter().position(|m| matches!(m, Message::Text { assistant: true, .. })));
-    match (first, history_misfits, string_content) {
-        (Err(FilterError::Tape(_)), true, _) => {}
-        (Err(FilterError::ContentNotAnArray { message }), false, Some(index)) => assert_eq!(*message, index),
-        (Ok(_), false, None) => {}
-        (first, _, _) => {
-            panic!("{first:?} with the history table misfitting: {history_misfits}, string content: {string_content:?}")
-        }
+    // A history table too short for the ids is a tape the grammar refuses.
+    match (first, string_content) {
+        (Err(FilterError::ContentNotAnArray { message }), Some(index)) => assert_eq!(*message, index),
+        (Ok(_), None) => {}
+        (first, _) => panic!("{first:?} with string content: {string_content:?}"),
     }
 }
 

@@ -66,6 +66,8 @@ class CallIds {
    * `===` never matches, goes to the set.
    */
   #next = 0
+  /** The recorded history whose ids `values` starts with (see `seed`), or null; `set` holds the others. */
+  #base = null
 
   /**
    * Starts over for another call. The set is new: the last one may be a
@@ -76,6 +78,20 @@ class CallIds {
     this.values = []
     this.#indexes = null
     this.#next = 0
+    this.#base = null
+  }
+
+  /**
+   * Starts the call's ids with those of `base`, a request's recorded
+   * history, in `order`, the order the call that recorded it interned them.
+   * The prompts of a request's later model calls begin with that history, so
+   * each of its ids is found again in order, without hashing, and is known to
+   * be history by its index (below `order.length`); only the run's own ids
+   * are added to `set`.
+   */
+  seed(order, base) {
+    this.values = order.slice()
+    this.#base = base
   }
 
   intern(id) {
@@ -85,16 +101,18 @@ class CallIds {
       this.#next = next + 1
       return next
     }
+    // The id found last, again: a result right after its call.
+    if (next > 0 && values[next - 1] === id) return next - 1
+    const base = this.#base
+    if (base !== null && base.has(id)) return this.#foundAgain(id)
     const set = this.set
     const size = set.size
     set.add(id)
     if (set.size !== size) {
       values.push(id)
-      return size
+      return values.length - 1
     }
-    const index = this.#indexOf(id)
-    this.#next = index + 1
-    return index
+    return this.#foundAgain(id)
   }
 
   /**
@@ -105,7 +123,14 @@ class CallIds {
    * their interning spares a set that grows with the history.
    */
   lookup(id) {
-    return this.set.has(id) ? this.#indexOf(id) : this.values.length
+    return this.set.has(id) || (this.#base !== null && this.#base.has(id)) ? this.#indexOf(id) : this.values.length
+  }
+
+  /** The index of an id interned before, out of order; the ids after it are expected next. */
+  #foundAgain(id) {
+    const index = this.#indexOf(id)
+    this.#next = index + 1
+    return index
   }
 
   /** The index of an interned id, from the map, which first catches up with `values`. */

@@ -44,6 +44,14 @@ const HISTORY_KEY = stateKeys.history
 const recordedStateShape = {}
 recordedStateShape[HISTORY_KEY] = new Set()
 
+/**
+ * The call ids of each history this filter recorded, in the order the
+ * recording call interned them (the history set's own order): a later call
+ * of the request starts from them (`CallIds#seed`). Held by the set, so an
+ * entry lives as long as the request's `state`.
+ */
+const recordedOrder = new WeakMap()
+
 /** The prompt filter of a release; `preservedResults` is that release's rule. */
 function definePromptToolCallFilter(preservedResults) {
   const everyResult = preservedResults === PreservedResultsRule.Every
@@ -81,10 +89,12 @@ function definePromptToolCallFilter(preservedResults) {
         tape.length = INPUT.head
         // Read first, as the reference reads it before the prompt.
         const recorded = this.#usesHistory ? state[HISTORY_KEY] : undefined
+        const history = keptByHistory(recorded)
+        const held = history === null ? -1 : seedFromHistory(ids, history)
         // A release that turns every removed result into text never reads its `providerOptions`.
-        writePrompt(scratch, prompt, names, ids, withOutputs && !everyResult, keptByHistory(recorded))
+        writePrompt(scratch, prompt, names, ids, withOutputs && !everyResult, history, held)
         const tapeLength = tape.length - INPUT.head
-        const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape) : INPUT.absent
+        const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape, held) : INPUT.absent
         const outputsStart = tape.length
         // Excluding every tool under the rule of 1.68 and later, the results
         // that go are nearly all those with their own model output: their
@@ -100,7 +110,10 @@ function definePromptToolCallFilter(preservedResults) {
         data[INPUT.historyLength] = historyLength
         data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
         askPrompt(scratch, steps)
-        if (scratch.plan[0] === 1) state[HISTORY_KEY] = ids.set
+        if (scratch.plan[0] === 1) {
+          state[HISTORY_KEY] = ids.set
+          recordedOrder.set(ids.set, ids.values)
+        }
         if (scratch.plan[1] === PromptAnswer.NeedsOutputs) {
           // Those asked for, in their order, in place of any written ahead.
           tape.length = outputsStart
@@ -141,19 +154,36 @@ function askPrompt(scratch, steps) {
 }
 
 /**
+ * Starts the call's ids from `history` where this filter recorded it and it
+ * is as recorded (see `recordedOrder`), and returns how many ids it holds,
+ * or -1 where it was not seeded.
+ */
+function seedFromHistory(ids, history) {
+  const order = recordedOrder.get(history)
+  if (order === undefined || order.length !== history.size) return -1
+  ids.seed(order, history)
+  return order.length
+}
+
+/**
  * Writes on `tape`, for each interned call id, whether the request's
  * recorded history has it, and returns how many it wrote, or `INPUT.absent`
- * when nothing is recorded yet. A plain loop: `Int32Array.from` with a
- * mapping function would make a closure a call, whose compiled code V8
+ * when nothing is recorded yet. Seeded from the history (`held` ids, -1 when
+ * not), an id is history by its index. A plain loop: `Int32Array.from` with
+ * a mapping function would make a closure a call, whose compiled code V8
  * holds only weakly and drops at a full collection.
  */
-function writeRecordedHistory(recorded, ids, tape) {
+function writeRecordedHistory(recorded, ids, tape, held) {
   if (recorded === undefined || recorded === null) return INPUT.absent
   const values = ids.values
   tape.reserve(values.length)
   const data = tape.data
   let n = tape.length
-  for (let i = 0; i < values.length; i++) data[n++] = recorded.has(values[i]) ? 1 : 0
+  if (held >= 0) {
+    for (let i = 0; i < values.length; i++) data[n++] = i < held ? 1 : 0
+  } else {
+    for (let i = 0; i < values.length; i++) data[n++] = recorded.has(values[i]) ? 1 : 0
+  }
   tape.length = n
   return values.length
 }
@@ -185,10 +215,11 @@ function keptByHistory(recorded) {
 /**
  * Writes the prompt tape. Bad shapes throw where the reference's walk throws
  * a `TypeError`. A part's `toolName` and a result's `providerOptions` are
- * read only where the part may go (see `keptByHistory`); the results with
- * their own model output are noted in `scratch.ownOutputs`.
+ * read only where the part may go (see `keptByHistory`; `held` as
+ * `writeRecordedHistory` has it); the results with their own model output
+ * are noted in `scratch.ownOutputs`.
  */
-function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
+function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history, held) {
   if (!Array.isArray(prompt)) {
     throw refused(REFUSED.prompt, prompt)
   }
@@ -217,9 +248,13 @@ function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
     if (!Array.isArray(content)) {
       throw badContent(i)
     }
-    tape.length = n
-    tape.reserve(2 + content.length + (prompt.length - i))
-    data = tape.data
+    // Room for this message and a head for each after it, checked here
+    // rather than asked of the writer a message.
+    if (n + 2 + content.length + (prompt.length - i) > data.length) {
+      tape.length = n
+      tape.reserve(2 + content.length + (prompt.length - i))
+      data = tape.data
+    }
     data[n++] = TAPE.parts | roleFlag
     data[n++] = content.length
     for (let j = 0; j < content.length; j++) {
@@ -235,10 +270,14 @@ function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history) {
       }
       const id = part.toolCallId
       let code = isCall ? TAPE.toolCall : TAPE.toolResult
-      if (id) code += callIdField(ids.intern(id))
-      if (history !== null && id && !history.has(id)) {
-        data[n++] = code
-        continue
+      if (id) {
+        const index = ids.intern(id)
+        code += callIdField(index)
+        // Not in the history: the run's own part (seeded, the history's ids come first).
+        if (history !== null && (held >= 0 ? index >= held : !history.has(id))) {
+          data[n++] = code
+          continue
+        }
       }
       if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
       // Read of every result that may go: whether its id goes can hang on a later part of another name.

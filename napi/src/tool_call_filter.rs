@@ -2,7 +2,6 @@
 //! hosts whose filter rewrites the message list, [`filter_prompt`] for
 //! hosts whose filter rewrites the provider prompt.
 
-use mastra_native_processors::protocol::tool_call_filter::refused::{FILTER_AFTER_TOOL_STEPS, PRESERVE_MODEL_OUTPUT};
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt::{self, Answer, PlanSink};
 use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions, Value};
@@ -78,22 +77,16 @@ pub fn check_tool_call_filter_options(
     filter_after_tool_steps: Unknown,
     preserve_model_output: Unknown,
 ) -> Result<ToolCallFilterOptions> {
-    let values = [value_of(&exclude)?, value_of(&filter_after_tool_steps)?, value_of(&preserve_model_output)?];
-    match FilterOptions::check(&values[0], &values[1], &values[2]) {
+    let (exclude, steps, preserve) =
+        (value_of(&exclude)?, value_of(&filter_after_tool_steps)?, value_of(&preserve_model_output)?);
+    match FilterOptions::check(&exclude, &steps, &preserve) {
         Ok(options) => Ok(ToolCallFilterOptions {
             excludes_listed: options.excludes_listed,
             preserve_model_output: options.preserve_model_output,
             message_list_filters_steps: options.message_list_filters_steps(),
             prompt_filter_uses_history: options.prompt_filter_uses_history(),
         }),
-        Err(what) => {
-            let refused = match what {
-                code if code == FILTER_AFTER_TOOL_STEPS => &values[1],
-                code if code == PRESERVE_MODEL_OUTPUT => &values[2],
-                _ => &values[0],
-            };
-            Err(refused_value(&env, what, refused, 0))
-        }
+        Err(refused) => Err(throw_type_error(&env, refused.message())),
     }
 }
 
@@ -108,11 +101,8 @@ pub fn tool_call_filter_refusal(what: i32, value: Unknown, index: Option<u32>) -
     Ok(format!("ToolCallFilter: {message}"))
 }
 
-/// The pending `TypeError` for a refused value.
-fn refused_value(env: &Env, what: i32, value: &Value, index: u32) -> Error {
-    let Some(message) = refusal(what, value, index) else {
-        return Error::new(Status::GenericFailure, format!("ToolCallFilter: no refusal {what}"));
-    };
+/// The pending `TypeError` with this message.
+fn throw_type_error(env: &Env, message: String) -> Error {
     match env.throw_type_error(&format!("ToolCallFilter: {message}"), None) {
         Ok(()) => Error::from_status(Status::PendingException),
         Err(error) => error,

@@ -763,20 +763,21 @@ impl NativeOperation {
         Ok(())
     }
 
-    /// The name of the tool the next `resume` answers about, when it is not
-    /// the id the tables hold for it: the tool's `id` as read after the hook
-    /// answered (`null` for none), for the injected catalog's line.
+    /// The `id` of the tool the next `resume` answers about, when it is not
+    /// the id the tables hold for it, as read after the hook answered, for
+    /// the injected catalog's line (the core's `listed_name` says what it
+    /// names). `false`: it names nothing, for the wrapper to refuse it.
     #[napi(catch_unwind)]
-    pub fn use_name(&mut self, name: Option<Utf16String>) {
-        self.inner.provide_name(name.map(|name| JsString::from(&name[..])));
+    pub fn use_name(&mut self, id: Unknown) -> Result<bool> {
+        Ok(self.inner.provide_id(None, given(Some(id))?))
     }
 
     /// `useName` for the answer to question `ticket`, for a hook asked
     /// about several tools at once (`filterConcurrency`): the name goes with
     /// that answer, whenever `exchange` hands it over.
     #[napi(catch_unwind)]
-    pub fn use_name_of(&mut self, ticket: i32, name: Option<Utf16String>) {
-        self.inner.provide_name_of(ticket, name.map(|name| JsString::from(&name[..])));
+    pub fn use_name_of(&mut self, ticket: i32, id: Unknown) -> Result<bool> {
+        Ok(self.inner.provide_id(Some(ticket), given(Some(id))?))
     }
 
     #[napi(catch_unwind)]

@@ -24,8 +24,13 @@
 //!          | TOOL_CALL [| EXCLUDED] + call_id
 //!          | TOOL_RESULT [| EXCLUDED] [| OWN_OUTPUT] + call_id
 //! call_id := 0                                      a falsy id
-//!          | (id + 1) * CALL_ID_UNIT                ids interned in prompt order, from 0
+//!          | (id + 1) * CALL_ID_UNIT                ids interned in prompt order, from 0,
+//!                                                   or, with a history table, below its length
 //! ```
+//!
+//! With a history table the binding may start from the ids of the history it
+//! recorded, in their recorded order, before it walks the prompt: then an id
+//! is any of the table's, whatever the order the prompt holds them in.
 //!
 //! `ASSISTANT` marks role 'assistant', `EMPTY` an empty string content.
 //! `EXCLUDED` says the part's `toolName` is in the exclude list, and
@@ -170,10 +175,12 @@ impl Part {
     }
 
     /// Whether `value` follows the grammar of a part, given `id_count`, the
-    /// ids interned before it, which it advances. Branch-free: the kinds of
-    /// a prompt's parts follow no pattern a predictor learns.
+    /// ids interned before it, which it advances, and `new_ids`, 1 where an
+    /// id may be the next new one (ids interned in prompt order) and 0 where
+    /// the ids are a history table's. Branch-free: the kinds of a prompt's
+    /// parts follow no pattern a predictor learns.
     #[inline]
-    fn check(value: i32, id_count: &mut usize) -> bool {
+    fn check(value: i32, id_count: &mut usize, new_ids: usize) -> bool {
         // The flags each kind may carry; the fourth kind does not exist.
         const FLAGS: [i32; 4] = [0, code::EXCLUDED, code::EXCLUDED | code::OWN_OUTPUT, 0];
         let kind = (value & code::KIND_MASK) as usize;
@@ -183,8 +190,8 @@ impl Part {
             & (kind != code::KIND_MASK as usize)
             & (flags & !FLAGS[kind] == 0)
             & (kind != code::PART_OTHER as usize || field == 0)
-            // Ids are interned in prompt order, so a new one is always the next.
-            & (field <= *id_count + 1);
+            // Ids interned in prompt order: a new one is always the next.
+            & (field <= *id_count + new_ids);
         *id_count = (*id_count).max(field);
         ok
     }
@@ -264,19 +271,28 @@ impl<'a> Iterator for Messages<'a> {
 }
 
 impl<'a> Prompt<'a> {
-    fn read(tape: &'a [i32]) -> Result<Prompt<'a>, TapeError> {
-        let mut reader = Reader::new(tape);
-        let count = reader.count()?;
-        let mut prompt = Prompt { tape, id_count: 0, steps: 0, string_assistant: None };
+    /// Reads a tape whose ids are interned in prompt order, or, given
+    /// `table_ids` (the history table's length), are that table's.
+    fn read(tape: &'a [i32], table_ids: Option<usize>) -> Result<Prompt<'a>, TapeError> {
+        let count = Reader::new(tape).count()?;
+        let new_ids = usize::from(table_ids.is_none());
+        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps: 0, string_assistant: None };
+        // One loop over the messages with plain indexes: most messages hold
+        // one or two parts, so what a message costs is its head's decoding.
+        let mut at = 1;
         for index in 0..count {
-            let head = reader.read()?;
+            let head = *tape.get(at).ok_or(TapeError { position: at })?;
             let assistant = head & code::ASSISTANT != 0;
-            match (head & code::KIND_MASK, head & !(code::KIND_MASK | code::ASSISTANT)) {
-                (code::PASS, 0) if !assistant => {}
-                (code::PARTS, 0) => {
-                    let part_count = reader.count()?;
-                    let at = reader.position();
-                    let values = &tape[at..at + part_count];
+            match head & !code::ASSISTANT {
+                code::PASS if !assistant => at += 1,
+                code::PARTS => {
+                    let first = at + 2;
+                    let part_count = tape
+                        .get(at + 1)
+                        .and_then(|&n| usize::try_from(n).ok())
+                        .filter(|&n| first.checked_add(n).is_some_and(|end| end <= tape.len()))
+                        .ok_or(TapeError { position: at + 1 })?;
+                    let values = &tape[first..first + part_count];
                     // Checked without a branch a part; a tape that breaks the
                     // grammar (never one the binding wrote) is read again for
                     // the error's position.
@@ -284,27 +300,30 @@ impl<'a> Prompt<'a> {
                     let mut has_call = false;
                     let mut id_count = prompt.id_count;
                     for &value in values {
-                        valid &= Part::check(value, &mut id_count);
+                        valid &= Part::check(value, &mut id_count, new_ids);
                         has_call |= value & code::KIND_MASK == code::TOOL_CALL;
                     }
                     if !valid {
                         let mut id_count = prompt.id_count;
-                        let bad = values.iter().position(|&value| !Part::check(value, &mut id_count));
-                        return Err(TapeError { position: at + bad.unwrap_or(0) });
+                        let bad = values.iter().position(|&value| !Part::check(value, &mut id_count, new_ids));
+                        return Err(TapeError { position: first + bad.unwrap_or(0) });
                     }
                     prompt.id_count = id_count;
                     prompt.steps += usize::from(assistant & has_call);
-                    reader = Reader::at(tape, at + part_count);
+                    at = first + part_count;
                 }
-                (code::TEXT_CONTENT, 0 | code::EMPTY) => {
+                content if content & !code::EMPTY == code::TEXT_CONTENT => {
                     if assistant && prompt.string_assistant.is_none() {
                         prompt.string_assistant = Some(index);
                     }
+                    at += 1;
                 }
-                _ => return Err(reader.error()),
+                _ => return Err(TapeError { position: at }),
             }
         }
-        reader.finish()?;
+        if at != tape.len() {
+            return Err(TapeError { position: at });
+        }
         Ok(prompt)
     }
 
@@ -451,7 +470,9 @@ pub fn filter_into<P: PlanSink>(
     outputs_ahead: bool,
     plan: P,
 ) -> Result<Decision<P>, FilterError> {
-    let prompt = Prompt::read(tape)?;
+    // The history decides only without `filterAfterToolSteps`; then the ids are its table's.
+    let history = history.filter(|_| options.filter_after_tool_steps.is_none());
+    let prompt = Prompt::read(tape, history.map(<[i32]>::len))?;
     if exclude == Exclude::Nothing {
         // An empty exclude list filters nothing and records nothing.
         return Ok(Decision { record_history: false, answer: Answer::Unchanged });
@@ -462,9 +483,6 @@ pub fn filter_into<P: PlanSink>(
         None => match history {
             None => record_history = true,
             Some(known) => {
-                if known.len() != prompt.id_count {
-                    return Err(TapeError { position: 0 }.into());
-                }
                 for (flags, &held) in slots.0[NO_ID_SLOT + 1..].iter_mut().zip(known) {
                     *flags |= Slots::PRESERVED * u8::from(held == 0);
                 }
@@ -516,6 +534,62 @@ struct Filter<'a> {
     options: &'a Options,
     exclude: Exclude,
     prompt: &'a Prompt<'a>,
+}
+
+/// How a message is planned: whole, in one number, or part by part.
+enum MessagePlan<'a> {
+    /// [`plan::KEEP`] or [`plan::DROP`].
+    Whole(i32),
+    /// Some of these parts go.
+    PartByPart(&'a [i32]),
+}
+
+impl MessagePlan<'_> {
+    fn of<'a>(message: &Message<'a>, slots: &Slots) -> MessagePlan<'a> {
+        match message.content {
+            // A string is read as characters: the message keeps them all
+            // unless it is empty, and an empty one goes once anything changed.
+            Content::Text { empty: true } => MessagePlan::Whole(plan::DROP),
+            Content::Text { empty: false } | Content::Pass => MessagePlan::Whole(plan::KEEP),
+            // Left with no parts, as the reference sees it, so it goes.
+            Content::Parts([]) => MessagePlan::Whole(plan::DROP),
+            Content::Parts(parts) if !parts.iter().any(|&value| slots.has(Part::of(value).slot, Slots::REMOVED)) => {
+                MessagePlan::Whole(plan::KEEP)
+            }
+            Content::Parts(parts) => MessagePlan::PartByPart(parts),
+        }
+    }
+}
+
+/// The plan of a prompt where nothing is left in a removed part's place:
+/// each message kept, dropped, or rewritten without its removed parts.
+fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, mut out: P) -> Answer<P> {
+    let mut changed = false;
+    for message in prompt.messages() {
+        let parts = match MessagePlan::of(&message, slots) {
+            MessagePlan::Whole(action) => {
+                out.push(action);
+                continue;
+            }
+            MessagePlan::PartByPart(parts) => parts,
+        };
+        changed = true;
+        let removed = |value: i32| slots.has(Part::of(value).slot, Slots::REMOVED);
+        let kept = parts.iter().filter(|&&value| !removed(value)).count();
+        if kept == 0 {
+            out.push(plan::DROP);
+            continue;
+        }
+        out.extend_from_slice(&[plan::REWRITE, kept as i32]);
+        for &value in parts {
+            out.push(if removed(value) { plan::PART_DROP } else { plan::PART_KEEP });
+        }
+    }
+    if changed {
+        Answer::Changed(out)
+    } else {
+        Answer::Unchanged
+    }
 }
 
 /// The text each removed pair leaves, if any, by call id slot. The strings of
@@ -591,29 +665,27 @@ impl Filter<'_> {
             TextsById::default()
         };
 
+        if texts.is_empty() {
+            return Ok(write_plan_without_texts(prompt, slots, out));
+        }
+        // Removed parts may leave a text behind: a message some of whose
+        // parts go is written part by part, and taken back if nothing stays.
         let mut changed = false;
         for message in prompt.messages() {
-            let Content::Parts(_) = message.content else {
-                // A string is read as characters: the message keeps them all
-                // unless it is empty, and an empty one goes once anything changed.
-                out.push(if message.content == (Content::Text { empty: true }) { plan::DROP } else { plan::KEEP });
-                continue;
+            let parts = match MessagePlan::of(&message, slots) {
+                MessagePlan::Whole(action) => {
+                    out.push(action);
+                    continue;
+                }
+                MessagePlan::PartByPart(parts) => parts,
             };
+            changed = true;
             let header = out.len();
             // The count of kept parts is set once they are all decided.
             out.extend_from_slice(&[plan::REWRITE, 0]);
             let mut kept = 0;
-            let mut rewritten = false;
-            for part in message.parts() {
-                let removed = slots.has(part.slot, Slots::REMOVED);
-                rewritten |= removed;
-                if texts.is_empty() {
-                    // Nothing is left in a removed part's place: decided without a branch.
-                    out.push(if removed { plan::PART_DROP } else { plan::PART_KEEP });
-                    kept += usize::from(!removed);
-                    continue;
-                }
-                if !removed {
+            for part in parts.iter().map(|&value| Part::of(value)) {
+                if !slots.has(part.slot, Slots::REMOVED) {
                     out.push(plan::PART_KEEP);
                     kept += 1;
                     continue;
@@ -632,13 +704,10 @@ impl Filter<'_> {
                     None => out.push(plan::PART_DROP),
                 }
             }
-            changed |= rewritten;
-            out.set(header + 1, kept as i32);
-            out.truncate(if kept == 0 || !rewritten { header } else { out.len() });
+            out.set(header + 1, kept);
             if kept == 0 {
+                out.truncate(header);
                 out.push(plan::DROP);
-            } else if !rewritten {
-                out.push(plan::KEEP);
             }
         }
         Ok(if changed { Answer::Changed(out) } else { Answer::Unchanged })
@@ -654,6 +723,9 @@ impl Filter<'_> {
         outputs: Option<Outputs<'_>>,
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
+        if let Some(Outputs { tape: outputs, ahead: true }) = outputs.filter(|_| !every) {
+            return self.result_texts_ahead(slots, outputs);
+        }
         let mut wanted = Vec::new();
         for (m, message) in self.prompt.messages().enumerate() {
             for (p, part) in message.parts().enumerate() {
@@ -715,6 +787,54 @@ impl Filter<'_> {
         } else {
             for item in &wanted {
                 read(&mut reader, Some(item))?;
+            }
+        }
+        reader.finish()?;
+        if !needed_json.is_empty() {
+            return Ok(Err(Answer::NeedsJson(needed_json)));
+        }
+        Ok(Ok(texts))
+    }
+}
+
+impl Filter<'_> {
+    /// [`Self::result_texts`] when the outputs were written ahead, in one
+    /// pass: each `OWN_OUTPUT` result's output is read as the walk meets it,
+    /// as text where the result goes, stepped over where it stays. Only
+    /// under the rule of 1.68 and later, where every result whose text is
+    /// wanted is one of those.
+    fn result_texts_ahead<P>(
+        &self,
+        slots: &mut Slots,
+        outputs: &[i32],
+    ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
+        let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
+        texts.by_id.resize_with(self.prompt.id_count + 1, || None);
+        let mut needed_json = Vec::new();
+        let mut reader = Reader::new(outputs);
+        for (m, message) in self.prompt.messages().enumerate() {
+            for (p, part) in message.parts().enumerate() {
+                slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
+                if part.kind != PartKind::Result {
+                    continue;
+                }
+                if !part.own_output {
+                    continue;
+                }
+                if slots.has(part.slot, Slots::REMOVED) {
+                    let first = texts.strings.len();
+                    model_output_text(outputs, reader.position(), &mut texts.strings, &mut needed_json).map_err(
+                        |error| match error {
+                            NodeError::Tape(error) => FilterError::Tape(error),
+                            NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: m },
+                        },
+                    )?;
+                    if texts.strings.len() > first {
+                        texts.by_id[part.slot] =
+                            Some(ResultText { message: m as u32, part: p as u32, strings: first..texts.strings.len() });
+                    }
+                }
+                reader.skip_node(0)?;
             }
         }
         reader.finish()?;

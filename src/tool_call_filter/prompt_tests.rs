@@ -462,3 +462,45 @@ fn an_input_whose_head_does_not_account_for_it_is_refused() {
         assert!(Input::read(buffer).is_err(), "{buffer:?}");
     }
 }
+
+#[test]
+fn a_message_with_no_parts_goes_once_anything_changed() {
+    // The reference drops every message whose content ends up empty, and one
+    // that was empty already is no exception; with nothing removed the prompt
+    // is handed back as it was, the empty message in it.
+    let tape = PromptTape::default()
+        .assistant(vec![])
+        .assistant(vec![call(0, false)])
+        .tool(vec![])
+        .tool(vec![result(0, false, false)])
+        .build();
+    for preserve in [false, true] {
+        let options = options(None, preserve, PreservedResults::WithOwnModelOutput);
+        let plan = changed(filter(&options, Exclude::All, &tape, None, None).unwrap());
+        assert_eq!(plan, vec![plan::DROP, plan::DROP, plan::DROP, plan::DROP], "preserveModelOutput {preserve}");
+        let decision = filter(&options, Exclude::All, &tape, Some(&[0]), None).unwrap();
+        assert_eq!(decision.answer, Answer::Unchanged, "preserveModelOutput {preserve}");
+    }
+}
+
+#[test]
+fn with_a_history_table_the_ids_are_the_tables_in_any_order() {
+    // The binding starts from the recorded history's ids, so the prompt may
+    // hold them in another order, and not all of them: id 2 is history no
+    // longer in the prompt, id 1 the run's own (not held).
+    let tape = PromptTape::default()
+        .assistant(vec![call(1, false)])
+        .tool(vec![result(1, false, false)])
+        .assistant(vec![call(0, false)])
+        .tool(vec![result(0, false, false)])
+        .build();
+    let decision = filter(&plain(), Exclude::All, &tape, Some(&[1, 0, 1]), None).unwrap();
+    assert!(!decision.record_history);
+    assert_eq!(changed(decision), vec![plan::KEEP, plan::KEEP, plan::DROP, plan::DROP]);
+    // Without a table, ids must come in prompt order; with one, below its length.
+    assert!(matches!(filter(&plain(), Exclude::All, &tape, None, None), Err(FilterError::Tape(_))));
+    assert!(matches!(filter(&plain(), Exclude::All, &tape, Some(&[1]), None), Err(FilterError::Tape(_))));
+    // With `filterAfterToolSteps` the history is not read, and neither is its table's length.
+    let keep_one = options(Some(1.0), false, PreservedResults::WithOwnModelOutput);
+    assert!(matches!(filter(&keep_one, Exclude::All, &tape, Some(&[1, 0, 1]), None), Err(FilterError::Tape(_))));
+}

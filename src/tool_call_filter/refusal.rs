@@ -77,26 +77,41 @@ pub struct FilterOptions {
     pub filter_after_tool_steps: Option<Option<f64>>,
 }
 
+/// An option of the wrong kind: its [`refused`] code and the value given,
+/// the first in the order [`FilterOptions::check`] reads them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RefusedOption<'a> {
+    pub what: i32,
+    pub value: &'a Value,
+}
+
+impl RefusedOption<'_> {
+    /// The `TypeError`'s message (without the processor's name).
+    pub fn message(&self) -> String {
+        refusal(self.what, self.value, 0).expect("every option's code names a refusal")
+    }
+}
+
 impl FilterOptions {
     /// Checks the options' values (`undefined` and `null` are always
-    /// allowed); a value of the wrong kind is refused with its [`refused`]
-    /// code, for [`refusal`].
-    pub fn check(
-        exclude: &Value,
-        filter_after_tool_steps: &Value,
-        preserve_model_output: &Value,
-    ) -> Result<FilterOptions, i32> {
+    /// allowed); the first of the wrong kind is refused with its [`refused`]
+    /// code and the value, for [`RefusedOption::message`].
+    pub fn check<'a>(
+        exclude: &'a Value,
+        filter_after_tool_steps: &'a Value,
+        preserve_model_output: &'a Value,
+    ) -> Result<FilterOptions, RefusedOption<'a>> {
         if !exclude.is_nullish() && *exclude != Value::Array {
-            return Err(refused::EXCLUDE);
+            return Err(RefusedOption { what: refused::EXCLUDE, value: exclude });
         }
         let steps = match filter_after_tool_steps {
             Value::Undefined => None,
             Value::Null => Some(None),
             Value::Number(steps) => Some(Some(*steps)),
-            _ => return Err(refused::FILTER_AFTER_TOOL_STEPS),
+            _ => return Err(RefusedOption { what: refused::FILTER_AFTER_TOOL_STEPS, value: filter_after_tool_steps }),
         };
         if !preserve_model_output.is_nullish() && !matches!(preserve_model_output, Value::Boolean(_)) {
-            return Err(refused::PRESERVE_MODEL_OUTPUT);
+            return Err(RefusedOption { what: refused::PRESERVE_MODEL_OUTPUT, value: preserve_model_output });
         }
         Ok(FilterOptions {
             excludes_listed: *exclude == Value::Array,
@@ -164,20 +179,30 @@ mod tests {
 
     #[test]
     fn options_of_the_wrong_kinds_are_refused_by_name() {
+        let refused = |what, value| Err(RefusedOption { what, value });
+        let (text, object, one) = (Value::String("x".into()), Value::Object, Value::Number(1.0));
+        let steps = Value::String("2".into());
+        assert_eq!(FilterOptions::check(&text, &Value::Undefined, &Value::Undefined), refused(refused::EXCLUDE, &text));
         assert_eq!(
-            FilterOptions::check(&Value::String("x".into()), &Value::Undefined, &Value::Undefined),
-            Err(refused::EXCLUDE)
-        );
-        assert_eq!(FilterOptions::check(&Value::Object, &Value::Undefined, &Value::Undefined), Err(refused::EXCLUDE));
-        assert_eq!(
-            FilterOptions::check(&Value::Undefined, &Value::String("2".into()), &Value::Undefined),
-            Err(refused::FILTER_AFTER_TOOL_STEPS)
+            FilterOptions::check(&object, &Value::Undefined, &Value::Undefined),
+            refused(refused::EXCLUDE, &object)
         );
         assert_eq!(
-            FilterOptions::check(&Value::Undefined, &Value::Undefined, &Value::Number(1.0)),
-            Err(refused::PRESERVE_MODEL_OUTPUT)
+            FilterOptions::check(&Value::Undefined, &steps, &Value::Undefined),
+            refused(refused::FILTER_AFTER_TOOL_STEPS, &steps)
         );
-        // The first wrong one, in the order they are read.
-        assert_eq!(FilterOptions::check(&Value::Object, &Value::Object, &Value::Object), Err(refused::EXCLUDE));
+        assert_eq!(
+            FilterOptions::check(&Value::Undefined, &Value::Undefined, &one),
+            refused(refused::PRESERVE_MODEL_OUTPUT, &one)
+        );
+        // The first wrong one, in the order they are read, named with its value.
+        let (a, b, c) = (Value::Object, Value::Array, Value::Function);
+        let first = FilterOptions::check(&a, &Value::Undefined, &c).unwrap_err();
+        assert_eq!(first, RefusedOption { what: refused::EXCLUDE, value: &a });
+        assert_eq!(first.message(), "options.exclude must be an array of tool names, got an object");
+        let second = FilterOptions::check(&b, &Value::Boolean(true), &c).unwrap_err();
+        assert_eq!(second.message(), "options.filterAfterToolSteps must be a number, got a boolean");
+        let third = FilterOptions::check(&Value::Null, &Value::Null, &c).unwrap_err();
+        assert_eq!(third.message(), "options.preserveModelOutput must be a boolean, got a function");
     }
 }

@@ -57,6 +57,8 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
+use super::given::Given;
+
 use super::{Answer, Ask, Found, LiveKeys, Lookup, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
 
@@ -90,6 +92,18 @@ pub fn reads(lookup: Lookup, found: &Found, live: bool) -> &'static [i32] {
         // A step's copy has the key, and keeps its tool.
         (_, Found::ByKey(_), false) => &[],
         (Lookup::IdOnly, Found::ByKey(_), true) => &[FIRST_BY_ID],
+    }
+}
+
+/// The name a listing gives a tool whose `id` is `id`, as the reference
+/// lists `tool.id || key`: the id when it is a string, none (`Some(None)`:
+/// the tool is listed by its key) when it is falsy; `None` for any other id,
+/// which no tools record may hold (see [`refuse_record_value`](super::given::refuse_record_value)).
+pub fn listed_name(id: Given) -> Option<Option<JsString>> {
+    match id {
+        Given::String(name) => Some(Some(name)),
+        falsy if !falsy.is_truthy() => Some(None),
+        _ => None,
     }
 }
 
@@ -204,9 +218,8 @@ struct Exchange {
     keys: Option<LiveKeys>,
     /// The name given with the last answer taken (see [`ToolFilter::take_name`]).
     name: Option<Option<JsString>>,
-    /// Names to go with answers the host gives ([`Operation::provide_name`],
-    /// [`Operation::provide_name_of`]): for a ticket, or (`None`) the next
-    /// answer.
+    /// Names to go with answers the host gives ([`Operation::provide_id`]):
+    /// for a ticket, or (`None`) the next answer.
     given_names: Vec<(Option<Ticket>, Option<JsString>)>,
 }
 
@@ -589,16 +602,15 @@ impl<T> Operation<T> {
 
     /// Hands over, with the next answer the host gives (to
     /// [`resume`](Self::resume), or the next of [`exchange`](Self::exchange)'s
-    /// answers), the name of the tool it names (`None`: it has no id), when
-    /// it is not what the tables say (see [`ToolFilter::take_name`]).
-    pub fn provide_name(&mut self, name: Option<JsString>) {
-        self.relay.exchange.lock().given_names.push((None, name));
-    }
-
-    /// [`provide_name`](Self::provide_name) for the answer to `ticket`,
-    /// for a host that answers several at once.
-    pub fn provide_name_of(&mut self, ticket: Ticket, name: Option<JsString>) {
-        self.relay.exchange.lock().given_names.push((Some(ticket), name));
+    /// answers; with `ticket`'s, for a host that answers several at once),
+    /// the name of the tool it names, when it is not what the tables say
+    /// (see [`ToolFilter::take_name`]): its `id` as read after the hook
+    /// answered, [named](listed_name) as the reference lists it. `false`:
+    /// the id names nothing, nothing is handed over, and the host refuses it.
+    pub fn provide_id(&mut self, ticket: Option<Ticket>, id: Given) -> bool {
+        let Some(name) = listed_name(id) else { return false };
+        self.relay.exchange.lock().given_names.push((ticket, name));
+        true
     }
 
     /// The outcome, once the operation has ended (taken: a second call
@@ -622,6 +634,21 @@ pub fn complete_now<T>(future: impl Future<Output = T>) -> Option<T> {
 mod tests {
     use super::*;
     use crate::tool_search::ToolRef;
+
+    #[test]
+    fn a_listing_names_a_tool_by_its_string_id_or_else_by_its_key() {
+        let name = |text: &str| Some(Some(JsString::from(text)));
+        assert_eq!(listed_name(Given::String(JsString::from("weather"))), name("weather"));
+        assert_eq!(listed_name(Given::String(JsString::from(""))), name(""), "a string, though falsy");
+        for falsy in [Given::Undefined, Given::Null, Given::Boolean(false), Given::Number(0.0), Given::Number(f64::NAN)]
+        {
+            assert_eq!(listed_name(falsy), Some(None));
+        }
+        assert_eq!(listed_name(Given::Other { type_of: "bigint", truthy: false }), Some(None));
+        for other in [Given::Number(1.0), Given::Boolean(true), Given::Object { is_array: false }, Given::Function] {
+            assert_eq!(listed_name(other), None);
+        }
+    }
 
     /// Asks about tools 3, 5 and 8 and returns the allowed ones.
     async fn ask_three(relay: Relay) -> Vec<ToolRef> {
@@ -882,9 +909,10 @@ mod tests {
             named
         });
         assert_eq!(operation.exchange([], 8), Ok(Some(vec![(0, tool(1)), (1, tool(2))])));
-        operation.provide_name_of(1, None);
+        assert!(operation.provide_id(Some(1), Given::Null));
         assert_eq!(operation.exchange([(1, code::ALLOWED)], 8), Ok(Some(vec![])));
-        operation.provide_name_of(0, Some(JsString::from("renamed")));
+        assert!(!operation.provide_id(Some(0), Given::Number(5.0)), "an id of another type names nothing");
+        assert!(operation.provide_id(Some(0), Given::String(JsString::from("renamed"))));
         assert_eq!(operation.exchange([(0, code::ALLOWED)], 8), Ok(Some(vec![(2, code::TICK)])), "a tick has a ticket");
         assert_eq!(operation.exchange([(2, code::NO_VERDICT)], 8), Ok(None));
         assert_eq!(
