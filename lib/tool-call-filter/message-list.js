@@ -5,10 +5,11 @@
 // native filter decide, and applies the plan it returns to the original
 // objects. What the reference reads of a message only once its parts are
 // decided (an inherited `content.content`, the legacy `toolInvocations` of a
-// message it keeps) is read then too: the plan asks for the text, and the
-// legacy lists of the rebuilt messages go to the native side in a second,
-// small round. Payloads (args, results, model outputs) never cross the
-// boundary; only their shape does.
+// message it keeps) is read then too: the plan asks for the text with an
+// action for each kind of it, and says what of a rebuilt message's legacy
+// list stays, with an exclude list by verdicts each entry is looked up in.
+// Payloads (args, results, model outputs) never cross the boundary; only
+// their shape does.
 
 const { planMessageList, planLegacyLists, advanceMessageListSteps, messageListRunLength } = require('../native.js')
 const {
@@ -610,11 +611,12 @@ function keptPartCount(plan, at, partCount) {
  * Applies the plan of messages `from..to` to them, appending what stays to
  * `out`, and returns where the messages' plan ends. The legacy list of each
  * message rebuilt is read as the reference reads it there, and kept as the
- * plan's directive says; where that is to ask, or where an entry is `null`
- * (which fails), it is written onto `scratch.legacy`, its new content kept
- * beside it in `scratch.legacyOwners` until the native side answers
- * (`excluded` to `marking` as `writeHistory` has them). An empty list keeps
- * nothing, whatever the rule, and is not asked about.
+ * plan's directive says; where that is by the verdicts the plan ends with,
+ * or where an entry is `null` (which the native side refuses), it is written
+ * onto `scratch.legacy`, its new content kept beside it in
+ * `scratch.legacyOwners` until `resolveLegacy` (`excluded` to `marking` as
+ * `writeHistory` has them). An empty list keeps nothing, whatever the rule,
+ * and is not looked up.
  */
 function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, internNew, marking) {
   const strings = scratch.strings
@@ -658,7 +660,7 @@ function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, intern
     const updated = withParts(rest, kept)
     if (Array.isArray(toolInvocations) && toolInvocations.length > 0) {
       if (legacyDirective === PLAN.legacyTable || hasNullEntry(toolInvocations)) {
-        // Its entries looked up in the verdicts, or, where one is null, asked about.
+        // Its entries looked up in the verdicts, or, where one is null, refused by the native side.
         writeLegacy(scratch, i - from, toolInvocations, excluded, ids, internNew, marking)
         const owners = scratch.legacyOwners
         const slot = scratch.legacyOwnerCount

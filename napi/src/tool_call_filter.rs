@@ -179,8 +179,9 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
 /// list, the kept count and positions into `out` and returns their length,
 /// or minus the length it needs. A plain Node-API callback (see
 /// [`crate::raw`]), as [`plan_message_list`] is, and given whole buffers and
-/// lengths rather than views, which JavaScript would allocate: it follows
-/// that one for every run with an exclude list.
+/// lengths rather than views, which JavaScript would allocate. The binding
+/// looks legacy entries up in the plan's verdicts and asks this only of a
+/// run with a `null` entry, which it refuses as the reference throws.
 pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {

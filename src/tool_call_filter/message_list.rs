@@ -344,7 +344,7 @@ pub fn plan_history(
         preserve,
         excluded_ids: CallIdSet::default(),
         needed_json: Vec::new(),
-        // Without an exclude list only the kept steps keep an entry (see `plan_legacy`).
+        // Without an exclude list only the kept steps keep an entry (see `legacy_entry_stays`).
         legacy: match exclude {
             Exclude::Listed => plan::LEGACY_TABLE,
             _ if preserve.is_empty() => plan::LEGACY_NONE_KEPT,
