@@ -401,7 +401,7 @@ fn excluded_call_ids(history: &History) -> Result<CallIdSet, FilterError> {
 /// stays: the reference keeps one whose id the kept steps hold, or, with an
 /// exclude list, one that names no excluded tool and whose call is not an
 /// excluded tool's.
-fn legacy_entry_stays(exclude: Exclude, held: bool, excluded_call: bool, excluded_name: bool) -> bool {
+pub fn legacy_entry_stays(exclude: Exclude, held: bool, excluded_call: bool, excluded_name: bool) -> bool {
     held || (exclude == Exclude::Listed && !excluded_name && !excluded_call)
 }
 
