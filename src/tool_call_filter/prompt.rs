@@ -561,28 +561,22 @@ impl MessagePlan<'_> {
     }
 }
 
-/// The plan of a prompt where nothing is left in a removed part's place:
-/// each message kept, dropped, or rewritten without its removed parts.
-fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, mut out: P) -> Answer<P> {
+/// Writes a prompt's plan: each message whole, in one number, or, where
+/// some of its parts go, part by part by `write_parts`.
+fn write_plan<P: PlanSink>(
+    prompt: &Prompt<'_>,
+    slots: &Slots,
+    mut out: P,
+    mut write_parts: impl FnMut(&Message<'_>, &[i32], &mut P),
+) -> Answer<P> {
     let mut changed = false;
     for message in prompt.messages() {
-        let parts = match MessagePlan::of(&message, slots) {
-            MessagePlan::Whole(action) => {
-                out.push(action);
-                continue;
+        match MessagePlan::of(&message, slots) {
+            MessagePlan::Whole(action) => out.push(action),
+            MessagePlan::PartByPart(parts) => {
+                changed = true;
+                write_parts(&message, parts, &mut out);
             }
-            MessagePlan::PartByPart(parts) => parts,
-        };
-        changed = true;
-        let removed = |value: i32| slots.has(Part::of(value).slot, Slots::REMOVED);
-        let kept = parts.iter().filter(|&&value| !removed(value)).count();
-        if kept == 0 {
-            out.push(plan::DROP);
-            continue;
-        }
-        out.extend_from_slice(&[plan::REWRITE, kept as i32]);
-        for &value in parts {
-            out.push(if removed(value) { plan::PART_DROP } else { plan::PART_KEEP });
         }
     }
     if changed {
@@ -590,6 +584,23 @@ fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, mut
     } else {
         Answer::Unchanged
     }
+}
+
+/// The plan of a prompt where nothing is left in a removed part's place:
+/// each message kept, dropped, or rewritten without its removed parts.
+fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, out: P) -> Answer<P> {
+    let removed = |value: i32| slots.has(Part::of(value).slot, Slots::REMOVED);
+    write_plan(prompt, slots, out, |_, parts, out| {
+        let kept = parts.iter().filter(|&&value| !removed(value)).count();
+        if kept == 0 {
+            out.push(plan::DROP);
+            return;
+        }
+        out.extend_from_slice(&[plan::REWRITE, kept as i32]);
+        for &value in parts {
+            out.push(if removed(value) { plan::PART_DROP } else { plan::PART_KEEP });
+        }
+    })
 }
 
 /// The text each removed pair leaves, if any, by call id slot. The strings of
@@ -627,7 +638,7 @@ impl Filter<'_> {
         &self,
         slots: &mut Slots,
         outputs: Option<Outputs<'_>>,
-        mut out: P,
+        out: P,
     ) -> Result<Answer<P>, FilterError> {
         let prompt = self.prompt;
         let mut any_removed = false;
@@ -670,16 +681,7 @@ impl Filter<'_> {
         }
         // Removed parts may leave a text behind: a message some of whose
         // parts go is written part by part, and taken back if nothing stays.
-        let mut changed = false;
-        for message in prompt.messages() {
-            let parts = match MessagePlan::of(&message, slots) {
-                MessagePlan::Whole(action) => {
-                    out.push(action);
-                    continue;
-                }
-                MessagePlan::PartByPart(parts) => parts,
-            };
-            changed = true;
+        Ok(write_plan(prompt, slots, out, |message, parts, out| {
             let header = out.len();
             // The count of kept parts is set once they are all decided.
             out.extend_from_slice(&[plan::REWRITE, 0]);
@@ -709,8 +711,7 @@ impl Filter<'_> {
                 out.truncate(header);
                 out.push(plan::DROP);
             }
-        }
-        Ok(if changed { Answer::Changed(out) } else { Answer::Unchanged })
+        }))
     }
 
     /// The text each removed pair leaves, by call id: that of the last
