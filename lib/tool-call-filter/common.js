@@ -342,6 +342,10 @@ function writeModelOutput(scratch, tape, output) {
   const { ancestors, cursors, ends } = scratch
   const strings = scratch.strings
   const base = ancestors.length
+  // The `{ value }` object whose value is being written, kept out of
+  // `ancestors` until that value has items of its own: most outputs are one
+  // such object around a string or a JSON object, which then costs no entry.
+  let wrapper = null
   let value = output
   for (;;) {
     switch (typeof value) {
@@ -360,11 +364,16 @@ function writeModelOutput(scratch, tape, output) {
           break
         }
         // A cycle (or the far limit): Rust fails only if this output's text is needed.
-        if (ancestors.length - base >= NODE.maxDepth || isAncestor(scratch, value)) {
+        const depth = ancestors.length - base + (wrapper === null ? 0 : 1)
+        if (depth >= NODE.maxDepth || value === wrapper || isAncestor(scratch, value)) {
           tape.push(NODE.tooDeep)
           break
         }
         if (Array.isArray(value)) {
+          if (wrapper !== null) {
+            enter(scratch, wrapper, 0)
+            wrapper = null
+          }
           tape.push(NODE.array)
           // An array's JSON is its text only when no item has any: left for later.
           scratch.lazyJson.set(tape.length, value)
@@ -388,7 +397,8 @@ function writeModelOutput(scratch, tape, output) {
         }
         if ('value' in value) {
           // The object stays an ancestor while its value is written, to catch a cycle through it.
-          enter(scratch, value, 0)
+          if (wrapper !== null) enter(scratch, wrapper, 0)
+          wrapper = value
           value = value.value
           continue
         }
@@ -413,6 +423,7 @@ function writeModelOutput(scratch, tape, output) {
       default:
         tape.push(NODE.nothing)
     }
+    wrapper = null
     // The node is written: on to the next item of the innermost unfinished array.
     for (;;) {
       const depth = ancestors.length
