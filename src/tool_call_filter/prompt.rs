@@ -50,7 +50,7 @@
 //! thread-local slot, and memory of its own to write and read back).
 
 use super::tape::{model_output_text, NodeError, Reader, TapeError};
-use super::{keeps_any_step, plan, recent_step_range, Exclude, FilterError};
+use super::{keeps_any_step, plan, recent_steps, Exclude, FilterError};
 use crate::releases::PreservedResults;
 
 /// The codes of the prompt tape (declared in the protocol).
@@ -233,9 +233,9 @@ struct Prompt<'a> {
     tape: &'a [i32],
     /// One more than the largest interned call id.
     id_count: usize,
-    /// How many assistant messages hold a tool call: the steps
-    /// `filterAfterToolSteps` counts.
-    steps: usize,
+    /// Where on the tape the parts of each assistant message holding a tool
+    /// call are: the steps `filterAfterToolSteps` counts (read only with it).
+    steps: Vec<std::ops::Range<usize>>,
     /// The first assistant message whose content is a string, where the
     /// reference's counting of steps calls `content.filter` and throws.
     string_assistant: Option<usize>,
@@ -272,11 +272,13 @@ impl<'a> Iterator for Messages<'a> {
 
 impl<'a> Prompt<'a> {
     /// Reads a tape whose ids are interned in prompt order, or, given
-    /// `table_ids` (the history table's length), are that table's.
-    fn read(tape: &'a [i32], table_ids: Option<usize>) -> Result<Prompt<'a>, TapeError> {
+    /// `table_ids` (the history table's length), are that table's; with
+    /// `WITH_STEPS`, notes where the steps are (a loop of its own without:
+    /// the note's branch costs the other modes' loop a few percent).
+    fn read<const WITH_STEPS: bool>(tape: &'a [i32], table_ids: Option<usize>) -> Result<Prompt<'a>, TapeError> {
         let count = Reader::new(tape).count()?;
         let new_ids = usize::from(table_ids.is_none());
-        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps: 0, string_assistant: None };
+        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps: Vec::new(), string_assistant: None };
         // One loop over the messages with plain indexes: most messages hold
         // one or two parts, so what a message costs is its head's decoding.
         let mut at = 1;
@@ -309,7 +311,9 @@ impl<'a> Prompt<'a> {
                         return Err(TapeError { position: first + bad.unwrap_or(0) });
                     }
                     prompt.id_count = id_count;
-                    prompt.steps += usize::from(assistant & has_call);
+                    if WITH_STEPS && assistant && has_call {
+                        prompt.steps.push(first..first + part_count);
+                    }
                     at = first + part_count;
                 }
                 content if content & !code::EMPTY == code::TEXT_CONTENT => {
@@ -472,7 +476,11 @@ pub fn filter_into<P: PlanSink>(
 ) -> Result<Decision<P>, FilterError> {
     // The history decides only without `filterAfterToolSteps`; then the ids are its table's.
     let history = history.filter(|_| options.filter_after_tool_steps.is_none());
-    let prompt = Prompt::read(tape, history.map(<[i32]>::len))?;
+    let table_ids = history.map(<[i32]>::len);
+    let prompt = match options.filter_after_tool_steps {
+        Some(_) => Prompt::read::<true>(tape, table_ids)?,
+        None => Prompt::read::<false>(tape, table_ids)?,
+    };
     if exclude == Exclude::Nothing {
         // An empty exclude list filters nothing and records nothing.
         return Ok(Decision { record_history: false, answer: Answer::Unchanged });
@@ -506,18 +514,10 @@ fn preserve_recent_steps(prompt: &Prompt<'_>, slots: &mut Slots, keep_steps: f64
         // `content.filter` is not a function of a string.
         return Err(FilterError::ContentNotAnArray { message });
     }
-    let kept = recent_step_range(prompt.steps, keep_steps);
-    let mut step = 0;
-    for message in prompt.messages().filter(|message| message.assistant) {
-        if !message.parts().any(|part| part.kind == PartKind::Call) {
-            continue;
+    for parts in recent_steps(&prompt.steps, keep_steps) {
+        for part in prompt.tape[parts.clone()].iter().map(|&value| Part::of(value)) {
+            slots.0[part.slot] |= Slots::PRESERVED * u8::from(part.kind == PartKind::Call);
         }
-        if kept.contains(&step) {
-            for part in message.parts().filter(|part| part.kind == PartKind::Call) {
-                slots.0[part.slot] |= Slots::PRESERVED;
-            }
-        }
-        step += 1;
     }
     Ok(())
 }
