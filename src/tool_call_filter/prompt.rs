@@ -278,7 +278,9 @@ impl<'a> Prompt<'a> {
     fn read<const WITH_STEPS: bool>(tape: &'a [i32], table_ids: Option<usize>) -> Result<Prompt<'a>, TapeError> {
         let count = Reader::new(tape).count()?;
         let new_ids = usize::from(table_ids.is_none());
-        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps: Vec::new(), string_assistant: None };
+        // Room for a step a message: one allocation, never grown.
+        let steps = Vec::with_capacity(if WITH_STEPS { count } else { 0 });
+        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps, string_assistant: None };
         // One loop over the messages with plain indexes: most messages hold
         // one or two parts, so what a message costs is its head's decoding.
         let mut at = 1;
