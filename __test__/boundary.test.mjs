@@ -155,6 +155,16 @@ describe('buffers handed to the binding', () => {
     assert.throws(() => native.filterPrompt(input, shared, undefined), /SharedArrayBuffer/)
   })
 
+  test('a buffer that is no Int32Array is refused, as tape and as answer buffer', () => {
+    const input = promptInput({ tape: [0] })
+    for (const value of [undefined, null, 7, 'tape', [0, 0], {}, new Float64Array(8), new Uint32Array(8), new DataView(new ArrayBuffer(32))]) {
+      assert.throws(() => native.filterPrompt(value, new Int32Array(8), undefined), /expected an Int32Array/)
+      assert.throws(() => native.filterPrompt(input, value, undefined), /expected an Int32Array/)
+      assert.throws(() => filter.plan(undefined, value, undefined, 0, new Int32Array(16)), /expected an Int32Array/)
+    }
+    assert.equal(native.filterPrompt(input, new Int32Array(8), undefined), 2)
+  })
+
   test("the prompt filter's answer buffer may not share memory with its input", () => {
     const buffer = new Int32Array(64)
     const input = promptInput({ tape: [0] })

@@ -178,25 +178,26 @@ exclusive_view!(Int32Out);
 
 /// The elements of `value`, which must be an `Int32Array` over a plain
 /// `ArrayBuffer` (`napi_is_arraybuffer` is false for a `SharedArrayBuffer`).
-/// One `napi_get_typedarray_info` gives both the elements and the buffer.
+/// One `napi_get_typedarray_info` gives both the elements and the buffer, and
+/// refuses (with `napi_invalid_arg`, nothing thrown) a value that is not a
+/// typed array: the prompt filter calls this twice on every model call.
 ///
 /// # Safety
 /// `value` must be a live value of `env`; the view is borrowed for the call only.
 pub unsafe fn read_view<'a>(env: sys::napi_env, value: sys::napi_value) -> Result<View<'a>> {
-    let mut is_typed_array = false;
-    // SAFETY: the caller vouches for `env` and `value`.
-    check_status!(unsafe { sys::napi_is_typedarray(env, value, &mut is_typed_array) })?;
-    if !is_typed_array {
-        return Err(Error::new(Status::InvalidArg, "expected an Int32Array"));
-    }
     let mut kind = 0;
     let mut len = 0;
     let mut data = std::ptr::null_mut();
     let mut buffer = std::ptr::null_mut();
-    // SAFETY: `value` is a typed array; the byte offset's out-pointer may be null.
-    check_status!(unsafe {
+    // SAFETY: the caller vouches for `env` and `value`; the byte offset's
+    // out-pointer may be null.
+    let status = unsafe {
         sys::napi_get_typedarray_info(env, value, &mut kind, &mut len, &mut data, &mut buffer, std::ptr::null_mut())
-    })?;
+    };
+    if status == sys::Status::napi_invalid_arg {
+        return Err(Error::new(Status::InvalidArg, "expected an Int32Array"));
+    }
+    check_status!(status)?;
     if kind != sys::TypedarrayType::int32_array {
         return Err(Error::new(Status::InvalidArg, "expected an Int32Array"));
     }
