@@ -620,6 +620,26 @@ impl TextsById {
         self.strings.is_empty()
     }
 
+    /// Reads the output at `at` of `outputs` as the text of the result at
+    /// (`message`, `part`), whose call is in `slot`, where it has any.
+    fn read(
+        &mut self,
+        outputs: &[i32],
+        at: usize,
+        needed_json: &mut Vec<usize>,
+        (message, part, slot): (u32, u32, usize),
+    ) -> Result<(), FilterError> {
+        let first = self.strings.len();
+        model_output_text(outputs, at, &mut self.strings, needed_json).map_err(|error| match error {
+            NodeError::Tape(error) => FilterError::Tape(error),
+            NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
+        })?;
+        if self.strings.len() > first {
+            self.by_id[slot] = Some(ResultText { message, part, strings: first..self.strings.len() });
+        }
+        Ok(())
+    }
+
     /// The text of the call in `slot`, with its strings.
     fn get(&self, slot: usize) -> Option<(&ResultText, &[i32])> {
         let text = self.by_id.get(slot)?.as_ref()?;
@@ -760,16 +780,7 @@ impl Filter<'_> {
         let mut reader = Reader::new(outputs);
         let mut read = |reader: &mut Reader<'_>, wanted: Option<&Wanted>| -> Result<(), FilterError> {
             if let Some(&Wanted { message, part, slot, .. }) = wanted {
-                let first = texts.strings.len();
-                model_output_text(outputs, reader.position(), &mut texts.strings, &mut needed_json).map_err(
-                    |error| match error {
-                        NodeError::Tape(error) => FilterError::Tape(error),
-                        NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
-                    },
-                )?;
-                if texts.strings.len() > first {
-                    texts.by_id[slot] = Some(ResultText { message, part, strings: first..texts.strings.len() });
-                }
+                texts.read(outputs, reader.position(), &mut needed_json, (message, part, slot))?;
             }
             reader.skip_node(0)?;
             Ok(())
@@ -798,9 +809,7 @@ impl Filter<'_> {
         }
         Ok(Ok(texts))
     }
-}
 
-impl Filter<'_> {
     /// [`Self::result_texts`] when the outputs were written ahead, in one
     /// pass: each `OWN_OUTPUT` result's output is read as the walk meets it,
     /// as text where the result goes, stepped over where it stays. Only
@@ -818,24 +827,11 @@ impl Filter<'_> {
         for (m, message) in self.prompt.messages().enumerate() {
             for (p, part) in message.parts().enumerate() {
                 slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
-                if part.kind != PartKind::Result {
-                    continue;
-                }
-                if !part.own_output {
+                if part.kind != PartKind::Result || !part.own_output {
                     continue;
                 }
                 if slots.has(part.slot, Slots::REMOVED) {
-                    let first = texts.strings.len();
-                    model_output_text(outputs, reader.position(), &mut texts.strings, &mut needed_json).map_err(
-                        |error| match error {
-                            NodeError::Tape(error) => FilterError::Tape(error),
-                            NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: m },
-                        },
-                    )?;
-                    if texts.strings.len() > first {
-                        texts.by_id[part.slot] =
-                            Some(ResultText { message: m as u32, part: p as u32, strings: first..texts.strings.len() });
-                    }
+                    texts.read(outputs, reader.position(), &mut needed_json, (m as u32, p as u32, part.slot))?;
                 }
                 reader.skip_node(0)?;
             }
