@@ -15,7 +15,7 @@ export type Utf16Text = string
 
 /**
  * The prompt ToolCallFilter's one call per model call (`tool_call_filter::filter_prompt`):
- * reads the input tape, writes `[recordHistory, PromptAnswer, ...plan]` into `out`,
+ * reads the input tape, writes the answer laid out as `toolCallFilterProtocol().promptAnswer` says into `out`,
  * and returns the length written, or minus the length it needs when `out` is too short.
  */
 export declare function filterPrompt(input: Int32In, out: Int32Out, filterAfterToolSteps: number | null | undefined): number

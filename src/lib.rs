@@ -7,7 +7,7 @@
 //! # Who decides what
 //!
 //! Rust decides. Options and their defaults, which values are refused and
-//! how a refusal reads ([`tool_search::given::Given::describe`],
+//! how a refusal reads ([`given::Given::describe`],
 //! [`tool_call_filter::refusal::refusal`]), threads,
 //! catalogs, search, loads, loaded state, which tools a step hands out, every
 //! string a model reads, the result shapes, the processors' ids and names,
@@ -28,6 +28,7 @@
 //! to step and how much of them is checked again. Where it finds a value it
 //! cannot read as Rust needs it, it hands the value to Rust to be refused.
 
+pub mod given;
 pub mod js;
 pub mod protocol;
 pub mod releases;

@@ -19,6 +19,7 @@ pub mod refusal;
 pub mod tape;
 
 use crate::js::js_slice_bounds;
+use crate::protocol::tool_call_filter::exclude;
 use tape::TapeError;
 
 /// Which tool calls the filter removes, decided per call from the live
@@ -27,11 +28,11 @@ use tape::TapeError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Exclude {
     /// No `exclude` option: every tool call and result.
-    All,
+    All = exclude::ALL as isize,
     /// A non-empty `exclude` list: calls of those tools, and their results.
-    Listed,
+    Listed = exclude::LISTED as isize,
     /// An empty list: nothing; the history passes through untouched.
-    Nothing,
+    Nothing = exclude::NOTHING as isize,
 }
 
 impl Exclude {
@@ -42,6 +43,21 @@ impl Exclude {
             Some(0) => Exclude::Nothing,
             Some(_) => Exclude::Listed,
         }
+    }
+
+    /// The mode of a protocol code (`exclude`), as the binding hands it back.
+    pub fn from_code(code: i32) -> Option<Exclude> {
+        match code {
+            exclude::ALL => Some(Exclude::All),
+            exclude::LISTED => Some(Exclude::Listed),
+            exclude::NOTHING => Some(Exclude::Nothing),
+            _ => None,
+        }
+    }
+
+    /// Its protocol code (`exclude`).
+    pub fn code(self) -> i32 {
+        self as i32
     }
 }
 

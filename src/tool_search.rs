@@ -29,14 +29,14 @@
 //! What JavaScript hands over is read here too: the options
 //! ([`options::Options::from_given`]), the request's thread and the
 //! meta-tools' inputs ([`request`]), and what it found in a tools record and
-//! could not use ([`given::refuse_record_value`]). The codes, layouts and
+//! could not use ([`refusal::refuse_record_value`]). The codes, layouts and
 //! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
 
 pub mod ahead;
-pub mod given;
 pub mod messages;
 pub mod operation;
 pub mod options;
+pub mod refusal;
 pub mod request;
 
 use std::cell::RefCell;

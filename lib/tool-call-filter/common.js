@@ -9,9 +9,10 @@ const native = require('../native.js')
 const { TapeWriter } = require('../tape-writer.js')
 
 const codes = native.toolCallFilterProtocol()
-const { ExcludeMode, excludeMode, checkToolCallFilterOptions, toolCallFilterRefusal } = native
+const { excludeMode, checkToolCallFilterOptions, toolCallFilterRefusal } = native
 /** What a value of the wrong kind was given as (see `refused`). */
 const REFUSED = codes.refused
+const EXCLUDE = codes.exclude
 
 /**
  * `name` as V8 keeps a property's name: interned, as a key read back from an
@@ -319,7 +320,7 @@ function excludeModeOf(length) {
 function excludeNow(exclude) {
   const mode = excludeModeOf(exclude?.length)
   // `Set#has` matches like `Array#includes` (SameValueZero, holes as undefined).
-  return { mode, names: mode === ExcludeMode.Listed ? new Set(exclude) : null }
+  return { mode, names: mode === EXCLUDE.listed ? new Set(exclude) : null }
 }
 
 /**
@@ -514,7 +515,7 @@ module.exports = {
   releaseOwners,
   codes,
   stateKeys,
-  ExcludeMode,
+  EXCLUDE,
   takeScratch,
   releaseScratch,
   readOptions,

@@ -15,7 +15,7 @@ const { planMessageList, planLegacyLists, advanceMessageListSteps, messageListRu
 const {
   codes,
   stateKeys,
-  ExcludeMode,
+  EXCLUDE,
   takeScratch,
   releaseScratch,
   releaseOwners,
@@ -146,16 +146,16 @@ class ToolCallFilter {
     const keepSteps = this.#filterAfterToolSteps
     const exclude = this.#exclude
     const { mode, names } = excludeNow(exclude)
-    if (mode === ExcludeMode.Nothing) return messages
+    if (mode === EXCLUDE.nothing) return messages
     checkHistory(messages)
-    if (ids === null && mode === ExcludeMode.Listed) ids = scratch.ids
+    if (ids === null && mode === EXCLUDE.listed) ids = scratch.ids
     const withOutputs = this.#withOutputs
     // The reference keeps a part the steps hold before it reads its state or
     // its model output, and reads a model output only of a result that goes:
     // with an exclude list, that takes the ids of the excluded tools' calls.
     let marking = 0
     if (preserve !== null && preserve.length > 0) marking |= MARK.kept
-    if (withOutputs && mode === ExcludeMode.Listed) marking |= MARK.excluded
+    if (withOutputs && mode === EXCLUDE.listed) marking |= MARK.excluded
     const excludeLength = exclude?.length
     // As `map` does, the reference reads the length once.
     const count = messages.length
@@ -165,7 +165,7 @@ class ToolCallFilter {
     // only the kept ids where no other marks are made.
     if ((marking & MARK.excluded) !== 0) scratch.marked = true
     if ((marking & MARK.kept) !== 0) markKept(scratch, ids.values.length, preserve)
-    const internNew = mode === ExcludeMode.Listed
+    const internNew = mode === EXCLUDE.listed
     for (let from = 0; from < count; from += runLength) {
       const to = Math.min(count, from + runLength)
       scratch.clear()

@@ -8,11 +8,11 @@
 // results leave text behind, the outputs of just those results behind that,
 // in a second round (the layout is the core's `prompt::input`).
 
-const { filterPrompt, PromptAnswer, PreservedResultsRule } = require('../native.js')
+const { filterPrompt, PreservedResultsRule } = require('../native.js')
 const {
   codes,
   stateKeys,
-  ExcludeMode,
+  EXCLUDE,
   takeScratch,
   releaseScratch,
   readOptions,
@@ -28,6 +28,7 @@ const { argument } = require('../hook-arguments.js')
 const TAPE = codes.prompt
 const INPUT = codes.promptInput
 const PLAN = codes.plan
+const ANSWER = codes.promptAnswer
 const PROCESSOR = codes.processor
 const HISTORY_KEY = stateKeys.history
 
@@ -77,7 +78,7 @@ function definePromptToolCallFilter(preservedResults) {
       const state = argument(args, 'state')
       const exclude = this.#exclude
       const { mode, names } = excludeNow(exclude)
-      if (mode === ExcludeMode.Nothing) return undefined
+      if (mode === EXCLUDE.nothing) return undefined
       const withOutputs = this.#withOutputs
       const steps = this.#filterAfterToolSteps
       const scratch = takeScratch()
@@ -110,25 +111,25 @@ function definePromptToolCallFilter(preservedResults) {
         data[INPUT.historyLength] = historyLength
         data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
         askPrompt(scratch, steps)
-        if (scratch.plan[0] === 1) {
+        if (scratch.plan[ANSWER.recordHistory] === 1) {
           state[HISTORY_KEY] = ids.set
           recordedOrder.set(ids.set, ids.values)
         }
-        if (scratch.plan[1] === PromptAnswer.NeedsOutputs) {
+        if (scratch.plan[ANSWER.kind] === ANSWER.needsOutputs) {
           // Those asked for, in their order, in place of any written ahead.
           tape.length = outputsStart
-          writeOutputs(scratch, prompt, scratch.plan, 2)
+          writeOutputs(scratch, prompt, scratch.plan, ANSWER.head)
           const head = tape.data
           head[INPUT.flags] &= ~INPUT.outputsAhead
           head[INPUT.outputsLength] = tape.length - outputsStart
           askPrompt(scratch, steps)
         }
-        if (scratch.plan[1] === PromptAnswer.NeedsJson) {
-          fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(3, 3 + scratch.plan[2]))
+        if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
+          fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(ANSWER.head + 1, ANSWER.head + 1 + scratch.plan[ANSWER.head]))
           askPrompt(scratch, steps)
         }
-        if (scratch.plan[1] === PromptAnswer.Unchanged) return undefined
-        return { prompt: applyPlan(prompt, scratch.plan, 2, scratch.strings) }
+        if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined
+        return { prompt: applyPlan(prompt, scratch.plan, ANSWER.head, scratch.strings) }
       } finally {
         releaseScratch(scratch)
       }

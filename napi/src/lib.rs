@@ -7,6 +7,7 @@
 
 mod buffers;
 mod diagnostics;
+mod given;
 mod protocol;
 mod raw;
 mod releases;

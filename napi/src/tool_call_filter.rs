@@ -3,55 +3,37 @@
 //! hosts whose filter rewrites the provider prompt.
 
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
-use mastra_native_processors::tool_call_filter::prompt::{self, Answer, PlanSink};
-use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions, Value};
+use mastra_native_processors::tool_call_filter::prompt;
+use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions};
 use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
+use crate::given::given;
 use crate::raw;
-use crate::utf16::Utf16Text;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
 fn type_error(error: impl std::fmt::Display) -> Error {
     Error::new(Status::InvalidArg, format!("ToolCallFilter: {error}"))
 }
 
-/// What the live `exclude` option asks for.
-#[napi]
-pub enum ExcludeMode {
-    /// No list: every tool.
-    All,
-    /// A non-empty list: the tools named in it.
-    Listed,
-    /// An empty list: nothing; the wrapper hands the input back untouched.
-    Nothing,
+/// The mode (the protocol's `exclude`) for an `exclude` list of this
+/// length (`undefined` for no list).
+#[napi(catch_unwind)]
+pub fn exclude_mode(list_length: Option<u32>) -> i32 {
+    Exclude::for_list(list_length).code()
 }
 
-/// The mode for an `exclude` list of this length (`undefined` for no list).
+/// How many messages one message-list history tape may hold in this mode
+/// (the protocol's `exclude`); `undefined` for the whole history (see the
+/// core's `message_list::run_length`). It depends on the mode alone, so the
+/// wrapper asks once per mode.
 #[napi(catch_unwind)]
-pub fn exclude_mode(list_length: Option<u32>) -> ExcludeMode {
-    match Exclude::for_list(list_length) {
-        Exclude::All => ExcludeMode::All,
-        Exclude::Listed => ExcludeMode::Listed,
-        Exclude::Nothing => ExcludeMode::Nothing,
-    }
-}
-
-/// How many messages one message-list history tape may hold in this mode;
-/// `undefined` for the whole history (see the core's
-/// `message_list::run_length`). It depends on the mode alone, so the wrapper
-/// asks once per mode.
-#[napi(catch_unwind)]
-pub fn message_list_run_length(mode: ExcludeMode) -> Option<u32> {
-    let exclude = match mode {
-        ExcludeMode::All => Exclude::All,
-        ExcludeMode::Listed => Exclude::Listed,
-        ExcludeMode::Nothing => Exclude::Nothing,
-    };
-    message_list::run_length(exclude).map(|length| length as u32)
+pub fn message_list_run_length(mode: i32) -> Result<Option<u32>> {
+    let exclude = Exclude::from_code(mode).ok_or_else(|| type_error(format!("no exclude mode {mode}")))?;
+    Ok(message_list::run_length(exclude).map(|length| length as u32))
 }
 
 /// The constructor's options as both stages read them (see the core's
@@ -78,7 +60,7 @@ pub fn check_tool_call_filter_options(
     preserve_model_output: Unknown,
 ) -> Result<ToolCallFilterOptions> {
     let (exclude, steps, preserve) =
-        (value_of(&exclude)?, value_of(&filter_after_tool_steps)?, value_of(&preserve_model_output)?);
+        (given(Some(exclude))?, given(Some(filter_after_tool_steps))?, given(Some(preserve_model_output))?);
     match FilterOptions::check(&exclude, &steps, &preserve) {
         Ok(options) => Ok(ToolCallFilterOptions {
             excludes_listed: options.excludes_listed,
@@ -96,7 +78,7 @@ pub fn check_tool_call_filter_options(
 /// and throws it where it found it.
 #[napi(catch_unwind)]
 pub fn tool_call_filter_refusal(what: i32, value: Unknown, index: Option<u32>) -> Result<String> {
-    let message = refusal(what, &value_of(&value)?, index.unwrap_or(0))
+    let message = refusal(what, &given(Some(value))?, index.unwrap_or(0))
         .ok_or_else(|| Error::new(Status::GenericFailure, format!("ToolCallFilter: no refusal {what}")))?;
     Ok(format!("ToolCallFilter: {message}"))
 }
@@ -107,26 +89,6 @@ fn throw_type_error(env: &Env, message: String) -> Error {
         Ok(()) => Error::from_status(Status::PendingException),
         Err(error) => error,
     }
-}
-
-/// What kind of JavaScript value this is, as the core's checks read it.
-fn value_of(value: &Unknown<'_>) -> Result<Value> {
-    Ok(match value.get_type()? {
-        ValueType::Undefined => Value::Undefined,
-        ValueType::Null => Value::Null,
-        // SAFETY: the value was just found to be a boolean.
-        ValueType::Boolean => Value::Boolean(unsafe { value.cast::<bool>() }?),
-        // SAFETY: the value was just found to be a number.
-        ValueType::Number => Value::Number(unsafe { value.cast::<f64>() }?),
-        // SAFETY: the value was just found to be a string.
-        ValueType::String => Value::String(String::from_utf16_lossy(&unsafe { value.cast::<Utf16Text>() }?.0)),
-        ValueType::Object | ValueType::External if value.is_array()? => Value::Array,
-        ValueType::Object | ValueType::External => Value::Object,
-        ValueType::Function => Value::Function,
-        ValueType::Symbol => Value::Other("symbol"),
-        ValueType::BigInt => Value::Other("bigint"),
-        ValueType::Unknown => Value::Object,
-    })
 }
 
 /// Plans a history tape (see the core's `message_list`) into `out`:
@@ -261,20 +223,6 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
     Ok(steps)
 }
 
-/// How [`filter_prompt`] begins its answer, after the record-history flag.
-#[napi]
-pub enum PromptAnswer {
-    /// Hand the prompt to the model as it is.
-    Unchanged,
-    /// `count, (message, part)*`: write these results' outputs and ask again
-    /// with them.
-    NeedsOutputs,
-    /// `count, slot*`: fill these JSON slots of the outputs tape and ask again.
-    NeedsJson,
-    /// The plan for the new prompt follows.
-    Changed,
-}
-
 /// Filters one prompt: `filterPrompt(input, out, filterAfterToolSteps)`,
 /// where `input` holds the round's flags, the prompt tape, the history table
 /// and the outputs tape as the core's `prompt::input` lays them out, and
@@ -283,8 +231,8 @@ pub enum PromptAnswer {
 /// holds, per interned call id, 1 when the request's recorded history has
 /// it, and is absent when nothing is recorded yet; the outputs tape holds
 /// the outputs an earlier answer asked for, given with the same prompt tape
-/// and history. Writes `[record_history, PromptAnswer, ...]` into `out`, the
-/// plan in place, and returns its length, or, when `out` is too short,
+/// and history. Writes the answer the core lays out (`Input::answer_into`)
+/// into `out`, the plan in place, and returns its length, or, when `out` is too short,
 /// minus the length it needs (the wrapper grows it and asks again).
 pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: Node-API calls this with its `env` and `info`.
@@ -294,42 +242,8 @@ pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callb
             let mut out = args.int32_out(1)?;
             let steps = steps_option(args.number_or_null(2)?);
             let round = prompt::Input::read(input.as_slice()).map_err(type_error)?;
-            let options = round.options(steps);
             let mut answer = out.counted(&[Some(&input)])?;
-            // The head, filled in below; the plan is written after it.
-            answer.extend_from_slice(&[0, 0]);
-            let prompt::Decision { record_history, answer: outcome } = prompt::filter_into(
-                &options,
-                round.exclude,
-                round.tape,
-                round.history,
-                round.outputs,
-                round.outputs_ahead,
-                &mut answer,
-            )
-            .map_err(type_error)?;
-            let kind = match outcome {
-                Answer::Changed(_) => PromptAnswer::Changed,
-                Answer::Unchanged => PromptAnswer::Unchanged,
-                Answer::NeedsOutputs(parts) => {
-                    answer.truncate(2);
-                    answer.push(parts.len() as i32);
-                    for (message, part) in parts {
-                        answer.extend_from_slice(&[message as i32, part as i32]);
-                    }
-                    PromptAnswer::NeedsOutputs
-                }
-                Answer::NeedsJson(slots) => {
-                    answer.truncate(2);
-                    answer.push(slots.len() as i32);
-                    for slot in slots {
-                        answer.push(slot as i32);
-                    }
-                    PromptAnswer::NeedsJson
-                }
-            };
-            answer.set(0, i32::from(record_history));
-            answer.set(1, kind as i32);
+            round.answer_into(steps, &mut answer).map_err(type_error)?;
             args.int32(answer.finish())
         })
     }

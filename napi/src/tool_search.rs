@@ -22,6 +22,7 @@ mod flat;
 use std::fmt::Display;
 use std::sync::Arc;
 
+use mastra_native_processors::given::Given;
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::releases;
 use mastra_native_processors::search::embedding::TokenScratch;
@@ -30,9 +31,9 @@ use mastra_native_processors::search::{
     BuiltinModel, EntrySpans, HybridConfig, ParamTable, Ranking, Span, VectorSource,
 };
 use mastra_native_processors::stores::facts::read_facts;
-use mastra_native_processors::tool_search::given::{refuse_record_value, Given};
 use mastra_native_processors::tool_search::operation::{complete_now, Operation};
 use mastra_native_processors::tool_search::options::GivenOptions;
+use mastra_native_processors::tool_search::refusal::refuse_record_value;
 use mastra_native_processors::tool_search::request::{
     load_tool_name, load_tool_names, request_thread, search_query, thread_to_clear, MemoryContext,
 };
@@ -41,10 +42,10 @@ use mastra_native_processors::tool_search::{
     PoolStep, PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
 };
 use napi::bindgen_prelude::*;
-use napi::sys;
 use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
+use crate::given::given;
 use crate::utf16::Utf16Text;
 use flat::Checks;
 
@@ -60,26 +61,6 @@ fn type_error(env: &Env, refusal: impl Display) -> Error {
 /// A failure that no input can cause: the two halves disagree.
 fn internal_error(error: impl Display) -> Error {
     Error::new(Status::GenericFailure, format!("ToolSearchProcessor: {error}"))
-}
-
-/// Classifies a JavaScript value for the core (`None` is `undefined`).
-fn given(value: Option<Unknown<'_>>) -> Result<Given> {
-    let Some(value) = value else { return Ok(Given::Undefined) };
-    Ok(match value.get_type()? {
-        ValueType::Undefined => Given::Undefined,
-        ValueType::Null => Given::Null,
-        // SAFETY: the value was just found to be a boolean.
-        ValueType::Boolean => Given::Boolean(unsafe { value.cast::<bool>() }?),
-        // SAFETY: the value was just found to be a number.
-        ValueType::Number => Given::Number(unsafe { value.cast::<f64>() }?),
-        // SAFETY: the value was just found to be a string.
-        ValueType::String => Given::String(JsString::from(unsafe { value.cast::<Utf16Text>() }?.0)),
-        ValueType::Object | ValueType::External => Given::Object { is_array: value.is_array()? },
-        ValueType::Function => Given::Function,
-        ValueType::Symbol => Given::Other { type_of: "symbol", truthy: true },
-        ValueType::BigInt => Given::Other { type_of: "bigint", truthy: truthy(&value)? },
-        _ => Given::Other { type_of: "unknown", truthy: truthy(&value)? },
-    })
 }
 
 /// Throws the `TypeError` that refuses a value the wrapper found in a tools
@@ -105,19 +86,6 @@ fn read_tool_names(env: &Env, names: Unknown<'_>) -> Result<Option<Vec<JsString>
         _ => None,
     };
     load_tool_names(classified, elements).map_err(|refusal| type_error(env, refusal))
-}
-
-/// `!!value`, as JavaScript decides it.
-fn truthy(value: &Unknown<'_>) -> Result<bool> {
-    let raw = value.value();
-    let mut coerced = std::ptr::null_mut();
-    let mut truthy = false;
-    // SAFETY: `raw` is a live value of its env, and each out-pointer is valid.
-    unsafe {
-        check_status!(sys::napi_coerce_to_bool(raw.env, raw.value, &mut coerced))?;
-        check_status!(sys::napi_get_value_bool(raw.env, coerced, &mut truthy))?;
-    }
-    Ok(truthy)
 }
 
 /// The constructor options as the wrapper read them from the options object

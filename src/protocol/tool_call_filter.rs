@@ -102,6 +102,17 @@ macro_rules! tool_call_filter_protocol {
                 pub const MAX_CALL_ID: i32 = i32::MAX / CALL_ID_UNIT - 1;
             }
 
+            #[doc = "What the live `exclude` option asks for, decided from its length on"]
+            #[doc = "each call (`excludeMode`): the reference reads the list every time."]
+            pub mod exclude: ExcludeModes {
+                #[doc = "No list: every tool."]
+                pub const ALL: i32 = 0;
+                #[doc = "A non-empty list: the tools named in it."]
+                pub const LISTED: i32 = 1;
+                #[doc = "An empty list: nothing; the wrapper hands the input back untouched."]
+                pub const NOTHING: i32 = 2;
+            }
+
             #[doc = "The prompt filter's input for one round, in one `Int32Array`: a head"]
             #[doc = "of `HEAD` numbers, then the prompt tape, the history table and the"]
             #[doc = "outputs tape, each as long as the head says (`ABSENT` for a table or"]
@@ -131,6 +142,28 @@ macro_rules! tool_call_filter_protocol {
                 pub const OUTPUTS_AHEAD: i32 = 4;
                 #[doc = "A length for what is not given."]
                 pub const ABSENT: i32 = -1;
+            }
+
+            #[doc = "The prompt filter's answer (`filterPrompt`): `[RECORD_HISTORY, KIND,"]
+            #[doc = "...]`, what follows the head as `KIND` says."]
+            pub mod prompt_answer: PromptAnswerLayout {
+                #[doc = "1 when the wrapper is to record this prompt's call ids as the"]
+                #[doc = "request's history, else 0."]
+                pub const RECORD_HISTORY: usize = 0;
+                pub const KIND: usize = 1;
+                #[doc = "Where what the kind says begins."]
+                pub const HEAD: usize = 2;
+
+                #[doc = "Hand the prompt to the model as it is."]
+                pub const UNCHANGED: i32 = 0;
+                #[doc = "`count, (message, part)*`: write these results' outputs and ask"]
+                #[doc = "again with them."]
+                pub const NEEDS_OUTPUTS: i32 = 1;
+                #[doc = "`count, slot*`: fill these JSON slots of the outputs tape and ask"]
+                #[doc = "again."]
+                pub const NEEDS_JSON: i32 = 2;
+                #[doc = "The plan for the new prompt follows."]
+                pub const CHANGED: i32 = 3;
             }
 
             #[doc = "The codes of a model output's `node` inside either tape (the"]

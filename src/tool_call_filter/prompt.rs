@@ -64,6 +64,9 @@ pub use crate::protocol::tool_call_filter::state_keys::HISTORY as HISTORY_STATE_
 /// prompt tape, the history table and the outputs tape.
 pub use crate::protocol::tool_call_filter::prompt_input as input;
 
+/// The layout of the binding's answer for a round ([`Input::answer_into`]).
+pub use crate::protocol::tool_call_filter::prompt_answer as answer;
+
 /// One round's input, read from the binding's buffer (see [`input`]).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Input<'a> {
@@ -126,6 +129,44 @@ impl<'a> Input<'a> {
             filter_after_tool_steps,
             preserved_results: self.preserved_results,
         }
+    }
+
+    /// Filters the round into `out` as the protocol's `prompt_answer` lays
+    /// the binding's answer out: whether to record the history, the kind of
+    /// answer, then the plan (written in place) or what to ask for.
+    pub fn answer_into<S: PlanSink>(
+        &self,
+        filter_after_tool_steps: Option<f64>,
+        out: &mut S,
+    ) -> Result<(), FilterError> {
+        let start = out.len();
+        out.extend_from_slice(&[0; answer::HEAD]);
+        let options = self.options(filter_after_tool_steps);
+        let Decision { record_history, answer: outcome } =
+            filter_into(&options, self.exclude, self.tape, self.history, self.outputs, self.outputs_ahead, &mut *out)?;
+        let kind = match outcome {
+            Answer::Changed(_) => answer::CHANGED,
+            Answer::Unchanged => answer::UNCHANGED,
+            Answer::NeedsOutputs(parts) => {
+                out.truncate(start + answer::HEAD);
+                out.push(parts.len() as i32);
+                for (message, part) in parts {
+                    out.extend_from_slice(&[message as i32, part as i32]);
+                }
+                answer::NEEDS_OUTPUTS
+            }
+            Answer::NeedsJson(slots) => {
+                out.truncate(start + answer::HEAD);
+                out.push(slots.len() as i32);
+                for slot in slots {
+                    out.push(slot as i32);
+                }
+                answer::NEEDS_JSON
+            }
+        };
+        out.set(start + answer::RECORD_HISTORY, i32::from(record_history));
+        out.set(start + answer::KIND, kind);
+        Ok(())
     }
 }
 

@@ -504,3 +504,32 @@ fn with_a_history_table_the_ids_are_the_tables_in_any_order() {
     let keep_one = options(Some(1.0), false, PreservedResults::WithOwnModelOutput);
     assert!(matches!(filter(&keep_one, Exclude::All, &tape, Some(&[1, 0, 1]), None), Err(FilterError::Tape(_))));
 }
+
+#[test]
+fn a_rounds_answer_is_laid_out_as_the_protocol_says() {
+    let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
+    let round = |preserve_model_output, history, outputs| Input {
+        preserve_model_output,
+        preserved_results: PreservedResults::Every,
+        exclude: Exclude::All,
+        tape: &tape,
+        history,
+        outputs,
+        outputs_ahead: false,
+    };
+    let answer_of = |round: Input<'_>| {
+        // Written after whatever the buffer holds already.
+        let mut out = vec![-9];
+        round.answer_into(None, &mut out).unwrap();
+        out
+    };
+    // No history yet: record this one; the plan follows the head.
+    assert_eq!(answer_of(round(false, None, None)), vec![-9, 1, answer::CHANGED, plan::DROP, plan::DROP]);
+    // The call is not the history's (made in this request's loop): nothing changes.
+    assert_eq!(answer_of(round(false, Some(&[0]), None)), vec![-9, 0, answer::UNCHANGED]);
+    // The output of the result in message 1, part 0 is wanted.
+    assert_eq!(answer_of(round(true, None, None)), vec![-9, 1, answer::NEEDS_OUTPUTS, 1, 1, 0]);
+    // An object without text wants its JSON, left in slot 2 of the outputs tape.
+    let outputs = [node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
+    assert_eq!(answer_of(round(true, None, Some(&outputs))), vec![-9, 1, answer::NEEDS_JSON, 1, 2]);
+}

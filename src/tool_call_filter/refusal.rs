@@ -2,56 +2,20 @@
 //! for values of the wrong kind, worded here alone: the options the
 //! reference would quietly coerce or misbehave on (README, "Differences"),
 //! and a prompt or message list that is no array where the reference's walk
-//! throws too. The binding says what kind of value it was handed; the
-//! wrapper says where (a [`refused`] code) and reads the options, in the
-//! reference's order.
+//! throws too. The binding says what kind of value it was handed (a
+//! [`Given`], named as every refusal names a value); the wrapper says where
+//! (a [`refused`] code) and reads the options, in the reference's order.
 
+use crate::given::Given;
 use crate::protocol::tool_call_filter::refused;
 use crate::tool_call_filter::steps_option;
-
-/// A JavaScript value, as much of it as a check or a refusal needs.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Value {
-    Undefined,
-    Null,
-    Boolean(bool),
-    Number(f64),
-    /// A string, lone surrogates replaced (it is only ever shown).
-    String(String),
-    Array,
-    /// Any other object.
-    Object,
-    Function,
-    /// A symbol or a bigint: its `typeof`.
-    Other(&'static str),
-}
-
-impl Value {
-    fn is_nullish(&self) -> bool {
-        matches!(self, Value::Undefined | Value::Null)
-    }
-
-    /// The value as an error names it: `null`, `an array`, `the string "…"`, `a number`.
-    pub fn describe(&self) -> String {
-        match self {
-            Value::Undefined => "undefined".into(),
-            Value::Null => "null".into(),
-            Value::Boolean(_) => "a boolean".into(),
-            Value::Number(_) => "a number".into(),
-            Value::String(text) => format!("the string {}", serde_json::Value::from(text.as_str())),
-            Value::Array => "an array".into(),
-            Value::Object => "an object".into(),
-            Value::Function => "a function".into(),
-            Value::Other(type_of) => format!("a {type_of}"),
-        }
-    }
-}
 
 /// The `TypeError`'s message (without the processor's name) for `value`
 /// given as `what` (a [`refused`] code), the item `index` of it where that
 /// says; `None` for a code that names nothing.
-pub fn refusal(what: i32, value: &Value, index: u32) -> Option<String> {
-    let value = value.describe();
+pub fn refusal(what: i32, value: &Given, index: u32) -> Option<String> {
+    // Named by type alone, as a tools record's values are: `a number`.
+    let value = value.by_type().describe();
     Some(match what {
         refused::OPTIONS => format!("options must be an object, got {value}"),
         refused::EXCLUDE => format!("options.exclude must be an array of tool names, got {value}"),
@@ -82,7 +46,7 @@ pub struct FilterOptions {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct RefusedOption<'a> {
     pub what: i32,
-    pub value: &'a Value,
+    pub value: &'a Given,
 }
 
 impl RefusedOption<'_> {
@@ -97,25 +61,26 @@ impl FilterOptions {
     /// allowed); the first of the wrong kind is refused with its [`refused`]
     /// code and the value, for [`RefusedOption::message`].
     pub fn check<'a>(
-        exclude: &'a Value,
-        filter_after_tool_steps: &'a Value,
-        preserve_model_output: &'a Value,
+        exclude: &'a Given,
+        filter_after_tool_steps: &'a Given,
+        preserve_model_output: &'a Given,
     ) -> Result<FilterOptions, RefusedOption<'a>> {
-        if !exclude.is_nullish() && *exclude != Value::Array {
+        let excludes_listed = *exclude == Given::Object { is_array: true };
+        if !exclude.is_nullish() && !excludes_listed {
             return Err(RefusedOption { what: refused::EXCLUDE, value: exclude });
         }
         let steps = match filter_after_tool_steps {
-            Value::Undefined => None,
-            Value::Null => Some(None),
-            Value::Number(steps) => Some(Some(*steps)),
+            Given::Undefined => None,
+            Given::Null => Some(None),
+            Given::Number(steps) => Some(Some(*steps)),
             _ => return Err(RefusedOption { what: refused::FILTER_AFTER_TOOL_STEPS, value: filter_after_tool_steps }),
         };
-        if !preserve_model_output.is_nullish() && !matches!(preserve_model_output, Value::Boolean(_)) {
+        if !preserve_model_output.is_nullish() && !matches!(preserve_model_output, Given::Boolean(_)) {
             return Err(RefusedOption { what: refused::PRESERVE_MODEL_OUTPUT, value: preserve_model_output });
         }
         Ok(FilterOptions {
-            excludes_listed: *exclude == Value::Array,
-            preserve_model_output: *preserve_model_output == Value::Boolean(true),
+            excludes_listed,
+            preserve_model_output: *preserve_model_output == Given::Boolean(true),
             filter_after_tool_steps: steps,
         })
     }
@@ -135,25 +100,34 @@ impl FilterOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::js::JsString;
+
+    const ARRAY: Given = Given::Object { is_array: true };
+    const OBJECT: Given = Given::Object { is_array: false };
+
+    fn text(value: &str) -> Given {
+        Given::String(JsString::from(value))
+    }
 
     #[test]
     fn values_are_named_as_a_reader_of_the_error_needs() {
-        assert_eq!(Value::Null.describe(), "null");
-        assert_eq!(Value::Array.describe(), "an array");
-        assert_eq!(Value::String("a \"b\"\n".into()).describe(), r#"the string "a \"b\"\n""#);
-        assert_eq!(Value::Number(3.0).describe(), "a number");
-        assert_eq!(Value::Other("bigint").describe(), "a bigint");
+        let named = |value: Given| refusal(refused::MESSAGES, &value, 0).unwrap();
+        assert_eq!(named(Given::Null), "expected an array of messages, got null");
+        assert_eq!(named(ARRAY), "expected an array of messages, got an array");
+        assert_eq!(named(text("a \"b\"\n")), r#"expected an array of messages, got the string "a \"b\"\n""#);
+        assert_eq!(named(Given::Number(3.0)), "expected an array of messages, got a number");
+        assert_eq!(named(Given::Boolean(true)), "expected an array of messages, got a boolean");
         assert_eq!(
-            refusal(refused::EXCLUDE, &Value::String("getWeather".into()), 0).as_deref(),
+            refusal(refused::EXCLUDE, &text("getWeather"), 0).as_deref(),
             Some(r#"options.exclude must be an array of tool names, got the string "getWeather""#)
         );
-        assert_eq!(refusal(refused::PROMPT_MESSAGE, &Value::Null, 7).as_deref(), Some("prompt message 7 is null"));
-        assert_eq!(refusal(99, &Value::Null, 0), None);
+        assert_eq!(refusal(refused::PROMPT_MESSAGE, &Given::Null, 7).as_deref(), Some("prompt message 7 is null"));
+        assert_eq!(refusal(99, &Given::Null, 0), None);
     }
 
     #[test]
     fn options_of_the_right_kinds_are_read_as_the_reference_reads_them() {
-        let options = FilterOptions::check(&Value::Array, &Value::Number(2.0), &Value::Boolean(true)).unwrap();
+        let options = FilterOptions::check(&ARRAY, &Given::Number(2.0), &Given::Boolean(true)).unwrap();
         assert_eq!(
             options,
             FilterOptions {
@@ -164,7 +138,7 @@ mod tests {
         );
         assert!(options.message_list_filters_steps() && !options.prompt_filter_uses_history());
 
-        let defaults = FilterOptions::check(&Value::Undefined, &Value::Undefined, &Value::Null).unwrap();
+        let defaults = FilterOptions::check(&Given::Undefined, &Given::Undefined, &Given::Null).unwrap();
         assert_eq!(
             defaults,
             FilterOptions { excludes_listed: false, preserve_model_output: false, filter_after_tool_steps: None }
@@ -172,7 +146,7 @@ mod tests {
         assert!(!defaults.message_list_filters_steps() && defaults.prompt_filter_uses_history());
 
         // `null` keeps no steps, and filters them.
-        let none_kept = FilterOptions::check(&Value::Null, &Value::Null, &Value::Boolean(false)).unwrap();
+        let none_kept = FilterOptions::check(&Given::Null, &Given::Null, &Given::Boolean(false)).unwrap();
         assert_eq!(none_kept.filter_after_tool_steps, Some(None));
         assert!(none_kept.message_list_filters_steps());
     }
@@ -180,29 +154,29 @@ mod tests {
     #[test]
     fn options_of_the_wrong_kinds_are_refused_by_name() {
         let refused = |what, value| Err(RefusedOption { what, value });
-        let (text, object, one) = (Value::String("x".into()), Value::Object, Value::Number(1.0));
-        let steps = Value::String("2".into());
-        assert_eq!(FilterOptions::check(&text, &Value::Undefined, &Value::Undefined), refused(refused::EXCLUDE, &text));
+        let steps = text("2");
+        let (text, object, one) = (text("x"), OBJECT, Given::Number(1.0));
+        assert_eq!(FilterOptions::check(&text, &Given::Undefined, &Given::Undefined), refused(refused::EXCLUDE, &text));
         assert_eq!(
-            FilterOptions::check(&object, &Value::Undefined, &Value::Undefined),
+            FilterOptions::check(&object, &Given::Undefined, &Given::Undefined),
             refused(refused::EXCLUDE, &object)
         );
         assert_eq!(
-            FilterOptions::check(&Value::Undefined, &steps, &Value::Undefined),
+            FilterOptions::check(&Given::Undefined, &steps, &Given::Undefined),
             refused(refused::FILTER_AFTER_TOOL_STEPS, &steps)
         );
         assert_eq!(
-            FilterOptions::check(&Value::Undefined, &Value::Undefined, &one),
+            FilterOptions::check(&Given::Undefined, &Given::Undefined, &one),
             refused(refused::PRESERVE_MODEL_OUTPUT, &one)
         );
         // The first wrong one, in the order they are read, named with its value.
-        let (a, b, c) = (Value::Object, Value::Array, Value::Function);
-        let first = FilterOptions::check(&a, &Value::Undefined, &c).unwrap_err();
+        let (a, b, c) = (OBJECT, ARRAY, Given::Function);
+        let first = FilterOptions::check(&a, &Given::Undefined, &c).unwrap_err();
         assert_eq!(first, RefusedOption { what: refused::EXCLUDE, value: &a });
         assert_eq!(first.message(), "options.exclude must be an array of tool names, got an object");
-        let second = FilterOptions::check(&b, &Value::Boolean(true), &c).unwrap_err();
+        let second = FilterOptions::check(&b, &Given::Boolean(true), &c).unwrap_err();
         assert_eq!(second.message(), "options.filterAfterToolSteps must be a number, got a boolean");
-        let third = FilterOptions::check(&Value::Null, &Value::Null, &c).unwrap_err();
+        let third = FilterOptions::check(&Given::Null, &Given::Null, &c).unwrap_err();
         assert_eq!(third.message(), "options.preserveModelOutput must be a boolean, got a function");
     }
 }

@@ -57,7 +57,7 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
-use super::given::Given;
+use crate::given::Given;
 
 use super::{Answer, Ask, Found, LiveKeys, Lookup, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
@@ -98,7 +98,7 @@ pub fn reads(lookup: Lookup, found: &Found, live: bool) -> &'static [i32] {
 /// The name a listing gives a tool whose `id` is `id`, as the reference
 /// lists `tool.id || key`: the id when it is a string, none (`Some(None)`:
 /// the tool is listed by its key) when it is falsy; `None` for any other id,
-/// which no tools record may hold (see [`refuse_record_value`](super::given::refuse_record_value)).
+/// which no tools record may hold (see [`refuse_record_value`](super::refusal::refuse_record_value)).
 pub fn listed_name(id: Given) -> Option<Option<JsString>> {
     match id {
         Given::String(name) => Some(Some(name)),

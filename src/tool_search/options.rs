@@ -4,7 +4,7 @@
 use crate::releases::Behaviours;
 use crate::search::{Ranking, SearchOptions, VectorSource};
 
-use super::given::{Given, Refused};
+use crate::given::{Given, Refused};
 use crate::protocol::tool_search::{self as protocol, defaults};
 
 /// Where loaded-tool state lives.

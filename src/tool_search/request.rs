@@ -9,7 +9,7 @@
 
 use crate::js::JsString;
 
-use super::given::{Given, Refused};
+use crate::given::{Given, Refused};
 use crate::protocol::tool_search::request_context::{MEMORY as MEMORY_KEY, THREAD_ID as THREAD_ID_KEY};
 
 /// The memory context as JavaScript read it: `memory =

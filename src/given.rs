@@ -121,26 +121,6 @@ impl fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
-/// The refusal of a value JavaScript found in a tools record (`what`, a
-/// code of the protocol's `refused`; `key` the record key it was under),
-/// or `None` for an unknown code.
-pub fn refuse_record_value(what: i32, key: &JsString, found: &Given) -> Option<Refused> {
-    use crate::protocol::tool_search::refused::*;
-    let key = key.to_string_lossy();
-    let (subject, expected) = match what {
-        OPTIONS => ("options".to_owned(), "an object"),
-        TOOLS => ("options.tools".to_owned(), "an object of tools"),
-        TOOL => (format!("options.tools.{key}"), "a tool"),
-        TOOL_ID => (format!("options.tools.{key}.id"), "a string"),
-        TOOL_DESCRIPTION => (format!("options.tools.{key}.description"), "a string"),
-        STEP_TOOL => (format!("the step tools.{key}"), "a tool"),
-        STEP_TOOL_ID => (format!("the step tools.{key}.id"), "a string"),
-        STEP_TOOL_DESCRIPTION => (format!("the step tools.{key}.description"), "a string"),
-        _ => return None,
-    };
-    Some(Refused::new(subject, expected, &found.by_type()))
-}
-
 /// A number as JavaScript prints it, for the usual cases.
 fn js_number(n: f64) -> String {
     if n.is_nan() {
@@ -166,6 +146,10 @@ fn quoted(text: &JsString, max: usize) -> String {
             Ok('"') => out.push_str("\\\""),
             Ok('\\') => out.push_str("\\\\"),
             Ok('\n') => out.push_str("\\n"),
+            Ok('\r') => out.push_str("\\r"),
+            Ok('\t') => out.push_str("\\t"),
+            Ok('\u{8}') => out.push_str("\\b"),
+            Ok('\u{c}') => out.push_str("\\f"),
             Ok(c) if (c as u32) < 0x20 => {
                 let _ = write!(out, "\\u{:04x}", c as u32);
             }
@@ -216,26 +200,11 @@ mod tests {
         assert_eq!(Given::Number(2.5).describe(), "the number 2.5");
         assert_eq!(Given::Number(f64::NAN).describe(), "the number NaN");
         assert_eq!(Given::String(JsString::from("a\"b\n")).describe(), "the string \"a\\\"b\\n\"");
+        // JSON.stringify's escapes.
+        assert_eq!(Given::String(JsString::from("\t\r\u{8}\u{c}\u{1}")).describe(), r#"the string "\t\r\b\f\u0001""#);
         assert_eq!(Given::String(JsString::from(&[0xD800u16][..])).describe(), "the string \"\\ud800\"");
         assert_eq!(Given::String(JsString::from("x".repeat(100).as_str())).describe().chars().count(), 11 + 80 + 3);
         assert_eq!(Given::Object { is_array: true }.describe(), "an array");
         assert_eq!(Given::Other { type_of: "symbol", truthy: true }.describe(), "a symbol");
-    }
-
-    #[test]
-    fn a_records_values_are_refused_by_type_under_their_key() {
-        use crate::protocol::tool_search::refused::*;
-        let refused = |what, found: Given| refuse_record_value(what, &JsString::from("k"), &found).unwrap().to_string();
-        assert_eq!(
-            refused(TOOL_DESCRIPTION, Given::Number(42.0)),
-            "options.tools.k.description must be a string, got a number"
-        );
-        assert_eq!(refused(STEP_TOOL_ID, Given::Boolean(true)), "the step tools.k.id must be a string, got a boolean");
-        assert_eq!(refused(TOOL, Given::Null), "options.tools.k must be a tool, got null");
-        assert_eq!(
-            refused(TOOLS, Given::String(JsString::from("x"))),
-            "options.tools must be an object of tools, got the string \"x\""
-        );
-        assert_eq!(refuse_record_value(-1, &JsString::from("k"), &Given::Null), None);
     }
 }
