@@ -18,7 +18,7 @@ export type Utf16Text = string
  * reads the input tape, writes the answer laid out as `toolCallFilterProtocol().promptAnswer` says into `out`,
  * and returns the length written, or minus the length it needs when `out` is too short.
  */
-export declare function filterPrompt(input: Int32In, out: Int32Out, filterAfterToolSteps: number | null | undefined): number
+export declare function filterPrompt(input: Int32In, out: Int32Out, keepSteps: number | undefined): number
 
 /**
  * The 1.59 ToolCallFilter's plan of one run of a history (`tool_call_filter::plan_message_list`):
@@ -27,7 +27,7 @@ export declare function filterPrompt(input: Int32In, out: Int32Out, filterAfterT
  */
 export declare function planMessageList(
   preserveModelOutput: boolean,
-  filterAfterToolSteps: number | null | undefined,
+  keepSteps: number | undefined,
   excludeLength: number | undefined | null,
   tape: Int32In,
   preserve: Int32In | undefined | null,

@@ -298,7 +298,7 @@ function readOptions(options) {
     // A falsy `exclude` means every tool, as `!options.exclude` does in the reference.
     exclude: checked.excludesListed ? exclude : undefined,
     preserveModelOutput: checked.preserveModelOutput,
-    filterAfterToolSteps,
+    keepSteps: checked.keepSteps,
     messageListFiltersSteps: checked.messageListFiltersSteps,
     promptFilterUsesHistory: checked.promptFilterUsesHistory,
   }

@@ -62,14 +62,14 @@ class ToolCallFilter {
 
   #exclude
   #withOutputs
-  #filterAfterToolSteps
+  #keepSteps
   #filtersSteps
 
   constructor(options = {}) {
-    const { exclude, preserveModelOutput, filterAfterToolSteps, messageListFiltersSteps } = readOptions(options)
+    const { exclude, preserveModelOutput, keepSteps, messageListFiltersSteps } = readOptions(options)
     this.#exclude = exclude
     this.#withOutputs = preserveModelOutput
-    this.#filterAfterToolSteps = filterAfterToolSteps
+    this.#keepSteps = keepSteps
     this.#filtersSteps = messageListFiltersSteps
   }
 
@@ -118,7 +118,7 @@ class ToolCallFilter {
     // Only the parts' ids: the reference reads no top-level text or legacy list of a response.
     writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true, true)
     const written = recorded.finish()
-    const answer = askSteps(scratch, this.#filterAfterToolSteps, written.subarray(0, seenBefore.length), written.subarray(seenBefore.length))
+    const answer = askSteps(scratch, this.#keepSteps, written.subarray(0, seenBefore.length), written.subarray(seenBefore.length))
     let at = 0
     const seenCount = answer[at++]
     const seenAfter = new Array(seenCount)
@@ -143,7 +143,7 @@ class ToolCallFilter {
    * nothing (see `writeHistory`); `preserve` holds the ids the steps keep.
    */
   #filter(scratch, messages, ids, preserve) {
-    const keepSteps = this.#filterAfterToolSteps
+    const keepSteps = this.#keepSteps
     const exclude = this.#exclude
     const { mode, names } = excludeNow(exclude)
     if (mode === EXCLUDE.nothing) return messages

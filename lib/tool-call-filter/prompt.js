@@ -62,14 +62,14 @@ function definePromptToolCallFilter(preservedResults) {
 
     #exclude
     #withOutputs
-    #filterAfterToolSteps
+    #keepSteps
     #usesHistory
 
     constructor(options = {}) {
-      const { exclude, preserveModelOutput, filterAfterToolSteps, promptFilterUsesHistory } = readOptions(options)
+      const { exclude, preserveModelOutput, keepSteps, promptFilterUsesHistory } = readOptions(options)
       this.#exclude = exclude
       this.#withOutputs = preserveModelOutput
-      this.#filterAfterToolSteps = filterAfterToolSteps
+      this.#keepSteps = keepSteps
       this.#usesHistory = promptFilterUsesHistory
     }
 
@@ -80,7 +80,7 @@ function definePromptToolCallFilter(preservedResults) {
       const { mode, names } = excludeNow(exclude)
       if (mode === EXCLUDE.nothing) return undefined
       const withOutputs = this.#withOutputs
-      const steps = this.#filterAfterToolSteps
+      const steps = this.#keepSteps
       const scratch = takeScratch()
       try {
         const ids = scratch.ids
@@ -100,10 +100,10 @@ function definePromptToolCallFilter(preservedResults) {
         // Excluding every tool under the rule of 1.68 and later, the results
         // that go are nearly all those with their own model output: their
         // outputs go with the first round (`input::OUTPUTS_AHEAD`), sparing
-        // a second, which reads the whole prompt tape again. Not with
-        // `filterAfterToolSteps`: the results of the steps it keeps stay, and
-        // the reference never reads their outputs.
-        const ahead = withOutputs && !everyResult && names === null && (steps === undefined || steps === null) && writeOwnOutputs(scratch, prompt)
+        // a second, which reads the whole prompt tape again. Not where
+        // `filterAfterToolSteps` keeps steps: their results stay, and the
+        // reference never reads their outputs.
+        const ahead = withOutputs && !everyResult && names === null && (steps === undefined || steps === 0) && writeOwnOutputs(scratch, prompt)
         const data = tape.data
         data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
         data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length

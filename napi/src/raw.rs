@@ -122,12 +122,11 @@ impl<const N: usize> Args<N> {
         self.u32(index).map(Some)
     }
 
-    /// A number, `null` (`Some(None)`) or `undefined` (`None`).
-    pub fn number_or_null(&self, index: usize) -> Result<Option<Option<f64>>> {
+    /// A number, or `None` for `undefined`.
+    pub fn f64_or_undefined(&self, index: usize) -> Result<Option<f64>> {
         match self.kind(index)? {
             ValueType::Undefined => Ok(None),
-            ValueType::Null => Ok(Some(None)),
-            _ => self.f64(index).map(|number| Some(Some(number))),
+            _ => self.f64(index).map(Some),
         }
     }
 

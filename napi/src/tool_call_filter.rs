@@ -43,6 +43,10 @@ pub struct ToolCallFilterOptions {
     /// `exclude` is a list, read live on every call.
     pub excludes_listed: bool,
     pub preserve_model_output: bool,
+    /// `filterAfterToolSteps` as both stages read it (`null` keeps no
+    /// step): how many recent steps keep their calls, `undefined` where
+    /// steps are not filtered. The wrapper hands it back on every call.
+    pub keep_steps: Option<f64>,
     /// Whether the message-list stage's `processInputStep` filters at all.
     pub message_list_filters_steps: bool,
     /// Whether the prompt stage reads and records the request's history.
@@ -65,6 +69,7 @@ pub fn check_tool_call_filter_options(
         Ok(options) => Ok(ToolCallFilterOptions {
             excludes_listed: options.excludes_listed,
             preserve_model_output: options.preserve_model_output,
+            keep_steps: steps_option(options.filter_after_tool_steps),
             message_list_filters_steps: options.message_list_filters_steps(),
             prompt_filter_uses_history: options.prompt_filter_uses_history(),
         }),
@@ -92,9 +97,9 @@ fn throw_type_error(env: &Env, message: String) -> Error {
 }
 
 /// Plans a history tape (see the core's `message_list`) into `out`:
-/// `planMessageList(preserveModelOutput, filterAfterToolSteps, excludeLength,
-/// tape, preserve, firstMessage, out)`, with the filter's options as given
-/// (`filterAfterToolSteps` a number, `null` or `undefined`; `excludeLength`
+/// `planMessageList(preserveModelOutput, keepSteps, excludeLength, tape,
+/// preserve, firstMessage, out)`, with the filter's options as checked
+/// (`keepSteps` as [`check_tool_call_filter_options`] gave it; `excludeLength`
 /// and `preserve`, the ids the steps keep, may be `undefined`). Returns the
 /// plan's length. The tape's first message is message `firstMessage` of the
 /// history, which errors name. A negative answer `-n` means `n` JSON slots of
@@ -110,7 +115,7 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
         raw::enter::<7>(env, info, |args| {
             let options = message_list::Options {
                 preserve_model_output: args.bool(0)?,
-                filter_after_tool_steps: steps_option(args.number_or_null(1)?),
+                filter_after_tool_steps: args.f64_or_undefined(1)?,
             };
             let exclude = Exclude::for_list(args.u32_or_nullish(2)?);
             let tape = args.int32_in(3)?;
@@ -168,7 +173,8 @@ pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_c
     }
 }
 
-/// One agent-loop step, with the filter's `filterAfterToolSteps` as given:
+/// One agent-loop step, with the filter's `keepSteps` (see
+/// [`check_tool_call_filter_options`]):
 /// takes the history so far (`seen` ids, and the steps as `[count, ids...]*`)
 /// and the response tape, and writes
 /// `[seen_count, seen..., step_count, step..., preserve_count, preserve...]`
@@ -178,14 +184,13 @@ pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_c
 /// finalizer, for every step.
 #[napi(catch_unwind)]
 pub fn advance_message_list_steps(
-    filter_after_tool_steps: Either3<f64, Null, Undefined>,
+    keep_steps: Option<f64>,
     seen: Int32In,
     steps: Int32In,
     response_tape: Int32In,
     mut out: Int32Out,
 ) -> Result<i32> {
-    let keep_steps =
-        steps_option(given_steps(filter_after_tool_steps)).ok_or_else(|| type_error(FilterError::StepsOff))?;
+    let keep_steps = keep_steps.ok_or_else(|| type_error(FilterError::StepsOff))?;
     let mut history =
         StepHistory { seen: seen.as_slice().to_vec(), steps: unpack_steps(steps.as_slice()).map_err(type_error)? };
     let response = message_list::History::read(response_tape.as_slice()).map_err(type_error)?;
@@ -203,15 +208,6 @@ pub fn advance_message_list_steps(
     Ok(length as i32)
 }
 
-/// `filterAfterToolSteps` as given: absent, a number, or `null`.
-fn given_steps(value: Either3<f64, Null, Undefined>) -> Option<Option<f64>> {
-    match value {
-        Either3::A(number) => Some(Some(number)),
-        Either3::B(Null) => Some(None),
-        Either3::C(()) => None,
-    }
-}
-
 fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'static str> {
     let mut steps = Vec::new();
     let mut rest = packed;
@@ -223,10 +219,10 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
     Ok(steps)
 }
 
-/// Filters one prompt: `filterPrompt(input, out, filterAfterToolSteps)`,
+/// Filters one prompt: `filterPrompt(input, out, keepSteps)`,
 /// where `input` holds the round's flags, the prompt tape, the history table
 /// and the outputs tape as the core's `prompt::input` lays them out, and
-/// `filterAfterToolSteps` is the option as given. A plain Node-API callback
+/// `keepSteps` is as [`check_tool_call_filter_options`] gave it. A plain Node-API callback
 /// (see [`crate::raw`]): it is called on every model call. The history table
 /// holds, per interned call id, 1 when the request's recorded history has
 /// it, and is absent when nothing is recorded yet; the outputs tape holds
@@ -240,7 +236,7 @@ pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callb
         raw::enter::<3>(env, info, |args| {
             let input = args.int32_in(0)?;
             let mut out = args.int32_out(1)?;
-            let steps = steps_option(args.number_or_null(2)?);
+            let steps = args.f64_or_undefined(2)?;
             let round = prompt::Input::read(input.as_slice()).map_err(type_error)?;
             let mut answer = out.counted(&[Some(&input)])?;
             round.answer_into(steps, &mut answer).map_err(type_error)?;
