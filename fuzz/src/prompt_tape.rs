@@ -2,7 +2,9 @@
 //! driven through the same rounds as `processLLMRequest` in
 //! `lib/tool-call-filter/prompt.js`: the prompt tape with an optional history
 //! table, then, if asked, the outputs tape, then, if asked, again with its
-//! JSON filled in.
+//! JSON filled in; and once more with the outputs written ahead, as the
+//! binding writes them under the rule of 1.68 and later, which must give the
+//! same plan.
 //!
 //! Structured inputs are prompts as `writePrompt` writes them (ids interned
 //! in prompt order, or, as when the binding starts from a recorded history's
@@ -22,7 +24,7 @@
 use std::collections::HashMap;
 
 use mastra_native_processors::releases::PreservedResults;
-use mastra_native_processors::tool_call_filter::prompt::{code, filter, input, Answer, Decision, Input, Options};
+use mastra_native_processors::tool_call_filter::prompt::{code, filter_into, input, Answer, Decision, Input, Options};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, Exclude, FilterError};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
@@ -240,11 +242,12 @@ struct Round<'a> {
 
 /// The binding's input buffer for a round (see `prompt::input`), with an
 /// exclude list of `list_length` names where one is listed.
-fn encode_input(round: &Round<'_>, outputs: Option<&[i32]>, list_length: i32) -> Vec<i32> {
+fn encode_input(round: &Round<'_>, outputs: Option<&[i32]>, ahead: bool, list_length: i32) -> Vec<i32> {
     let mut buffer = vec![0; input::HEAD];
     let flag = |set: bool, code: i32| if set { code } else { 0 };
     buffer[input::FLAGS] = flag(round.options.preserve_model_output, input::PRESERVE_MODEL_OUTPUT)
-        | flag(round.options.preserved_results == PreservedResults::Every, input::EVERY_RESULT);
+        | flag(round.options.preserved_results == PreservedResults::Every, input::EVERY_RESULT)
+        | flag(ahead, input::OUTPUTS_AHEAD);
     buffer[input::EXCLUDE_LENGTH] = match round.exclude {
         Exclude::All => input::ABSENT,
         Exclude::Listed => list_length,
@@ -275,23 +278,30 @@ fn check_raw_input(buffer: &[i32]) {
 
 impl Round<'_> {
     fn ask(&self, outputs: Option<&[i32]>) -> Result<Decision, FilterError> {
+        self.ask_with(outputs, false)
+    }
+
+    /// [`Self::ask`], the outputs written ahead (`input::OUTPUTS_AHEAD`) where `ahead`.
+    fn ask_with(&self, outputs: Option<&[i32]>, ahead: bool) -> Result<Decision, FilterError> {
         // Through the input buffer, as the binding asks.
-        let buffer = encode_input(self, outputs, 1 + self.tape.len() as i32 % 7);
+        let buffer = encode_input(self, outputs, ahead, 1 + self.tape.len() as i32 % 7);
         let read = Input::read(&buffer).expect("an input as the binding writes it is read");
         assert_eq!(
-            (read.tape, read.history, read.outputs, read.exclude),
-            (self.tape, self.history, outputs, self.exclude)
+            (read.tape, read.history, read.outputs, read.exclude, read.outputs_ahead),
+            (self.tape, self.history, outputs, self.exclude, ahead)
         );
         assert_eq!(
             (read.preserve_model_output, read.preserved_results),
             (self.options.preserve_model_output, self.options.preserved_results)
         );
-        let decision = filter(
+        let decision = filter_into(
             &read.options(self.options.filter_after_tool_steps),
             read.exclude,
             read.tape,
             read.history,
             read.outputs,
+            read.outputs_ahead,
+            Vec::new(),
         );
         if let Ok(decision) = &decision {
             // The run's history is recorded on its first call, unless an empty
@@ -449,12 +459,60 @@ fn outputs_round(u: &mut U<'_>, round: &Round<'_>, prompt: &Prompt, wanted: &[(u
     let Answer::Changed(plan) = answer else {
         panic!("a request that removes results answered {answer:?}");
     };
+    if well_formed && needed.is_empty() {
+        ahead_round(u, round, prompt, wanted, &outputs, &mut strings, &plan);
+    }
     if well_formed {
         for text in &texts {
             strings.check_used(&text.strings);
         }
     }
     check_plan(round, prompt, &plan, wanted, &texts);
+}
+
+/// The outputs written ahead, as the binding writes them under the rule of
+/// 1.68 and later (one per `OWN_OUTPUT` result, in prompt order, the wanted
+/// ones among them as they were asked for), give the plan the outputs asked
+/// for gave; under the rule of every result they are not read, and the
+/// outputs are asked for again.
+fn ahead_round(
+    u: &mut U<'_>,
+    round: &Round<'_>,
+    prompt: &Prompt,
+    wanted: &[(u32, u32)],
+    asked: &[i32],
+    strings: &mut Strings,
+    plan: &[i32],
+) {
+    let mut spans = HashMap::new();
+    let mut at = 0;
+    for &position in wanted {
+        let (_, end) = decode(asked, at).expect("outputs that were read decode");
+        spans.insert(position, at..end);
+        at = end;
+    }
+    let mut outputs = Vec::new();
+    for (m, message) in prompt.messages.iter().enumerate() {
+        let Message::Parts { parts, .. } = message else { continue };
+        for (p, part) in parts.iter().enumerate() {
+            if part.kind != Kind::Result || !part.own_output {
+                continue;
+            }
+            match spans.get(&(m as u32, p as u32)) {
+                Some(span) => outputs.extend_from_slice(&asked[span.clone()]),
+                // A result that stays: its output is stepped over, whatever it is.
+                None => encode(&mut gen_node(u, strings, 0), &mut outputs),
+            }
+        }
+    }
+    let answer = round.ask_with(Some(&outputs), true).expect("outputs written ahead are answered").answer;
+    match round.options.preserved_results {
+        PreservedResults::WithOwnModelOutput => assert_eq!(answer, Answer::Changed(plan.to_vec()), "outputs ahead"),
+        PreservedResults::Every => {
+            let positions = wanted.to_vec();
+            assert_eq!(answer, Answer::NeedsOutputs(positions), "outputs ahead under the rule of every result")
+        }
+    }
 }
 
 /// The oracle's text of each of `count` nodes that must fill `outputs`

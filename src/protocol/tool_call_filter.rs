@@ -139,6 +139,8 @@ macro_rules! tool_call_filter_protocol {
                 pub const EVERY_RESULT: i32 = 2;
                 #[doc = "Flag: the outputs tape holds the output of every `OWN_OUTPUT`"]
                 #[doc = "result, in prompt order, rather than those an answer asked for."]
+                #[doc = "Read only without `EVERY_RESULT`: under that rule the outputs"]
+                #[doc = "wanted are asked for."]
                 pub const OUTPUTS_AHEAD: i32 = 4;
                 #[doc = "A length for what is not given."]
                 pub const ABSENT: i32 = -1;

@@ -787,20 +787,21 @@ impl Filter<'_> {
         outputs: Option<Outputs<'_>>,
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let every = self.options.preserved_results == PreservedResults::Every;
-        if let Some(Outputs { tape: outputs, ahead: true }) = outputs.filter(|_| !every) {
-            return self.result_texts_ahead(slots, outputs);
-        }
+        let outputs = match outputs {
+            Some(Outputs { tape, ahead: true }) if !every => return self.result_texts_ahead(slots, tape),
+            // Written ahead, they hold only `OWN_OUTPUT` results', where every
+            // result is wanted: asked for, as when none were given (the
+            // binding writes ahead only under the rule of 1.68 and later).
+            Some(Outputs { ahead: true, .. }) => None,
+            Some(Outputs { tape, ahead: false }) => Some(tape),
+            None => None,
+        };
         let mut wanted = Vec::new();
         for (m, message) in self.prompt.messages().enumerate() {
             for (p, part) in message.parts().enumerate() {
                 let removed = part.kind == PartKind::Result && slots.has(part.slot, Slots::REMOVED);
                 if removed && (every || part.own_output) {
-                    wanted.push(Wanted {
-                        message: m as u32,
-                        part: p as u32,
-                        slot: part.slot,
-                        own_output: part.own_output,
-                    });
+                    wanted.push((m as u32, p as u32, part.slot));
                 }
                 slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
             }
@@ -808,41 +809,17 @@ impl Filter<'_> {
         if wanted.is_empty() {
             return Ok(Ok(TextsById::default()));
         }
-        // Outputs written ahead hold only `OWN_OUTPUT` results': any other
-        // wanted result's is asked for, as when none was given.
-        let outputs = outputs.filter(|given| !given.ahead || wanted.iter().all(|w| w.own_output));
-        let Some(Outputs { tape: outputs, ahead }) = outputs else {
-            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|w| (w.message, w.part)).collect())));
+        let Some(outputs) = outputs else {
+            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|&(message, part, _)| (message, part)).collect())));
         };
 
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
         let mut needed_json = Vec::new();
         let mut reader = Reader::new(outputs);
-        let mut read = |reader: &mut Reader<'_>, wanted: Option<&Wanted>| -> Result<(), FilterError> {
-            if let Some(&Wanted { message, part, slot, .. }) = wanted {
-                texts.read(outputs, reader.position(), &mut needed_json, (message, part, slot))?;
-            }
+        for &item in &wanted {
+            texts.read(outputs, reader.position(), &mut needed_json, item)?;
             reader.skip_node(0)?;
-            Ok(())
-        };
-        if ahead {
-            // One output for each `OWN_OUTPUT` result, wanted or not: both in
-            // prompt order, the wanted ones among them.
-            let mut next = wanted.iter().peekable();
-            for (m, message) in self.prompt.messages().enumerate() {
-                for (p, part) in message.parts().enumerate() {
-                    if part.kind != PartKind::Result || !part.own_output {
-                        continue;
-                    }
-                    let here = next.next_if(|w| (w.message, w.part) == (m as u32, p as u32));
-                    read(&mut reader, here)?;
-                }
-            }
-        } else {
-            for item in &wanted {
-                read(&mut reader, Some(item))?;
-            }
         }
         reader.finish()?;
         if !needed_json.is_empty() {
@@ -883,15 +860,6 @@ impl Filter<'_> {
         }
         Ok(Ok(texts))
     }
-}
-
-/// A removed result whose output the filter needs: where it is, its call's
-/// slot, and whether it carries its own model output.
-struct Wanted {
-    message: u32,
-    part: u32,
-    slot: usize,
-    own_output: bool,
 }
 
 #[cfg(test)]

@@ -316,6 +316,12 @@ fn a_wanted_result_without_its_own_output_is_asked_for_even_with_outputs_ahead()
         .build();
     let decision = filter_into(&every, Exclude::All, &tape, None, Some(&[node::NOTHING]), true, Vec::new()).unwrap();
     assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0), (1, 1)]));
+    // Under that rule outputs written ahead are never read, even where they
+    // would hold every wanted one.
+    let own = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, true)]).build();
+    let decision =
+        filter_into(&every, Exclude::All, &own, None, Some(&[node::STRING, 5, 1]), true, Vec::new()).unwrap();
+    assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0)]));
 }
 
 #[test]
