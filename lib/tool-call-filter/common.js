@@ -299,6 +299,7 @@ function readOptions(options) {
     exclude: checked.excludesListed ? exclude : undefined,
     preserveModelOutput: checked.preserveModelOutput,
     keepSteps: checked.keepSteps,
+    keepsAnyStep: checked.keepsAnyStep,
     messageListFiltersSteps: checked.messageListFiltersSteps,
     promptFilterUsesHistory: checked.promptFilterUsesHistory,
   }

@@ -63,13 +63,15 @@ function definePromptToolCallFilter(preservedResults) {
     #exclude
     #withOutputs
     #keepSteps
+    #keepsAnyStep
     #usesHistory
 
     constructor(options = {}) {
-      const { exclude, preserveModelOutput, keepSteps, promptFilterUsesHistory } = readOptions(options)
+      const { exclude, preserveModelOutput, keepSteps, keepsAnyStep, promptFilterUsesHistory } = readOptions(options)
       this.#exclude = exclude
       this.#withOutputs = preserveModelOutput
       this.#keepSteps = keepSteps
+      this.#keepsAnyStep = keepsAnyStep
       this.#usesHistory = promptFilterUsesHistory
     }
 
@@ -103,7 +105,7 @@ function definePromptToolCallFilter(preservedResults) {
         // a second, which reads the whole prompt tape again. Not where
         // `filterAfterToolSteps` keeps steps: their results stay, and the
         // reference never reads their outputs.
-        const ahead = withOutputs && !everyResult && names === null && (steps === undefined || steps === 0) && writeOwnOutputs(scratch, prompt)
+        const ahead = withOutputs && !everyResult && names === null && !this.#keepsAnyStep && writeOwnOutputs(scratch, prompt)
         const data = tape.data
         data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
         data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length

@@ -5,7 +5,9 @@
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt;
 use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions};
-use mastra_native_processors::tool_call_filter::{steps_option, CallId, CallIdSet, Exclude, FilterError};
+use mastra_native_processors::tool_call_filter::{
+    keeps_any_step, steps_option, CallId, CallIdSet, Exclude, FilterError,
+};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -47,6 +49,10 @@ pub struct ToolCallFilterOptions {
     /// step): how many recent steps keep their calls, `undefined` where
     /// steps are not filtered. The wrapper hands it back on every call.
     pub keep_steps: Option<f64>,
+    /// Whether `keepSteps` keeps the calls of any step (false where steps
+    /// are not filtered): where none is kept, every result an exclusion
+    /// removes goes, as without the option.
+    pub keeps_any_step: bool,
     /// Whether the message-list stage's `processInputStep` filters at all.
     pub message_list_filters_steps: bool,
     /// Whether the prompt stage reads and records the request's history.
@@ -70,6 +76,7 @@ pub fn check_tool_call_filter_options(
             excludes_listed: options.excludes_listed,
             preserve_model_output: options.preserve_model_output,
             keep_steps: steps_option(options.filter_after_tool_steps),
+            keeps_any_step: steps_option(options.filter_after_tool_steps).is_some_and(keeps_any_step),
             message_list_filters_steps: options.message_list_filters_steps(),
             prompt_filter_uses_history: options.prompt_filter_uses_history(),
         }),
