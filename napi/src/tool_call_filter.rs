@@ -5,9 +5,7 @@
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
 use mastra_native_processors::tool_call_filter::prompt;
 use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions};
-use mastra_native_processors::tool_call_filter::{
-    keeps_any_step, steps_option, CallId, CallIdSet, Exclude, FilterError,
-};
+use mastra_native_processors::tool_call_filter::{CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi::sys;
 use napi_derive::napi;
@@ -75,8 +73,8 @@ pub fn check_tool_call_filter_options(
         Ok(options) => Ok(ToolCallFilterOptions {
             excludes_listed: options.excludes_listed,
             preserve_model_output: options.preserve_model_output,
-            keep_steps: steps_option(options.filter_after_tool_steps),
-            keeps_any_step: steps_option(options.filter_after_tool_steps).is_some_and(keeps_any_step),
+            keep_steps: options.keep_steps(),
+            keeps_any_step: options.keeps_any_step(),
             message_list_filters_steps: options.message_list_filters_steps(),
             prompt_filter_uses_history: options.prompt_filter_uses_history(),
         }),
@@ -229,14 +227,14 @@ fn unpack_steps(packed: &[i32]) -> std::result::Result<Vec<Vec<CallId>>, &'stati
 /// Filters one prompt: `filterPrompt(input, out, keepSteps)`,
 /// where `input` holds the round's flags, the prompt tape, the history table
 /// and the outputs tape as the core's `prompt::input` lays them out, and
-/// `keepSteps` is as [`check_tool_call_filter_options`] gave it. A plain Node-API callback
-/// (see [`crate::raw`]): it is called on every model call. The history table
+/// `keepSteps` is as [`check_tool_call_filter_options`] gave it. A plain
+/// Node-API callback (see [`crate::raw`]): it is called on every model call. The history table
 /// holds, per interned call id, 1 when the request's recorded history has
 /// it, and is absent when nothing is recorded yet; the outputs tape holds
 /// the outputs an earlier answer asked for, given with the same prompt tape
 /// and history. Writes the answer the core lays out (`Input::answer_into`)
-/// into `out`, the plan in place, and returns its length, or, when `out` is too short,
-/// minus the length it needs (the wrapper grows it and asks again).
+/// into `out`, the plan in place, and returns its length, or, when `out` is
+/// too short, minus the length it needs (the wrapper grows it and asks again).
 pub unsafe extern "C" fn filter_prompt(env: sys::napi_env, info: sys::napi_callback_info) -> sys::napi_value {
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {

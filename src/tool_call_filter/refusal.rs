@@ -8,7 +8,7 @@
 
 use crate::given::Given;
 use crate::protocol::tool_call_filter::refused;
-use crate::tool_call_filter::steps_option;
+use crate::tool_call_filter::{keeps_any_step, steps_option};
 
 /// The `TypeError`'s message (without the processor's name) for `value`
 /// given as `what` (a [`refused`] code), the item `index` of it where that
@@ -85,15 +85,28 @@ impl FilterOptions {
         })
     }
 
+    /// `filterAfterToolSteps` as both stages read it (`null` keeps no
+    /// step): how many recent steps keep their calls, `None` where steps
+    /// are not filtered.
+    pub fn keep_steps(&self) -> Option<f64> {
+        steps_option(self.filter_after_tool_steps)
+    }
+
+    /// Whether [`Self::keep_steps`] keeps the calls of any step (false where
+    /// steps are not filtered).
+    pub fn keeps_any_step(&self) -> bool {
+        self.keep_steps().is_some_and(keeps_any_step)
+    }
+
     /// Whether the message-list stage's `processInputStep` filters at all.
     pub fn message_list_filters_steps(&self) -> bool {
-        steps_option(self.filter_after_tool_steps).is_some()
+        self.keep_steps().is_some()
     }
 
     /// Whether the prompt stage decides by the request's history, which it
     /// then reads and records in the processor's `state`.
     pub fn prompt_filter_uses_history(&self) -> bool {
-        steps_option(self.filter_after_tool_steps).is_none()
+        self.keep_steps().is_none()
     }
 }
 
@@ -137,6 +150,7 @@ mod tests {
             }
         );
         assert!(options.message_list_filters_steps() && !options.prompt_filter_uses_history());
+        assert_eq!((options.keep_steps(), options.keeps_any_step()), (Some(2.0), true));
 
         let defaults = FilterOptions::check(&Given::Undefined, &Given::Undefined, &Given::Null).unwrap();
         assert_eq!(
@@ -144,11 +158,13 @@ mod tests {
             FilterOptions { excludes_listed: false, preserve_model_output: false, filter_after_tool_steps: None }
         );
         assert!(!defaults.message_list_filters_steps() && defaults.prompt_filter_uses_history());
+        assert_eq!((defaults.keep_steps(), defaults.keeps_any_step()), (None, false));
 
         // `null` keeps no steps, and filters them.
         let none_kept = FilterOptions::check(&Given::Null, &Given::Null, &Given::Boolean(false)).unwrap();
         assert_eq!(none_kept.filter_after_tool_steps, Some(None));
         assert!(none_kept.message_list_filters_steps());
+        assert_eq!((none_kept.keep_steps(), none_kept.keeps_any_step()), (Some(0.0), false));
     }
 
     #[test]
