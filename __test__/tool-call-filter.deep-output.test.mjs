@@ -122,6 +122,54 @@ for (const version of TESTED_RELEASES) {
       }
     })
 
+    test('20,000 levels of nested arrays around an empty one give its JSON, in one stringify (issue 29)', async () => {
+      const { Ref, Ours } = await filters()
+      // The release makes the innermost array's JSON and nothing else; ours
+      // asked for every level's once, which cost the cube of the depth.
+      const spy = (depth) => {
+        const counted = { calls: 0 }
+        const inner = []
+        inner.toJSON = function () {
+          counted.calls++
+          return []
+        }
+        return { counted, output: nestArrays(depth, inner) }
+      }
+      for (const depth of [3, 1_000]) {
+        const ref = spy(depth)
+        const ours = spy(depth)
+        const expected = await run(Ref, ref.output)
+        if (overflowedBeyondReach(expected, depth)) continue
+        assert.deepEqual(await run(Ours, ours.output), expected)
+        assert.deepEqual([ours.counted.calls, ref.counted.calls], [1, 1], `depth ${depth}`)
+      }
+      assert.deepEqual(await run(Ours, nestArrays(20_000, [])), { text: 'deep result:\n[]' })
+    })
+
+    test('where the JSON of arrays in arrays throws, each is dropped as the release drops it, stringified once', async () => {
+      const { Ref, Ours } = await filters()
+      // An item whose JSON throws and that has no text: the release then
+      // stringifies every array around it, and each throws; ours takes an
+      // array around one that threw to throw (README, "Differences").
+      const throwing = (depth) => {
+        const counted = { calls: 0 }
+        const item = {
+          toJSON() {
+            counted.calls++
+            throw new Error('no JSON')
+          },
+        }
+        return { counted, output: nestArrays(depth, [item]) }
+      }
+      for (const depth of [0, 1, 5, 200]) {
+        const ref = throwing(depth)
+        const ours = throwing(depth)
+        assert.deepEqual(await run(Ours, ours.output), await run(Ref, ref.output), `depth ${depth}`)
+        // The item itself, then the array holding it: the release goes on through every level.
+        assert.deepEqual([ours.counted.calls, ref.counted.calls], [2, depth + 2], `depth ${depth}`)
+      }
+    })
+
     test('an output that contains itself, at any depth, is a TypeError', async () => {
       const { Ours } = await filters()
       for (const depth of [0, 1, 700, 5_000]) {

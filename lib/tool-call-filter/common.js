@@ -479,11 +479,42 @@ function leave(scratch) {
 }
 
 /**
- * Fills in the JSON slots the native side asked for, by their positions in
- * a tape that starts at `start` of `data`.
+ * Fills in the JSON the outputs' texts may need, by the `count` asks at
+ * `from` of `asks` (see `JsonAsks` in src/tool_call_filter/tape.rs), in a
+ * tape that starts at `start` of `data`. In their order, each ask's value is
+ * stringified where none of the asks that hang on it gave JSON: where the
+ * reference's recursion stringifies it, and no more (stringifying every level
+ * of `[[[[]]]]` cost the cube of its depth). Where `JSON.stringify` threw,
+ * the array around it, which holds what threw, is taken to throw too.
  */
-function fillJson(scratch, data, start, slots) {
-  for (const slot of slots) data[start + slot] = jsonIndex(scratch.lazyJson.get(start + slot), scratch.strings)
+function fillJson(scratch, data, start, asks, from, count) {
+  const strings = scratch.strings
+  const lazyJson = scratch.lazyJson
+  // Per ask: how many of those that hang on it gave no JSON, and whether one threw.
+  const failed = new Int32Array(count)
+  const threw = new Uint8Array(count)
+  for (let k = 0, at = from; k < count; k++, at += NODE.jsonAskLength) {
+    if (failed[k] !== asks[at + NODE.jsonAskInside]) continue
+    const slot = asks[at + NODE.jsonAskSlot]
+    let json = NODE.noJson
+    let thrown = threw[k] === 1
+    if (slot !== NODE.noAsk) {
+      if (!thrown) {
+        try {
+          const text = JSON.stringify(lazyJson.get(start + slot))
+          if (typeof text === 'string') json = strings.push(text) - 1
+        } catch {
+          thrown = true
+        }
+      }
+      data[start + slot] = json
+    }
+    const around = asks[at + NODE.jsonAskAround]
+    if (json === NODE.noJson && around !== NODE.noAsk) {
+      failed[around]++
+      if (thrown) threw[around] = 1
+    }
+  }
 }
 
 function jsonIndex(value, strings) {

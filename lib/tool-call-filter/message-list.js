@@ -31,6 +31,7 @@ const { argument } = require('../hook-arguments.js')
 
 const TAPE = codes.messageList
 const PLAN = codes.plan
+const NODE = codes.modelOutput
 const PROCESSOR = codes.processor
 const { seen: SEEN_KEY, steps: STEPS_KEY } = stateKeys
 
@@ -185,8 +186,8 @@ class ToolCallFilter {
       const run = [withOutputs, keepSteps, excludeLength, written, preserve ?? undefined, from]
       let length = askPlan(scratch, run)
       if (length < 0) {
-        // Some JSON is its output's text after all: fill in those slots and plan again.
-        fillJson(scratch, written, 0, scratch.plan.subarray(0, -length))
+        // Some JSON may be its output's text after all: fill in what is needed and plan again.
+        fillJson(scratch, written, 0, scratch.plan, 0, -length / NODE.jsonAskLength)
         length = askPlan(scratch, run)
       }
       const end = applyPlan(scratch, messages, from, to, scratch.plan, filtered, names, ids, internNew, marking)

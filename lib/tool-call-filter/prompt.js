@@ -127,7 +127,7 @@ function definePromptToolCallFilter(preservedResults) {
           askPrompt(scratch, steps)
         }
         if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
-          fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(ANSWER.head + 1, ANSWER.head + 1 + scratch.plan[ANSWER.head]))
+          fillJson(scratch, tape.data, outputsStart, scratch.plan, ANSWER.head + 1, scratch.plan[ANSWER.head])
           askPrompt(scratch, steps)
         }
         if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined

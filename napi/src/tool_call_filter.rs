@@ -107,9 +107,9 @@ fn throw_type_error(env: &Env, message: String) -> Error {
 /// (`keepSteps` as [`check_tool_call_filter_options`] gave it; `excludeLength`
 /// and `preserve`, the ids the steps keep, may be `undefined`). Returns the
 /// plan's length. The tape's first message is message `firstMessage` of the
-/// history, which errors name. A negative answer `-n` means `n` JSON slots of
-/// the tape are needed: their positions are in `out`, to be filled before
-/// asking again. Borrowing the caller's buffers keeps the call free of
+/// history, which errors name. A negative answer `-n` means the model
+/// outputs' text may need JSON: `out` holds `n` values of JSON asks (the
+/// core's `tape::JsonAsks`), to be filled in before asking again. Borrowing the caller's buffers keeps the call free of
 /// allocations JavaScript would collect. A plain Node-API callback (see
 /// [`crate::raw`]): called for every run of a history, on every step, and
 /// right after a full collection napi-rs's own argument handling cost several
@@ -133,7 +133,7 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
                 .map_err(|error| type_error(error.from_message(first_message as usize)))?
             {
                 TapePlan::Ready(plan) => (plan, 1),
-                TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
+                TapePlan::NeedsJson(asks) => (asks.encode(), -1),
             };
             out.write(&[&answer], &[Some(&tape), preserve.as_ref()])?;
             args.int32(sign * answer.len() as i32)

@@ -49,7 +49,7 @@
 //! again, which costs less than a call's keeping of what it read (a
 //! thread-local slot, and memory of its own to write and read back).
 
-use super::tape::{model_output_text, NodeError, Reader, TapeError};
+use super::tape::{model_output_text, JsonAsks, NodeError, Reader, TapeError};
 use super::{keeps_any_step, plan, recent_steps, Exclude, FilterError};
 use crate::releases::PreservedResults;
 
@@ -155,11 +155,11 @@ impl<'a> Input<'a> {
                 }
                 answer::NEEDS_OUTPUTS
             }
-            Answer::NeedsJson(slots) => {
+            Answer::NeedsJson(asks) => {
                 out.truncate(start + answer::HEAD);
-                out.push(slots.len() as i32);
-                for slot in slots {
-                    out.push(slot as i32);
+                out.push(asks.len() as i32);
+                for ask in &asks.0 {
+                    out.extend_from_slice(&ask.encode());
                 }
                 answer::NEEDS_JSON
             }
@@ -420,8 +420,9 @@ pub enum Answer<P = Vec<i32>> {
     /// The text of these results is needed, as `(message, part)` positions:
     /// ask again with their outputs.
     NeedsOutputs(Vec<(u32, u32)>),
-    /// These slots of the outputs tape need their JSON: fill them in and ask again.
-    NeedsJson(Vec<usize>),
+    /// The text of some outputs may need JSON: fill in the slots of the
+    /// outputs tape these asks call for and ask again.
+    NeedsJson(JsonAsks),
     /// The new prompt, written into the plan given: per message
     /// [`plan::KEEP`], [`plan::DROP`], or [`plan::REWRITE`], the number of
     /// parts it keeps and one action per part, where
@@ -667,7 +668,7 @@ impl TextsById {
         &mut self,
         outputs: &[i32],
         at: usize,
-        needed_json: &mut Vec<usize>,
+        needed_json: &mut JsonAsks,
         (message, part, slot): (u32, u32, usize),
     ) -> Result<(), FilterError> {
         let first = self.strings.len();
@@ -815,7 +816,7 @@ impl Filter<'_> {
 
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
-        let mut needed_json = Vec::new();
+        let mut needed_json = JsonAsks::default();
         let mut reader = Reader::new(outputs);
         for &item in &wanted {
             texts.read(outputs, reader.position(), &mut needed_json, item)?;
@@ -840,7 +841,7 @@ impl Filter<'_> {
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
-        let mut needed_json = Vec::new();
+        let mut needed_json = JsonAsks::default();
         let mut reader = Reader::new(outputs);
         for (m, message) in self.prompt.messages().enumerate() {
             for (p, part) in message.parts().enumerate() {
