@@ -2,7 +2,7 @@
 // deeper than any real tool makes (issue 19, item 1): every depth the
 // release's own processor turns into text, ours turns into the same text; past
 // the depth where the release's recursion overflows the stack, ours still
-// gives the text (README, "Differences"); an output that contains itself is a
+// gives the text (docs/differences.md); an output that contains itself is a
 // TypeError; one nested past MAX_NODE_DEPTH (a million levels) is a TypeError
 // that says so. Each release stage reads its outputs where it keeps them: the
 // 1.59 message list in `providerMetadata.mastra.modelOutput`, 1.60+ prompts in
@@ -70,7 +70,7 @@ function runnerFor(version) {
  * that depends on the machine: how deep a stack frame is depends on which
  * tier of V8 runs the release's function and on the stack Node was given, so
  * from 1,000 levels on the release may overflow on one machine and not on
- * another (README, "Differences": ours gives the text there). Below that, an
+ * another (docs/differences.md: ours gives the text there). Below that, an
  * overflow is a failure like any other.
  */
 const overflowedBeyondReach = (ref, depth) => depth >= 1_000 && ref.threw && isStackOverflow(ref.error)

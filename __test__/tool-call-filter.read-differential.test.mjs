@@ -5,7 +5,7 @@
 // does not read on that call. With `filterAfterToolSteps` of one step or more
 // ours also reads the `toolName` and `providerOptions` of the kept steps'
 // parts, and with `preserveModelOutput` the `providerOptions` of results that
-// stay, which the release does not (README, "Differences"): those, and only
+// stay, which the release does not (docs/differences.md): those, and only
 // those, are allowed.
 //
 // The order is compared for the user-visible getters of the parts, `toolName`

@@ -87,7 +87,7 @@ for (const version of releasesWithFilterStage('prompt')) {
 
     // A release that reads them (1.71+) reads those of each result whose id goes, which can
     // hang on a later part of another name: ours reads those of every result that may go
-    // (README, "Differences").
+    // (docs/differences.md).
     const readsProviderOptions = releaseBehaviours(version).preservedResults !== PreservedResultsRule.Every
     test('preserveModelOutput: no providerOptions read of a result that is kept', { skip: readsProviderOptions }, async () => {
       const { reference, ours } = await loadRelease(version)

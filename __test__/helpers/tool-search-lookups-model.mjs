@@ -2,7 +2,7 @@
 // changed, put on a release's own ToolSearchProcessor (test-only; it relies on
 // the processor's private members at runtime, as withOurFixes does): the
 // reference's code, but each lookup made as ours makes it, which differs from
-// the reference's in one documented case (README, "Differences"; `reads` in
+// the reference's in one documented case (docs/differences.md; `reads` in
 // src/tool_search/operation.rs).
 //
 // A catalog's tables are what was read when it was made: the record's keys,
