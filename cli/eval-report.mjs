@@ -28,7 +28,7 @@ function table(results) {
   const rows = results.rankings.map((r) =>
     r.available ? [r.label, pct(r.hit1), pct(r.hit5), r.mrr5.toFixed(3), duration(r.msPerQuestion)] : [r.label, `not measured: ${r.reason}`],
   )
-  const widths = header.map((_, i) => Math.max(header[i].length, ...rows.filter((row) => row.length > 2).map((row) => row[i].length)))
+  const widths = header.map((_, i) => Math.max(header[i].length, ...rows.filter((row) => i === 0 || row.length > 2).map((row) => row[i].length)))
   const format = (cells) => cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[0]) : cells.length === 2 ? cell : cell.padStart(widths[i]))).join('  ')
   return [format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format)].join('\n')
 }
