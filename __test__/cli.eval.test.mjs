@@ -297,10 +297,20 @@ describe('eval --from the memory a real Agent wrote', () => {
     assert.deepEqual(report.questions.skipped, SKIPPED)
   })
 
-  test('reading writes nothing to the storage', () => {
-    const before = spawnSync('sha256sum', [dbFile], { encoding: 'utf8' }).stdout
-    json('--tools', 'tools.mjs', '--from', 'storage.mjs')
-    assert.equal(spawnSync('sha256sum', [dbFile], { encoding: 'utf8' }).stdout, before)
+  test('reading is read only: no init (which creates or migrates tables), no write', () => {
+    // The Memory's storage refuses to be initialised or written to.
+    const guarded = [
+      "import { LibSQLStore } from '@mastra/libsql'",
+      "import { Memory } from '@mastra/memory'",
+      "class Guarded extends LibSQLStore { async init() { throw new Error('eval initialised the storage') } }",
+      `const storage = new Guarded({ id: 'app', url: ${JSON.stringify(`file:${dbFile}`)} })`,
+      "const domain = await storage.getStore('memory')",
+      "for (const write of ['saveThread', 'updateThread', 'deleteThread', 'saveMessages', 'updateMessages', 'deleteMessages'])",
+      '  domain[write] = () => { throw new Error(`eval called ${write}`) }',
+      'export const memory = new Memory({ storage })',
+    ]
+    writeFileSync(join(work, 'guarded.mjs'), `${guarded.join('\n')}\n`)
+    assert.deepEqual(json('--tools', 'tools.mjs', '--from', 'guarded.mjs').questions.list, MINED)
   })
 })
 
@@ -454,6 +464,13 @@ describe('eval: bad input is a clear error with no stack', () => {
       ['--tools', 'tools.mjs', '--from', 'empty.json'],
       1,
       /\nmastra-native-processors: empty\.json is empty: expected a JSON array of stored messages\n$/,
+    )
+    fails(
+      'no-messages.json',
+      '[]',
+      ['--tools', 'tools.mjs', '--from', 'no-messages.json'],
+      1,
+      /\nmastra-native-processors: no-messages\.json holds no threads \(is it the storage your agent's memory writes to\?\)\n$/,
     )
     const chat = [{ id: 'm1', threadId: 't', role: 'user', createdAt: '2026-01-01T00:00:00Z', content: { format: 2, parts: [{ type: 'text', text: 'hi' }] } }]
     fails(

@@ -151,6 +151,7 @@ async function runEval(options) {
       : await readThreads(await loadMemoryStore(options.from, memoryStoreOf), options.threads, (done, of) => {
           if (done % 25 === 0 || done === of) progress(`eval: read ${done}/${of} threads`)
         })
+    if (threads.length === 0) throw new UsageError(`${options.from} holds no threads (is it the storage your agent's memory writes to?)`)
     const mined = mineThreads(threads, catalog)
     questions = mined.questions
     source = {

@@ -256,7 +256,11 @@ export async function memoryStoreOf(value) {
   if (value === null || typeof value !== 'object') return undefined
   if (typeof value.listThreads === 'function' && typeof value.listMessages === 'function') return value
   if (typeof value.getStore === 'function') return (await value.getStore('memory')) ?? null
-  if (typeof value.getStorage === 'function' && typeof value.getAgent === 'function') return (await memoryStoreOf(value.getStorage())) ?? null
+  if (typeof value.getStorage === 'function' && typeof value.getAgent === 'function') {
+    const storage = value.getStorage()
+    if (storage === undefined || storage === null) throw new UsageError('this Mastra instance has no storage: its agents keep no memory to read')
+    return (await memoryStoreOf(storage)) ?? null
+  }
   // A Memory: its storage, or the error Mastra gives when it has none.
   if (typeof value.recall === 'function' && typeof value.listThreads === 'function') {
     let storage

@@ -11,7 +11,8 @@
 // relevant tool among the first k results, MRR@5 the mean of 1/rank of the
 // first relevant result (0 past 5). Cases whose id starts with `live_`
 // (questions real users sent) and the others (written for the benchmark) are
-// scored apart.
+// scored apart. The search and the scores are cli/search.mjs's, which
+// `npx mastra-native-processors eval` uses on a user's own tools.
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
