@@ -306,7 +306,7 @@ describe('eval --from the memory a real Agent wrote', () => {
       `const storage = new Guarded({ id: 'app', url: ${JSON.stringify(`file:${dbFile}`)} })`,
       "const domain = await storage.getStore('memory')",
       "for (const write of ['saveThread', 'updateThread', 'deleteThread', 'saveMessages', 'updateMessages', 'deleteMessages'])",
-      '  domain[write] = () => { throw new Error(`eval called ${write}`) }',
+      "  domain[write] = () => { throw new Error('eval called ' + write) }",
       'export const memory = new Memory({ storage })',
     ]
     writeFileSync(join(work, 'guarded.mjs'), `${guarded.join('\n')}\n`)
