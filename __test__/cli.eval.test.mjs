@@ -159,6 +159,21 @@ describe('eval on a catalog and a questions file', () => {
     assert.equal(report.reading.option, "search: { ranking: 'hybrid', topK: 2 }")
   })
 
+  test('--json through a pipe is whole, however long', { skip: process.platform === 'win32' && 'the late reader is a POSIX shell pipe' }, () => {
+    writeFileSync(join(work, 'many.jsonl'), Array.from({ length: 100 }, () => questionsFile(QUESTIONS)).join(''))
+    // A reader that starts late: the pipe fills, and what is left waits in the process.
+    const command = `"${process.execPath}" "${join(ROOT, 'cli', 'main.mjs')}" eval --tools tools.mjs --questions many.jsonl --misses 1000 --json | (sleep 1; cat)`
+    const result = spawnSync('sh', ['-c', command], { cwd: work, encoding: 'utf8', maxBuffer: 64 << 20 })
+    assert.equal(result.status, 0, result.stderr)
+    assert.ok(result.stdout.length > 1 << 17, String(result.stdout.length))
+    const report = JSON.parse(result.stdout)
+    assert.equal(report.questions.list.length, 600)
+    assert.deepEqual(
+      report.rankings.map((r) => r.misses?.length),
+      [300, 300, 200, undefined],
+    )
+  })
+
   test("where no ranking finds more than Mastra's, the reading says to keep the default", () => {
     writeFileSync(join(work, 'easy.jsonl'), `${JSON.stringify(QUESTIONS[0])}\n${JSON.stringify(QUESTIONS[2])}\n`)
     const report = json('--tools', 'tools.mjs', '--questions', 'easy.jsonl')

@@ -6,7 +6,8 @@ import { duration } from './report.mjs'
 import { bestRanking } from './eval.mjs'
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`
-const plural = (n, one, many = `${one}s`) => `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`
+const count = (n) => n.toLocaleString('en-US')
+const plural = (n, one, many = `${one}s`) => `${count(n)} ${n === 1 ? one : many}`
 const list = (names) => (names.length === 0 ? 'nothing' : names.join(', '))
 
 /** Where the questions came from, and for questions from memory what was skipped and why. */
@@ -52,14 +53,14 @@ export function reading(results) {
   const mastra = measured.find((r) => r.id === 'mastra')
   const n = best.questions
   const said = []
-  const right = (r) => `${r.hits5} of ${n} (${pct(r.hit5)}) in the first 5, ${r.hits1} (${pct(r.hit1)}) first`
+  const right = (r) => `${count(r.hits5)} of ${count(n)} (${pct(r.hit5)}) in the first 5, ${count(r.hits1)} (${pct(r.hit1)}) first`
   if (best.id === 'mastra') {
     said.push(
       `Keep Mastra's ranking, the default: no other ranking found a right tool for more of your questions. It finds ${right(best)}.` +
         (best.option ? ` Paste: ${best.option}` : " Nothing to set: ToolSearchProcessor without search.ranking ranks as Mastra's does."),
     )
   } else {
-    said.push(`Set ${best.label}: it finds ${right(best)}; Mastra's ranking ${mastra.hits5} (${pct(mastra.hit5)}) and ${mastra.hits1} (${pct(mastra.hit1)}).`)
+    said.push(`Set ${best.label}: it finds ${right(best)}; Mastra's ranking ${count(mastra.hits5)} (${pct(mastra.hit5)}) and ${count(mastra.hits1)} (${pct(mastra.hit1)}).`)
     said.push(`Paste into new ToolSearchProcessor({ tools, ... }): ${best.option}`)
     if (best.id === 'hybrid') said.push("'hybrid' reads its model from mastra-native-processors-potion-base-8m: keep it in your dependencies.")
     if (best.id === 'embedder')

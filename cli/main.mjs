@@ -118,6 +118,8 @@ const COMMANDS = {
 }
 
 const progress = (line) => process.stderr.write(`${line}\n`)
+/** Writes the command's output; resolves once it is written (main exits then, which would cut a pipe's output short). */
+const print = (text) => new Promise((resolve) => process.stdout.write(`${text}\n`, resolve))
 
 async function runBench(options) {
   const { loadTools } = await import('./load.mjs')
@@ -125,7 +127,7 @@ async function runBench(options) {
   const { formatReport } = await import('./report.mjs')
   const tools = await loadTools(options.tools)
   const results = await benchCatalog(tools, options, progress)
-  console.log(options.json ? JSON.stringify(results, null, 2) : formatReport(results))
+  await print(options.json ? JSON.stringify(results, null, 2) : formatReport(results))
 }
 
 async function runEval(options) {
@@ -171,8 +173,7 @@ async function runEval(options) {
     await checkEmbedder(embedder, questions[0].question)
   }
   const results = await evalRankings(tools, questions, { topK: options.topK, embedder, missesShown: options.misses }, progress)
-  if (options.json) console.log(JSON.stringify({ ...results, questions: { ...source, list: questions }, reading: reading(results) }, null, 2))
-  else console.log(formatEvalReport(results, source))
+  await print(options.json ? JSON.stringify({ ...results, questions: { ...source, list: questions }, reading: reading(results) }, null, 2) : formatEvalReport(results, source))
 }
 
 async function main(argv) {
