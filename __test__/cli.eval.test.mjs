@@ -49,7 +49,7 @@ export const toolsThat = (execute) => ({
 export const tools = toolsThat(async () => { throw new Error('eval executed a tool') })
 `
 
-// Six questions (a blank line between two of them); the last names one tool by its key, one by its id.
+// Six questions, after a byte order mark and with a blank line between two; the last names one tool by its key, one by its id.
 const QUESTIONS = [
   { question: 'what is the weather in Paris', tools: ['getWeather'] },
   { question: 'is it going to rain in Oslo tomorrow', tools: ['getWeather'] },
@@ -59,7 +59,7 @@ const QUESTIONS = [
   { question: 'write to the client about the delay', tools: ['sendEmail', 'translate'] },
 ]
 const questionsFile = (questions) =>
-  `${questions
+  `\uFEFF${questions
     .slice(0, 5)
     .map((q) => JSON.stringify(q))
     .join('\n')}\n\n${JSON.stringify(questions[5])}\n`
@@ -160,7 +160,7 @@ describe('eval on a catalog and a questions file', () => {
   })
 
   test('--json through a pipe is whole, however long', { skip: process.platform === 'win32' && 'the late reader is a POSIX shell pipe' }, () => {
-    writeFileSync(join(work, 'many.jsonl'), Array.from({ length: 100 }, () => questionsFile(QUESTIONS)).join(''))
+    writeFileSync(join(work, 'many.jsonl'), `\uFEFF${Array.from({ length: 100 }, () => questionsFile(QUESTIONS).slice(1)).join('')}`)
     // A reader that starts late: the pipe fills, and what is left waits in the process.
     const command = `"${process.execPath}" "${join(ROOT, 'cli', 'main.mjs')}" eval --tools tools.mjs --questions many.jsonl --misses 1000 --json | (sleep 1; cat)`
     const result = spawnSync('sh', ['-c', command], { cwd: work, encoding: 'utf8', maxBuffer: 64 << 20 })

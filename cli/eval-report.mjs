@@ -60,7 +60,9 @@ export function reading(results) {
         (best.option ? ` Paste: ${best.option}` : " Nothing to set: ToolSearchProcessor without search.ranking ranks as Mastra's does."),
     )
   } else {
-    said.push(`Set ${best.label}: it finds ${right(best)}; Mastra's ranking ${count(mastra.hits5)} (${pct(mastra.hit5)}) and ${count(mastra.hits1)} (${pct(mastra.hit1)}).`)
+    said.push(
+      `Set ${best.label}: it finds ${right(best)}; Mastra's ranking ${count(mastra.hits5)} (${pct(mastra.hit5)}) and ${count(mastra.hits1)} (${pct(mastra.hit1)}).`,
+    )
     said.push(`Paste into new ToolSearchProcessor({ tools, ... }): ${best.option}`)
     if (best.id === 'hybrid') said.push("'hybrid' reads its model from mastra-native-processors-potion-base-8m: keep it in your dependencies.")
     if (best.id === 'embedder')

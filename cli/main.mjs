@@ -173,7 +173,11 @@ async function runEval(options) {
     await checkEmbedder(embedder, questions[0].question)
   }
   const results = await evalRankings(tools, questions, { topK: options.topK, embedder, missesShown: options.misses }, progress)
-  await print(options.json ? JSON.stringify({ ...results, questions: { ...source, list: questions }, reading: reading(results) }, null, 2) : formatEvalReport(results, source))
+  await print(
+    options.json
+      ? JSON.stringify({ ...results, questions: { ...source, list: questions }, reading: reading(results) }, null, 2)
+      : formatEvalReport(results, source),
+  )
 }
 
 async function main(argv) {

@@ -55,7 +55,8 @@ export function readQuestionsFile(path, catalog) {
   }
   const questions = []
   const unknown = []
-  const lines = text.split(/\r?\n/)
+  // A byte order mark, as some Windows editors write, is no part of line 1.
+  const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/)
   for (const [i, line] of lines.entries()) {
     if (line.trim() === '') continue
     const where = `${path} line ${i + 1}`
