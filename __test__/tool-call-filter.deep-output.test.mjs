@@ -150,7 +150,7 @@ for (const version of TESTED_RELEASES) {
       const { Ref, Ours } = await filters()
       // An item whose JSON throws and that has no text: the release then
       // stringifies every array around it, and each throws; ours takes an
-      // array around one that threw to throw (README, "Differences").
+      // array around one that threw to throw (docs/differences.md).
       const throwing = (depth) => {
         const counted = { calls: 0 }
         const item = {
