@@ -162,12 +162,18 @@ async function run(kit, P, c) {
   return phases
 }
 
-/** The reads a release without 1.60.0's fixes does not make and ours does (docs/differences.md, first item). */
+/**
+ * The reads a release without 1.60.0's fixes does not make and ours does (docs/differences.md, first item):
+ * with a hook, the lookup of the loaded tool by id reads the tools before it and their ids, as the release's
+ * lookups do (issue 29).
+ */
 const adopted = (referenceHas, c) => (read, label) =>
   !referenceHas.memoryThread &&
   (read === 'rc.get(MastraMemory)' ||
     /\.toolInvocation\.result\.(toolName|success)$/.test(read) ||
-    (c.options.storage === 'context' && label === 'next step' && (read === `record.${c.load}` || read.startsWith(`tool:${c.load}.`))))
+    (c.options.storage === 'context' &&
+      label === 'next step' &&
+      (read === `record.${c.load}` || read.startsWith(`tool:${c.load}.`) || (c.options.filter !== undefined && /^(record\.[^.]+|tool:[^.]+\.id)$/.test(read)))))
 
 /** Phases in which the release scans every tool's id to look a name up (see the header). */
 const SCANS = new Set(['search_tools', 'load_tool', 'next step'])

@@ -594,7 +594,7 @@ function defineToolSearchProcessor(host) {
 
     /** What `answer` needs to answer an operation's questions in a step. */
     #asking(operation, step, requestContext, names) {
-      return askingOf(operation, step, requestContext, names, this.#filter, operation.awaitsAsReference)
+      return askingOf(operation, step, requestContext, names, this.#filter, operation.awaitsAsReference, undefined, undefined, undefined)
     }
 
     /**
@@ -917,7 +917,7 @@ class SnapshotStep extends StepTools {
  * to their Rust half), which V8 holds weakly: once a request's last step
  * and operation died, a full collection freed those classes and
  * deoptimized what was compiled for them (toolFor, keyOf, own, standing,
- * resolve, drive, questions; issue 18). These hold them, with a processor of
+ * resolve, drive, questions; issue 18; an operation's `IdLookups`). These hold them, with a processor of
  * their own over no tools, never a user's.
  */
 let keptShapes
@@ -933,6 +933,7 @@ function keepStepShapes(version) {
     step.load(SEARCH_TOOLS, undefined, 0),
     new LiveStep(step, {}, () => {}, { keys: [], tools: [], ids: [], record: {} }),
     new SnapshotStep(step, { record: { tools: [] } }, [], () => {}),
+    new IdLookups({}),
   ]
 }
 
@@ -943,14 +944,86 @@ function keepStepShapes(version) {
  * or nothing: `missingName` then given), and which reads to make, in order,
  * until one gives a tool. Rust chose them as the reference looks the name up.
  */
-function resolve(step, kind, ref, missingName) {
+function resolve(step, kind, ref, missingName, asking = undefined) {
   const name = nameAsked(step, kind, ref, missingName)
+  // With a hook, the tool the tables found must also be the first with that
+  // id (`standingFirst`): the reference asks the hook about that one.
+  const hooked = asking !== undefined && asking.filter !== undefined
   for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
     const read = reads & READ_MASK
-    const tool = read === ASK.ownKey ? step.own(name) : read === ASK.standing ? step.standing(ref, name) : step.firstById(name)
+    const tool =
+      read === ASK.ownKey
+        ? step.own(name)
+        : read === ASK.standing
+          ? hooked
+            ? standingFirst(asking, step, ref, name)
+            : step.standing(ref, name)
+          : step.firstById(name)
     if (tool !== undefined) return tool
   }
   return undefined
+}
+
+/**
+ * For an operation with a hook (`asking`): the tool `ref` where it still
+ * answers to `name` (`standing`) and no tool before it in key order took
+ * that id since the tables were made, else the first tool with that id,
+ * read as the reference reads it (`firstById`). Whether one before it took
+ * the id is read once an operation (`IdLookups`, as far as its lookups need),
+ * and again where the hook changed the id of the tool it was last asked
+ * about. So an edit made before the operation, or by the hook to the tool it
+ * was asked about, is seen; one the hook makes to another tool before the
+ * one found, which the reference's scan at each lookup would see, is not (a
+ * scan at each lookup makes a catalog of n tools take n²).
+ */
+function standingFirst(asking, step, ref, name) {
+  const tool = step.standing(ref, name)
+  if (tool === undefined) return undefined
+  const asked = asking.asked
+  if (asked !== undefined) {
+    asking.asked = undefined
+    if (asked.id !== asking.askedId) asking.lookups = undefined
+  }
+  let lookups = asking.lookups
+  if (lookups === undefined) {
+    lookups = new IdLookups(step.record())
+    asking.lookups = lookups
+  }
+  return lookups.find(name) === tool ? tool : step.firstById(name)
+}
+
+/**
+ * A record's tools by id, read as `toolById` reads it, as far as the names
+ * looked up need: its keys once, then each key's tool and its id in key
+ * order, up to the first tool with the id asked for (the reads the
+ * reference's scan makes for that name, and no more).
+ */
+class IdLookups {
+  constructor(record) {
+    this.record = record
+    this.keys = Object.keys(record)
+    /** How many of `keys` have been read. */
+    this.read = 0
+    /** The first tool read with each id. */
+    this.byId = new Map()
+  }
+
+  find(id) {
+    const known = this.byId.get(id)
+    if (known !== undefined) return known
+    const { record, keys, byId } = this
+    while (this.read < keys.length) {
+      const key = keys[this.read++]
+      // A key the hook deleted since holds no tool.
+      if (!Object.hasOwn(record, key)) continue
+      const tool = record[key]
+      if (!isTool(tool, key, RECORD_VALUES, false)) continue
+      const toolId = tool.id
+      if (!byId.has(toolId)) byId.set(toolId, tool)
+      if (toolId === id) return tool
+    }
+    return undefined
+  }
 }
 
 /** The name a question of `kind` is about: the id or the key of the tool `ref` the tables found, or `missingName`. */
@@ -1148,10 +1221,10 @@ function readRecord(record) {
 }
 
 /** `#asking`'s answer: an operation's in a step, `allowed` as `answer` sets it. */
-function askingOf(operation, step, requestContext, names, filter, awaits) {
-  return { operation, step, requestContext, names, filter, awaits, allowed: OPERATION.allowed }
+function askingOf(operation, step, requestContext, names, filter, awaits, lookups, asked, askedId) {
+  return { operation, step, requestContext, names, filter, awaits, allowed: OPERATION.allowed, lookups, asked, askedId }
 }
-generalizeFields(askingOf, 6)
+generalizeFields(askingOf, 9)
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
@@ -1186,11 +1259,16 @@ function answer(asking, question, phase, ticket) {
   const isTool = kind === ASK.tool
   const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
   const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
-  const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name)
+  const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name, asking)
   if (tool === undefined) return OPERATION.denied
   const tables = !missing && tool === step.toolFor(ref)
   const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
   const { filter, requestContext } = asking
+  if (filter !== undefined) {
+    // Should the hook change this tool's id, the names after it are looked up in the record again (see `firstWithId`).
+    asking.asked = tool
+    asking.askedId = tool.id
+  }
   if (asking.awaits) {
     // Several out at once (`driveAhead`): each promise settles to its own code.
     if (ticket !== undefined) return isToolAllowed(filter, tool, requestContext, phase).then((ok) => (ok ? allowed : OPERATION.denied))

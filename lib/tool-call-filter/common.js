@@ -288,7 +288,9 @@ function giveBackOutsized(scratch) {
  * The constructor options, read as the reference reads them and checked
  * once by Rust (`checkToolCallFilterOptions`). `exclude` stays the caller's
  * array: the reference reads it on every call, so names pushed into it later
- * count.
+ * count. One behind a Proxy (which `Array.isArray` accepts, as the
+ * reference does) is read as the reference reads it (`excludeIsProxy`, see
+ * `excludeNow`).
  */
 function readOptions(options) {
   if (options === null || typeof options !== 'object') throw refused(REFUSED.options, options)
@@ -297,6 +299,7 @@ function readOptions(options) {
   return {
     // A falsy `exclude` means every tool, as `!options.exclude` does in the reference.
     exclude: checked.excludesListed ? exclude : undefined,
+    excludeIsProxy: checked.excludeIsProxy,
     preserveModelOutput: checked.preserveModelOutput,
     keepSteps: checked.keepSteps,
     keepsAnyStep: checked.keepsAnyStep,
@@ -317,11 +320,30 @@ function excludeModeOf(length) {
   return lastExclude.mode
 }
 
-/** What the `exclude` list asks for right now, and its names as a Set when they matter. */
-function excludeNow(exclude) {
-  const mode = excludeModeOf(exclude?.length)
+/**
+ * What the `exclude` list asks for right now, its length (read once, as the
+ * reference reads it once a call), and its names as a Set when they matter.
+ * A list behind a Proxy (`live`) sees its reads: its names are then asked
+ * of its `includes` at each question, as the reference asks them.
+ */
+function excludeNow(exclude, live) {
+  const length = exclude?.length
+  const mode = excludeModeOf(length)
+  if (mode !== EXCLUDE.listed) return { mode, names: null, length }
   // `Set#has` matches like `Array#includes` (SameValueZero, holes as undefined).
-  return { mode, names: mode === EXCLUDE.listed ? new Set(exclude) : null }
+  return { mode, names: live ? new LiveNames(exclude) : new Set(exclude), length }
+}
+
+/** A list's names, asked of the list itself (`has` as the reference's `includes`). */
+class LiveNames {
+  #list
+  constructor(list) {
+    this.#list = list
+  }
+
+  has(name) {
+    return this.#list.includes(name)
+  }
 }
 
 /**

@@ -62,13 +62,15 @@ class ToolCallFilter {
   name = PROCESSOR.name
 
   #exclude
+  #excludeIsProxy
   #withOutputs
   #keepSteps
   #filtersSteps
 
   constructor(options = {}) {
-    const { exclude, preserveModelOutput, keepSteps, messageListFiltersSteps } = readOptions(options)
+    const { exclude, excludeIsProxy, preserveModelOutput, keepSteps, messageListFiltersSteps } = readOptions(options)
     this.#exclude = exclude
+    this.#excludeIsProxy = excludeIsProxy
     this.#withOutputs = preserveModelOutput
     this.#keepSteps = keepSteps
     this.#filtersSteps = messageListFiltersSteps
@@ -146,7 +148,7 @@ class ToolCallFilter {
   #filter(scratch, messages, ids, preserve) {
     const keepSteps = this.#keepSteps
     const exclude = this.#exclude
-    const { mode, names } = excludeNow(exclude)
+    const { mode, names, length: excludeLength } = excludeNow(exclude, this.#excludeIsProxy)
     if (mode === EXCLUDE.nothing) return messages
     checkHistory(messages)
     if (ids === null && mode === EXCLUDE.listed) ids = scratch.ids
@@ -157,7 +159,6 @@ class ToolCallFilter {
     let marking = 0
     if (preserve !== null && preserve.length > 0) marking |= MARK.kept
     if (withOutputs && mode === EXCLUDE.listed) marking |= MARK.excluded
-    const excludeLength = exclude?.length
     // As `map` does, the reference reads the length once.
     const count = messages.length
     const runLength = runLengthOf(mode) ?? count

@@ -90,7 +90,9 @@ macro_rules! tool_call_filter_protocol {
                 pub const TOOL_RESULT: i32 = 2;
                 #[doc = "Part flag: the part's `toolName` is in the exclude list."]
                 pub const EXCLUDED: i32 = 4;
-                #[doc = "Part flag of `TOOL_RESULT`: it carries its own model output."]
+                #[doc = "Part flag of `TOOL_RESULT`: it carries its own model output, or"]
+                #[doc = "may (its `providerOptions` left unread: asked for its output, the"]
+                #[doc = "binding reads them then and writes `nothing` where it has none)."]
                 pub const OWN_OUTPUT: i32 = 8;
 
                 #[doc = "The low bits of a head or part that hold its kind."]

@@ -36,7 +36,11 @@
 //! `EXCLUDED` says the part's `toolName` is in the exclude list, and
 //! `OWN_OUTPUT` that the result carries its own non-nullish
 //! `providerOptions.mastra.modelOutput` (both left off where they decide
-//! nothing). A part is one number because a prompt is mostly parts: the
+//! nothing). The reference reads `providerOptions` only of the results
+//! whose call id goes: where that is known only here (an exclude list, or
+//! steps kept), the binding marks every result that may go `OWN_OUTPUT`
+//! unread, and, asked for one's output, reads its `providerOptions` then and
+//! writes `nothing` (no text) for one without its own model output. A part is one number because a prompt is mostly parts: the
 //! binding writes, and the core reads, a quarter as many.
 //! When results must be turned into text, the first answer names them
 //! ([`Answer::NeedsOutputs`]) and the binding writes their `output`s as
