@@ -1,0 +1,99 @@
+// The scaling suites' one rule (issue 29): the same call at sizes s, 4s and
+// 16s, its input built before the clock starts, best of a few runs, fails
+// where 16 times the size takes more than LIMIT times the time (linear is 16,
+// quadratic 256). A ratio of our own code at two sizes holds on a slow or busy
+// machine where an absolute time would not; best-of-N keeps a busy moment of
+// another process out of it, and a ratio past the limit is measured once more
+// before the dimension fails. No test asserts a duration.
+//
+//   scalingSuite(title, dimensions)   one `test` per dimension, inside a `describe`
+//
+// A dimension is `{ name, base, build(n), call(input) }`: `build(n)` makes the
+// input at size n (sync or async, untimed), `call(input)` is the timed call.
+// With `fresh: true` the input is built again before every run (for a call
+// that uses its input up, e.g. a `state` it records into or a thread it
+// loads tools into). With `reference(input)`, the release's own processor
+// answers the same input at size s once, and ours must give a deep-equal
+// answer (so the call timed does the work the dimension means). `todo: why`
+// marks a growth that is known and not ours to change (it is measured and
+// reported, and does not fail the run).
+
+import { describe, test } from 'node:test'
+import assert from 'node:assert/strict'
+import { performance } from 'node:perf_hooks'
+
+/** 16 times the size may take at most this many times the time. */
+export const LIMIT = 40
+/** 4 times the size (s to 4s) may take at most this many times the time (linear 4, quadratic 16): a cubic path fails here before 16s is ever tried. */
+export const LIMIT_4 = 12
+
+/** At most this many runs of one size, and at least this many while they are quick. */
+const RUNS = 7
+const MIN_RUNS = 3
+/** Stop adding runs of a size once they took this long in all (ms). */
+const BUDGET_MS = 150
+
+/** The best time (ms) of a few runs of `call` on the input of size n. */
+async function bestOf(dimension, n, input) {
+  let best = Number.POSITIVE_INFINITY
+  let spent = 0
+  for (let run = 0; run < RUNS; run++) {
+    if (dimension.fresh && run > 0) input = await dimension.build(n)
+    const started = performance.now()
+    await dimension.call(input)
+    const took = performance.now() - started
+    if (took < best) best = took
+    spent += took
+    // A run that alone outlasts the budget is no busy moment: it ends the measure.
+    if (spent > BUDGET_MS && (run + 1 >= MIN_RUNS || took > BUDGET_MS)) break
+  }
+  return best
+}
+
+/** Times at s, 4s and 16s: `{ sizes, times, r4, r16 }`, 16s left out (Infinity) where 4s already failed. */
+export async function measure(dimension) {
+  const s = dimension.base
+  const sizes = [s, 4 * s, 16 * s]
+  const inputs = []
+  for (const n of sizes.slice(0, 2)) inputs.push(await dimension.build(n))
+  // Warm up: the first runs compile our code and the builder's shapes.
+  for (let i = 0; i < 3; i++) await dimension.call(dimension.fresh && i > 0 ? await dimension.build(s) : inputs[0])
+  if (dimension.fresh) inputs[0] = await dimension.build(s)
+  const times = [await bestOf(dimension, s, inputs[0]), await bestOf(dimension, 4 * s, inputs[1])]
+  const r4 = times[1] / times[0]
+  if (r4 > LIMIT_4) return { sizes, times: [...times, Number.POSITIVE_INFINITY], r4, r16: Number.POSITIVE_INFINITY }
+  inputs[1] = null
+  const large = await dimension.build(16 * s)
+  times.push(await bestOf(dimension, 16 * s, large))
+  return { sizes, times, r4, r16: times[2] / times[0] }
+}
+
+const ms = (t) => (Number.isFinite(t) ? `${t < 1 ? t.toFixed(3) : t.toFixed(1)} ms` : 'not run')
+export const describeMeasure = ({ sizes, times, r4, r16 }) =>
+  `${sizes.map((n, i) => `${n}: ${ms(times[i])}`).join(', ')}; 4x size ${r4.toFixed(1)}x time, 16x size ${Number.isFinite(r16) ? r16.toFixed(1) : '-'}x time`
+
+/** Whether a measure breaks the rule. */
+const superLinear = (m) => m.r4 > LIMIT_4 || m.r16 > LIMIT
+
+/** One test per dimension: its answer at size s against the release's, then its growth. */
+export function scalingSuite(title, dimensions) {
+  describe(title, () => {
+    for (const dimension of dimensions) {
+      test(dimension.name, { skip: dimension.skip, todo: dimension.todo }, async (t) => {
+        if (dimension.reference) {
+          const ours = await dimension.call(await dimension.build(dimension.base))
+          assert.deepStrictEqual(
+            ours,
+            await dimension.reference(await dimension.build(dimension.base)),
+            `${dimension.name}: ours answers as the release's own processor`,
+          )
+        }
+        let m = await measure(dimension)
+        // Past the limit: measure once more before failing, so a busy moment of the machine is not a failure.
+        if (superLinear(m)) m = await measure(dimension)
+        t.diagnostic(describeMeasure(m))
+        assert.ok(!superLinear(m), `${dimension.name} grows faster than linear: ${describeMeasure(m)} (limits: ${LIMIT_4}x time at 4x size, ${LIMIT}x at 16x)`)
+      })
+    }
+  })
+}
