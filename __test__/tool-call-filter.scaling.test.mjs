@@ -36,17 +36,28 @@ const OBJECTS = 'objects `{ a: { a: … } }`'
  * make it linear.
  */
 const V8_JSON = "V8's JSON.stringify is n² in an object's depth, up to the depth where it throws"
-const NESTINGS = {
-  'arrays, a text innermost `[[["deep"]]]`': (n) => nest(n, 'deep', (o) => [o]),
-  'arrays, an empty array innermost `[[[[]]]]`': (n) => nest(n, [], (o) => [o]),
-  "arrays inside `{ type: 'json', value }`": (n) => ({ type: 'json', value: nest(n, 'deep', (o) => [o]) }),
-  [OBJECTS]: (n) => ({ type: 'json', value: nest(n, 'deep', (o) => ({ a: o })) }),
-  "`value` chains `{ type: 'json', value: { type: 'json', value: … } }`": (n) => nest(n, 'deep', (o) => ({ type: 'json', value: o })),
-  "content parts `{ type: 'content', value: [text, { type: 'content', … }] }`": (n) =>
-    nest(n, { type: 'text', text: 'deep' }, (o) => ({ type: 'content', value: [{ type: 'text', text: 'level' }, o] })),
-  'arrays with a text beside each level `[[["deep"], "x"], "x"]`': (n) => nest(n, 'deep', (o) => [o, 'x']),
-  'mixed: arrays with `[]` and `""` beside, alternating with `{ value }`': (n) => nest(n, 'deep', (o, i) => (i % 2 ? [[], o, ''] : { value: o })),
-}
+/**
+ * `[kind, s, output n deep]`. From 500 levels: 8,000 take a few milliseconds
+ * and still fit the CPU's caches (past about 10,000 levels even a bare
+ * JavaScript walk of such an output slows per level as it leaves them);
+ * main's cubic walk of empty arrays (issue 29) fails at 4s within a second or
+ * two rather than running for minutes. Objects stay under V8's JSON depth.
+ */
+const NESTINGS = [
+  ['arrays, a text innermost `[[["deep"]]]`', 500, (n) => nest(n, 'deep', (o) => [o])],
+  ['arrays, an empty array innermost `[[[[]]]]`', 500, (n) => nest(n, [], (o) => [o])],
+  ["arrays inside `{ type: 'json', value }`", 500, (n) => ({ type: 'json', value: nest(n, 'deep', (o) => [o]) })],
+  [OBJECTS, 250, (n) => ({ type: 'json', value: nest(n, 'deep', (o) => ({ a: o })) })],
+  ["`value` chains `{ type: 'json', value: { type: 'json', value: … } }`", 500, (n) => nest(n, 'deep', (o) => ({ type: 'json', value: o }))],
+  [
+    // Four objects a level: from 250, to stay in the caches as the others do.
+    "content parts `{ type: 'content', value: [text, { type: 'content', … }] }`",
+    250,
+    (n) => nest(n, { type: 'text', text: 'deep' }, (o) => ({ type: 'content', value: [{ type: 'text', text: 'level' }, o] })),
+  ],
+  ['arrays with a text beside each level `[[["deep"], "x"], "x"]`', 500, (n) => nest(n, 'deep', (o) => [o, 'x'])],
+  ['mixed: arrays with `[]` and `""` beside, alternating with `{ value }`', 500, (n) => nest(n, 'deep', (o, i) => (i % 2 ? [[], o, ''] : { value: o }))],
+]
 
 // ---- histories: steps of tool calls, laid out as each stage reads them ----
 
@@ -138,12 +149,12 @@ for (const { stage, version, input, run, loopInput, loopRun } of STAGES) {
   const preserve = () => ({ preserveModelOutput: true })
 
   const dimensions = [
-    ...Object.entries(NESTINGS).map(([kind, make]) => ({
-      ...dimension(`model output nested n deep: ${kind}`, 250, preserve, (n) => [[callOf(0, { name: 'deep', output: make(n) })]]),
-      todo: make === NESTINGS[OBJECTS] ? V8_JSON : undefined,
+    ...NESTINGS.map(([kind, base, make]) => ({
+      ...dimension(`model output nested n deep: ${kind}`, base, preserve, (n) => [[callOf(0, { name: 'deep', output: make(n) })]]),
+      todo: kind === OBJECTS ? V8_JSON : undefined,
     })),
     dimension('messages: n steps of one call', 500, preserve, (n) => stepsOfOne(n)),
-    dimension('parts per message: one step of n calls', 1_000, preserve, (n) => [Array.from({ length: n }, (_, i) => callOf(i))]),
+    dimension('parts per message: one step of n calls', 500, preserve, (n) => [Array.from({ length: n }, (_, i) => callOf(i))]),
     dimension('tool steps: n steps with filterAfterToolSteps n/2', 250, (n) => ({ filterAfterToolSteps: n / 2, preserveModelOutput: true }), stepsOfOne, {
       loop: true,
     }),
@@ -186,8 +197,22 @@ for (const { stage, version, input, run, loopInput, loopRun } of STAGES) {
         call: ({ filter, prompt, state }) => filter.processLLMRequest({ prompt, state }),
       },
       {
-        name: 'recorded state over many calls: n calls of one request on one state',
+        name: 'recorded state over an agent loop: call n+1 after n calls, the prompt a step longer each',
         base: 50,
+        build: async (n) => {
+          const filter = new ours.ToolCallFilter({ preserveModelOutput: true })
+          const history = stepsOfOne(20)
+          const state = {}
+          for (let k = 0; k < n; k++)
+            await filter.processLLMRequest({ prompt: promptOf([...history, ...stepsOfOne(k, (i) => callOf(i, { id: `run-${i}` }))]), state })
+          return { filter, state, prompt: promptOf([...history, ...stepsOfOne(n, (i) => callOf(i, { id: `run-${i}` }))]) }
+        },
+        call: ({ filter, prompt, state }) => filter.processLLMRequest({ prompt, state }),
+      },
+      {
+        // Up to 400 calls: past about 1,000 calls their garbage is collected within the run timed, as it is not at s.
+        name: 'recorded state over many calls: n calls of one request on one state',
+        base: 25,
         fresh: true,
         build: (n) => ({ filter: new ours.ToolCallFilter({ preserveModelOutput: true }), prompt: promptOf(stepsOfOne(20)), calls: n }),
         call: async ({ filter, prompt, calls }) => {
