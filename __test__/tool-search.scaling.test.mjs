@@ -17,8 +17,10 @@
 // stays linear there too, but for one `load_tool` of n names on main: its
 // Rust (`load` in src/tool_search.rs) still checks each name against the
 // names loaded so far in a `Vec` (`loaded.contains`), n² that shows past a
-// few thousand names (12,800 names 220 ms); that dimension fails until it
-// is fixed.
+// few thousand names (12,800 names 220 ms); and each name the catalog lacks
+// (given to load_tool, or loaded in a 'context' history) is looked for among
+// all tools again, read for read as the reference looks (names × tools).
+// Those three dimensions fail until they are fixed.
 
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 import { scalingSuite } from './helpers/scaling.mjs'
@@ -95,9 +97,8 @@ const once = (make, n) => {
   return schemas.get(key)
 }
 
-/** A history of n messages, each holding a `load_tool` result that names one tool of the catalog. */
-function loadHistory(n, tools) {
-  const names = Object.keys(tools)
+/** A history of n messages, each holding a `load_tool` result that names one of these names. */
+function loadHistory(n, names) {
   return Array.from({ length: n }, (_, i) => ({
     id: `m${i}`,
     role: 'assistant',
@@ -208,6 +209,21 @@ scalingSuite('ToolSearchProcessor scales linearly (1.71.0)', [
     call: ({ meta, requestContext, names }) => execute(meta.load_tool, { toolNames: names }, requestContext),
   },
   {
+    // Fails on main: each name the catalog lacks is looked for again in the record as it is now, `tool.id` of every
+    // tool read as the reference's `Object.values(tools).find` reads them (lib/tool-search.js `resolve` ->
+    // `firstById` -> `toolById`): names × tools, 1,600 of each 0.5 s (Mastra's own the same).
+    name: 'load_tool: one call naming n tools missing from an n-tool catalog',
+    base: 200,
+    fresh: true,
+    build: async (n) => {
+      const { processor } = processorOfSize(n)
+      const requestContext = makeRequestContext({ threadId: `thread-${++made}` })
+      const names = Array.from({ length: n }, (_, i) => `missing_${i}`)
+      return { meta: (await step(processor, { requestContext })).tools, requestContext, names }
+    },
+    call: ({ meta, requestContext, names }) => execute(meta.load_tool, { toolNames: names }, requestContext),
+  },
+  {
     name: 'loaded tools: a step of a thread that loaded n tools, each made active',
     base: 250,
     build: async (n) => {
@@ -236,7 +252,30 @@ scalingSuite('ToolSearchProcessor scales linearly (1.71.0)', [
     fresh: true,
     build: (n) => {
       const tools = catalog(64)
-      return { processor: new Ours({ tools, ttl: 0, storage: 'context' }), messages: loadHistory(n, tools) }
+      return { processor: new Ours({ tools, ttl: 0, storage: 'context' }), messages: loadHistory(n, Object.keys(tools)) }
+    },
+    call: ({ processor, messages }) => step(processor, { messages, requestContext: makeRequestContext({ threadId: `thread-${++made}` }) }),
+  },
+  {
+    name: "storage 'context': a step whose history loaded each of n tools of an n-tool catalog",
+    base: 250,
+    fresh: true,
+    build: (n) => {
+      const tools = catalog(n)
+      return { processor: new Ours({ tools, ttl: 0, storage: 'context' }), messages: loadHistory(n, Object.keys(tools)) }
+    },
+    call: ({ processor, messages }) => step(processor, { messages, requestContext: makeRequestContext({ threadId: `thread-${++made}` }) }),
+  },
+  {
+    // Fails on main, as one load_tool of missing names does: every step looks each name the catalog lacks up among
+    // all tools again (names × tools; 1,000 of each 0.1-0.2 s a step, Mastra's own as slow).
+    name: "storage 'context': a step whose history loaded n names an n-tool catalog lacks",
+    base: 250,
+    fresh: true,
+    build: (n) => {
+      const tools = catalog(n)
+      const missing = Array.from({ length: n }, (_, i) => `missing_${i}`)
+      return { processor: new Ours({ tools, ttl: 0, storage: 'context' }), messages: loadHistory(n, missing) }
     },
     call: ({ processor, messages }) => step(processor, { messages, requestContext: makeRequestContext({ threadId: `thread-${++made}` }) }),
   },
