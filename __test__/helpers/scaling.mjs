@@ -4,7 +4,9 @@
 // quadratic 256). A ratio of our own code at two sizes holds on a slow or busy
 // machine where an absolute time would not; best-of-N keeps a busy moment of
 // another process out of it, and a ratio past the limit is measured once more
-// before the dimension fails. No test asserts a duration.
+// (unless three times past it) before the dimension fails. 4 times the size
+// may take at most LIMIT_4 times the time, so a cubic path fails at 4s
+// without 16s ever being run. No test asserts a duration.
 //
 //   scalingSuite(title, dimensions)   one `test` per dimension, inside a `describe`
 //
