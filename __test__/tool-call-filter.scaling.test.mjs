@@ -151,7 +151,7 @@ for (const { stage, version, input, run, loopInput, loopRun } of STAGES) {
   const dimensions = [
     ...NESTINGS.map(([kind, base, make]) => ({
       ...dimension(`model output nested n deep: ${kind}`, base, preserve, (n) => [[callOf(0, { name: 'deep', output: make(n) })]]),
-      todo: kind === OBJECTS ? V8_JSON : undefined,
+      sharedGrowth: kind === OBJECTS ? V8_JSON : undefined,
     })),
     dimension('messages: n steps of one call', 500, preserve, (n) => stepsOfOne(n)),
     dimension('parts per message: one step of n calls', 500, preserve, (n) => [Array.from({ length: n }, (_, i) => callOf(i))]),
