@@ -4,10 +4,12 @@
 // the text left for a removed result), and the legacy `toolInvocations`
 // lists of the messages it rebuilt resolved by the plan's verdicts or by the
 // native `planLegacyLists` (`resolveLegacy`). May import: native.js, and
-// common.js and message-list-tape.js of this folder.
+// this folder's common.js, scratch.js, model-output.js and message-list-tape.js.
 
 const { planLegacyLists } = require('../native.js')
-const { codes, releaseOwners, resultText } = require('./common.js')
+const { codes } = require('./common.js')
+const { releaseOwners } = require('./scratch.js')
+const { resultText } = require('./model-output.js')
 const { MARK, isKept, marksFor, topLevelText, writeLegacy } = require('./message-list-tape.js')
 
 const PLAN = codes.plan

@@ -4,9 +4,10 @@
 // message_list.rs (`writeHistory`), a rebuilt message's legacy list onto its
 // own tape (`writeLegacy`), and the marks per interned call id that the walk
 // and the plan's application share (`MARK`). It reads the user's objects and
-// decides nothing. May import: common.js of this folder.
+// decides nothing. May import: common.js and model-output.js of this folder.
 
-const { codes, writeModelOutput } = require('./common.js')
+const { codes } = require('./common.js')
+const { writeModelOutput } = require('./model-output.js')
 
 const TAPE = codes.messageList
 

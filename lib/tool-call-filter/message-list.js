@@ -11,11 +11,13 @@
 // of a rebuilt message's legacy list stays, with an exclude list by verdicts
 // each entry is looked up in. Payloads (args, results, model outputs) never
 // cross the boundary; only their shape does. May import: native.js,
-// hook-arguments.js, and this folder's common.js, message-list-tape.js and
-// message-list-plan.js.
+// hook-arguments.js, and this folder's common.js, scratch.js, model-output.js,
+// message-list-tape.js and message-list-plan.js.
 
 const { planMessageList, advanceMessageListSteps, messageListRunLength } = require('../native.js')
-const { codes, stateKeys, EXCLUDE, takeScratch, releaseScratch, readOptions, excludeNow, fillJson, REFUSED, refused } = require('./common.js')
+const { codes, stateKeys, EXCLUDE, readOptions, excludeNow, REFUSED, refused } = require('./common.js')
+const { takeScratch, releaseScratch } = require('./scratch.js')
+const { fillJson } = require('./model-output.js')
 const { argument } = require('../hook-arguments.js')
 const { MARK, markKept, writeHistory } = require('./message-list-tape.js')
 const { applyPlan, resolveLegacy } = require('./message-list-plan.js')

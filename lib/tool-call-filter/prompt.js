@@ -9,20 +9,9 @@
 // in a second round (the layout is the core's `prompt::input`).
 
 const { filterPrompt, PreservedResultsRule } = require('../native.js')
-const {
-  codes,
-  stateKeys,
-  EXCLUDE,
-  takeScratch,
-  releaseScratch,
-  readOptions,
-  excludeNow,
-  writeModelOutput,
-  fillJson,
-  resultText,
-  REFUSED,
-  refused,
-} = require('./common.js')
+const { codes, stateKeys, EXCLUDE, readOptions, excludeNow, REFUSED, refused } = require('./common.js')
+const { takeScratch, releaseScratch } = require('./scratch.js')
+const { writeModelOutput, fillJson, resultText } = require('./model-output.js')
 const { argument } = require('../hook-arguments.js')
 
 const TAPE = codes.prompt
