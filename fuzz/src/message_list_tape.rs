@@ -2,7 +2,7 @@
 //! `tool_call_ids` and `StepHistory::advance` (the filter of Mastra 1.59).
 //!
 //! Structured inputs are history tapes as `writeHistory` in
-//! `lib/tool-call-filter/message-list.js` writes them, with model outputs
+//! `lib/tool-call-filter/message-list-tape.js` writes them, with model outputs
 //! from [`crate::model_output`]; raw inputs are arbitrary tapes. Every plan
 //! is walked the way `applyPlan` walks it and must fit: it is never longer
 //! than its tape (the binding's answer buffer is the tape's size), has one
