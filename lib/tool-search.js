@@ -960,7 +960,7 @@ function resolve(step, kind, ref, missingName, asking) {
           ? hooked
             ? standingFirst(asking, step, ref, name)
             : step.standing(ref, name)
-          : idLookups(asking, step).find(name)
+          : idLookups(asking, step).firstById(name)
     if (tool !== undefined) return tool
   }
   return undefined
@@ -1016,27 +1016,47 @@ class IdLookups {
   constructor(record) {
     this.record = record
     this.keys = Object.keys(record)
-    /** How many of `keys` have been read. */
-    this.read = 0
-    /** The first tool read with each id. */
+    /** The tool read under each key of `keys` read so far (none for a key deleted since). */
+    this.tools = []
+    /** The first key (its index) read with each id. */
     this.byId = new Map()
   }
 
   find(id) {
     const known = this.byId.get(id)
-    if (known !== undefined) return known
-    const { record, keys, byId } = this
-    while (this.read < keys.length) {
-      const key = keys[this.read++]
+    if (known !== undefined) return this.tools[known]
+    const { record, keys, tools, byId } = this
+    while (tools.length < keys.length) {
+      const at = tools.length
+      const key = keys[at]
       // A key the hook deleted since holds no tool.
-      if (!Object.hasOwn(record, key)) continue
+      if (!Object.hasOwn(record, key)) {
+        tools.push(undefined)
+        continue
+      }
       const tool = record[key]
-      if (!isTool(tool, key, RECORD_VALUES, false)) continue
+      isTool(tool, key, RECORD_VALUES, false)
+      tools.push(tool)
       const toolId = tool.id
-      if (!byId.has(toolId)) byId.set(toolId, tool)
+      if (!byId.has(toolId)) byId.set(toolId, at)
       if (toolId === id) return tool
     }
     return undefined
+  }
+
+  /**
+   * The step's `firstById` read: the first tool with `id` in this reading,
+   * where it still stands under its key with that id; else (an edit since
+   * moved it or changed its id) the record as it is now, scanned. A tool
+   * that took the id since this reading, coming before, is not seen (see
+   * `standingFirst`).
+   */
+  firstById(id) {
+    const tool = this.find(id)
+    if (tool === undefined) return undefined
+    const { record } = this
+    const key = this.keys[this.byId.get(id)]
+    return Object.hasOwn(record, key) && record[key] === tool && tool.id === id ? tool : toolById(record, id)
   }
 }
 
