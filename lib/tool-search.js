@@ -607,6 +607,8 @@ function defineToolSearchProcessor(host) {
       if (at === words.length) return true
       const count = words[at + FLAT.count]
       if (count === FLAT.unchecked) return false
+      // An operation of its own: its lookups by id read the record once (see `idLookups`).
+      const asking = askingOf(undefined, step, undefined, false, undefined, false, undefined, undefined, undefined)
       let next = 0
       for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
         const code = words[i]
@@ -614,7 +616,7 @@ function defineToolSearchProcessor(host) {
         const ref = code >> ASK.kindBits
         const found = kind & FOUND_MASK
         const isMissing = found === ASK.missing
-        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
+        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined, asking)
         // What the tables resolved the name to (none for a tool indexed under its key for lack of an id).
         if (tool !== (isMissing || found === ASK.unnamed ? undefined : step.toolFor(ref))) return false
       }
@@ -944,11 +946,11 @@ function keepStepShapes(version) {
  * or nothing: `missingName` then given), and which reads to make, in order,
  * until one gives a tool. Rust chose them as the reference looks the name up.
  */
-function resolve(step, kind, ref, missingName, asking = undefined) {
+function resolve(step, kind, ref, missingName, asking) {
   const name = nameAsked(step, kind, ref, missingName)
   // With a hook, the tool the tables found must also be the first with that
   // id (`standingFirst`): the reference asks the hook about that one.
-  const hooked = asking !== undefined && asking.filter !== undefined
+  const hooked = asking.filter !== undefined
   for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
     const read = reads & READ_MASK
     const tool =
@@ -958,7 +960,7 @@ function resolve(step, kind, ref, missingName, asking = undefined) {
           ? hooked
             ? standingFirst(asking, step, ref, name)
             : step.standing(ref, name)
-          : step.firstById(name)
+          : idLookups(asking, step).firstById(name)
     if (tool !== undefined) return tool
   }
   return undefined
@@ -979,6 +981,18 @@ function resolve(step, kind, ref, missingName, asking = undefined) {
 function standingFirst(asking, step, ref, name) {
   const tool = step.standing(ref, name)
   if (tool === undefined) return undefined
+  return idLookups(asking, step).find(name) === tool ? tool : step.firstById(name)
+}
+
+/**
+ * The operation's reading of the step's record by id (`IdLookups`), begun
+ * at the first lookup that needs it and kept for the operation's later
+ * ones: a name is looked up among the tools' ids once an operation, not
+ * once a name (a scan at each lookup makes n names of an n-tool record take
+ * n², as the reference's `Object.values(tools).find` does). With a hook, read
+ * again where the hook changed the id of the tool it was last asked about.
+ */
+function idLookups(asking, step) {
   const asked = asking.asked
   if (asked !== undefined) {
     asking.asked = undefined
@@ -989,7 +1003,7 @@ function standingFirst(asking, step, ref, name) {
     lookups = new IdLookups(step.record())
     asking.lookups = lookups
   }
-  return lookups.find(name) === tool ? tool : step.firstById(name)
+  return lookups
 }
 
 /**
@@ -1002,27 +1016,47 @@ class IdLookups {
   constructor(record) {
     this.record = record
     this.keys = Object.keys(record)
-    /** How many of `keys` have been read. */
-    this.read = 0
-    /** The first tool read with each id. */
+    /** The tool read under each key of `keys` read so far (none for a key deleted since). */
+    this.tools = []
+    /** The first key (its index) read with each id. */
     this.byId = new Map()
   }
 
   find(id) {
     const known = this.byId.get(id)
-    if (known !== undefined) return known
-    const { record, keys, byId } = this
-    while (this.read < keys.length) {
-      const key = keys[this.read++]
+    if (known !== undefined) return this.tools[known]
+    const { record, keys, tools, byId } = this
+    while (tools.length < keys.length) {
+      const at = tools.length
+      const key = keys[at]
       // A key the hook deleted since holds no tool.
-      if (!Object.hasOwn(record, key)) continue
+      if (!Object.hasOwn(record, key)) {
+        tools.push(undefined)
+        continue
+      }
       const tool = record[key]
-      if (!isTool(tool, key, RECORD_VALUES, false)) continue
+      isTool(tool, key, RECORD_VALUES, false)
+      tools.push(tool)
       const toolId = tool.id
-      if (!byId.has(toolId)) byId.set(toolId, tool)
+      if (!byId.has(toolId)) byId.set(toolId, at)
       if (toolId === id) return tool
     }
     return undefined
+  }
+
+  /**
+   * The step's `firstById` read: the first tool with `id` in this reading,
+   * where it still stands under its key with that id; else (an edit since
+   * moved it or changed its id) the record as it is now, scanned. A tool
+   * that took the id since this reading, coming before, is not seen (see
+   * `standingFirst`).
+   */
+  firstById(id) {
+    const tool = this.find(id)
+    if (tool === undefined) return undefined
+    const { record } = this
+    const key = this.keys[this.byId.get(id)]
+    return Object.hasOwn(record, key) && record[key] === tool && tool.id === id ? tool : toolById(record, id)
   }
 }
 
@@ -1265,7 +1299,7 @@ function answer(asking, question, phase, ticket) {
   const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
   const { filter, requestContext } = asking
   if (filter !== undefined) {
-    // Should the hook change this tool's id, the names after it are looked up in the record again (see `firstWithId`).
+    // Should the hook change this tool's id, the names after it are looked up in the record again (see `idLookups`).
     asking.asked = tool
     asking.askedId = tool.id
   }
