@@ -18,7 +18,7 @@ use mastra_native_processors::tool_call_filter::message_list::{
     code, plan_legacy, plan_tape, tool_call_ids, History, Message, Options, Part, StepHistory, TapePlan, ToolState,
     TopLevelText,
 };
-use mastra_native_processors::tool_call_filter::tape::{JsonAsks, TapeError};
+use mastra_native_processors::tool_call_filter::tape::{JsonAsks, Stringified, TapeError};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, CallIdSet, Exclude, FilterError};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
@@ -154,13 +154,7 @@ fn fill(u: &mut U<'_>, tape: &mut [i32], asks: &JsonAsks, strings: Option<&mut S
     match strings {
         Some(strings) => model_output::fill_json(u, tape, asks, strings),
         None => {
-            model_output::run_asks(tape, asks, |_| {
-                if flag(u) {
-                    model_output::Stringified::Undefined
-                } else {
-                    model_output::Stringified::Json(tape_value(u).max(0))
-                }
-            });
+            asks.run(tape, |_| if flag(u) { Stringified::Undefined } else { Stringified::Json(tape_value(u).max(0)) });
         }
     }
 }

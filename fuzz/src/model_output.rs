@@ -16,7 +16,7 @@
 //! the exact strings a replaced part must carry.
 
 use mastra_native_processors::tool_call_filter::tape::{
-    model_output_text, node, work, JsonAsk, JsonAsks, NodeError, Reader, MAX_NODE_DEPTH,
+    model_output_text, node, work, JsonAsk, JsonAsks, NodeError, Reader, Stringified, MAX_NODE_DEPTH,
 };
 
 use crate::gen::{flag, int, one_in, raw_tape, size, tape_value, Strings, U};
@@ -369,59 +369,10 @@ pub fn check_asks(tape: &[i32], asks: &JsonAsks) {
     }
 }
 
-/// What `JSON.stringify` gives for a value asked for.
-#[derive(Clone, Copy, Debug)]
-pub enum Stringified {
-    /// A string (its index).
-    Json(i32),
-    /// `undefined` (a `toJSON` that gives nothing).
-    Undefined,
-    Throws,
-}
-
-/// Runs the asks the way the binding's `fillJson` does, over the encoded
-/// answer: in order, an ask's value is stringified (by `stringify`, given
-/// the slot) where every ask hanging on it gave no JSON, and taken to throw
-/// without it where one of those threw. Fills the slots and returns those
-/// stringified, in order.
-pub fn run_asks(filled: &mut [i32], asks: &JsonAsks, mut stringify: impl FnMut(usize) -> Stringified) -> Vec<usize> {
-    let encoded = asks.encode();
-    let count = encoded.len() / node::JSON_ASK_LENGTH;
-    let mut failed = vec![0; count];
-    let mut threw = vec![false; count];
-    let mut made = Vec::new();
-    for k in 0..count {
-        let ask = &encoded[k * node::JSON_ASK_LENGTH..][..node::JSON_ASK_LENGTH];
-        if failed[k] != ask[node::JSON_ASK_INSIDE] {
-            continue;
-        }
-        let slot = ask[node::JSON_ASK_SLOT];
-        let mut json = node::NO_JSON;
-        let mut thrown = threw[k];
-        if slot != node::NO_ASK {
-            if !thrown {
-                made.push(slot as usize);
-                match stringify(slot as usize) {
-                    Stringified::Json(index) => json = index,
-                    Stringified::Undefined => {}
-                    Stringified::Throws => thrown = true,
-                }
-            }
-            filled[slot as usize] = json;
-        }
-        let around = ask[node::JSON_ASK_AROUND];
-        if json == node::NO_JSON && around != node::NO_ASK {
-            failed[around as usize] += 1;
-            threw[around as usize] |= thrown;
-        }
-    }
-    made
-}
-
 /// Fills the JSON the asks call for the way the binding's `fillJson` does:
 /// a new string, or nothing where `JSON.stringify` gives nothing or throws.
 pub fn fill_json(u: &mut U<'_>, tape: &mut [i32], asks: &JsonAsks, strings: &mut Strings) {
-    run_asks(tape, asks, |_| match int(u, 0, 15) {
+    asks.run(tape, |_| match int(u, 0, 15) {
         0 => Stringified::Undefined,
         1 => Stringified::Throws,
         _ => Stringified::Json(strings.push(true)),
@@ -526,7 +477,7 @@ pub fn run(data: &[u8]) {
     }
     let outcome = |slot: usize| outcomes[&slot];
     let before = tape.clone();
-    let made = run_asks(&mut tape, &asks, outcome);
+    let made = asks.run(&mut tape, outcome);
     if let Some((tree, _)) = decode(&before, position) {
         let mut expected = Vec::new();
         reference_stringifies(&tree, &outcome, &mut expected);

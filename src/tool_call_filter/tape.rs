@@ -362,6 +362,55 @@ impl JsonAsks {
     pub fn encode(&self) -> Vec<i32> {
         self.0.iter().flat_map(JsonAsk::encode).collect()
     }
+
+    /// What the binding's `fillJson` does with the asks, over their encoding,
+    /// for the tests and fuzz targets that check them: in order, an ask's
+    /// value is stringified (`stringify`, given its slot) where every ask
+    /// hanging on it gave no JSON, and taken to throw without it where one of
+    /// those threw. Fills the slots of `tape` and returns those stringified,
+    /// in order.
+    pub fn run(&self, tape: &mut [i32], mut stringify: impl FnMut(usize) -> Stringified) -> Vec<usize> {
+        let encoded = self.encode();
+        let count = encoded.len() / node::JSON_ASK_LENGTH;
+        let mut failed = vec![0; count];
+        let mut threw = vec![false; count];
+        let mut made = Vec::new();
+        for (k, ask) in encoded.chunks_exact(node::JSON_ASK_LENGTH).enumerate() {
+            if failed[k] != ask[node::JSON_ASK_INSIDE] {
+                continue;
+            }
+            let slot = ask[node::JSON_ASK_SLOT];
+            let mut json = node::NO_JSON;
+            let mut thrown = threw[k];
+            if slot != node::NO_ASK {
+                if !thrown {
+                    made.push(slot as usize);
+                    match stringify(slot as usize) {
+                        Stringified::Json(index) => json = index,
+                        Stringified::Undefined => {}
+                        Stringified::Throws => thrown = true,
+                    }
+                }
+                tape[slot as usize] = json;
+            }
+            let around = ask[node::JSON_ASK_AROUND];
+            if json == node::NO_JSON && around != node::NO_ASK {
+                failed[around as usize] += 1;
+                threw[around as usize] |= thrown;
+            }
+        }
+        made
+    }
+}
+
+/// What `JSON.stringify` gave for a value asked for ([`JsonAsks::run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stringified {
+    /// A string: its index.
+    Json(i32),
+    /// `undefined` (a `toJSON` that gives nothing).
+    Undefined,
+    Throws,
 }
 
 impl JsonAsk {

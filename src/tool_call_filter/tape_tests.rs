@@ -83,47 +83,22 @@ fn reference(
     }
 }
 
-/// The binding's `fillJson`, over the asks as the protocol lays them out:
-/// fills the tape's slots and returns those it stringified, in order.
+/// The binding's `fillJson` ([`JsonAsks::run`]), with what stringifying each
+/// slot gives from `json_of`: fills the tape's slots and returns those it
+/// stringified, in order.
 fn fill_json(
     asks: &JsonAsks,
     tape: &mut [i32],
     strings: &mut Vec<String>,
     json_of: &[(usize, Option<String>)],
 ) -> Vec<usize> {
-    let encoded = asks.encode();
-    let count = encoded.len() / node::JSON_ASK_LENGTH;
-    let mut failed = vec![0; count];
-    let mut threw = vec![false; count];
-    let mut made = Vec::new();
-    for k in 0..count {
-        let ask = &encoded[k * node::JSON_ASK_LENGTH..][..node::JSON_ASK_LENGTH];
-        if failed[k] != ask[node::JSON_ASK_INSIDE] {
-            continue;
+    asks.run(tape, |slot| match &json_of.iter().find(|(at, _)| *at == slot).expect("a JSON slot").1 {
+        Some(text) => {
+            strings.push(text.clone());
+            Stringified::Json(strings.len() as i32 - 1)
         }
-        let slot = ask[node::JSON_ASK_SLOT];
-        let mut json = node::NO_JSON;
-        let mut thrown = threw[k];
-        if slot != node::NO_ASK {
-            if !thrown {
-                made.push(slot as usize);
-                match &json_of.iter().find(|(at, _)| *at == slot as usize).expect("a JSON slot").1 {
-                    Some(text) => {
-                        json = strings.len() as i32;
-                        strings.push(text.clone());
-                    }
-                    None => thrown = true,
-                }
-            }
-            tape[slot as usize] = json;
-        }
-        let around = ask[node::JSON_ASK_AROUND];
-        if json == node::NO_JSON && around != node::NO_ASK {
-            failed[around as usize] += 1;
-            threw[around as usize] |= thrown;
-        }
-    }
-    made
+        None => Stringified::Throws,
+    })
 }
 
 /// Our text for `value`: the walk, the asks filled in, the walk again.
