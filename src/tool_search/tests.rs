@@ -4,7 +4,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use super::*;
-use crate::search::{Ranking, SearchOptions};
+use crate::search::{Ranking, SearchOptions, Slot};
 
 /// Runs a future that never waits (every hook here answers at once).
 fn ready<T>(future: impl Future<Output = T>) -> T {
