@@ -124,7 +124,7 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {
         raw::enter::<7>(env, info, |args| {
-            let options = message_list::Options {
+            let options = message_list::MessageListOptions {
                 preserve_model_output: args.bool(0)?,
                 filter_after_tool_steps: args.f64_or_undefined(1)?,
             };

@@ -70,7 +70,7 @@ pub use crate::protocol::tool_call_filter::state_keys::{SEEN as SEEN_STATE_KEY, 
 
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct MessageListOptions {
     pub preserve_model_output: bool,
     /// `filterAfterToolSteps` as JavaScript gave it; `None` leaves agent-loop steps alone.
     pub filter_after_tool_steps: Option<f64>,
@@ -317,7 +317,7 @@ pub enum TapePlan {
 
 /// Parses a history tape and plans it in one go.
 pub fn plan_tape(
-    options: &Options,
+    options: &MessageListOptions,
     exclude: Exclude,
     tape: &[i32],
     preserve: &CallIdSet,
@@ -329,7 +329,7 @@ pub fn plan_tape(
 /// Decides, for every message, whether it stays, goes or is rebuilt. `tape`
 /// is the tape `history` was read from (model outputs are read from it).
 pub fn plan_history(
-    options: &Options,
+    options: &MessageListOptions,
     exclude: Exclude,
     tape: &[i32],
     history: &History,
@@ -500,7 +500,7 @@ pub fn plan_legacy_into(
 const PRESERVE_SCANNED: usize = 16;
 
 struct Planner<'a> {
-    options: &'a Options,
+    options: &'a MessageListOptions,
     exclude: Exclude,
     tape: &'a [i32],
     history: &'a History,

@@ -57,11 +57,15 @@ fn listed(messages: &[i32], excluded_ids: &[i32]) -> Vec<i32> {
     plan
 }
 
-fn options(exclude: Exclude, preserve_model_output: bool) -> (Options, Exclude) {
-    (Options { preserve_model_output, filter_after_tool_steps: None }, exclude)
+fn options(exclude: Exclude, preserve_model_output: bool) -> (MessageListOptions, Exclude) {
+    (MessageListOptions { preserve_model_output, filter_after_tool_steps: None }, exclude)
 }
 
-fn run((options, exclude): (Options, Exclude), tape: &[i32], preserve: &[CallId]) -> Result<Vec<i32>, FilterError> {
+fn run(
+    (options, exclude): (MessageListOptions, Exclude),
+    tape: &[i32],
+    preserve: &[CallId],
+) -> Result<Vec<i32>, FilterError> {
     match plan_tape(&options, exclude, tape, &preserve.iter().copied().collect())? {
         TapePlan::Ready(plan) => Ok(plan),
         TapePlan::NeedsJson(slots) => panic!("needs JSON at {slots:?}"),
@@ -410,7 +414,7 @@ fn tool_call_ids_are_unique_in_first_seen_order() {
     assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Ok(vec![5, 3]));
 }
 
-fn plan_with((options, exclude): (Options, Exclude), tape: &[i32]) -> Result<TapePlan, FilterError> {
+fn plan_with((options, exclude): (MessageListOptions, Exclude), tape: &[i32]) -> Result<TapePlan, FilterError> {
     plan_tape(&options, exclude, tape, &CallIdSet::default())
 }
 
