@@ -127,8 +127,8 @@ impl<'a> Input<'a> {
     }
 
     /// The options, with `filterAfterToolSteps` as the processor reads it.
-    pub fn options(&self, filter_after_tool_steps: Option<f64>) -> Options {
-        Options {
+    pub fn options(&self, filter_after_tool_steps: Option<f64>) -> PromptOptions {
+        PromptOptions {
             preserve_model_output: self.preserve_model_output,
             filter_after_tool_steps,
             preserved_results: self.preserved_results,
@@ -176,7 +176,7 @@ impl<'a> Input<'a> {
 
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct PromptOptions {
     pub preserve_model_output: bool,
     /// `filterAfterToolSteps` as JavaScript gave it; `None` keeps the run's calls.
     pub filter_after_tool_steps: Option<f64>,
@@ -501,7 +501,7 @@ impl<P: PlanSink> PlanSink for &mut P {
 /// yet; `outputs` is the tape of result outputs asked for by
 /// [`Answer::NeedsOutputs`] (the prompt is read again with them, as it was).
 pub fn filter(
-    options: &Options,
+    options: &PromptOptions,
     exclude: Exclude,
     tape: &[i32],
     history: Option<&[i32]>,
@@ -514,7 +514,7 @@ pub fn filter(
 /// hands back. With `outputs_ahead`, `outputs` holds the output of every
 /// `OWN_OUTPUT` result in prompt order ([`input::OUTPUTS_AHEAD`]).
 pub fn filter_into<P: PlanSink>(
-    options: &Options,
+    options: &PromptOptions,
     exclude: Exclude,
     tape: &[i32],
     history: Option<&[i32]>,
@@ -579,7 +579,7 @@ struct Outputs<'a> {
 }
 
 struct Filter<'a> {
-    options: &'a Options,
+    options: &'a PromptOptions,
     exclude: Exclude,
     prompt: &'a Prompt<'a>,
 }

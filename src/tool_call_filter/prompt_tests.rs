@@ -77,11 +77,11 @@ impl PromptTape {
     }
 }
 
-fn options(steps: Option<f64>, preserve: bool, rule: PreservedResults) -> Options {
-    Options { preserve_model_output: preserve, filter_after_tool_steps: steps, preserved_results: rule }
+fn options(steps: Option<f64>, preserve: bool, rule: PreservedResults) -> PromptOptions {
+    PromptOptions { preserve_model_output: preserve, filter_after_tool_steps: steps, preserved_results: rule }
 }
 
-fn plain() -> Options {
+fn plain() -> PromptOptions {
     options(None, false, PreservedResults::WithOwnModelOutput)
 }
 
