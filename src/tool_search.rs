@@ -27,7 +27,7 @@
 //! a name: a tool's `id` is read only where the reference reads it.
 //!
 //! What JavaScript hands over is read here too: the options
-//! ([`options::Options::from_given`]), the request's thread and the
+//! ([`options::ToolSearchOptions::from_given`]), the request's thread and the
 //! meta-tools' inputs ([`request`]), and what it found in a tools record and
 //! could not use ([`refusal::refuse_record_value`]). The codes, layouts and
 //! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
@@ -59,7 +59,7 @@ use crate::search::{
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
-pub use options::{Options, Storage, Syntax};
+pub use options::{Storage, Syntax, ToolSearchOptions};
 
 pub use hook::{
     Answer, Ask, Found, LiveKeys, LiveRecord, Lookup, NoFilter, Phase, ToolFilter, ToolRef, Verdict, VerifyAfter,
@@ -79,7 +79,7 @@ enum Store {
 
 /// The processor's state: its options, the static catalog and the store.
 pub struct ToolSearch {
-    options: Options,
+    options: ToolSearchOptions,
     static_catalog: Arc<Catalog>,
     /// The static catalog as a step searches it, shared by every step that
     /// has no tools of its own to search.
@@ -91,7 +91,7 @@ pub struct ToolSearch {
 }
 
 impl ToolSearch {
-    pub fn new(options: Options, tools: &[ToolEntry<'_>]) -> Result<ToolSearch, CatalogError> {
+    pub fn new(options: ToolSearchOptions, tools: &[ToolEntry<'_>]) -> Result<ToolSearch, CatalogError> {
         let mut builder = Catalog::builder();
         for tool in tools {
             builder.push(tool.key, tool.id, tool.description);
@@ -101,14 +101,18 @@ impl ToolSearch {
     }
 
     /// [`new`](Self::new) from the table the binding receives, without copying the text.
-    pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
+    pub fn from_table(
+        options: ToolSearchOptions,
+        text: Vec<u16>,
+        entries: Vec<EntrySpans>,
+    ) -> Result<ToolSearch, CatalogError> {
         ToolSearch::from_table_with_parameters(options, text, entries, None)
     }
 
     /// [`from_table`](Self::from_table), with the tools' parameters (one list
     /// per entry) for a ranking that reads them; other rankings ignore them.
     pub fn from_table_with_parameters(
-        options: Options,
+        options: ToolSearchOptions,
         text: Vec<u16>,
         entries: Vec<EntrySpans>,
         parameters: Option<ParamTable>,
@@ -132,7 +136,7 @@ impl ToolSearch {
     }
 
     /// The options, as applied.
-    pub fn options(&self) -> &Options {
+    pub fn options(&self) -> &ToolSearchOptions {
         &self.options
     }
 

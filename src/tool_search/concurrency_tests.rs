@@ -110,8 +110,8 @@ struct Run {
     asked: Vec<Vec<i32>>,
 }
 
-fn options(rng: &mut Rng, concurrency: u32, include_resolved_tools: bool) -> Options {
-    Options {
+fn options(rng: &mut Rng, concurrency: u32, include_resolved_tools: bool) -> ToolSearchOptions {
+    ToolSearchOptions {
         search: SearchOptions { top_k: (1 + rng.next() % 6) as f64, min_score: 0.0, has_filter: true },
         auto_load: rng.next().is_multiple_of(3),
         include_resolved_tools,

@@ -120,8 +120,8 @@ impl ToolFilter for ChangedRecord {
     }
 }
 
-fn options(has_filter: bool) -> Options {
-    Options {
+fn options(has_filter: bool) -> ToolSearchOptions {
+    ToolSearchOptions {
         search: SearchOptions { top_k: 5.0, min_score: 0.0, has_filter },
         auto_load: false,
         include_resolved_tools: false,
@@ -277,7 +277,7 @@ fn the_hook_decides_per_phase_and_a_failure_denies() {
 #[test]
 fn auto_load_activates_results() {
     let tools = weather_tools();
-    let search = ToolSearch::new(Options { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
+    let search = ToolSearch::new(ToolSearchOptions { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
     let step = step(&search, Some("t"));
     let outcome = ready(search.search(&step, &units("email"), &NoFilter, 1000.0));
     assert_eq!(
@@ -294,7 +294,9 @@ fn auto_load_activates_results() {
 #[test]
 fn resolved_tools_merge_like_an_object_spread() {
     let tools = weather_tools();
-    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let search =
+        ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+            .unwrap();
     let resolved = Tools::new(&[
         ("search_tools", Some("search_tools"), "meta"),
         ("email", Some("mail"), "Resolved mail tool"),
@@ -336,7 +338,7 @@ fn fielded_ranking_searches_static_and_resolved_parameters() {
         params.push([]);
         params
     };
-    let options = Options { include_resolved_tools: true, ranking: Ranking::FIELDED, ..options(false) };
+    let options = ToolSearchOptions { include_resolved_tools: true, ranking: Ranking::FIELDED, ..options(false) };
     let search = ToolSearch::from_table_with_parameters(options, text, entries, Some(weather_params())).unwrap();
     // Static: a parameter's description is searched.
     let outcome = ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0));
@@ -410,7 +412,7 @@ fn the_injected_catalog_lists_each_key_with_its_name_and_indexed_description() {
         // Same name as the first tool: both lines show the later description.
         ("again", Some("getWeather"), "Replaced"),
     ]);
-    let inject = Options { inject_catalog: true, ..options(false) };
+    let inject = ToolSearchOptions { inject_catalog: true, ..options(false) };
     let search = ToolSearch::new(inject, &tools.entries()).unwrap();
     let step = step(&search, None);
     let message = ready(search.catalog_message(&step.catalog, None, &NoFilter)).unwrap();
@@ -422,7 +424,8 @@ fn the_injected_catalog_lists_each_key_with_its_name_and_indexed_description() {
     assert_eq!(message.to_string_lossy(), expected);
 
     // The hook is asked about every tool, in key order, and may hide some.
-    let filtered = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+    let filtered =
+        ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
     let hook = Recorder::denying(&[0, 2]);
     let message = ready(filtered.catalog_message(&step.catalog, None, &hook)).unwrap();
     assert_eq!(
@@ -437,10 +440,12 @@ fn a_catalog_key_resolves_like_a_loaded_name() {
     // The key `getWeather` is also the first tool's id: without a hook the
     // key wins, with one the id does (and the hook is asked about that tool).
     let tools = Tools::new(&[("weather", Some("getWeather"), "Weather"), ("getWeather", Some("other"), "Other")]);
-    let plain = ToolSearch::new(Options { inject_catalog: true, ..options(false) }, &tools.entries()).unwrap();
+    let plain =
+        ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(false) }, &tools.entries()).unwrap();
     let message = ready(plain.catalog_message(&step(&plain, None).catalog, None, &NoFilter)).unwrap();
     assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `other`: Other"), "{message}");
-    let hooked = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+    let hooked =
+        ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
     let hook = Recorder::denying(&[]);
     let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, None, &hook)).unwrap();
     assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `getWeather`: Weather"), "{message}");
@@ -452,13 +457,13 @@ fn the_catalog_is_not_injected_when_off_empty_or_before_the_host_has_the_option(
     let tools = weather_tools();
     let off = ToolSearch::new(options(false), &tools.entries()).unwrap();
     assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, None, &NoFilter)), None);
-    let empty = ToolSearch::new(Options { inject_catalog: true, ..options(false) }, &[]).unwrap();
+    let empty = ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(false) }, &[]).unwrap();
     assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, None, &NoFilter)), None);
-    let requested = Options { inject_catalog: true, ..options(false) };
+    let requested = ToolSearchOptions { inject_catalog: true, ..options(false) };
     let old_host = crate::releases::behaviours("1.66.0").unwrap();
     assert!(!requested.for_host(&old_host).inject_catalog);
     assert!(requested.for_host(&crate::releases::behaviours("1.67.0").unwrap()).inject_catalog);
-    let auto = ToolSearch::new(Options { auto_load: true, ..requested }, &tools.entries()).unwrap();
+    let auto = ToolSearch::new(ToolSearchOptions { auto_load: true, ..requested }, &tools.entries()).unwrap();
     let message = ready(auto.catalog_message(&step(&auto, None).catalog, None, &NoFilter)).unwrap();
     assert!(message.to_string_lossy().starts_with(messages::CATALOG_HEADER_AUTO_LOAD));
 }
@@ -555,8 +560,11 @@ fn a_merged_step_record_keeps_its_keys_and_tools_and_its_tools_ids_are_read_as_n
     let tools = weather_tools();
     let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
     let merged = |has_filter| {
-        let search =
-            ToolSearch::new(Options { include_resolved_tools: true, ..options(has_filter) }, &tools.entries()).unwrap();
+        let search = ToolSearch::new(
+            ToolSearchOptions { include_resolved_tools: true, ..options(has_filter) },
+            &tools.entries(),
+        )
+        .unwrap();
         let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
         (search, Step::new(catalog, Some(js("t")), NameSet::new()))
     };
@@ -586,7 +594,8 @@ fn a_merged_step_record_keeps_its_keys_and_tools_and_its_tools_ids_are_read_as_n
 #[test]
 fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
     let tools = weather_tools();
-    let search = ToolSearch::new(Options { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+    let search =
+        ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
     let step = step(&search, Some("t"));
     // The record now: `weather` swapped for a tool with another id, `email`
     // deleted, `translate` added; its tools are the host's tools 10, 11, 12.
@@ -672,7 +681,9 @@ fn suggestions_read_the_record_s_keys_then_look_up_each_match_only() {
 #[test]
 fn pooled_step_catalogs_merge_and_search_as_catalogs_from_the_text() {
     let tools = weather_tools();
-    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let search =
+        ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+            .unwrap();
     // `None` as a slot: a key without a tool (a meta-tool's, as the binding sends it).
     let resolved: [(&str, Option<&str>, &str, bool); 8] = [
         ("search_tools", Some("search_tools"), "meta, keyed by its id", true),
@@ -730,7 +741,9 @@ fn pooled_step_catalogs_merge_and_search_as_catalogs_from_the_text() {
 #[test]
 fn a_catalog_cell_is_let_go_of_and_restored_while_its_steps_share_their_loaded_names() {
     let tools = weather_tools();
-    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let search =
+        ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+            .unwrap();
     let resolved = Tools::new(&[("email", Some("mail"), "Resolved mail tool"), ("memory", None, "Remember things")]);
     let make = || search.step_catalog(&tools.entries(), &resolved.entries()).unwrap();
     let cell = CatalogCell::new(Arc::new(make()));
@@ -791,7 +804,9 @@ impl ToolFilter for Ticking<'_> {
 fn an_operation_that_awaits_as_the_reference_asks_about_every_tool_and_records_loads_around_a_tick() {
     let tools = weather_tools();
     let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
-    let search = ToolSearch::new(Options { include_resolved_tools: true, ..options(false) }, &tools.entries()).unwrap();
+    let search =
+        ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+            .unwrap();
     let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
     let step = Step::new(catalog, Some(js("t")), NameSet::new());
     let host = Ticking { search: &search, step: &step, events: RefCell::default() };
@@ -813,7 +828,7 @@ fn an_operation_that_awaits_as_the_reference_asks_about_every_tool_and_records_l
 
     // An auto-loading search: each candidate asked about, the search's end
     // awaited, then the activation recorded as a load is.
-    let search = ToolSearch::new(Options { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
+    let search = ToolSearch::new(ToolSearchOptions { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
     let step = super::tests::step(&search, Some("t"));
     let host = Ticking { search: &search, step: &step, events: RefCell::default() };
     let outcome = ready(search.search(&step, &units("weather email"), &host, 1000.0));

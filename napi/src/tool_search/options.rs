@@ -5,7 +5,7 @@
 use mastra_native_processors::releases;
 use mastra_native_processors::search::{HybridConfig, Ranking, VectorSource};
 use mastra_native_processors::tool_search::options::GivenOptions;
-use mastra_native_processors::tool_search::Options;
+use mastra_native_processors::tool_search::ToolSearchOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -89,7 +89,7 @@ pub struct ToolSearchSettings {
 /// parameters too.
 #[napi]
 pub struct NativeToolSearchOptions {
-    pub(super) options: Options,
+    pub(super) options: ToolSearchOptions,
 }
 
 #[napi]
@@ -97,7 +97,8 @@ impl NativeToolSearchOptions {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, values: ToolSearchOptionValues, host_release: String) -> Result<Self> {
         let host = releases::behaviours(&host_release).map_err(internal_error)?;
-        let options = Options::from_given(&values.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
+        let options =
+            ToolSearchOptions::from_given(&values.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
         Ok(Self { options })
     }
 
