@@ -9,6 +9,9 @@ use mastra_native_processors::tool_search::ToolSearchOptions;
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
+// For the docs, which JavaScript's types repeat: a link without a path.
+#[cfg(doc)]
+use super::locate_builtin_model;
 use super::{internal_error, type_error};
 use crate::given::given;
 
@@ -112,7 +115,7 @@ impl NativeToolSearchOptions {
 
     /// Whether the ranking embeds with the built-in model (`'hybrid'`
     /// without `search.embedder`): the wrapper then names its file with
-    /// [`locate_builtin_model`](super::locate_builtin_model) before the tools cross.
+    /// [`locate_builtin_model`] before the tools cross.
     #[napi(getter, catch_unwind)]
     pub fn uses_builtin_model(&self) -> bool {
         matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::BuiltIn, .. }))

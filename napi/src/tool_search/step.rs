@@ -13,12 +13,15 @@ use super::answers::{active_tools, utf16, ActiveTools, SearchToolsOutput};
 use super::flat::{self, Checks};
 use super::operation::{NativeOperation, Outcome};
 use super::step_catalog::built;
+// For the docs, which JavaScript's types repeat: a link without a path.
+#[cfg(doc)]
+use super::step_catalog::NativeStepCatalog;
 use super::{live_record, read_tool_names, run_now, type_error, LiveRecordTable};
 use crate::buffers::Int32Out;
 use crate::given::given;
 
 /// One `processInputStep`'s half in Rust. Its catalog is kept apart, as the
-/// wrapper may let go of it between calls (see [`NativeStepCatalog`](super::NativeStepCatalog)); each
+/// wrapper may let go of it between calls (see [`NativeStepCatalog`]); each
 /// call makes the core's [`Step`] of it.
 #[napi]
 pub struct NativeStep {
