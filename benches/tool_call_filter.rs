@@ -12,7 +12,7 @@
 use divan::{black_box, Bencher};
 use mastra_native_processors::protocol::tool_call_filter::model_output as node;
 use mastra_native_processors::releases::PreservedResults;
-use mastra_native_processors::tool_call_filter::prompt::{code, filter_into, Options};
+use mastra_native_processors::tool_call_filter::prompt::{code, filter_into, PromptOptions};
 use mastra_native_processors::tool_call_filter::Exclude;
 
 fn main() {
@@ -52,12 +52,23 @@ fn prompt(messages: usize, excluded: impl Fn(usize) -> bool) -> Prompt {
     Prompt { tape, ids: turns, own_outputs }
 }
 
-fn options(preserve_model_output: bool, filter_after_tool_steps: Option<f64>) -> Options {
-    Options { preserve_model_output, filter_after_tool_steps, preserved_results: PreservedResults::WithOwnModelOutput }
+fn options(preserve_model_output: bool, filter_after_tool_steps: Option<f64>) -> PromptOptions {
+    PromptOptions {
+        preserve_model_output,
+        filter_after_tool_steps,
+        preserved_results: PreservedResults::WithOwnModelOutput,
+    }
 }
 
 /// Runs one call into a plan buffer kept between calls, as the binding's is.
-fn run(bencher: Bencher, options: Options, exclude: Exclude, prompt: &Prompt, history: Option<&[i32]>, ahead: bool) {
+fn run(
+    bencher: Bencher,
+    options: PromptOptions,
+    exclude: Exclude,
+    prompt: &Prompt,
+    history: Option<&[i32]>,
+    ahead: bool,
+) {
     let mut plan = Vec::with_capacity(prompt.tape.len() * 2);
     let outputs = ahead.then_some(prompt.own_outputs.as_slice());
     bencher.bench_local(|| {

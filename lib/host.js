@@ -70,7 +70,7 @@ function peerRange() {
 
 /**
  * `{ numbers: [major, minor, patch], preRelease }` of a version as npm writes it,
- * or null, as src/releases/mod.rs parses it: pre-release and build identifiers
+ * or null, as src/releases.rs parses it: pre-release and build identifiers
  * are dot-separated, non-empty, of ASCII letters, digits and hyphens.
  */
 const IDENTIFIERS = '[0-9A-Za-z-]+(?:\\.[0-9A-Za-z-]+)*'

@@ -14,6 +14,7 @@
 //! exclude modes, interned call ids, the recent-steps window and the errors.
 
 pub mod message_list;
+pub mod options;
 pub mod prompt;
 pub mod refusal;
 pub mod tape;

@@ -27,530 +27,59 @@
 //! a name: a tool's `id` is read only where the reference reads it.
 //!
 //! What JavaScript hands over is read here too: the options
-//! ([`options::Options::from_given`]), the request's thread and the
+//! ([`options::ToolSearchOptions::from_given`]), the request's thread and the
 //! meta-tools' inputs ([`request`]), and what it found in a tools record and
 //! could not use ([`refusal::refuse_record_value`]). The codes, layouts and
 //! names both sides share are the [`protocol`](crate::protocol::tool_search)'s.
+//!
+//! This module keeps the processor's own decisions ([`ToolSearch`]); the
+//! hook's vocabulary, which the operations share, is [`hook`], and the
+//! catalog a step searches, with the tools it is made of, [`step_catalog`].
 
 pub mod ahead;
+pub mod hook;
 pub mod messages;
 pub mod operation;
 pub mod options;
 pub mod refusal;
 pub mod request;
+pub mod step_catalog;
 
-use std::cell::RefCell;
 use std::future::Future;
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
-use hashbrown::HashTable;
-
-use crate::js::{array_index, JsString};
-use crate::search::hash_units;
+use crate::js::JsString;
 use crate::search::suggestion_matcher;
 use crate::search::{
-    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, IdKey, ParamTable, Pattern, PoolEntry,
-    PoolError, PoolSlot, Ranking, SearchHit, SearchWalk, Slot, ToolPool, VectorSource,
+    embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, ParamTable, Pattern, PoolEntry, PoolError,
+    PoolSlot, Ranking, SearchHit, SearchWalk, ToolPool, VectorSource,
 };
 use crate::stores::history::ContinueError;
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
-pub use options::{Options, Storage, Syntax};
+pub use options::{Storage, Syntax, ToolSearchOptions};
+
+pub use hook::{
+    Answer, Ask, Found, LiveKeys, LiveRecord, Lookup, NoFilter, Phase, ToolFilter, ToolRef, Verdict, VerifyAfter,
+};
+use step_catalog::{listed, spread, SpreadKey};
+pub use step_catalog::{CatalogCell, PoolChanges, PoolStep, PoolTool, PooledTool, StepCatalog, ToolEntry};
 
 use ahead::{Ahead, Decision};
 
 use crate::protocol::tool_search as protocol;
 use protocol::is_meta_tool;
-use protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
-
-/// Where the filter hook is asked: the `phase` the hook receives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    /// `search_tools` results and the injected catalog.
-    Search,
-    /// `load_tool`, and its "did you mean" suggestions.
-    Load,
-    /// Loaded tools, as each step hands them to the model.
-    Active,
-}
-
-impl Phase {
-    pub const ALL: [Phase; 3] = [Phase::Search, Phase::Load, Phase::Active];
-
-    /// The `phase` string the hook receives.
-    pub fn name(self) -> &'static str {
-        protocol::PHASES[self as usize]
-    }
-}
-
-/// What the hook answered. A hook that threw or rejected does not allow.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Verdict {
-    Allowed,
-    Denied,
-    Failed,
-}
-
-impl Verdict {
-    pub fn allows(self) -> bool {
-        self == Verdict::Allowed
-    }
-}
-
-/// A tool as the host knows it: `i` for the entry `i` of the catalog's
-/// record (the constructor's tools, or a step's merged record of them and
-/// its resolved tools), and beyond those whatever tools the host adds, such
-/// as the tools of a [`LiveRecord`] or a tool the caller put in the record
-/// since. Never negative.
-pub type ToolRef = i32;
-
-/// How a name is looked up in a tools record, as the reference looks it up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Lookup {
-    /// `findToolForDynamicName` without a hook: `tools[name] ?? findToolById(name)`.
-    KeyFirst,
-    /// `findToolForDynamicName` with a hook: `findToolById(name) ?? tools[name]`.
-    IdFirst,
-    /// `findToolById(name)`: the first tool, in key order, whose `id` is `name`.
-    IdOnly,
-}
-
-impl Lookup {
-    pub const ALL: [Lookup; 3] = [Lookup::KeyFirst, Lookup::IdFirst, Lookup::IdOnly];
-}
-
-/// What a catalog's tables say a name resolves to.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Found {
-    /// The tool under the record key that is the name.
-    ByKey(ToolRef),
-    /// The first tool whose `id` is the name.
-    ById(ToolRef),
-    /// No tool has the name as its `id` (so looked up by id, nothing), but
-    /// this one is indexed under it, its key, for lack of an id: the tool
-    /// now under that key may have taken it since.
-    Unnamed(ToolRef),
-    /// Nothing: the name, for a host that looks again.
-    Missing(JsString),
-}
-
-impl Found {
-    /// The tool the tables point at, if any.
-    pub fn tool(&self) -> Option<ToolRef> {
-        match *self {
-            Found::ByKey(tool) | Found::ById(tool) | Found::Unnamed(tool) => Some(tool),
-            Found::Missing(_) => None,
-        }
-    }
-
-    /// The tool the tables resolve the name to, if any.
-    pub fn resolved(&self) -> Option<ToolRef> {
-        match *self {
-            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
-            Found::Unnamed(_) | Found::Missing(_) => None,
-        }
-    }
-}
-
-/// A question for the host.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Ask {
-    /// Whether the hook allows this tool. Asked only when there is a hook.
-    Tool(ToolRef),
-    /// Which tool the step's record gives for a name now (the caller's
-    /// record when `live`, else the step's copy, whose tools' ids are read
-    /// now), where the catalog's tables say `found`, and whether the hook
-    /// (if any) allows it. A record that gives no tool does not allow: the
-    /// reference skips a tool it does not find exactly as one the hook
-    /// denies.
-    Resolve { lookup: Lookup, found: Found, live: bool },
-}
-
-/// The host's answer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Answer {
-    pub verdict: Verdict,
-    /// For [`Ask::Resolve`], the tool the record gives when it is not the one
-    /// the tables found (or they found none).
-    pub tool: Option<ToolRef>,
-}
-
-impl Answer {
-    pub const ALLOWED: Answer = Answer { verdict: Verdict::Allowed, tool: None };
-    pub const DENIED: Answer = Answer { verdict: Verdict::Denied, tool: None };
-
-    pub fn verdict(verdict: Verdict) -> Answer {
-        Answer { verdict, tool: None }
-    }
-}
-
-/// The host: the request-aware filter hook, and the caller's tools record.
-pub trait ToolFilter {
-    /// Answers `ask`, in `phase`.
-    fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer>;
-
-    /// The caller's tools record's keys as they are now (nothing else of
-    /// it read), for the suggestions; `None` to go by the catalog's tables.
-    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
-        std::future::ready(None)
-    }
-
-    /// Whether the operation awaits as the reference does (see
-    /// [`operation`]): it then asks about every tool it finds, hook or not.
-    fn awaits(&self) -> bool {
-        false
-    }
-
-    /// The name of the tool the last [`Ask::Resolve`] of a listing was
-    /// answered with, when it is not what the tables say: `Some(None)` for
-    /// no id (listed by its key), `Some(Some(id))`. Read after the hook
-    /// answered, as the reference reads `tool.id || key` for the line.
-    fn take_name(&self) -> Option<Option<JsString>> {
-        None
-    }
-
-    /// Where the reference awaits a value that is no promise: the host
-    /// awaits once, when the operation [`awaits`](Self::awaits).
-    fn tick(&self) -> impl Future<Output = ()> {
-        std::future::ready(())
-    }
-
-    /// How many questions may be out at once (see [`ahead`]): 1, one at a
-    /// time in order, unless the host says otherwise.
-    fn concurrency(&self) -> usize {
-        1
-    }
-}
-
-/// No hook, and the catalog's tables are the record: everything they find
-/// is allowed, immediately.
-pub struct NoFilter;
-
-impl ToolFilter for NoFilter {
-    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
-        std::future::ready(trusted(&ask))
-    }
-}
-
-/// What trusting the tables answers.
-fn trusted(ask: &Ask) -> Answer {
-    match ask {
-        Ask::Tool(_) => Answer::ALLOWED,
-        Ask::Resolve { found, .. } if found.resolved().is_some() => Answer::ALLOWED,
-        Ask::Resolve { .. } => Answer::DENIED,
-    }
-}
-
-/// No hook: the catalog's tables are trusted as by [`NoFilter`], and each
-/// resolution is written down for the binding to check against the caller's
-/// record afterwards (it runs the operation again with questions if any
-/// resolution no longer holds, which is safe as long as the operation
-/// changed nothing: see [`ToolSearch::asks_as_it_goes`]).
-#[derive(Default)]
-pub struct VerifyAfter {
-    resolutions: RefCell<Vec<Ask>>,
-}
-
-impl VerifyAfter {
-    /// The resolutions made (each an [`Ask::Resolve`]), in order.
-    pub fn into_resolutions(self) -> Vec<Ask> {
-        self.resolutions.into_inner()
-    }
-}
-
-impl ToolFilter for VerifyAfter {
-    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
-        let answer = trusted(&ask);
-        if let Ask::Resolve { .. } = ask {
-            self.resolutions.borrow_mut().push(ask);
-        }
-        std::future::ready(answer)
-    }
-}
-
-/// The caller's tools record as read at one moment: its keys and ids (no
-/// descriptions: those of the catalog's index stand, as in the reference),
-/// its entry `i` being the host's tool `base + i`.
-pub struct LiveRecord {
-    pub catalog: Catalog,
-    pub base: ToolRef,
-}
-
-impl LiveRecord {
-    pub fn new(text: Vec<u16>, entries: Vec<EntrySpans>, base: ToolRef) -> Result<LiveRecord, CatalogError> {
-        ToolRef::try_from(entries.len()).ok().and_then(|len| base.checked_add(len)).ok_or(CatalogError::TooLarge)?;
-        Ok(LiveRecord { catalog: Catalog::unindexed(text, entries)?, base })
-    }
-
-    fn tool(&self, entry: usize) -> ToolRef {
-        // `new` checked that every entry's tool fits.
-        self.base + entry as ToolRef
-    }
-}
-
-/// The caller's tools record's own enumerable keys, in `Object.keys` order,
-/// as read at one moment: only the keys, as the reference's suggestions read
-/// them before looking any one up.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LiveKeys(pub Vec<JsString>);
-
-impl LiveKeys {
-    /// The keys end to end in `text`, each `lengths[i]` units long; `None`
-    /// when the lengths do not add up to the text.
-    pub fn from_lengths(text: &[u16], lengths: &[i32]) -> Option<LiveKeys> {
-        let mut keys = Vec::with_capacity(lengths.len());
-        let mut at = 0usize;
-        for &length in lengths {
-            let end = at.checked_add(usize::try_from(length).ok()?)?;
-            keys.push(JsString::from(text.get(at..end)?));
-            at = end;
-        }
-        (at == text.len()).then_some(LiveKeys(keys))
-    }
-}
-
-/// What the tables of a listed record (the caller's, `live`, else the
-/// catalog's own) say its `key` resolves to, as a name looked up with a hook
-/// (id first), and the entry found.
-fn listed(catalog: &StepCatalog, live: Option<&LiveRecord>, key: &[u16]) -> (Found, Option<usize>) {
-    let record = live.map_or(&*catalog.catalog, |live| &live.catalog);
-    let tool = |entry| live.map_or_else(|| catalog.source(entry), |live| live.tool(entry));
-    if let Some(entry) = record.find_by_id(key) {
-        return (Found::ById(tool(entry)), Some(entry));
-    }
-    match record.find_by_key(key) {
-        Some(entry) => (Found::ByKey(tool(entry)), Some(entry)),
-        None => (Found::Missing(JsString::from(key)), None),
-    }
-}
-
-/// What `catalog`'s tables say `name` resolves to, its entries' tools
-/// numbered by `tool`.
-fn find_in(catalog: &Catalog, name: &[u16], lookup: Lookup, tool: impl Fn(usize) -> ToolRef) -> Found {
-    let by_key = || catalog.find_by_key(name).map(|entry| Found::ByKey(tool(entry)));
-    let by_id = || catalog.find_by_id(name).map(|entry| Found::ById(tool(entry)));
-    let found = match lookup {
-        Lookup::KeyFirst => by_key().or_else(by_id),
-        Lookup::IdFirst => by_id().or_else(by_key),
-        Lookup::IdOnly => by_id(),
-    };
-    found.unwrap_or_else(|| Found::Missing(JsString::from(name)))
-}
 
 enum Store {
     InMemory(InMemoryStore),
     Context(ContextStore),
 }
 
-/// One tool record entry as the binding read it: `key`, `tool.id` when it is
-/// a string (`''` included: it is found by id, though indexed under the key),
-/// and `tool.description || ''`.
-pub struct ToolEntry<'a> {
-    pub key: &'a [u16],
-    pub id: Option<&'a [u16]>,
-    pub description: &'a [u16],
-}
-
-/// One of a step's tools as kept in the processor's [`ToolPool`]: its slot
-/// (`None`: a meta-tool's key that holds no tool), and its record key
-/// (`None`: the tool's id).
-#[derive(Clone, Copy, Debug)]
-pub struct PooledTool<'a> {
-    pub slot: Option<Slot>,
-    pub key: Option<&'a [u16]>,
-}
-
-/// A tool to analyse into the processor's [`ToolPool`]: its slot when it
-/// holds one (its analysis is replaced), else `None` (the pool gives it
-/// one), `tool.id` when it is a string, and `tool.description || ''`.
-#[derive(Clone, Copy, Debug)]
-pub struct PoolTool<'a> {
-    pub slot: Option<Slot>,
-    pub id: Option<&'a [u16]>,
-    pub description: &'a [u16],
-}
-
-/// A step's tools as the binding read them against the processor's
-/// [`ToolPool`] (see [`ToolSearch::pool_step_catalog`]).
-pub struct PoolStep<'a> {
-    /// The tools to analyse first: new to the pool, or changed since.
-    pub added: &'a [PoolTool<'a>],
-    /// Their parameters (one list per added tool), for a ranking that reads them.
-    pub parameters: Option<&'a ParamTable>,
-    /// The slots of tools collected since the last step.
-    pub released: &'a [i32],
-    /// The record's tools, then the step's: where each is, and its key
-    /// (`None`: the tool's id).
-    pub rows: &'a [(PoolSlot, Option<&'a [u16]>)],
-    /// How many of `rows` are the record's.
-    pub record_count: usize,
-}
-
-/// What a step changed in the pool, for the binding to follow: the slots
-/// its new tools were given, in order, and the slots of tools it let go of
-/// (see [`retention`](protocol::retention)).
-#[derive(Debug, Default, PartialEq, Eq)]
-pub struct PoolChanges {
-    pub added: Vec<Slot>,
-    pub forgotten: Vec<Slot>,
-}
-
-/// A key as [`spread`] merges it: its hash (`hash_units`), its value as an
-/// array index, and whether it is a meta-tool's name.
-#[derive(Clone, Copy)]
-struct SpreadKey {
-    hash: u64,
-    array_index: Option<u32>,
-    meta: bool,
-}
-
-impl SpreadKey {
-    fn of(key: &[u16]) -> SpreadKey {
-        SpreadKey { hash: hash_units(key), array_index: array_index(key), meta: is_meta_tool(key) }
-    }
-
-    /// A key that is a pooled tool's id, from what the pool keeps of it: its
-    /// text (`text`) is read only if its hash is a meta-tool name's.
-    fn of_id<'k>(id: IdKey, text: impl FnOnce() -> Result<&'k [u16], PoolError>) -> Result<SpreadKey, PoolError> {
-        let [search, load] =
-            *META_TOOL_HASHES.get_or_init(|| [SEARCH_TOOLS, LOAD_TOOL].map(|name| hash_units(&utf16(name))));
-        let meta = (id.hash == search || id.hash == load) && is_meta_tool(text()?);
-        Ok(SpreadKey { hash: id.hash, array_index: id.array_index, meta })
-    }
-}
-
-/// `hash_units` of the meta-tools' names.
-static META_TOOL_HASHES: std::sync::OnceLock<[u64; 2]> = std::sync::OnceLock::new();
-
-fn utf16(text: &str) -> Vec<u16> {
-    text.encode_utf16().collect()
-}
-
-/// `{ ...staticTools, ...resolved }`, `staticTools` being the record as it
-/// is now (the step's tools that are meta-tools left out): the merged tools
-/// (record tool `i` is tool `i`, resolved tool `i` is tool `record.len() +
-/// i`), in key order. A resolved key replaces a record key in place, new
-/// keys are appended, and array-index keys come first in ascending order, as
-/// in any JavaScript object. The keys of each list are distinct, as an
-/// object's are (a key repeated within a list is kept twice, and the catalog
-/// takes the later). The resolved keys come as [`SpreadKey`]s, their text
-/// (`resolved_text`) read only to tell one from a record key of the same hash.
-fn spread<'a, E: From<CatalogError>>(
-    record: &[&'a [u16]],
-    resolved: &[SpreadKey],
-    resolved_text: impl Fn(usize) -> Result<&'a [u16], E>,
-) -> Result<Vec<ToolRef>, E> {
-    let tool_ref = |i: usize| ToolRef::try_from(i).map_err(|_| E::from(CatalogError::TooLarge));
-    // Only the record's keys are looked up (a record is small, a step's
-    // tools may be many): each resolved key's hash is looked up once.
-    let mut record_keys: HashTable<u32> = HashTable::with_capacity(record.len());
-    let mut order: Vec<(Option<u32>, ToolRef)> = Vec::with_capacity(record.len() + resolved.len());
-    let mut record_texts: Vec<&[u16]> = Vec::with_capacity(record.len());
-    for (i, &key) in record.iter().enumerate() {
-        let hash = hash_units(key);
-        match record_keys.find(hash, |&at| record_texts[at as usize] == key) {
-            Some(&at) => order[at as usize].1 = tool_ref(i)?,
-            None => {
-                record_keys.insert_unique(hash, order.len() as u32, |&at| hash_units(record_texts[at as usize]));
-                order.push((array_index(key), tool_ref(i)?));
-                record_texts.push(key);
-            }
-        }
-    }
-    for (i, key) in resolved.iter().enumerate() {
-        if key.meta {
-            continue;
-        }
-        let tool = tool_ref(record.len() + i)?;
-        let mut failed = None;
-        let found = record_keys.find(key.hash, |&at| match resolved_text(i) {
-            Ok(text) => record_texts[at as usize] == text,
-            Err(error) => {
-                failed = Some(error);
-                false
-            }
-        });
-        if let Some(error) = failed {
-            return Err(error);
-        }
-        match found {
-            Some(&at) => order[at as usize].1 = tool,
-            None => order.push((key.array_index, tool)),
-        }
-    }
-    if order.iter().any(|(index, _)| index.is_some()) {
-        // Stable: keys that are no array index keep their insertion order.
-        order.sort_by_key(|&(index, _)| index.map_or((1, 0), |index| (0, index)));
-    }
-    Ok(order.into_iter().map(|(_, tool)| tool).collect())
-}
-
-/// The catalog a step searches, and where its entries' tools live.
-pub struct StepCatalog {
-    pub catalog: Arc<Catalog>,
-    /// For each catalog entry, its tool; `None` for the static catalog, whose
-    /// entry `i` is the constructor's tool `i`.
-    pub sources: Option<Vec<ToolRef>>,
-    /// The step's own tools that stay in the prompt, as indexes into the
-    /// resolved tools; `None` means all of them.
-    pub visible: Option<Vec<u32>>,
-    /// Whether names resolve in the caller's record as it is when they are
-    /// looked up (the constructor's record, which the reference keeps), so
-    /// that the tables are only what it held at construction. A step's merged
-    /// record is a copy made for the step, which its tables describe exactly.
-    pub live: bool,
-}
-
-impl StepCatalog {
-    fn new(catalog: Arc<Catalog>, sources: Option<Vec<ToolRef>>, visible: Option<Vec<u32>>, live: bool) -> StepCatalog {
-        StepCatalog { catalog, sources, visible, live }
-    }
-
-    pub fn source(&self, entry: usize) -> ToolRef {
-        match &self.sources {
-            Some(sources) => sources[entry],
-            None => entry as ToolRef,
-        }
-    }
-
-    /// What the tables say `name` resolves to.
-    pub fn find(&self, name: &[u16], lookup: Lookup) -> Found {
-        find_in(&self.catalog, name, lookup, |entry| self.source(entry))
-    }
-}
-
-/// A step catalog that its holder may let go of ahead of the steps that
-/// search it, and make again from the same tools: the binding's objects are
-/// freed only once the event loop turns, which a caller that makes steps in
-/// a loop may not let it do.
-pub struct CatalogCell(Mutex<Option<Arc<StepCatalog>>>);
-
-impl CatalogCell {
-    pub fn new(catalog: Arc<StepCatalog>) -> CatalogCell {
-        CatalogCell(Mutex::new(Some(catalog)))
-    }
-
-    /// The catalog, unless it was let go of.
-    pub fn get(&self) -> Option<Arc<StepCatalog>> {
-        self.0.lock().clone()
-    }
-
-    /// Lets go of the catalog; a call under way keeps its own.
-    pub fn let_go(&self) {
-        self.0.lock().take();
-    }
-
-    /// The catalog again, made from the same tools.
-    pub fn restore(&self, catalog: StepCatalog) {
-        *self.0.lock() = Some(Arc::new(catalog));
-    }
-}
-
 /// The processor's state: its options, the static catalog and the store.
 pub struct ToolSearch {
-    options: Options,
+    options: ToolSearchOptions,
     static_catalog: Arc<Catalog>,
     /// The static catalog as a step searches it, shared by every step that
     /// has no tools of its own to search.
@@ -562,7 +91,7 @@ pub struct ToolSearch {
 }
 
 impl ToolSearch {
-    pub fn new(options: Options, tools: &[ToolEntry<'_>]) -> Result<ToolSearch, CatalogError> {
+    pub fn new(options: ToolSearchOptions, tools: &[ToolEntry<'_>]) -> Result<ToolSearch, CatalogError> {
         let mut builder = Catalog::builder();
         for tool in tools {
             builder.push(tool.key, tool.id, tool.description);
@@ -572,14 +101,18 @@ impl ToolSearch {
     }
 
     /// [`new`](Self::new) from the table the binding receives, without copying the text.
-    pub fn from_table(options: Options, text: Vec<u16>, entries: Vec<EntrySpans>) -> Result<ToolSearch, CatalogError> {
+    pub fn from_table(
+        options: ToolSearchOptions,
+        text: Vec<u16>,
+        entries: Vec<EntrySpans>,
+    ) -> Result<ToolSearch, CatalogError> {
         ToolSearch::from_table_with_parameters(options, text, entries, None)
     }
 
     /// [`from_table`](Self::from_table), with the tools' parameters (one list
     /// per entry) for a ranking that reads them; other rankings ignore them.
     pub fn from_table_with_parameters(
-        options: Options,
+        options: ToolSearchOptions,
         text: Vec<u16>,
         entries: Vec<EntrySpans>,
         parameters: Option<ParamTable>,
@@ -603,7 +136,7 @@ impl ToolSearch {
     }
 
     /// The options, as applied.
-    pub fn options(&self) -> &Options {
+    pub fn options(&self) -> &ToolSearchOptions {
         &self.options
     }
 
@@ -1347,6 +880,1128 @@ pub enum LoadOutcome {
 }
 
 #[cfg(test)]
-mod concurrency_tests;
+mod concurrency_tests {
+    //! `filterConcurrency`: every operation, driven through the batch exchange
+    //! with the host answering its questions in a scrambled order, decides as
+    //! it does one question at a time.
+
+    use std::sync::Arc;
+
+    use super::operation::Operation;
+    use super::*;
+    use crate::protocol::tool_search::operation as code;
+    use crate::search::{Ranking, SearchOptions};
+    use crate::test_rng::Rng;
+
+    const WORDS: &[&str] = &["weather", "email", "issue", "create", "send", "get", "city", "list", "file", "query"];
+
+    fn units(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    fn pick<'a>(rng: &mut Rng, list: &[&'a str]) -> &'a str {
+        list[(rng.next() % list.len() as u64) as usize]
+    }
+
+    /// `count` tools with ids made of the words (some repeated, some keyed
+    /// apart from their id), and descriptions of a few words each.
+    fn tools(rng: &mut Rng, count: usize) -> Vec<Tool> {
+        (0..count)
+            .map(|i| {
+                let id = format!("{}_{}", pick(rng, WORDS), rng.next() % (count as u64));
+                let key = if rng.next().is_multiple_of(5) { format!("key{i}") } else { id.clone() };
+                let description: Vec<&str> = (0..1 + rng.next() % 5).map(|_| pick(rng, WORDS)).collect();
+                (units(&key), Some(units(&id)), units(&description.join(" ")))
+            })
+            .collect()
+    }
+
+    type Tool = (Vec<u16>, Option<Vec<u16>>, Vec<u16>);
+
+    fn entries(tools: &[Tool]) -> Vec<ToolEntry<'_>> {
+        tools.iter().map(|(key, id, description)| ToolEntry { key, id: id.as_deref(), description }).collect()
+    }
+
+    /// The host's hook, per tool: allowed, denied, or failed (thrown).
+    fn verdicts(rng: &mut Rng, count: usize) -> Vec<i32> {
+        (0..count + 8)
+            .map(|_| [code::ALLOWED, code::ALLOWED, code::DENIED, code::FAILED][(rng.next() % 4) as usize])
+            .collect()
+    }
+
+    /// The host's answer to a question, over a record still as the tables say:
+    /// a name they miss resolves to nothing.
+    fn answer(question: i32, verdicts: &[i32]) -> i32 {
+        if question == code::NEED_KEYS {
+            return code::NO_VERDICT;
+        }
+        let kind = question & ((1 << code::ask::KIND_BITS) - 1);
+        let tool = (question >> code::ask::KIND_BITS) as usize;
+        if kind != code::ask::TOOL && kind & ((1 << code::ask::FOUND_BITS) - 1) == code::ask::MISSING {
+            return code::DENIED;
+        }
+        verdicts[tool]
+    }
+
+    /// Runs `operation` to its end: one question at a time through `resume`
+    /// (`scramble` is `None`), or through `exchange`, handing out a random
+    /// number of questions a call and answering a random few of those out, in
+    /// a random order. The questions asked go to `asked`.
+    fn drive<T>(mut operation: Operation<T>, scramble: Option<&mut Rng>, verdicts: &[i32], asked: &mut Vec<i32>) -> T {
+        let Some(rng) = scramble else {
+            let mut given = code::NO_VERDICT;
+            loop {
+                let question = operation.resume(given).unwrap();
+                if question == code::DONE {
+                    return operation.take_outcome().unwrap();
+                }
+                asked.push(question);
+                given = answer(question, verdicts);
+            }
+        };
+        let mut out: Vec<(i32, i32)> = Vec::new();
+        let mut given = Vec::new();
+        loop {
+            let room = 1 + (rng.next() % 5) as usize;
+            let Some(questions) = operation.exchange(given.drain(..), room).unwrap() else {
+                return operation.take_outcome().unwrap();
+            };
+            asked.extend(questions.iter().map(|&(_, question)| question));
+            out.extend(questions);
+            assert!(!out.is_empty(), "the operation waits on nothing");
+            // Sometimes only more questions; else a few answers, in any order.
+            if out.len() < room && rng.next().is_multiple_of(3) {
+                continue;
+            }
+            for _ in 0..1 + rng.next() % out.len() as u64 {
+                if out.is_empty() {
+                    break;
+                }
+                let (ticket, question) = out.swap_remove((rng.next() % out.len() as u64) as usize);
+                given.push((ticket, answer(question, verdicts)));
+            }
+        }
+    }
+
+    /// What one run of operations ends with, and the questions each asked.
+    #[derive(Debug, PartialEq)]
+    struct Run {
+        searches: Vec<SearchOutcome>,
+        loads: Vec<LoadOutcome>,
+        active: Vec<(JsString, ToolRef)>,
+        catalog: Option<JsString>,
+        asked: Vec<Vec<i32>>,
+    }
+
+    fn options(rng: &mut Rng, concurrency: u32, include_resolved_tools: bool) -> ToolSearchOptions {
+        ToolSearchOptions {
+            search: SearchOptions { top_k: (1 + rng.next() % 6) as f64, min_score: 0.0, has_filter: true },
+            auto_load: rng.next().is_multiple_of(3),
+            include_resolved_tools,
+            storage: Storage::InMemory,
+            ttl_ms: 0.0,
+            inject_catalog: true,
+            ranking: Ranking::Reference,
+            syntax: if rng.next().is_multiple_of(2) { Syntax::Words } else { Syntax::Regex },
+            filter_concurrency: concurrency,
+        }
+    }
+
+    /// Searches, loads, the loaded tools and the injected catalog, each an
+    /// operation driven as `drive` says, over one processor (`seed` makes the
+    /// same tools, options and inputs for every concurrency).
+    fn run(seed: u64, concurrency: u32, scramble: Option<&mut Rng>) -> Run {
+        let mut rng = Rng::new(seed);
+        let include_resolved = rng.next().is_multiple_of(2);
+        let options = options(&mut rng, concurrency, include_resolved);
+        let count = 20 + (rng.next() % 40) as usize;
+        let all = tools(&mut rng, count);
+        let verdicts = verdicts(&mut rng, count);
+        let split = count / 2;
+        let search = Arc::new(ToolSearch::new(options, &entries(&all[..split])).unwrap());
+        // With resolved tools, the step's catalog is its own record (no live lookups).
+        let catalog = Arc::new(search.step_catalog(&entries(&all[..split]), &entries(&all[split..])).unwrap());
+        let queries = match options.syntax {
+            Syntax::Words => ["weather email", "create issue list", "get file query city", "send"],
+            Syntax::Regex => ["weather|email", "^(create|list)", "e", "(a+)+$"],
+        };
+        let loads: Vec<Vec<JsString>> = vec![
+            vec![JsString::from(&all[1].0[..])],
+            vec![JsString::from("weath")],
+            all.iter().step_by(3).map(|tool| JsString::from(&tool.0[..])).chain([JsString::from("nope")]).collect(),
+        ];
+        let mut scramble = scramble;
+        let mut asked = Vec::new();
+        let step =
+            || Step::new(catalog.clone(), Some(JsString::from("t")), search.loaded_names(Some(&units("t")), None, 0.0));
+        let mut searches = Vec::new();
+        for query in queries {
+            let (search, step, query) = (search.clone(), step(), JsString::from(query));
+            let operation = Operation::start(Phase::Search, concurrency as usize, move |relay| async move {
+                search.search(&step, query.units(), &relay, 0.0).await
+            });
+            let mut questions = Vec::new();
+            searches.push(drive(operation, scramble.as_deref_mut(), &verdicts, &mut questions));
+            asked.push(questions);
+        }
+        let mut load_outcomes = Vec::new();
+        for names in loads {
+            let (search, step) = (search.clone(), step());
+            let operation = Operation::start(Phase::Load, concurrency as usize, move |relay| async move {
+                match &names[..] {
+                    [one] => search.load(&step, Some(one.units()), None, &relay, 0.0).await,
+                    many => search.load(&step, None, Some(many), &relay, 0.0).await,
+                }
+            });
+            let mut questions = Vec::new();
+            load_outcomes.push(drive(operation, scramble.as_deref_mut(), &verdicts, &mut questions));
+            asked.push(questions);
+        }
+        let active_step = step();
+        let names = active_step.loaded.lock().clone();
+        let searcher = search.clone();
+        let active_catalog = active_step.catalog.clone();
+        let operation = Operation::start(Phase::Active, concurrency as usize, move |relay| async move {
+            searcher.active_tools(&active_catalog, &names, &relay).await
+        });
+        let mut questions = Vec::new();
+        let active = drive(operation, scramble.as_deref_mut(), &verdicts, &mut questions);
+        asked.push(questions);
+        let searcher = search.clone();
+        let operation = Operation::start(Phase::Search, concurrency as usize, move |relay| async move {
+            searcher.catalog_message(&catalog, None, &relay).await
+        });
+        let mut questions = Vec::new();
+        let catalog = drive(operation, scramble, &verdicts, &mut questions);
+        asked.push(questions);
+        Run { searches, loads: load_outcomes, active, catalog, asked }
+    }
+
+    #[test]
+    fn every_operation_decides_as_one_question_at_a_time_whatever_the_order_of_the_answers() {
+        let (mut asked_ahead, mut questions) = (0, 0);
+        for seed in 1..=60 {
+            let one_at_a_time = run(seed, 1, None);
+            assert!(one_at_a_time.asked.iter().any(|asked| !asked.is_empty()), "seed {seed}: the hook was asked");
+            for concurrency in [1, 2, 3, 8, 64, u32::MAX] {
+                let mut scramble = Rng::new(seed * 1000 + u64::from(concurrency.min(1000)));
+                let ahead = run(seed, concurrency, Some(&mut scramble));
+                let label = format!("seed {seed}, concurrency {concurrency}");
+                assert_eq!(ahead.searches, one_at_a_time.searches, "{label}");
+                assert_eq!(ahead.loads, one_at_a_time.loads, "{label}");
+                assert_eq!((&ahead.active, &ahead.catalog), (&one_at_a_time.active, &one_at_a_time.catalog), "{label}");
+                for (i, (asked, once)) in ahead.asked.iter().zip(&one_at_a_time.asked).enumerate() {
+                    // Everything one at a time asks is asked, in the same order
+                    // of tickets; a walk that stops early may ask ahead of it,
+                    // by at most concurrency - 1 questions per stop.
+                    assert_eq!(&asked[..once.len()], &once[..], "{label}, operation {i}");
+                    let stops = if i < 4 { 1 } else { 2 };
+                    let ahead_by = (concurrency as usize - 1).saturating_mul(stops);
+                    assert!(
+                        asked.len() <= once.len() + ahead_by,
+                        "{label}, operation {i}: {} for {}",
+                        asked.len(),
+                        once.len()
+                    );
+                    asked_ahead += asked.len() - once.len();
+                    questions += once.len();
+                }
+            }
+        }
+        // The cases ask the hook, and some searches stop before their list ends.
+        assert!(questions > 10_000 && asked_ahead > 100, "{questions} questions, {asked_ahead} asked ahead");
+    }
+
+    #[test]
+    fn one_at_a_time_through_the_exchange_asks_exactly_what_resume_asks() {
+        for seed in 1..=20 {
+            let once = run(seed, 1, None);
+            let mut scramble = Rng::new(seed);
+            assert_eq!(run(seed, 1, Some(&mut scramble)), once, "seed {seed}");
+        }
+    }
+}
 #[cfg(test)]
-mod tests;
+mod tests {
+    use std::cell::RefCell;
+    use std::future::Future;
+    use std::pin::pin;
+    use std::task::{Context, Poll, Waker};
+
+    use super::*;
+    use crate::search::{Ranking, SearchOptions, Slot};
+
+    /// Runs a future that never waits (every hook here answers at once).
+    fn ready<T>(future: impl Future<Output = T>) -> T {
+        match pin!(future).poll(&mut Context::from_waker(Waker::noop())) {
+            Poll::Ready(value) => value,
+            Poll::Pending => panic!("future waited"),
+        }
+    }
+
+    fn js(s: &str) -> JsString {
+        JsString::from(s)
+    }
+
+    fn units(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    /// A hook that records its calls and denies the tools listed.
+    struct Recorder {
+        denied: Vec<ToolRef>,
+        failing: Vec<ToolRef>,
+        calls: RefCell<Vec<(ToolRef, Phase)>>,
+    }
+
+    impl Recorder {
+        fn denying(denied: &[ToolRef]) -> Recorder {
+            Recorder { denied: denied.to_vec(), failing: Vec::new(), calls: RefCell::default() }
+        }
+    }
+
+    impl ToolFilter for Recorder {
+        /// A hook over a record that is still what the tables say: a tool they
+        /// do not find is not there, and the hook is not asked about it.
+        fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer> {
+            let tool = match ask {
+                Ask::Tool(tool) => Some(tool),
+                Ask::Resolve { found, .. } => found.tool(),
+            };
+            let Some(tool) = tool else { return std::future::ready(Answer::DENIED) };
+            self.calls.borrow_mut().push((tool, phase));
+            std::future::ready(Answer::verdict(if self.failing.contains(&tool) {
+                Verdict::Failed
+            } else if self.denied.contains(&tool) {
+                Verdict::Denied
+            } else {
+                Verdict::Allowed
+            }))
+        }
+    }
+
+    /// A host over a record that changed since construction: it records every
+    /// question; the tools the tables found are still there unless `gone`, names
+    /// they miss resolve through `record` (name -> tool), and the hook allows
+    /// every tool but those in `denied`.
+    struct ChangedRecord {
+        record: Vec<(&'static str, ToolRef)>,
+        gone: Vec<ToolRef>,
+        denied: Vec<ToolRef>,
+        asked: RefCell<Vec<(Ask, Phase)>>,
+        /// The record's keys now, for the suggestions.
+        keys: Option<LiveKeys>,
+        /// The names given for tools allowed (see `ToolFilter::take_name`).
+        renamed: Vec<(ToolRef, Option<&'static str>)>,
+        name: RefCell<Option<Option<JsString>>>,
+    }
+
+    impl ChangedRecord {
+        fn new(record: &[(&'static str, ToolRef)]) -> ChangedRecord {
+            ChangedRecord {
+                record: record.to_vec(),
+                gone: Vec::new(),
+                denied: Vec::new(),
+                asked: RefCell::default(),
+                keys: None,
+                renamed: Vec::new(),
+                name: RefCell::default(),
+            }
+        }
+    }
+
+    impl ToolFilter for ChangedRecord {
+        fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer> {
+            self.asked.borrow_mut().push((ask.clone(), phase));
+            let answer = match ask {
+                Ask::Tool(tool) if self.denied.contains(&tool) => Answer::DENIED,
+                Ask::Tool(_) => Answer::ALLOWED,
+                Ask::Resolve { found: Found::Missing(name), .. } => {
+                    match self.record.iter().find(|(n, _)| *n == name.to_string_lossy()) {
+                        Some(&(_, tool)) if !self.denied.contains(&tool) => {
+                            Answer { verdict: Verdict::Allowed, tool: Some(tool) }
+                        }
+                        _ => Answer::DENIED,
+                    }
+                }
+                Ask::Resolve { found, .. } => match found.tool() {
+                    Some(tool) if !self.gone.contains(&tool) && !self.denied.contains(&tool) => {
+                        let renamed = self.renamed.iter().find(|(renamed, _)| *renamed == tool);
+                        *self.name.borrow_mut() = renamed.map(|(_, name)| name.map(JsString::from));
+                        Answer::ALLOWED
+                    }
+                    _ => Answer::DENIED,
+                },
+            };
+            std::future::ready(answer)
+        }
+
+        fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
+            std::future::ready(self.keys.clone())
+        }
+
+        fn take_name(&self) -> Option<Option<JsString>> {
+            self.name.borrow_mut().take()
+        }
+    }
+
+    fn options(has_filter: bool) -> ToolSearchOptions {
+        ToolSearchOptions {
+            search: SearchOptions { top_k: 5.0, min_score: 0.0, has_filter },
+            auto_load: false,
+            include_resolved_tools: false,
+            storage: Storage::InMemory,
+            ttl_ms: 3_600_000.0,
+            inject_catalog: false,
+            ranking: Ranking::Reference,
+            syntax: Syntax::Words,
+            filter_concurrency: 1,
+        }
+    }
+
+    /// A tool's key, id and description as UTF-16.
+    type OwnedEntry = (Vec<u16>, Option<Vec<u16>>, Vec<u16>);
+
+    struct Tools(Vec<OwnedEntry>);
+
+    impl Tools {
+        fn new(tools: &[(&str, Option<&str>, &str)]) -> Tools {
+            Tools(tools.iter().map(|(k, id, d)| (units(k), id.map(units), units(d))).collect())
+        }
+
+        fn entries(&self) -> Vec<ToolEntry<'_>> {
+            self.0.iter().map(|(key, id, description)| ToolEntry { key, id: id.as_deref(), description }).collect()
+        }
+    }
+
+    fn weather_tools() -> Tools {
+        Tools::new(&[
+            ("weather", Some("getWeather"), "Get the weather forecast for a city"),
+            ("email", Some("sendEmail"), "Send an email to a recipient"),
+            ("issue", Some("createIssue"), "Create a GitHub issue"),
+        ])
+    }
+
+    fn step(search: &ToolSearch, thread: Option<&str>) -> Step {
+        let catalog = Arc::new(search.step_catalog(&[], &[]).unwrap());
+        let loaded = search.loaded_names(thread.map(units).as_deref(), None, 1000.0);
+        Step::new(catalog, thread.map(js), loaded)
+    }
+
+    fn names(outcome: &SearchOutcome) -> Vec<String> {
+        outcome.results.iter().map(|r| r.name.to_string_lossy()).collect()
+    }
+
+    #[test]
+    fn search_finds_by_description_and_name() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, None);
+        let outcome = ready(search.search(&step, &units("weather"), &NoFilter, 1000.0));
+        assert_eq!(names(&outcome), ["getWeather"]);
+        assert_eq!(
+            outcome.message.to_string_lossy(),
+            "Found 1 tool(s). Use load_tool with an exact toolName or a toolNames array to make them available."
+        );
+        let none = ready(search.search(&step, &units("zebra"), &NoFilter, 1000.0));
+        assert!(none.results.is_empty());
+        assert_eq!(none.message.to_string_lossy(), "No tools found matching \"zebra\". Try different keywords.");
+    }
+
+    #[test]
+    fn load_then_load_again_reports_already_loaded() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let first = step(&search, Some("t1"));
+        let outcome = ready(search.load(&first, Some(&units("weather")), None, &NoFilter, 1000.0));
+        assert_eq!(
+            outcome,
+            LoadOutcome::Single {
+                success: true,
+                message: js("Tool \"weather\" loaded successfully. It will be available on your next turn."),
+                tool_name: js("weather"),
+            }
+        );
+        // The next step of the same thread starts with it loaded; another thread does not.
+        let second = step(&search, Some("t1"));
+        assert_eq!(second.loaded.lock().iter().map(|n| n.to_string_lossy()).collect::<Vec<_>>(), ["weather"]);
+        assert!(step(&search, Some("t2")).loaded.lock().is_empty());
+        let again = ready(search.load(&second, Some(&units("weather")), None, &NoFilter, 1000.0));
+        assert_eq!(
+            again,
+            LoadOutcome::Single {
+                success: true,
+                message: js("Tool \"weather\" is already loaded and available."),
+                tool_name: js("weather"),
+            }
+        );
+        assert_eq!(search.state_stats(5000.0), StoreStats { thread_count: 2, oldest_access_ms: Some(1000.0) });
+    }
+
+    #[test]
+    fn load_suggests_near_names() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, None);
+        let outcome = ready(search.load(&step, Some(&units("Weathe")), None, &NoFilter, 1000.0));
+        assert_eq!(
+            outcome,
+            LoadOutcome::Single {
+                success: false,
+                message: js("Tool \"Weathe\" not found. Did you mean: weather?"),
+                tool_name: js("Weathe"),
+            }
+        );
+    }
+
+    #[test]
+    fn multi_load_lists_each_kind() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, None);
+        let requested = [js("email"), js("nope"), js("email"), js("sendEmail")];
+        let outcome = ready(search.load(&step, Some(&units("weather")), Some(&requested), &NoFilter, 1000.0));
+        assert_eq!(
+            outcome,
+            LoadOutcome::Multi {
+                success: false,
+                message: js("Loaded: email, sendEmail, weather — available on your next turn | Not found: nope"),
+                loaded_count: 3,
+                loaded: Some(vec![js("email"), js("sendEmail"), js("weather")]),
+                not_found: Some(vec![js("nope")]),
+                already_loaded: None,
+            }
+        );
+        assert_eq!(
+            ready(search.load(&step, None, Some(&[]), &NoFilter, 1000.0)),
+            LoadOutcome::Invalid { message: js("toolNames array must not be empty.") }
+        );
+        assert_eq!(
+            ready(search.load(&step, Some(&[]), None, &NoFilter, 1000.0)),
+            LoadOutcome::Invalid {
+                message: js("You must provide either toolName (string) or toolNames (array) to load.")
+            }
+        );
+    }
+
+    #[test]
+    fn the_hook_decides_per_phase_and_a_failure_denies() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
+        let step = step(&search, None);
+        let hook = Recorder { denied: vec![1], failing: vec![2], calls: RefCell::default() };
+        let outcome = ready(search.search(&step, &units("send email create issue weather"), &hook, 1000.0));
+        assert_eq!(names(&outcome), ["getWeather"]);
+        let load = ready(search.load(&step, None, Some(&[js("sendEmail"), js("weather")]), &hook, 1000.0));
+        assert!(matches!(load, LoadOutcome::Multi { loaded_count: 1, .. }));
+        let phases: Vec<Phase> = hook.calls.borrow().iter().map(|(_, p)| *p).collect();
+        assert_eq!(phases, [Phase::Search, Phase::Search, Phase::Search, Phase::Load, Phase::Load]);
+
+        let active = ready(search.active_tools(&step.catalog, &step.loaded.lock(), &Recorder::denying(&[0])));
+        assert!(active.is_empty());
+    }
+
+    #[test]
+    fn auto_load_activates_results() {
+        let tools = weather_tools();
+        let search =
+            ToolSearch::new(ToolSearchOptions { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
+        let step = step(&search, Some("t"));
+        let outcome = ready(search.search(&step, &units("email"), &NoFilter, 1000.0));
+        assert_eq!(
+            outcome.message.to_string_lossy(),
+            "Found and loaded 1 tool(s): sendEmail. They are available on your next turn — call them directly."
+        );
+        let again = ready(search.search(&step, &units("email"), &NoFilter, 1000.0));
+        assert!(again.message.to_string_lossy().ends_with(" Some were already loaded."));
+        let next = super::tests::step(&search, Some("t"));
+        let active = ready(search.active_tools(&next.catalog, &next.loaded.lock(), &NoFilter));
+        assert_eq!(active, vec![(js("sendEmail"), 1)]);
+    }
+
+    #[test]
+    fn resolved_tools_merge_like_an_object_spread() {
+        let tools = weather_tools();
+        let search =
+            ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+                .unwrap();
+        let resolved = Tools::new(&[
+            ("search_tools", Some("search_tools"), "meta"),
+            ("email", Some("mail"), "Resolved mail tool"),
+            ("7", None, "array index key"),
+            ("memory", None, "Remember things"),
+        ]);
+        let catalog = search.step_catalog(&tools.entries(), &resolved.entries()).unwrap();
+        assert!(!catalog.live, "a step's merged record is its own copy");
+        assert_eq!(catalog.visible, Some(vec![0]));
+        // Resolved tool `i` is `3 + i`: the constructor had three tools.
+        assert_eq!(catalog.sources, Some(vec![5, 0, 4, 2, 6]));
+        let keys: Vec<String> =
+            (0..catalog.catalog.entry_count()).map(|i| String::from_utf16_lossy(catalog.catalog.key(i))).collect();
+        assert_eq!(keys, ["7", "weather", "email", "issue", "memory"]);
+
+        // Only meta-tools resolved: the static catalog serves.
+        let meta_only = Tools::new(&[("load_tool", Some("load_tool"), "meta")]);
+        let catalog = search.step_catalog(&tools.entries(), &meta_only.entries()).unwrap();
+        assert!(catalog.sources.is_none() && catalog.live);
+        assert_eq!(catalog.visible, Some(vec![0]));
+    }
+
+    /// [`weather_tools`] as the binding hands them over.
+    fn weather_table() -> (Vec<u16>, Vec<EntrySpans>) {
+        let mut builder = Catalog::builder();
+        for entry in weather_tools().entries() {
+            builder.push(entry.key, entry.id, entry.description);
+        }
+        builder.into_parts()
+    }
+
+    #[test]
+    fn fielded_ranking_searches_static_and_resolved_parameters() {
+        let (text, entries) = weather_table();
+        let weather_params = || {
+            let mut params = ParamTable::new();
+            params.push([(&units("city")[..], &units("The city, e.g. Lisbon")[..])]);
+            params.push([(&units("recipient")[..], &units("Who receives it")[..])]);
+            params.push([]);
+            params
+        };
+        let options = ToolSearchOptions { include_resolved_tools: true, ranking: Ranking::FIELDED, ..options(false) };
+        let search = ToolSearch::from_table_with_parameters(options, text, entries, Some(weather_params())).unwrap();
+        // Static: a parameter's description is searched.
+        let outcome = ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0));
+        assert_eq!(names(&outcome), ["getWeather"]);
+
+        // Resolved tools bring their own parameters, and the record's tools
+        // theirs as they are now, except where a resolved tool replaces one.
+        let resolved = Tools::new(&[("email", Some("mail"), "Resolved mail tool"), ("memory", None, "Remember")]);
+        let mut resolved_params = ParamTable::new();
+        resolved_params.push([(&units("attachment")[..], &units("A file")[..])]);
+        resolved_params.push([(&units("fact")[..], &units("What to remember about Lisbon")[..])]);
+        let record = weather_tools();
+        let record_params = weather_params();
+        let catalog = search
+            .step_catalog_with_parameters(
+                &record.entries(),
+                &resolved.entries(),
+                Some(&record_params),
+                Some(&resolved_params),
+            )
+            .unwrap();
+        // Resolved tool `i` is tool `3 + i`: `email` replaced static tool 1 in place.
+        assert_eq!(catalog.sources, Some(vec![0, 3, 2, 4]));
+        let step = Step::new(Arc::new(catalog), None, NameSet::new());
+        let outcome = ready(search.search(&step, &units("Lisbon"), &NoFilter, 1000.0));
+        // `memory` has no id, so it is indexed but never returned.
+        assert_eq!(names(&outcome), ["getWeather"]);
+        assert_eq!(names(&ready(search.search(&step, &units("attachment"), &NoFilter, 1000.0))), ["mail"]);
+        assert!(ready(search.search(&step, &units("recipient"), &NoFilter, 1000.0)).results.is_empty());
+        // Without parameters for the resolved tools, they are searched by name and description.
+        let catalog = search
+            .step_catalog_with_parameters(&record.entries(), &resolved.entries(), Some(&record_params), None)
+            .unwrap();
+        let step = Step::new(Arc::new(catalog), None, NameSet::new());
+        assert!(ready(search.search(&step, &units("attachment"), &NoFilter, 1000.0)).results.is_empty());
+        assert_eq!(names(&ready(search.search(&step, &units("city"), &NoFilter, 1000.0))), ["getWeather"]);
+    }
+
+    #[test]
+    fn the_reference_ranking_ignores_parameters() {
+        let (text, entries) = weather_table();
+        let mut params = ParamTable::new();
+        for _ in 0..3 {
+            params.push([(&units("lisbon")[..], &units("Lisbon")[..])]);
+        }
+        let search = ToolSearch::from_table_with_parameters(options(false), text, entries, Some(params)).unwrap();
+        assert!(ready(search.search(&step(&search, None), &units("Lisbon"), &NoFilter, 1000.0)).results.is_empty());
+    }
+
+    #[test]
+    fn a_large_catalog_indexes_in_the_background_and_searches_the_same() {
+        let owned: Vec<(String, String, String)> = (0..1000)
+            .map(|i| (format!("key{i}"), format!("tool_{i}"), format!("Does thing number {i} for the weather desk")))
+            .collect();
+        let tools =
+            Tools::new(&owned.iter().map(|(k, id, d)| (k.as_str(), Some(id.as_str()), d.as_str())).collect::<Vec<_>>());
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, None);
+        let outcome = ready(search.search(&step, &units("tool_999 weather"), &NoFilter, 0.0));
+        assert_eq!(names(&outcome)[0], "tool_999");
+        assert_eq!(step.catalog.catalog.entry_count(), 1000);
+    }
+
+    #[test]
+    fn the_injected_catalog_lists_each_key_with_its_name_and_indexed_description() {
+        let long = "d".repeat(151);
+        let tools = Tools::new(&[
+            ("weather", Some("getWeather"), "Get the weather"),
+            ("bare", None, ""),
+            ("long", Some("longOne"), &long),
+            // Same name as the first tool: both lines show the later description.
+            ("again", Some("getWeather"), "Replaced"),
+        ]);
+        let inject = ToolSearchOptions { inject_catalog: true, ..options(false) };
+        let search = ToolSearch::new(inject, &tools.entries()).unwrap();
+        let step = step(&search, None);
+        let message = ready(search.catalog_message(&step.catalog, None, &NoFilter)).unwrap();
+        let expected = format!(
+            "{}\n\nAvailable tools:\n- `getWeather`: Replaced\n- `bare`\n- `longOne`: {}...\n- `getWeather`: Replaced",
+            messages::CATALOG_HEADER,
+            "d".repeat(147)
+        );
+        assert_eq!(message.to_string_lossy(), expected);
+
+        // The hook is asked about every tool, in key order, and may hide some.
+        let filtered =
+            ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+        let hook = Recorder::denying(&[0, 2]);
+        let message = ready(filtered.catalog_message(&step.catalog, None, &hook)).unwrap();
+        assert_eq!(
+            message.to_string_lossy(),
+            format!("{}\n\nAvailable tools:\n- `bare`\n- `getWeather`: Replaced", messages::CATALOG_HEADER)
+        );
+        assert_eq!(
+            *hook.calls.borrow(),
+            [(0, Phase::Search), (1, Phase::Search), (2, Phase::Search), (3, Phase::Search)]
+        );
+    }
+
+    #[test]
+    fn a_catalog_key_resolves_like_a_loaded_name() {
+        // The key `getWeather` is also the first tool's id: without a hook the
+        // key wins, with one the id does (and the hook is asked about that tool).
+        let tools = Tools::new(&[("weather", Some("getWeather"), "Weather"), ("getWeather", Some("other"), "Other")]);
+        let plain =
+            ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(false) }, &tools.entries()).unwrap();
+        let message = ready(plain.catalog_message(&step(&plain, None).catalog, None, &NoFilter)).unwrap();
+        assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `other`: Other"), "{message}");
+        let hooked =
+            ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+        let hook = Recorder::denying(&[]);
+        let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, None, &hook)).unwrap();
+        assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `getWeather`: Weather"), "{message}");
+        assert_eq!(*hook.calls.borrow(), [(0, Phase::Search), (0, Phase::Search)]);
+    }
+
+    #[test]
+    fn the_catalog_is_not_injected_when_off_empty_or_before_the_host_has_the_option() {
+        let tools = weather_tools();
+        let off = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, None, &NoFilter)), None);
+        let empty = ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(false) }, &[]).unwrap();
+        assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, None, &NoFilter)), None);
+        let requested = ToolSearchOptions { inject_catalog: true, ..options(false) };
+        let old_host = crate::releases::behaviours("1.66.0").unwrap();
+        assert!(!requested.for_host(&old_host).inject_catalog);
+        assert!(requested.for_host(&crate::releases::behaviours("1.67.0").unwrap()).inject_catalog);
+        let auto = ToolSearch::new(ToolSearchOptions { auto_load: true, ..requested }, &tools.entries()).unwrap();
+        let message = ready(auto.catalog_message(&step(&auto, None).catalog, None, &NoFilter)).unwrap();
+        assert!(message.to_string_lossy().starts_with(messages::CATALOG_HEADER_AUTO_LOAD));
+    }
+
+    /// The resolutions put to the host, as (lookup, what the tables found).
+    fn resolutions(asked: &RefCell<Vec<(Ask, Phase)>>) -> Vec<(Lookup, Found, Phase)> {
+        asked
+            .borrow()
+            .iter()
+            .filter_map(|(ask, phase)| match ask {
+                Ask::Resolve { lookup, found, .. } => Some((*lookup, found.clone(), *phase)),
+                Ask::Tool(_) => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn over_the_constructor_record_every_resolution_is_put_to_the_host() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, Some("t"));
+        // A tool the caller added since (tool 3, beyond the tables) loads by its
+        // key and by its id; what the tables found is confirmed as found.
+        let host = ChangedRecord::new(&[("translator", 3), ("translate_text", 3)]);
+        let names = [js("translator"), js("weather"), js("translate_text"), js("nope")];
+        let outcome = ready(search.load(&step, None, Some(&names), &host, 1000.0));
+        let LoadOutcome::Multi { loaded, not_found, .. } = outcome else { panic!("{outcome:?}") };
+        assert_eq!(not_found, Some(vec![js("nope")]));
+        assert_eq!(loaded, Some(vec![js("translator"), js("weather"), js("translate_text")]));
+        assert_eq!(
+            resolutions(&host.asked),
+            [
+                (Lookup::KeyFirst, Found::Missing(js("translator")), Phase::Load),
+                (Lookup::KeyFirst, Found::ByKey(0), Phase::Load),
+                (Lookup::KeyFirst, Found::Missing(js("translate_text")), Phase::Load),
+                (Lookup::KeyFirst, Found::Missing(js("nope")), Phase::Load),
+            ]
+        );
+        // The active tools are the tools the record gives now.
+        let next = super::tests::step(&search, Some("t"));
+        let active = ready(search.active_tools(&next.catalog, &next.loaded.lock(), &host));
+        assert_eq!(active, [(js("translator"), 3), (js("weather"), 0), (js("translate_text"), 3)]);
+        // Search resolves by id only, and only what the (stale) index finds.
+        let mut host = ChangedRecord::new(&[]);
+        host.gone = vec![1];
+        let found = ready(search.search(&next, &units("email"), &host, 1000.0));
+        assert!(found.results.is_empty(), "the record no longer holds sendEmail");
+        assert_eq!(resolutions(&host.asked), [(Lookup::IdOnly, Found::ById(1), Phase::Search)]);
+    }
+
+    #[test]
+    fn with_a_hook_names_resolve_id_first_and_the_hook_is_asked_by_the_host() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
+        let step = step(&search, Some("t"));
+        let host = ChangedRecord::new(&[]);
+        ready(search.load(&step, None, Some(&[js("getWeather"), js("email")]), &host, 1000.0));
+        assert_eq!(
+            resolutions(&host.asked),
+            [(Lookup::IdFirst, Found::ById(0), Phase::Load), (Lookup::IdFirst, Found::ByKey(1), Phase::Load)]
+        );
+        assert!(host.asked.borrow().iter().all(|(ask, _)| matches!(ask, Ask::Resolve { .. })));
+    }
+
+    #[test]
+    fn trusting_the_tables_records_each_resolution_for_a_later_check() {
+        let tools = weather_tools();
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, Some("t"));
+        let host = VerifyAfter::default();
+        let outcome = ready(search.search(&step, &units("weather email"), &host, 1000.0));
+        assert_eq!(names(&outcome), ["sendEmail", "getWeather"]);
+        assert_eq!(
+            host.into_resolutions(),
+            [resolve(Lookup::IdOnly, Found::ById(1)), resolve(Lookup::IdOnly, Found::ById(0))]
+        );
+        let loaded: NameSet = [js("weather"), js("gone")].into_iter().collect();
+        let host = VerifyAfter::default();
+        let active = ready(search.active_tools(&step.catalog, &loaded, &host));
+        assert_eq!(active, [(js("weather"), 0)]);
+        assert_eq!(
+            host.into_resolutions(),
+            [resolve(Lookup::KeyFirst, Found::ByKey(0)), resolve(Lookup::KeyFirst, Found::Missing(js("gone")))]
+        );
+    }
+
+    /// A resolution in the caller's record.
+    fn resolve(lookup: Lookup, found: Found) -> Ask {
+        Ask::Resolve { lookup, found, live: true }
+    }
+
+    #[test]
+    fn a_merged_step_record_keeps_its_keys_and_tools_and_its_tools_ids_are_read_as_names_are_looked_up() {
+        let tools = weather_tools();
+        let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
+        let merged = |has_filter| {
+            let search = ToolSearch::new(
+                ToolSearchOptions { include_resolved_tools: true, ..options(has_filter) },
+                &tools.entries(),
+            )
+            .unwrap();
+            let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
+            (search, Step::new(catalog, Some(js("t")), NameSet::new()))
+        };
+        let copied = |lookup, found| Ask::Resolve { lookup, found, live: false };
+        // With a hook, names resolve id first: the tool found by id is read for
+        // its id now, and a name no tool had may be one's id now.
+        let (search, step) = merged(true);
+        let host = ChangedRecord::new(&[]);
+        ready(search.load(&step, None, Some(&[js("remember"), js("nope"), js("memory")]), &host, 1000.0));
+        assert_eq!(
+            *host.asked.borrow(),
+            [
+                (copied(Lookup::IdFirst, Found::ById(3)), Phase::Load),
+                (copied(Lookup::IdFirst, Found::Missing(js("nope"))), Phase::Load),
+                // A key of the copy: its tool, unless a tool took the name as its id.
+                (Ask::Tool(3), Phase::Load),
+            ]
+        );
+        // Without one, a key of the copy is its tool, asked about only by an
+        // operation that awaits as the reference (no question here).
+        let (search, step) = merged(false);
+        let host = ChangedRecord::new(&[]);
+        ready(search.load(&step, None, Some(&[js("memory"), js("remember")]), &host, 1000.0));
+        assert_eq!(*host.asked.borrow(), [(copied(Lookup::KeyFirst, Found::ById(3)), Phase::Load)]);
+    }
+
+    #[test]
+    fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
+        let tools = weather_tools();
+        let search =
+            ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
+        let step = step(&search, Some("t"));
+        // The record now: `weather` swapped for a tool with another id, `email`
+        // deleted, `translate` added; its tools are the host's tools 10, 11, 12.
+        let mut builder = Catalog::builder();
+        builder.push_str("weather", Some("weather_now"), "");
+        builder.push_str("issue", Some("createIssue"), "");
+        builder.push_str("translate", Some("sendEmail"), "");
+        let (text, entries) = builder.into_parts();
+        let live = Arc::new(LiveRecord::new(text, entries, 10).unwrap());
+        let mut host = ChangedRecord::new(&[]);
+        host.denied = vec![11];
+        host.keys = Some(LiveKeys(["weather", "issue", "translate"].map(js).to_vec()));
+        let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
+        // Names are the record's; descriptions those indexed under the name at construction.
+        assert_eq!(
+            message.to_string_lossy(),
+            format!(
+                "{}\n\nAvailable tools:\n- `weather_now`\n- `sendEmail`: Send an email to a recipient",
+                messages::CATALOG_HEADER
+            )
+        );
+        // Each key is looked up as it is listed (the hook may change the record).
+        assert_eq!(
+            resolutions(&host.asked),
+            [10, 11, 12].map(|tool| (Lookup::IdFirst, Found::ByKey(tool), Phase::Search))
+        );
+        // A tool the host names otherwise once the hook answered (its id
+        // changed, or none) is listed by that name.
+        host.asked.borrow_mut().clear();
+        host.renamed = vec![(10, None), (12, Some("createIssue"))];
+        let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
+        assert_eq!(
+            message.to_string_lossy(),
+            format!(
+                "{}\n\nAvailable tools:\n- `weather`\n- `createIssue`: Create a GitHub issue",
+                messages::CATALOG_HEADER
+            )
+        );
+        host.renamed.clear();
+        // Suggestions list the record's keys as they are now.
+        let outcome = ready(search.load(&step, Some(&units("weathe")), None, &host, 1000.0));
+        let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
+        assert_eq!(message.to_string_lossy(), "Tool \"weathe\" not found. Did you mean: weather?");
+    }
+
+    #[test]
+    fn suggestions_read_the_record_s_keys_then_look_up_each_match_only() {
+        let tools = Tools::new(&[
+            ("weather", Some("getWeather"), "Get the weather forecast for a city"),
+            ("email", Some("sendEmail"), "Send an email to a recipient"),
+            ("weatherAlerts", None, "Severe weather alerts"),
+            ("issue", Some("createIssue"), "Create a GitHub issue"),
+        ]);
+        let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
+        let step = step(&search, Some("t"));
+        // The record now: `weatherAlerts` gone, `weatherMap` (new: no table
+        // knows it) and `getWeather` (a key that is a tool's id then) added.
+        let mut host = ChangedRecord::new(&[("weatherMap", 20)]);
+        host.keys = Some(LiveKeys(["weather", "email", "issue", "weatherMap", "getWeather"].map(js).to_vec()));
+        host.denied = vec![0];
+        let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
+        let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
+        assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weatherMap?");
+        // `load_tool`'s own lookup, then each key that matches, in the record's
+        // order, looked up as `load_tool` looks up a name (id first), from what
+        // the tables found for it: no other key, and no whole record, is read.
+        assert_eq!(
+            resolutions(&host.asked),
+            [
+                (Lookup::IdFirst, Found::Missing(js("Weather")), Phase::Load),
+                (Lookup::IdFirst, Found::ByKey(0), Phase::Load),
+                (Lookup::IdFirst, Found::Missing(js("weatherMap")), Phase::Load),
+                (Lookup::IdFirst, Found::ById(0), Phase::Load),
+            ]
+        );
+        // Without a hook the keys that match are the suggestions: nothing is looked up.
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = self::step(&search, Some("t"));
+        host.asked.borrow_mut().clear();
+        let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
+        let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
+        assert_eq!(
+            message.to_string_lossy(),
+            "Tool \"Weather\" not found. Did you mean: weather, weatherMap, getWeather?"
+        );
+        assert_eq!(resolutions(&host.asked), [(Lookup::KeyFirst, Found::Missing(js("Weather")), Phase::Load)]);
+    }
+
+    #[test]
+    fn pooled_step_catalogs_merge_and_search_as_catalogs_from_the_text() {
+        let tools = weather_tools();
+        let search =
+            ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+                .unwrap();
+        // `None` as a slot: a key without a tool (a meta-tool's, as the binding sends it).
+        let resolved: [(&str, Option<&str>, &str, bool); 8] = [
+            ("search_tools", Some("search_tools"), "meta, keyed by its id", true),
+            ("load_tool", None, "meta, no tool", false),
+            ("email", Some("mail"), "Resolved mail tool", true),
+            ("7", None, "array index key", true),
+            ("12", Some("12"), "array index id", true),
+            ("getWeather", Some("getWeather"), "Weather by the id of a record tool", true),
+            ("issue", Some("issue"), "Resolved issue tool, keyed by its id", true),
+            ("memory", None, "Remember things", true),
+        ];
+        let text_resolved = Tools::new(&resolved.map(|(key, id, description, _)| (key, id, description)));
+        let by_text = search.step_catalog(&tools.entries(), &text_resolved.entries()).unwrap();
+
+        // Every tool new to the pool (the record's, then the step's that hold
+        // one): the pool gives them slots 0.. in order.
+        let all: Vec<_> = tools.0.iter().chain(&text_resolved.0).collect();
+        let has_tool = |i: usize| i < 3 || resolved[i - 3].3;
+        let added: Vec<PoolTool<'_>> = (0..all.len())
+            .filter(|&i| has_tool(i))
+            .map(|i| PoolTool { slot: None, id: all[i].1.as_deref(), description: &all[i].2 })
+            .collect();
+        let rows: Vec<(PoolSlot, Option<&[u16]>)> = (0..all.len())
+            .map(|i| {
+                let (key, id, _) = all[i];
+                let slot = if has_tool(i) { PoolSlot::New } else { PoolSlot::NoTool };
+                (slot, (id.as_deref() != Some(&key[..]) || !has_tool(i)).then_some(&key[..]))
+            })
+            .collect();
+        let step = PoolStep { added: &added, parameters: None, released: &[], rows: &rows, record_count: 3 };
+        let (by_pool, changes) = search.pool_step_catalog(step).unwrap();
+        assert_eq!(changes, PoolChanges { added: (0..added.len() as Slot).collect(), forgotten: vec![] });
+
+        assert_eq!(by_pool.sources, by_text.sources);
+        assert_eq!(by_pool.visible, by_text.visible);
+        assert_eq!(by_pool.visible, Some(vec![0, 1]));
+        assert_eq!((by_pool.live, by_text.live), (false, false));
+        let (pooled, text) = (&by_pool.catalog, &by_text.catalog);
+        assert_eq!(pooled.entry_count(), text.entry_count());
+        for entry in 0..text.entry_count() {
+            assert_eq!(pooled.key(entry), text.key(entry));
+            assert_eq!(pooled.id(entry), text.id(entry));
+            assert_eq!(pooled.description(entry), text.description(entry));
+            assert_eq!(pooled.find_by_key(text.key(entry)), text.find_by_key(text.key(entry)));
+            assert_eq!(pooled.find_doc(text.name(entry)), text.find_doc(text.name(entry)));
+        }
+        let keys: Vec<String> = (0..text.entry_count()).map(|i| String::from_utf16_lossy(pooled.key(i))).collect();
+        assert_eq!(keys, ["7", "12", "weather", "email", "issue", "getWeather", "memory"]);
+        let options = SearchOptions { top_k: 100.0, ..SearchOptions::default() };
+        for query in ["weather", "resolved tool issue", "array index", "mail email"] {
+            assert_eq!(pooled.search(&units(query), &options), text.search(&units(query), &options), "{query}");
+        }
+    }
+
+    #[test]
+    fn a_catalog_cell_is_let_go_of_and_restored_while_its_steps_share_their_loaded_names() {
+        let tools = weather_tools();
+        let search =
+            ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+                .unwrap();
+        let resolved =
+            Tools::new(&[("email", Some("mail"), "Resolved mail tool"), ("memory", None, "Remember things")]);
+        let make = || search.step_catalog(&tools.entries(), &resolved.entries()).unwrap();
+        let cell = CatalogCell::new(Arc::new(make()));
+        let loaded = loaded_names(NameSet::new());
+        let step = |cell: &CatalogCell| Step { catalog: cell.get().unwrap(), thread: None, loaded: loaded.clone() };
+
+        let before = step(&cell);
+        let first = ready(search.load(&before, Some(&units("mail")), None, &NoFilter, 0.0));
+        cell.let_go();
+        assert!(cell.get().is_none());
+        // A call under way keeps its own catalog.
+        assert_eq!(before.catalog.catalog.entry_count(), 4);
+
+        cell.restore(make());
+        let after = step(&cell);
+        let again = ready(search.load(&after, Some(&units("mail")), None, &NoFilter, 0.0));
+        assert!(matches!(first, LoadOutcome::Single { success: true, .. }), "{first:?}");
+        let LoadOutcome::Single { message, .. } = again else { panic!("{again:?}") };
+        assert_eq!(message.to_string_lossy(), "Tool \"mail\" is already loaded and available.");
+        let query = units("mail email memory");
+        assert_eq!(
+            ready(search.search(&after, &query, &NoFilter, 0.0)),
+            ready(search.search(&before, &query, &NoFilter, 0.0))
+        );
+    }
+
+    /// A host that awaits as the reference: it records each question, and at
+    /// each tick what the step's loaded names and the store hold.
+    struct Ticking<'s> {
+        search: &'s ToolSearch,
+        step: &'s Step,
+        events: RefCell<Vec<String>>,
+    }
+
+    impl ToolFilter for Ticking<'_> {
+        fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
+            self.events.borrow_mut().push(format!("{ask:?}"));
+            std::future::ready(if matches!(ask, Ask::Resolve { found: Found::Missing(_), .. }) {
+                Answer::DENIED
+            } else {
+                Answer::ALLOWED
+            })
+        }
+
+        fn awaits(&self) -> bool {
+            true
+        }
+
+        fn tick(&self) -> impl Future<Output = ()> {
+            let step = self.step.loaded.lock().len();
+            let store = self.search.loaded_names(Some(&units("t")), None, 1000.0).len();
+            self.events.borrow_mut().push(format!("tick: step {step}, store {store}"));
+            std::future::ready(())
+        }
+    }
+
+    #[test]
+    fn an_operation_that_awaits_as_the_reference_asks_about_every_tool_and_records_loads_around_a_tick() {
+        let tools = weather_tools();
+        let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
+        let search =
+            ToolSearch::new(ToolSearchOptions { include_resolved_tools: true, ..options(false) }, &tools.entries())
+                .unwrap();
+        let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
+        let step = Step::new(catalog, Some(js("t")), NameSet::new());
+        let host = Ticking { search: &search, step: &step, events: RefCell::default() };
+        let outcome = ready(search.load(&step, None, Some(&[js("memory"), js("weather"), js("nope")]), &host, 1000.0));
+        assert!(matches!(outcome, LoadOutcome::Multi { loaded_count: 2, .. }), "{outcome:?}");
+        // A key of the step's copy is its tool, asked about as the reference's
+        // `await isToolAllowed` asks even without a hook; the loads are in the
+        // store before the tick and in the step's loaded names after it.
+        assert_eq!(
+            *host.events.borrow(),
+            [
+                "Tool(3)",
+                "Tool(0)",
+                "Resolve { lookup: KeyFirst, found: Missing(\"nope\"), live: false }",
+                "tick: step 0, store 2",
+            ]
+        );
+        assert_eq!(step.loaded.lock().len(), 2);
+
+        // An auto-loading search: each candidate asked about, the search's end
+        // awaited, then the activation recorded as a load is.
+        let search =
+            ToolSearch::new(ToolSearchOptions { auto_load: true, ..options(false) }, &tools.entries()).unwrap();
+        let step = super::tests::step(&search, Some("t"));
+        let host = Ticking { search: &search, step: &step, events: RefCell::default() };
+        let outcome = ready(search.search(&step, &units("weather email"), &host, 1000.0));
+        assert_eq!(names(&outcome), ["sendEmail", "getWeather"]);
+        assert_eq!(
+            *host.events.borrow(),
+            [
+                "Resolve { lookup: IdOnly, found: ById(1), live: true }",
+                "Resolve { lookup: IdOnly, found: ById(0), live: true }",
+                "tick: step 0, store 0",
+                "tick: step 0, store 2",
+            ]
+        );
+        assert_eq!(step.loaded.lock().len(), 2);
+    }
+
+    #[test]
+    fn a_tool_indexed_under_its_key_for_lack_of_an_id_is_found_only_if_the_record_now_gives_it_that_id() {
+        let tools = Tools::new(&[("frob", None, "Frobnicate the widget"), ("other", Some("other"), "Another widget")]);
+        let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
+        let step = step(&search, None);
+        // Trusting the tables: not found, and the resolution handed over to be checked.
+        let host = VerifyAfter::default();
+        let outcome = ready(search.search(&step, &units("frobnicate widget"), &host, 1000.0));
+        assert_eq!(names(&outcome), ["other"]);
+        assert_eq!(
+            host.into_resolutions(),
+            [resolve(Lookup::IdOnly, Found::Unnamed(0)), resolve(Lookup::IdOnly, Found::ById(1))]
+        );
+        // A host whose record gives it (the same tool, or another under its key).
+        let host = ChangedRecord::new(&[]);
+        let outcome = ready(search.search(&step, &units("frobnicate widget"), &host, 1000.0));
+        assert_eq!(names(&outcome), ["frob", "other"]);
+        let reads = |found| operation::reads(Lookup::IdOnly, &found, true);
+        assert_eq!(reads(Found::Unnamed(0)), [crate::protocol::tool_search::operation::ask::STANDING]);
+    }
+}

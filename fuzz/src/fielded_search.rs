@@ -17,7 +17,7 @@ use mastra_native_processors::search::table::read_parameters;
 use std::path::Path;
 
 use mastra_native_processors::search::{BuiltinModel, Catalog, Ranking, SearchOptions, Span};
-use mastra_native_processors::tool_search::{Options, Storage, Syntax, ToolEntry, ToolSearch};
+use mastra_native_processors::tool_search::{Storage, Syntax, ToolEntry, ToolSearch, ToolSearchOptions};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, U};
 use crate::tool_catalog::{check_candidates, check_walk, gen_rows, spans_of_rows, units};
@@ -134,7 +134,7 @@ pub fn run(data: &[u8]) {
 
     // A step's own tools, merged with the constructor's record (as it was
     // then), keep their own parameters, and the record's tools theirs.
-    let options = Options {
+    let options = ToolSearchOptions {
         search,
         auto_load: false,
         include_resolved_tools: true,

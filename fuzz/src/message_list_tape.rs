@@ -15,8 +15,8 @@
 //! again (the binding asks only once). Errors must have their cause on the tape.
 
 use mastra_native_processors::tool_call_filter::message_list::{
-    code, plan_legacy, plan_tape, tool_call_ids, History, Message, Options, Part, StepHistory, TapePlan, ToolState,
-    TopLevelText,
+    code, plan_legacy, plan_tape, tool_call_ids, History, Message, MessageListOptions, Part, StepHistory, TapePlan,
+    ToolState, TopLevelText,
 };
 use mastra_native_processors::tool_call_filter::tape::{JsonAsks, Stringified, TapeError};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, CallIdSet, Exclude, FilterError};
@@ -103,7 +103,7 @@ pub fn run(data: &[u8]) {
     let mut strings = Strings::default();
     let structured = !one_in(&mut u, 4);
     let mut tape = if structured { gen_history(&mut u, &mut strings) } else { raw_tape(&mut u, 1024) };
-    let options = Options {
+    let options = MessageListOptions {
         preserve_model_output: !one_in(&mut u, 4),
         filter_after_tool_steps: flag(&mut u).then(|| js_number(&mut u)),
     };
@@ -166,7 +166,7 @@ fn check_plan(
     history: &History,
     tape: &[i32],
     plan: &[i32],
-    options: &Options,
+    options: &MessageListOptions,
     exclude: Exclude,
     preserve: &CallIdSet,
 ) -> (Vec<i32>, Vec<usize>, Vec<i32>) {
@@ -356,7 +356,7 @@ fn check_legacy(excluded_ids: &[i32], legacy: &[i32], exclude: Exclude, preserve
 }
 
 /// An error must have its cause in the history.
-fn check_error(history: &History, tape: &[i32], error: &FilterError, options: &Options, exclude: Exclude) {
+fn check_error(history: &History, tape: &[i32], error: &FilterError, options: &MessageListOptions, exclude: Exclude) {
     let listed = exclude == Exclude::Listed;
     let message = |index: usize| history.messages.get(index).copied();
     let with_parts = |index: usize| match message(index) {

@@ -24,7 +24,9 @@
 use std::collections::HashMap;
 
 use mastra_native_processors::releases::PreservedResults;
-use mastra_native_processors::tool_call_filter::prompt::{code, filter_into, input, Answer, Decision, Input, Options};
+use mastra_native_processors::tool_call_filter::prompt::{
+    code, filter_into, input, Answer, Decision, Input, PromptOptions,
+};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, Exclude, FilterError};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
@@ -234,7 +236,7 @@ pub fn parse_prompt(tape: &[i32], table_ids: Option<usize>) -> Option<Prompt> {
 /// How a request's answers are checked: each ask reads the prompt again
 /// with the outputs so far, as the binding does.
 struct Round<'a> {
-    options: &'a Options,
+    options: &'a PromptOptions,
     exclude: Exclude,
     tape: &'a [i32],
     history: Option<&'a [i32]>,
@@ -328,7 +330,7 @@ pub fn run(data: &[u8]) {
     if let Some(generated) = &generated {
         assert_eq!(parse_prompt(&tape, seeded).as_ref(), Some(generated), "the parser reads what the generator wrote");
     }
-    let options = Options {
+    let options = PromptOptions {
         preserve_model_output: !one_in(&mut u, 4),
         filter_after_tool_steps: one_in(&mut u, 3).then(|| js_number(&mut u)),
         preserved_results: pick(&mut u, &[PreservedResults::Every, PreservedResults::WithOwnModelOutput]),

@@ -18,7 +18,7 @@ use mastra_native_processors::search::{
     is_separator, tokenize, truncate_description, Catalog, EntrySpans, PoolEntry, Ranking, SearchOptions, SearchWalk,
     Span, ToolPool, MIN_TOKEN_LEN,
 };
-use mastra_native_processors::tool_search::{Options, Storage, Syntax, ToolSearch};
+use mastra_native_processors::tool_search::{Storage, Syntax, ToolSearch, ToolSearchOptions};
 
 use crate::gen::{flag, int, js_number, one_in, pick, size, U};
 
@@ -189,7 +189,7 @@ pub fn run(data: &[u8]) {
     }
 
     let search = SearchOptions { top_k: js_number(&mut u), min_score: js_number(&mut u), has_filter: flag(&mut u) };
-    let options = Options {
+    let options = ToolSearchOptions {
         search,
         auto_load: flag(&mut u),
         include_resolved_tools: flag(&mut u),

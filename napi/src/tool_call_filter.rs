@@ -3,8 +3,9 @@
 //! hosts whose filter rewrites the provider prompt.
 
 use mastra_native_processors::tool_call_filter::message_list::{self, StepHistory, TapePlan};
+use mastra_native_processors::tool_call_filter::options::FilterOptions;
 use mastra_native_processors::tool_call_filter::prompt;
-use mastra_native_processors::tool_call_filter::refusal::{refusal, FilterOptions};
+use mastra_native_processors::tool_call_filter::refusal::refusal;
 use mastra_native_processors::tool_call_filter::{CallId, CallIdSet, Exclude, FilterError};
 use napi::bindgen_prelude::*;
 use napi::sys;
@@ -37,7 +38,7 @@ pub fn message_list_run_length(mode: i32) -> Result<Option<u32>> {
 }
 
 /// The constructor's options as both stages read them (see the core's
-/// `refusal::FilterOptions`); the `exclude` list stays the wrapper's.
+/// `options::FilterOptions`); the `exclude` list stays the wrapper's.
 #[napi(object, object_from_js = false)]
 pub struct ToolCallFilterOptions {
     /// `exclude` is a list, read live on every call.
@@ -123,7 +124,7 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
     // SAFETY: Node-API calls this with its `env` and `info`.
     unsafe {
         raw::enter::<7>(env, info, |args| {
-            let options = message_list::Options {
+            let options = message_list::MessageListOptions {
                 preserve_model_output: args.bool(0)?,
                 filter_after_tool_steps: args.f64_or_undefined(1)?,
             };

@@ -1,5 +1,8 @@
-//! `NativeToolSearch`, `NativeStep` and `NativeOperation`: the Rust half of
-//! `ToolSearchProcessor`.
+//! The Rust half of `ToolSearchProcessor`: `NativeToolSearch` here, and its
+//! other classes a file each: [`options`] (`NativeToolSearchOptions`),
+//! [`step_catalog`] (`NativeStepCatalog`), [`step`] (`NativeStep`) and
+//! [`operation`] (`NativeOperation`), with the shapes of their answers in
+//! [`answers`] and [`flat`].
 //!
 //! Translation only. Tool records cross once, as one UTF-16 string and a
 //! tool table (the core's `search::table`), with a parameter table beside it
@@ -10,44 +13,46 @@
 //! classified as [`Given`] values for the core to judge. Queries and names
 //! cross as UTF-16 so lone surrogates survive. The layouts and codes are the
 //! core's `protocol::tool_search`. Tools themselves stay in JavaScript: Rust
-//! refers to them by [`ToolRef`]. Operations that consult the filter hook are
-//! the core's resumable [`Operation`]s, which JavaScript drives.
+//! refers to them by [`ToolRef`](mastra_native_processors::tool_search::ToolRef).
+//! Operations that consult the filter hook are the core's resumable
+//! [`Operation`](mastra_native_processors::tool_search::operation::Operation)s,
+//! which JavaScript drives.
 //!
 //! Every entry point catches panics, so none can abort Node. A refusal of bad
 //! input is thrown as a `TypeError` naming what was wrong; a failure of the
 //! protocol between the two halves, which no input can cause, as an `Error`.
 
+mod answers;
 mod flat;
+mod operation;
+mod options;
+mod step;
+mod step_catalog;
 
 use std::fmt::Display;
 use std::sync::Arc;
 
 use mastra_native_processors::given::Given;
 use mastra_native_processors::js::JsString;
-use mastra_native_processors::releases;
 use mastra_native_processors::search::embedding::TokenScratch;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
-use mastra_native_processors::search::{
-    BuiltinModel, EntrySpans, HybridConfig, ParamTable, Ranking, Span, VectorSource,
-};
+use mastra_native_processors::search::{BuiltinModel, EntrySpans, ParamTable, Span};
 use mastra_native_processors::stores::facts::read_facts;
-use mastra_native_processors::tool_search::operation::{complete_now, Operation};
-use mastra_native_processors::tool_search::options::GivenOptions;
+use mastra_native_processors::tool_search::operation::complete_now;
 use mastra_native_processors::tool_search::refusal::refuse_record_value;
-use mastra_native_processors::tool_search::request::{
-    load_tool_name, load_tool_names, request_thread, search_query, thread_to_clear, MemoryContext,
-};
+use mastra_native_processors::tool_search::request::{load_tool_names, request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    loaded_names, messages, CatalogCell, LiveKeys, LiveRecord, LoadOutcome, LoadedNames, NoFilter, Options, Phase,
-    PoolStep, PoolTool, SearchOutcome, Step, StepCatalog, ToolEntry, ToolRef, ToolSearch, VerifyAfter,
+    loaded_names, messages, LiveRecord, PoolStep, PoolTool, ToolEntry, ToolSearch,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
-use crate::buffers::{Int32In, Int32Out};
 use crate::given::given;
 use crate::utf16::Utf16Text;
-use flat::Checks;
+use answers::SearchToolsOutput;
+use options::{NativeToolSearchOptions, ToolSearchSettings};
+use step::NativeStep;
+use step_catalog::NativeStepCatalog;
 
 /// Throws a refusal of bad input as a `TypeError` (napi-rs would throw a
 /// returned `Error` as a plain `Error`).
@@ -88,78 +93,6 @@ fn read_tool_names(env: &Env, names: Unknown<'_>) -> Result<Option<Vec<JsString>
     load_tool_names(classified, elements).map_err(|refusal| type_error(env, refusal))
 }
 
-/// The constructor options as the wrapper read them from the options object
-/// (`search: options.search`, `topK: options.search?.topK`, ...).
-#[napi(object, object_to_js = false)]
-pub struct ToolSearchOptionValues<'a> {
-    pub search: Option<Unknown<'a>>,
-    pub top_k: Option<Unknown<'a>>,
-    pub min_score: Option<Unknown<'a>>,
-    pub auto_load: Option<Unknown<'a>>,
-    pub storage: Option<Unknown<'a>>,
-    pub ttl: Option<Unknown<'a>>,
-    pub filter: Option<Unknown<'a>>,
-    pub include_resolved_tools: Option<Unknown<'a>>,
-    pub inject_catalog: Option<Unknown<'a>>,
-    pub ranking: Option<Unknown<'a>>,
-    pub embedder: Option<Unknown<'a>>,
-    pub embedder_do_embed: Option<Unknown<'a>>,
-    pub syntax: Option<Unknown<'a>>,
-    pub filter_concurrency: Option<Unknown<'a>>,
-}
-
-impl ToolSearchOptionValues<'_> {
-    fn given(&self) -> Result<GivenOptions> {
-        Ok(GivenOptions {
-            search: given(self.search)?,
-            top_k: given(self.top_k)?,
-            min_score: given(self.min_score)?,
-            auto_load: given(self.auto_load)?,
-            storage: given(self.storage)?,
-            ttl: given(self.ttl)?,
-            filter: given(self.filter)?,
-            include_resolved_tools: given(self.include_resolved_tools)?,
-            inject_catalog: given(self.inject_catalog)?,
-            ranking: given(self.ranking)?,
-            embedder: given(self.embedder)?,
-            embedder_do_embed: given(self.embedder_do_embed)?,
-            syntax: given(self.syntax)?,
-            filter_concurrency: given(self.filter_concurrency)?,
-        })
-    }
-}
-
-/// What the wrapper needs to know about a processor, read once.
-#[napi(object)]
-pub struct ToolSearchSettings {
-    /// The system instruction each step adds.
-    pub instruction: String,
-    /// `search_tools`' description.
-    pub search_description: String,
-    /// The description of `search_tools`' `query`, for the syntax it takes.
-    pub search_query_description: String,
-    /// Whether `load_tool` is offered.
-    pub offers_load_tool: bool,
-    /// Whether the step's own tools are searchable (`includeResolvedTools`),
-    /// so the wrapper hands them over.
-    pub searches_step_tools: bool,
-    /// Whether the store reads the messages (the wrapper then reports them).
-    pub reads_messages: bool,
-    /// Whether there is a filter hook to ask.
-    pub has_filter: bool,
-    /// Whether steps list the catalog (`injectCatalog`, as the host honours it).
-    pub injects_catalog: bool,
-    /// How often to sweep idle threads, or `null` for never.
-    pub sweep_interval_ms: Option<f64>,
-    /// Whether the user's embedding model makes the vectors (`'hybrid'`
-    /// with `search.embedder`): the wrapper embeds `toolTexts()`, sets them
-    /// with `setToolVectors`, and embeds each question.
-    pub takes_vectors: bool,
-    /// How many tools the hook may be asked about at once: 1 drives
-    /// operations with `resume`, more with `exchange`.
-    pub filter_concurrency: u32,
-}
-
 /// The units of `text` in `span`, which was checked against it.
 fn piece(text: &[u16], span: Span) -> &[u16] {
     &text[span.start as usize..span.end as usize]
@@ -171,40 +104,6 @@ fn parameter_table(text: Option<Utf16Text>, table: Option<Int32Array>, tools: us
     match (text, table) {
         (Some(Utf16Text(text)), Some(table)) => read_parameters(text, &table, tools).map(Some).map_err(internal_error),
         _ => Ok(None),
-    }
-}
-
-/// The constructor options, applied for the host release. They are read
-/// before the tools, so the wrapper knows whether to read the tools'
-/// parameters too.
-#[napi]
-pub struct NativeToolSearchOptions {
-    options: Options,
-}
-
-#[napi]
-impl NativeToolSearchOptions {
-    #[napi(constructor, catch_unwind)]
-    pub fn new(env: Env, values: ToolSearchOptionValues, host_release: String) -> Result<Self> {
-        let host = releases::behaviours(&host_release).map_err(internal_error)?;
-        let options = Options::from_given(&values.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
-        Ok(Self { options })
-    }
-
-    /// Whether the catalogs keep the tools' parameters (for the ranking, or
-    /// a `search_tools` pattern), which the wrapper then sends beside every
-    /// tool table.
-    #[napi(getter, catch_unwind)]
-    pub fn reads_parameters(&self) -> bool {
-        self.options.reads_parameters()
-    }
-
-    /// Whether the ranking embeds with the built-in model (`'hybrid'`
-    /// without `search.embedder`): the wrapper then names its file with
-    /// [`locate_builtin_model`] before the tools cross.
-    #[napi(getter, catch_unwind)]
-    pub fn uses_builtin_model(&self) -> bool {
-        matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::BuiltIn, .. }))
     }
 }
 
@@ -524,58 +423,6 @@ fn tool_entries<'t>(text: &'t [u16], spans: &[EntrySpans]) -> Vec<ToolEntry<'t>>
         .collect()
 }
 
-/// A catalog a step searches: the constructor's tools, or those merged with
-/// the tools the agent resolved for a request. The wrapper may let go of it
-/// before it is collected, and have it made again (see
-/// [`CatalogCell`]); the steps that search it share it.
-#[napi]
-pub struct NativeStepCatalog {
-    cell: Arc<CatalogCell>,
-}
-
-impl NativeStepCatalog {
-    fn new(catalog: Arc<StepCatalog>) -> NativeStepCatalog {
-        NativeStepCatalog { cell: Arc::new(CatalogCell::new(catalog)) }
-    }
-
-    fn catalog(&self) -> Result<Arc<StepCatalog>> {
-        built(&self.cell)
-    }
-}
-
-/// A cell's catalog, which the wrapper makes again before any use once it
-/// let go of it.
-fn built(cell: &CatalogCell) -> Result<Arc<StepCatalog>> {
-    cell.get().ok_or_else(|| internal_error("the step catalog was let go of and not made again"))
-}
-
-#[napi]
-impl NativeStepCatalog {
-    /// Whether names resolve in the caller's record as it is now (the
-    /// constructor's), which the wrapper then reads: see the core's
-    /// `StepCatalog::live`.
-    #[napi(getter, catch_unwind)]
-    pub fn live(&self) -> Result<bool> {
-        Ok(self.catalog()?.live)
-    }
-
-    /// The step's own tools that stay in the prompt (indexes into them), or
-    /// `null` when all do. A property of the catalog, so the wrapper reads
-    /// it once, with the catalog, rather than for every step.
-    #[napi(getter, catch_unwind)]
-    pub fn visible(&self) -> Result<Option<Int32Array>> {
-        Ok(self.catalog()?.visible.as_ref().map(|v| Int32Array::new(v.iter().map(|&i| i as i32).collect())))
-    }
-
-    /// Lets go of the catalog now, rather than when this wrapper and the
-    /// steps' are collected; `NativeToolSearch.restoreStepCatalog` makes it
-    /// again.
-    #[napi(catch_unwind)]
-    pub fn let_go(&self) {
-        self.cell.let_go();
-    }
-}
-
 /// A tools record as it crosses (the protocol's `toolTable`).
 #[napi(object, object_to_js = false)]
 pub struct ToolTable {
@@ -621,442 +468,7 @@ pub struct StateStats {
     pub oldest_access_time: Option<f64>,
 }
 
-/// What an operation ends with.
-enum Outcome {
-    Catalog(Option<JsString>),
-    Search(SearchOutcome),
-    Load(LoadOutcome),
-    Active(Vec<(JsString, ToolRef)>),
-}
-
-/// A `search_tools`, `load_tool`, active-tools or catalog operation that
-/// consults the filter hook: the core's resumable `Operation` (its module
-/// docs describe how JavaScript drives it).
-#[napi]
-pub struct NativeOperation {
-    inner: Operation<Outcome>,
-}
-
-impl NativeOperation {
-    /// An operation asking in `phase`, awaiting as the reference does when
-    /// `awaits` (see the core's `operation`), up to `filterConcurrency`
-    /// questions at once.
-    fn start<F>(
-        search: &ToolSearch,
-        phase: Phase,
-        awaits: bool,
-        run: impl FnOnce(mastra_native_processors::tool_search::operation::Relay) -> F,
-    ) -> Self
-    where
-        F: std::future::Future<Output = Outcome> + Send + 'static,
-    {
-        let concurrency = usize::try_from(search.options().filter_concurrency).unwrap_or(usize::MAX);
-        NativeOperation { inner: Operation::start_with(phase, concurrency, awaits, run) }
-    }
-
-    fn outcome(&mut self) -> Result<Outcome> {
-        self.inner.take_outcome().ok_or_else(|| internal_error("the operation has no outcome (yet)"))
-    }
-}
-
-#[napi]
-impl NativeOperation {
-    /// The `phase` of every question this operation asks.
-    #[napi(getter, catch_unwind)]
-    pub fn phase(&self) -> &'static str {
-        self.inner.phase().name()
-    }
-
-    /// Whether the operation runs in time with the reference: its driver
-    /// awaits every answer that is a promise (its stand-in for the
-    /// reference's `isToolAllowed`, which it gives for every tool asked
-    /// about, hook or not) and every `tick` (see the core's `operation`).
-    #[napi(getter, catch_unwind)]
-    pub fn awaits_as_reference(&self) -> bool {
-        self.inner.awaits()
-    }
-
-    /// Hands over the verdict on the last question and runs on; returns the
-    /// tool of the next question, or the `done` code.
-    #[napi(catch_unwind)]
-    pub fn resume(&mut self, verdict: i32) -> Result<i32> {
-        self.inner.resume(verdict).map_err(internal_error)
-    }
-
-    /// For a hook asked about several tools at once (`filterConcurrency`):
-    /// hands over `count` answers from `answers` and runs on, deciding in
-    /// the order asked; writes the questions to ask now into `questions`
-    /// and returns how many, or the `done` code. The layout is the
-    /// protocol's `operation.batch`: `[ticket, code]` per answer and per
-    /// question. None written: the hook still has some to answer; the
-    /// buffer filled: call again, without answers, for more.
-    #[napi(catch_unwind)]
-    pub fn exchange(&mut self, answers: Int32In, count: u32, mut questions: Int32Out) -> Result<i32> {
-        use mastra_native_processors::protocol::tool_search::operation::batch::{CODE, ENTRY_WORDS, TICKET};
-        let given = answers.as_slice().chunks_exact(ENTRY_WORDS).take(count as usize);
-        let room = questions.len() / ENTRY_WORDS;
-        let asked =
-            self.inner.exchange(given.map(|answer| (answer[TICKET], answer[CODE])), room).map_err(internal_error)?;
-        let Some(asked) = asked else { return Ok(mastra_native_processors::protocol::tool_search::operation::DONE) };
-        let mut words = vec![0; asked.len() * ENTRY_WORDS];
-        for (entry, (ticket, question)) in words.chunks_exact_mut(ENTRY_WORDS).zip(&asked) {
-            entry[TICKET] = *ticket;
-            entry[CODE] = *question;
-        }
-        questions.write(&[&words], &[Some(&answers)])?;
-        Ok(asked.len() as i32)
-    }
-
-    /// The name question `ticket` is about, while the hook has it, when the
-    /// tables found no tool for it (else `null`).
-    #[napi(catch_unwind)]
-    pub fn question_name_of(&self, ticket: i32) -> Option<Utf16String> {
-        self.inner.question_name_of(ticket).map(utf16)
-    }
-
-    /// The name the pending question is about, when the tables found no
-    /// tool for it (else `null`).
-    #[napi(getter, catch_unwind)]
-    pub fn question_name(&self) -> Option<Utf16String> {
-        self.inner.question_name().map(utf16)
-    }
-
-    /// The caller's record's keys as they are now (`Object.keys`), end to
-    /// end in `text`, each `lengths[i]` long, as the `needKeys` question
-    /// asks; the next `resume` hands them over.
-    #[napi(catch_unwind)]
-    pub fn use_keys(&mut self, #[napi(ts_arg_type = "string")] text: Utf16Text, lengths: Int32Array) -> Result<()> {
-        let keys = LiveKeys::from_lengths(&text.0, &lengths).ok_or_else(|| internal_error("key lengths"))?;
-        self.inner.provide_keys(keys);
-        Ok(())
-    }
-
-    /// The `id` of the tool the next `resume` answers about, when it is not
-    /// the id the tables hold for it, as read after the hook answered, for
-    /// the injected catalog's line (the core's `listed_name` says what it
-    /// names). `false`: it names nothing, for the wrapper to refuse it.
-    #[napi(catch_unwind)]
-    pub fn use_name(&mut self, id: Unknown) -> Result<bool> {
-        Ok(self.inner.provide_id(None, given(Some(id))?))
-    }
-
-    /// `useName` for the answer to question `ticket`, for a hook asked
-    /// about several tools at once (`filterConcurrency`): the name goes with
-    /// that answer, whenever `exchange` hands it over.
-    #[napi(catch_unwind)]
-    pub fn use_name_of(&mut self, ticket: i32, id: Unknown) -> Result<bool> {
-        Ok(self.inner.provide_id(Some(ticket), given(Some(id))?))
-    }
-
-    #[napi(catch_unwind)]
-    pub fn catalog_output(&mut self) -> Result<Option<Utf16String>> {
-        match self.outcome()? {
-            Outcome::Catalog(message) => Ok(message.map(utf16)),
-            _ => Err(internal_error("not a catalog operation")),
-        }
-    }
-
-    /// `search_tools`' answer, laid out in `out` after no checks (see
-    /// [`flat`]) and its text returned, or as an object when it does not fit.
-    #[napi(catch_unwind)]
-    pub fn search_output(&mut self, mut out: Int32Out) -> Result<Either<Utf16String, SearchToolsOutput>> {
-        match self.outcome()? {
-            Outcome::Search(outcome) => flat::search_answer(outcome, Checks::none(), &mut out),
-            _ => Err(internal_error("not a search operation")),
-        }
-    }
-
-    #[napi(catch_unwind)]
-    pub fn load_output(&mut self) -> Result<LoadToolResult> {
-        match self.outcome()? {
-            Outcome::Load(outcome) => Ok(load_result(outcome)),
-            _ => Err(internal_error("not a load operation")),
-        }
-    }
-
-    #[napi(catch_unwind)]
-    pub fn active_output(&mut self) -> Result<ActiveTools> {
-        match self.outcome()? {
-            Outcome::Active(tools) => Ok(active_tools(tools, Checks::none())),
-            _ => Err(internal_error("not an active-tools operation")),
-        }
-    }
-}
-
 /// Runs an operation without a hook, which completes on its first poll.
 fn run_now<T>(future: impl std::future::Future<Output = T>) -> Result<T> {
     complete_now(future).ok_or_else(|| internal_error("an operation without a hook waited"))
-}
-
-#[napi(object)]
-pub struct SearchResultItem {
-    pub name: Utf16String,
-    pub description: Utf16String,
-    pub score: f64,
-}
-
-#[napi(object)]
-pub struct SearchToolsOutput {
-    pub results: Vec<SearchResultItem>,
-    pub message: Utf16String,
-}
-
-impl From<SearchOutcome> for SearchToolsOutput {
-    fn from(outcome: SearchOutcome) -> Self {
-        SearchToolsOutput {
-            results: outcome
-                .results
-                .into_iter()
-                .map(|hit| SearchResultItem {
-                    name: utf16(hit.name),
-                    description: utf16(hit.description),
-                    score: hit.score,
-                })
-                .collect(),
-            message: utf16(outcome.message),
-        }
-    }
-}
-
-/// `load_tool`'s result when nothing usable was asked for: `{ success, message }`.
-#[napi(object, object_from_js = false)]
-pub struct LoadRefused {
-    pub success: bool,
-    pub message: Utf16String,
-}
-
-/// `load_tool`'s result for a single `toolName`: `{ success, message, toolName }`.
-#[napi(object, object_from_js = false)]
-pub struct LoadedOne {
-    pub success: bool,
-    pub message: Utf16String,
-    pub tool_name: Utf16String,
-}
-
-/// `load_tool`'s result for `toolNames`, each list `undefined` (but there)
-/// when empty: `{ success, message, loadedCount, loaded, notFound,
-/// alreadyLoaded }`.
-#[napi(object, object_from_js = false)]
-pub struct LoadedMany {
-    pub success: bool,
-    pub message: Utf16String,
-    pub loaded_count: u32,
-    pub loaded: Either<Vec<Utf16String>, Undefined>,
-    pub not_found: Either<Vec<Utf16String>, Undefined>,
-    pub already_loaded: Either<Vec<Utf16String>, Undefined>,
-}
-
-/// `load_tool`'s result, in the shape (the keys, in their order) the
-/// reference's has.
-pub type LoadToolResult = Either3<LoadRefused, LoadedOne, LoadedMany>;
-
-fn load_result(outcome: LoadOutcome) -> LoadToolResult {
-    let list = |names: Option<Vec<JsString>>| match names {
-        Some(names) => Either::A(names.into_iter().map(utf16).collect()),
-        None => Either::B(()),
-    };
-    match outcome {
-        LoadOutcome::Invalid { message } => Either3::A(LoadRefused { success: false, message: utf16(message) }),
-        LoadOutcome::Single { success, message, tool_name } => {
-            Either3::B(LoadedOne { success, message: utf16(message), tool_name: utf16(tool_name) })
-        }
-        LoadOutcome::Multi { success, message, loaded_count, loaded, not_found, already_loaded } => {
-            Either3::C(LoadedMany {
-                success,
-                message: utf16(message),
-                loaded_count: loaded_count as u32,
-                loaded: list(loaded),
-                not_found: list(not_found),
-                already_loaded: list(already_loaded),
-            })
-        }
-    }
-}
-
-/// The loaded tools a request may use: their names one after another in
-/// `text`, and in `words` the tools they resolve to (one per name), then the
-/// names' lengths, then the checks of the operation's resolutions when it
-/// made any (see [`flat`]; never from an operation with questions), with the
-/// names of those that found nothing, in order (absent when none did). The
-/// names cross as one string because an agent's steps mostly load the same
-/// names as the step before: the wrapper then compares one string and keeps
-/// the names it split last time (strings V8 has already made property keys),
-/// where a string per name would be made, and made a key, every step
-/// (measured: most of a step's cost with 100 tools loaded). The checks ride
-/// in the array made for the tools anyway, and only when there are some: one
-/// more argument or array, or an empty array no longer empty, costs a step
-/// with nothing loaded more than the rest of its answer (measured).
-#[napi(object)]
-pub struct ActiveTools {
-    pub text: Utf16String,
-    pub count: u32,
-    pub words: Int32Array,
-    pub missing: Option<Vec<Utf16String>>,
-}
-
-fn utf16(s: JsString) -> Utf16String {
-    Utf16String::from(s.into_units().into_vec())
-}
-
-fn active_tools(names_and_tools: Vec<(JsString, ToolRef)>, checks: Checks) -> ActiveTools {
-    let count = names_and_tools.len();
-    let mut words = Vec::with_capacity(2 * count + checks.words.len());
-    words.extend(names_and_tools.iter().map(|(_, tool)| *tool));
-    let mut text = Vec::with_capacity(names_and_tools.iter().map(|(name, _)| name.units().len()).sum());
-    for (name, _) in &names_and_tools {
-        words.push(name.units().len() as i32);
-        text.extend_from_slice(name.units());
-    }
-    if checks.words[flat::COUNT] != 0 {
-        words.extend_from_slice(&checks.words);
-    }
-    let missing = (!checks.missing.is_empty()).then(|| checks.missing.into_iter().map(utf16).collect());
-    ActiveTools { text: Utf16String::from(text), count: count as u32, words: Int32Array::new(words), missing }
-}
-
-/// One `processInputStep`'s half in Rust. Its catalog is kept apart, as the
-/// wrapper may let go of it between calls (see [`NativeStepCatalog`]); each
-/// call makes the core's [`Step`] of it.
-#[napi]
-pub struct NativeStep {
-    search: Arc<ToolSearch>,
-    catalog: Arc<CatalogCell>,
-    thread: Option<JsString>,
-    loaded: LoadedNames,
-}
-
-impl NativeStep {
-    fn step(&self) -> Result<Step> {
-        let (thread, loaded) = (self.thread.clone(), self.loaded.clone());
-        Ok(Step { catalog: built(&self.catalog)?, thread, loaded })
-    }
-
-    /// `search_tools` as an operation (see [`search_operation`](Self::search_operation)),
-    /// with the question's vector when the user's embedding model made one.
-    fn start_search(&self, query: JsString, now: f64, query_vector: Option<Vec<f32>>) -> Result<NativeOperation> {
-        let (search, step) = (self.search.clone(), self.step()?);
-        let awaits = search.awaits_as_reference(Phase::Search);
-        Ok(NativeOperation::start(&self.search, Phase::Search, awaits, move |hook| async move {
-            Outcome::Search(search.search_with_vector(&step, &query, query_vector.as_deref(), &hook, now).await)
-        }))
-    }
-}
-
-#[napi]
-impl NativeStep {
-    /// `search_tools`: the operation to drive when it must ask as it goes
-    /// (the core's `ToolSearch::asks_as_it_goes`); else the search made at
-    /// once, trusting the catalog's tables: the resolutions made go to `out`
-    /// as checks (see [`flat`]), for the wrapper to check against the
-    /// caller's record, which may have changed since (it runs
-    /// [`search_operation`](Self::search_operation) instead should any not
-    /// hold); then the answer, laid out after them and its text returned, or
-    /// as an object when it does not fit.
-    #[napi(catch_unwind)]
-    pub fn search(
-        &self,
-        env: Env,
-        query: Unknown,
-        now: f64,
-        mut out: Int32Out,
-        query_vector: Option<Float32Array>,
-    ) -> Result<Either3<Utf16String, SearchToolsOutput, NativeOperation>> {
-        let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
-        let step = self.step()?;
-        if self.search.asks_as_it_goes(Phase::Search) {
-            return Ok(Either3::C(self.start_search(query, now, query_vector.map(|v| v.to_vec()))?));
-        }
-        let trusted = VerifyAfter::default();
-        let outcome = run_now(self.search.search_with_vector(&step, &query, query_vector.as_deref(), &trusted, now))?;
-        Ok(match flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)? {
-            Either::A(text) => Either3::A(text),
-            Either::B(output) => Either3::B(output),
-        })
-    }
-
-    /// `search_tools` as an operation, asking the host about each candidate
-    /// in rank order: when it must, or when the checks of
-    /// [`search`](Self::search)'s answer do not hold.
-    #[napi(catch_unwind)]
-    pub fn search_operation(
-        &self,
-        env: Env,
-        query: Unknown,
-        now: f64,
-        query_vector: Option<Float32Array>,
-    ) -> Result<NativeOperation> {
-        let query = search_query(given(Some(query))?).map_err(|refusal| type_error(&env, refusal))?;
-        self.start_search(query, now, query_vector.map(|v| v.to_vec()))
-    }
-
-    /// `load_tool`: the operation to drive, asking the host about each name
-    /// and suggestion, in time with the reference (see the core's
-    /// `ToolSearch::awaits_as_reference`).
-    #[napi(catch_unwind)]
-    pub fn load(&self, env: Env, tool_name: Unknown, tool_names: Unknown, now: f64) -> Result<NativeOperation> {
-        let tool_name = load_tool_name(given(Some(tool_name))?).map_err(|refusal| type_error(&env, refusal))?;
-        let tool_names = read_tool_names(&env, tool_names)?;
-        let (search, step) = (self.search.clone(), self.step()?);
-        let awaits = search.awaits_as_reference(Phase::Load);
-        Ok(NativeOperation::start(&self.search, Phase::Load, awaits, move |hook| async move {
-            Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
-        }))
-    }
-
-    /// The loaded tools as of this step's start: `null` when nothing is
-    /// loaded, which most steps find, for far less than an empty answer
-    /// costs to make; the operation to drive when it must ask as it goes
-    /// (with a hook); else the tools, trusting the catalog's tables, with the
-    /// checks (see [`search`](Self::search)).
-    #[napi(catch_unwind)]
-    pub fn active(&self) -> Result<Option<Either<ActiveTools, NativeOperation>>> {
-        let names = {
-            let loaded = self.loaded.lock();
-            if loaded.is_empty() {
-                return Ok(None);
-            }
-            loaded.clone()
-        };
-        let catalog = built(&self.catalog)?;
-        if self.search.asks_as_it_goes(Phase::Active) {
-            return Ok(Some(Either::B(self.active_operation()?)));
-        }
-        let trusted = VerifyAfter::default();
-        let tools = run_now(self.search.active_tools(&catalog, &names, &trusted))?;
-        Ok(Some(Either::A(active_tools(tools, Checks::of(trusted)?))))
-    }
-
-    /// The loaded tools as an operation, asking the host about each
-    /// (phase `'active'`): when the checks of [`active`](Self::active)'s
-    /// answer do not hold.
-    #[napi(catch_unwind)]
-    pub fn active_operation(&self) -> Result<NativeOperation> {
-        let (search, step) = (self.search.clone(), self.step()?);
-        Ok(NativeOperation::start(&self.search, Phase::Active, false, move |hook| async move {
-            let names = step.loaded.lock().clone();
-            Outcome::Active(search.active_tools(&step.catalog, &names, &hook).await)
-        }))
-    }
-
-    /// The system message listing the step's catalog (`injectCatalog`), or
-    /// `null` when there is none, or the operation to drive with a hook,
-    /// which it asks about each tool (phase `'search'`). A `record` is the
-    /// caller's record as it is now, when it no longer is the catalog's;
-    /// without one, and without a hook, the message depends on the catalog
-    /// alone, so the wrapper may keep it with the catalog.
-    #[napi(catch_unwind)]
-    pub fn catalog_message(
-        &self,
-        record: Option<LiveRecordTable>,
-    ) -> Result<Either<Option<Utf16String>, NativeOperation>> {
-        let record = live_record(record)?;
-        let (search, step) = (self.search.clone(), self.step()?);
-        if !search.options().search.has_filter {
-            let message = run_now(search.catalog_message(&step.catalog, record.as_deref(), &NoFilter))?;
-            return Ok(Either::A(message.map(utf16)));
-        }
-        Ok(Either::B(NativeOperation::start(&self.search, Phase::Search, false, move |hook| async move {
-            Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
-        })))
-    }
 }

@@ -70,7 +70,7 @@ pub use crate::protocol::tool_call_filter::state_keys::{SEEN as SEEN_STATE_KEY, 
 
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct MessageListOptions {
     pub preserve_model_output: bool,
     /// `filterAfterToolSteps` as JavaScript gave it; `None` leaves agent-loop steps alone.
     pub filter_after_tool_steps: Option<f64>,
@@ -317,7 +317,7 @@ pub enum TapePlan {
 
 /// Parses a history tape and plans it in one go.
 pub fn plan_tape(
-    options: &Options,
+    options: &MessageListOptions,
     exclude: Exclude,
     tape: &[i32],
     preserve: &CallIdSet,
@@ -329,7 +329,7 @@ pub fn plan_tape(
 /// Decides, for every message, whether it stays, goes or is rebuilt. `tape`
 /// is the tape `history` was read from (model outputs are read from it).
 pub fn plan_history(
-    options: &Options,
+    options: &MessageListOptions,
     exclude: Exclude,
     tape: &[i32],
     history: &History,
@@ -500,7 +500,7 @@ pub fn plan_legacy_into(
 const PRESERVE_SCANNED: usize = 16;
 
 struct Planner<'a> {
-    options: &'a Options,
+    options: &'a MessageListOptions,
     exclude: Exclude,
     tape: &'a [i32],
     history: &'a History,
@@ -607,5 +607,518 @@ impl Planner<'_> {
 }
 
 #[cfg(test)]
-#[path = "message_list_tests.rs"]
-mod tests;
+mod tests {
+    use super::*;
+    use crate::test_rng::Rng;
+    use crate::tool_call_filter::tape::{self, TapeError, MAX_NODE_DEPTH};
+
+    /// Builds tapes the way the binding does, one message at a time.
+    #[derive(Default)]
+    struct HistoryTape {
+        tape: Vec<i32>,
+        count: i32,
+    }
+
+    /// A tool part: state (1 call, 2 result), excluded, call id, model output node.
+    fn tool(state: i32, excluded: bool, id: i32, output: Option<Vec<i32>>) -> Vec<i32> {
+        let mut part = vec![1, state, excluded as i32, id];
+        match output {
+            None => part.push(0),
+            Some(node) => {
+                part.push(1);
+                part.extend(node);
+            }
+        }
+        part
+    }
+
+    fn text_part() -> Vec<i32> {
+        vec![0]
+    }
+
+    impl HistoryTape {
+        fn untouched(mut self) -> Self {
+            self.tape.push(0);
+            self.count += 1;
+            self
+        }
+
+        fn message(mut self, top_text: i32, parts: Vec<Vec<i32>>) -> Self {
+            self.tape.extend([1, top_text, parts.len() as i32]);
+            for part in parts {
+                self.tape.extend(part);
+            }
+            self.count += 1;
+            self
+        }
+
+        fn build(self) -> Vec<i32> {
+            let mut tape = vec![self.count];
+            tape.extend(self.tape);
+            tape
+        }
+    }
+
+    /// A plan under an exclude list: the messages' plan, the legacy verdicts and the excluded calls' ids.
+    fn listed(messages: &[i32], excluded_ids: &[i32]) -> Vec<i32> {
+        let mut plan = messages.to_vec();
+        plan.extend(legacy_verdicts(Exclude::Listed));
+        plan.extend_from_slice(excluded_ids);
+        plan
+    }
+
+    fn options(exclude: Exclude, preserve_model_output: bool) -> (MessageListOptions, Exclude) {
+        (MessageListOptions { preserve_model_output, filter_after_tool_steps: None }, exclude)
+    }
+
+    fn run(
+        (options, exclude): (MessageListOptions, Exclude),
+        tape: &[i32],
+        preserve: &[CallId],
+    ) -> Result<Vec<i32>, FilterError> {
+        match plan_tape(&options, exclude, tape, &preserve.iter().copied().collect())? {
+            TapePlan::Ready(plan) => Ok(plan),
+            TapePlan::NeedsJson(slots) => panic!("needs JSON at {slots:?}"),
+        }
+    }
+
+    #[test]
+    fn exclude_all_drops_tool_only_messages_and_rewrites_mixed_ones() {
+        let tape = HistoryTape::default()
+            .untouched()
+            .message(0, vec![text_part(), tool(1, false, 0, None)])
+            .message(0, vec![tool(2, false, 0, None)])
+            .message(0, vec![text_part()])
+            .build();
+        let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+        assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 0, 1, plan::LEGACY_NONE_KEPT, plan::DROP, plan::KEEP]);
+    }
+
+    #[test]
+    fn top_level_text_keeps_an_emptied_message() {
+        let tape = HistoryTape::default()
+            .message(1, vec![tool(2, false, 0, None)])
+            .message(2, vec![tool(2, false, 1, None)])
+            .build();
+        let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+        assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::LEGACY_NONE_KEPT, plan::DROP]);
+    }
+
+    #[test]
+    fn an_unread_top_level_text_is_asked_for_only_where_it_decides() {
+        // Not an own key: asked of an emptied message (a table by the text's
+        // kind), never of one that keeps a part.
+        let unread = code::TEXT_UNREAD;
+        let tape = HistoryTape::default()
+            .message(unread, vec![tool(2, false, 0, None), vec![2]])
+            .message(unread, vec![text_part(), tool(2, false, 1, None)])
+            .build();
+        let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+        let table = [plan::DROP, plan::REWRITE, plan::DROP, plan::DROP];
+        let mut expected = vec![plan::ASK_TEXT];
+        expected.extend(table);
+        expected.extend([
+            plan::PART_DROP,
+            plan::PART_DROP,
+            plan::LEGACY_NONE_KEPT,
+            plan::REWRITE,
+            plan::PART_KEEP,
+            plan::PART_DROP,
+            plan::LEGACY_NONE_KEPT,
+        ]);
+        assert_eq!(plan, expected);
+        // The table follows the kinds' codes.
+        assert_eq!([code::TEXT_ABSENT, code::TEXT, code::TEXT_BLANK, code::TEXT_NOT_A_STRING], [0, 1, 2, 3]);
+        // With an exclude list the reference checks its copy of the content too,
+        // which lacks a key that is not the content's own: the message goes
+        // whatever the text read.
+        let tape = HistoryTape::default().message(unread, vec![tool(2, true, 0, None)]).build();
+        assert_eq!(
+            run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
+            listed(
+                &[plan::ASK_TEXT, plan::DROP, plan::DROP, plan::DROP, plan::DROP, plan::PART_DROP, plan::LEGACY_TABLE],
+                &[0]
+            )
+        );
+        // Nor does an unread text fail a rebuilt message under an exclude list.
+        let tape = HistoryTape::default().message(unread, vec![text_part(), tool(1, true, 0, None)]).build();
+        assert_eq!(
+            run(options(Exclude::Listed, false), &tape, &[]).unwrap(),
+            listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_TABLE], &[0])
+        );
+    }
+
+    #[test]
+    fn exclude_list_removes_results_of_excluded_calls_by_id() {
+        // Call of an excluded tool in one message, its result (naming another tool)
+        // in the next, and an unrelated call that stays.
+        let tape = HistoryTape::default()
+            .message(0, vec![tool(1, true, 7, None), tool(1, false, 8, None)])
+            .message(0, vec![tool(2, false, 7, None)])
+            .message(0, vec![tool(2, false, 8, None)])
+            .build();
+        let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+        assert_eq!(
+            plan,
+            listed(
+                &[
+                    plan::REWRITE,
+                    plan::PART_DROP,
+                    plan::PART_KEEP,
+                    plan::LEGACY_TABLE,
+                    plan::DROP,
+                    plan::REWRITE,
+                    plan::PART_KEEP,
+                    plan::LEGACY_TABLE
+                ],
+                &[7]
+            )
+        );
+    }
+
+    #[test]
+    fn exclude_list_keeps_calls_in_other_states() {
+        // A 'partial-call' of an excluded tool is neither a call nor a result.
+        let tape = HistoryTape::default().message(0, vec![tool(0, true, 1, None)]).build();
+        let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+        assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::LEGACY_TABLE], &[1]));
+    }
+
+    #[test]
+    fn exclude_nothing_keeps_everything_without_reading_parts() {
+        let tape = HistoryTape::default().message(0, vec![tool(1, true, 1, None)]).untouched().build();
+        assert_eq!(run(options(Exclude::Nothing, false), &tape, &[]).unwrap(), vec![0, 0]);
+    }
+
+    /// A legacy tape: per list, the message's index and its entries.
+    fn legacy_tape(lists: &[(i32, &[(i32, bool)])]) -> Vec<i32> {
+        let mut tape = vec![lists.len() as i32];
+        for (message, entries) in lists {
+            tape.extend([*message, entries.len() as i32]);
+            for (id, excluded) in *entries {
+                tape.extend([*id, *excluded as i32]);
+            }
+        }
+        tape
+    }
+
+    #[test]
+    fn preserved_ids_survive_and_legacy_entries_follow_them() {
+        let tape = HistoryTape::default().message(0, vec![tool(1, false, 0, None), tool(1, false, 1, None)]).build();
+        // Without an exclude list the plan says the kept steps' ids keep an entry.
+        let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
+        assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::LEGACY_HELD]);
+        let legacy = legacy_tape(&[(0, &[(0, false), (1, false), (-1, false)])]);
+        assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[1]), Ok(vec![1, 1]));
+
+        // With an exclude list the plan ends with the verdicts; no call is an excluded tool's.
+        let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+        assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_TABLE], &[]));
+        assert_eq!(plan_legacy(Exclude::Listed, &[], &legacy, &[]), Ok(vec![3, 0, 1, 2]));
+    }
+
+    #[test]
+    fn legacy_entries_go_with_excluded_names_and_calls() {
+        // Call 7 is an excluded tool's (the plan ends with it); entry 8 names one itself.
+        let tape = HistoryTape::default().message(0, vec![text_part(), tool(1, true, 7, None)]).build();
+        let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
+        assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_TABLE], &[7]));
+        let legacy = legacy_tape(&[(0, &[(7, false), (8, true), (9, false)]), (3, &[]), (4, &[(7, false)])]);
+        assert_eq!(plan_legacy(Exclude::Listed, &plan[12..], &legacy, &[]), Ok(vec![1, 2, 0, 0]));
+        // The verdicts, by an entry's bits: held by the kept steps, an excluded call's, an excluded name.
+        let [h, c, n] = [plan::LEGACY_HELD_BY_STEPS, plan::LEGACY_EXCLUDED_CALL, plan::LEGACY_EXCLUDED_NAME];
+        let verdicts = legacy_verdicts(Exclude::Listed);
+        assert_eq!([verdicts[0], verdicts[n], verdicts[c], verdicts[c | n]], [1, 0, 0, 0]);
+        assert_eq!([verdicts[h], verdicts[h | n], verdicts[h | c], verdicts[h | c | n]], [1, 1, 1, 1]);
+        assert_eq!(legacy_verdicts(Exclude::All), [0, 0, 0, 0, 1, 1, 1, 1]);
+        // The kept steps hold on to any entry.
+        assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &[7, 8]), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+        // However many: past a few they are looked up in a set.
+        let many: Vec<CallId> = (7..40).collect();
+        assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &many), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+        // The excluded ids come sorted, as the plan ends with them; else the tape is broken.
+        assert!(matches!(plan_legacy(Exclude::Listed, &[9, 7], &legacy, &[]), Err(FilterError::Tape(_))));
+        // Every entry goes without an exclude list.
+        assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[]), Ok(vec![0, 0, 0]));
+        // Which the plan says without asking.
+        let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+        assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_NONE_KEPT]);
+    }
+
+    #[test]
+    fn a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped() {
+        let null = legacy_tape(&[(0, &[(0, false)]), (5, &[(code::LEGACY_NULL, false)])]);
+        assert_eq!(plan_legacy(Exclude::All, &[], &null, &[]), Err(FilterError::NullLegacyInvocation { message: 5 }));
+        let hole = legacy_tape(&[(0, &[(code::LEGACY_HOLE, false), (0, false)])]);
+        assert_eq!(plan_legacy(Exclude::All, &[], &hole, &[0]), Ok(vec![1, 1]));
+    }
+
+    #[test]
+    fn broken_legacy_tapes_are_errors_not_panics() {
+        for legacy in [vec![], vec![1], vec![1, -1, 0], vec![1, 0, 2, 0, 0], vec![2, 0, 0], vec![0, 0]] {
+            for exclude in [Exclude::All, Exclude::Listed] {
+                assert!(matches!(plan_legacy(exclude, &[3], &legacy, &[]), Err(FilterError::Tape(TapeError { .. }))));
+            }
+        }
+    }
+
+    #[test]
+    fn non_string_top_level_content_fails_a_rebuilt_message_under_an_exclude_list() {
+        let tape = HistoryTape::default().message(3, vec![text_part(), tool(1, true, 0, None)]).build();
+        assert_eq!(
+            run(options(Exclude::Listed, false), &tape, &[]),
+            Err(FilterError::NonStringTopLevelContent { message: 0 })
+        );
+        assert_eq!(
+            run(options(Exclude::All, false), &tape, &[]).unwrap(),
+            vec![plan::REWRITE, 0, 1, plan::LEGACY_NONE_KEPT]
+        );
+    }
+
+    #[test]
+    fn model_output_replaces_only_results() {
+        let output = Some(vec![1, 5, 1]);
+        let tape = HistoryTape::default()
+            .message(0, vec![tool(1, false, 0, output.clone()), tool(2, false, 0, output)])
+            .build();
+        let plan = run(options(Exclude::All, true), &tape, &[]).unwrap();
+        assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_MODEL_OUTPUT, 1, 5, plan::LEGACY_NONE_KEPT]);
+        // Without the option the same tape drops the result.
+        let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
+        assert_eq!(plan, vec![plan::DROP]);
+    }
+
+    fn output_strings(node: Vec<i32>) -> Option<Vec<i32>> {
+        let mut out = Vec::new();
+        let mut needed = tape::JsonAsks::default();
+        tape::model_output_text(&node, 0, &mut out, &mut needed).unwrap();
+        assert!(needed.is_empty());
+        (!out.is_empty()).then_some(out)
+    }
+
+    #[test]
+    fn model_output_text_follows_the_reference_preferences() {
+        // '' -> nothing; 'x' -> itself; 5 -> String(5).
+        assert_eq!(output_strings(vec![1, 0, 0]), None);
+        assert_eq!(output_strings(vec![1, 3, 1]), Some(vec![3]));
+        assert_eq!(output_strings(vec![4, 9]), Some(vec![9]));
+        // Array of '', 'a', null, 7 -> 'a\n7'; array of '' only -> its JSON.
+        assert_eq!(output_strings(vec![2, 20, 4, 1, 0, 0, 1, 1, 1, 0, 4, 2]), Some(vec![1, 2]));
+        assert_eq!(output_strings(vec![2, 20, 1, 1, 0, 0]), Some(vec![20]));
+        // Array whose JSON failed and whose parts are empty -> nothing.
+        assert_eq!(output_strings(vec![2, -1, 1, 0]), None);
+        // { type: 'text', value: 'v', text: 't' } -> 'v'.
+        assert_eq!(output_strings(vec![3, 0b11, 30, 31, 1, 1, 32, 1]), Some(vec![32]));
+        // { type: 'text', value: 5, text: 't' } -> 't' (value must be a string).
+        assert_eq!(output_strings(vec![3, 0b11, 30, 31, 1, 4, 33]), Some(vec![31]));
+        // { type: 'text', value: '', text: 't' } -> '' (stops at the empty value).
+        assert_eq!(output_strings(vec![3, 0b11, 30, 31, 1, 1, 32, 0]), None);
+        // { value: { text: 't' } } -> 't'; { value: undefined, text: 't' } -> nothing.
+        assert_eq!(output_strings(vec![3, 0b10, 30, -1, 0, 3, 0, 40, 41, 1]), Some(vec![41]));
+        assert_eq!(output_strings(vec![3, 0b10, 30, 31, 1, 0]), None);
+        // { text: 5, other: 1 } -> its JSON; { type: 'json' } whose JSON failed -> nothing.
+        assert_eq!(output_strings(vec![3, 0, 50, -1, 0]), Some(vec![50]));
+        assert_eq!(output_strings(vec![3, 0, -1, -1, 0]), None);
+    }
+
+    #[test]
+    fn broken_tapes_are_errors_not_panics() {
+        for tape in [vec![], vec![1], vec![1, 9], vec![2, 0], vec![1, 1, 0, 5], vec![1, 0, 0], vec![-1]] {
+            assert!(matches!(run(options(Exclude::All, true), &tape, &[]), Err(FilterError::Tape(TapeError { .. }))));
+        }
+    }
+
+    #[test]
+    fn model_outputs_nest_to_any_depth_the_binding_writes() {
+        // 100,000 arrays around a string (the reference overflows its stack near
+        // 2,500): read and stepped over without recursion.
+        let nested = |depth: usize| {
+            let mut node = Vec::with_capacity(depth * 3 + 3);
+            for _ in 0..depth {
+                node.extend([2, -1, 1]);
+            }
+            node.extend([1, 7, 1]);
+            node
+        };
+        let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
+        assert_eq!(
+            run(options(Exclude::All, true), &tape, &[]).unwrap(),
+            vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, plan::LEGACY_NONE_KEPT]
+        );
+        let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(100_000)))]).build();
+        assert_eq!(
+            run(options(Exclude::Listed, true), &kept, &[]).unwrap(),
+            listed(&[plan::REWRITE, plan::PART_KEEP, plan::LEGACY_TABLE], &[])
+        );
+        // Past MAX_NODE_DEPTH, which the binding never writes, the output is too deep.
+        let past = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(nested(MAX_NODE_DEPTH + 1)))]).build();
+        assert_eq!(run(options(Exclude::All, true), &past, &[]), Err(FilterError::ModelOutputTooDeep { message: 0 }));
+    }
+
+    #[test]
+    fn a_model_output_that_cannot_be_read_fails_only_when_its_text_is_needed() {
+        // Node 5: the binding found a cycle or too much depth.
+        let poisoned = || Some(vec![2, -2, 1, 5]);
+        let kept = HistoryTape::default().message(0, vec![tool(2, false, 0, poisoned())]).build();
+        assert_eq!(
+            run(options(Exclude::Listed, true), &kept, &[]).unwrap(),
+            listed(&[plan::REWRITE, plan::PART_KEEP, plan::LEGACY_TABLE], &[])
+        );
+        let replaced = HistoryTape::default().message(0, vec![tool(2, true, 0, poisoned())]).build();
+        assert_eq!(
+            run(options(Exclude::Listed, true), &replaced, &[]),
+            Err(FilterError::ModelOutputTooDeep { message: 0 })
+        );
+        // `{ type: 'text', value: <cycle>, text: 't' }` answers with its text without reading the value.
+        let text_first =
+            HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![3, 0b11, -1, 7, 1, 5]))]).build();
+        assert_eq!(
+            run(options(Exclude::All, true), &text_first, &[]).unwrap(),
+            vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 7, plan::LEGACY_NONE_KEPT]
+        );
+        // ... and the items after it are still read from the right place:
+        // [{ type: 'text', value: { a: 1 }, text: 't' }, 'u'] -> 't\nu'.
+        assert_eq!(output_strings(vec![2, -2, 2, 3, 0b11, -1, 7, 1, 3, 0, 8, -1, 0, 1, 9, 1]), Some(vec![7, 9]));
+    }
+
+    #[test]
+    fn holes_of_sparse_arrays_are_skipped() {
+        // A hole in the history, a hole among parts (among legacy entries: see
+        // `a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped`).
+        let mut tape = HistoryTape::default().message(0, vec![vec![2], text_part(), tool(1, false, 0, None)]).build();
+        tape[0] += 1;
+        tape.push(2);
+        let plan = run(options(Exclude::All, false), &tape, &[0]).unwrap();
+        assert_eq!(
+            plan,
+            vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_HELD, plan::DROP]
+        );
+        // The exclude-list pass and the response walk use `for...of`, which yields the hole.
+        assert_eq!(run(options(Exclude::Listed, false), &tape, &[0]), Err(FilterError::MissingMessage { message: 1 }));
+        assert_eq!(
+            tool_call_ids(&super::History::read(&tape).unwrap()),
+            Err(FilterError::MissingMessage { message: 1 })
+        );
+    }
+
+    #[test]
+    fn step_history_keeps_the_most_recent_tool_steps() {
+        let mut history = StepHistory::default();
+        assert_eq!(history.advance(&[1, 2], 2.0), CallIdSet::from_iter([1, 2]));
+        assert_eq!(history.advance(&[2, 3], 2.0), CallIdSet::from_iter([1, 2, 3]));
+        assert_eq!(history.advance(&[], 2.0), CallIdSet::from_iter([3]));
+        assert_eq!(history.seen, vec![1, 2, 3]);
+        assert_eq!(history.steps, vec![vec![1, 2], vec![3], vec![]]);
+        assert_eq!(history.clone().advance(&[4], 0.0), CallIdSet::default());
+        assert_eq!(history.clone().advance(&[4], -3.0), CallIdSet::default());
+        // slice(-NaN) and slice(-0.5) keep every step; slice(-1.5) keeps one.
+        assert_eq!(history.clone().advance(&[4], f64::NAN), CallIdSet::from_iter([1, 2, 3, 4]));
+        assert_eq!(history.clone().advance(&[4], 0.5), CallIdSet::from_iter([1, 2, 3, 4]));
+        assert_eq!(history.clone().advance(&[4], 1.5), CallIdSet::from_iter([4]));
+        assert_eq!(history.clone().advance(&[4], f64::INFINITY), CallIdSet::from_iter([1, 2, 3, 4]));
+    }
+
+    #[test]
+    fn tool_call_ids_are_unique_in_first_seen_order() {
+        let tape = HistoryTape::default()
+            .message(0, vec![tool(1, false, 5, None), tool(2, false, -1, None), tool(2, false, 3, None)])
+            .untouched()
+            .message(0, vec![tool(2, false, 5, None), text_part()])
+            .build();
+        assert_eq!(tool_call_ids(&super::History::read(&tape).unwrap()), Ok(vec![5, 3]));
+    }
+
+    fn plan_with((options, exclude): (MessageListOptions, Exclude), tape: &[i32]) -> Result<TapePlan, FilterError> {
+        plan_tape(&options, exclude, tape, &CallIdSet::default())
+    }
+
+    #[test]
+    fn array_json_is_asked_for_only_when_no_item_has_text() {
+        // ['', null] with its JSON not computed: the slot (position 10) is needed.
+        let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))]).build();
+        let ask = tape::JsonAsk { slot: Some(10), around: None, inside: 0 };
+        assert_eq!(plan_with(options(Exclude::All, true), &tape), Ok(TapePlan::NeedsJson(tape::JsonAsks(vec![ask]))));
+        // ['x'] never needs it.
+        let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))]).build();
+        assert_eq!(
+            plan_with(options(Exclude::All, true), &tape),
+            Ok(TapePlan::Ready(vec![plan::REWRITE, plan::PART_MODEL_OUTPUT, 1, 4, plan::LEGACY_NONE_KEPT]))
+        );
+    }
+
+    /// A small number, often a valid tape symbol.
+    fn small(rng: &mut Rng) -> i32 {
+        (rng.next() % 9) as i32 - 4
+    }
+
+    #[test]
+    fn arbitrary_tapes_give_plans_or_errors_never_panics() {
+        // Short tapes of small numbers hit every branch of the grammar, valid or not.
+        let mut rng = Rng::new(0x2545_F491_4F6C_DD1D);
+        let all_options = [
+            options(Exclude::All, false),
+            options(Exclude::All, true),
+            options(Exclude::Listed, true),
+            options(Exclude::Nothing, false),
+        ];
+        let mut planned = 0;
+        for _ in 0..50_000 {
+            let len = (rng.next() % 24) as usize;
+            let mut tape: Vec<i32> = (0..len).map(|_| small(&mut rng)).collect();
+            if let Some(first) = tape.first_mut() {
+                *first = first.abs() % 3;
+            }
+            let preserve: CallIdSet = (0..3).map(|_| small(&mut rng)).collect();
+            for options in &all_options {
+                if let Ok(TapePlan::Ready(plan)) = plan_tape(&options.0, options.1, &tape, &preserve) {
+                    // The plan is never longer than the tape and the legacy verdicts: the binding's buffer relies on it.
+                    assert!(plan.len() <= tape.len() + plan::LEGACY_VERDICTS, "{tape:?} gave {plan:?}");
+                    planned += 1;
+                }
+            }
+            let _ = super::History::read(&tape).map(|history| tool_call_ids(&history));
+        }
+        assert!(planned > 1_000, "too few valid tapes to mean anything: {planned}");
+    }
+
+    #[test]
+    fn without_an_exclude_list_a_history_planned_in_runs_gives_the_whole_plan() {
+        assert_eq!(run_length(Exclude::Listed), None);
+        let run_messages = run_length(Exclude::All).unwrap();
+        assert!(run_messages > 0);
+
+        // Messages, each a tape of its own: untouched, tool-only, mixed with an unread text, a kept call.
+        let messages: Vec<Vec<i32>> = vec![
+            HistoryTape::default().untouched().build(),
+            HistoryTape::default().message(0, vec![tool(2, false, 0, None)]).build(),
+            HistoryTape::default()
+                .message(code::TEXT_UNREAD, vec![text_part(), tool(2, false, 1, Some(vec![1, 7, 1]))])
+                .build(),
+            HistoryTape::default().message(code::TEXT_UNREAD, vec![tool(1, false, 2, None)]).build(),
+        ];
+        let whole = |indexes: &[usize]| {
+            let mut tape = vec![indexes.len() as i32];
+            for &i in indexes {
+                tape.extend_from_slice(&messages[i][1..]);
+            }
+            tape
+        };
+        let history: Vec<usize> = (0..2 * run_messages + 3).map(|i| i % messages.len()).collect();
+        for preserve_model_output in [false, true] {
+            let options = options(Exclude::All, preserve_model_output);
+            let expected = run(options, &whole(&history), &[2]).unwrap();
+            let mut in_runs = Vec::new();
+            for chunk in history.chunks(run_messages) {
+                in_runs.extend(run(options, &whole(chunk), &[2]).unwrap());
+            }
+            assert_eq!(in_runs, expected);
+        }
+    }
+
+    #[test]
+    fn errors_of_a_run_name_the_message_in_the_whole_history() {
+        let error = FilterError::NullLegacyInvocation { message: 3 };
+        assert_eq!(error.from_message(256), FilterError::NullLegacyInvocation { message: 259 });
+        assert_eq!(FilterError::StepsOff.from_message(5), FilterError::StepsOff);
+    }
+}

@@ -66,7 +66,7 @@ impl Syntax {
 
 /// The constructor options, as the processor applies them.
 #[derive(Clone, Copy, Debug)]
-pub struct Options {
+pub struct ToolSearchOptions {
     pub search: SearchOptions,
     pub auto_load: bool,
     pub include_resolved_tools: bool,
@@ -74,7 +74,7 @@ pub struct Options {
     /// `ttl ?? 3600000`, as JavaScript gave it.
     pub ttl_ms: f64,
     /// Whether each step lists the catalog in a system message
-    /// (`injectCatalog`), as the host honours it: see [`Options::for_host`].
+    /// (`injectCatalog`), as the host honours it: see [`ToolSearchOptions::for_host`].
     pub inject_catalog: bool,
     /// `search.ranking`: how the catalogs rank `search_tools` results. This
     /// package's own option; every release honours it.
@@ -130,14 +130,14 @@ impl Default for GivenOptions {
     }
 }
 
-impl Options {
+impl ToolSearchOptions {
     /// Applies the defaults to the options as given, for the host release.
     ///
     /// Absent (`undefined` or `null`) options take their defaults, and a
     /// falsy `filter` is no filter, as in the reference. A value of another
     /// type than documented is refused where the reference would coerce it or
     /// fail later in a confusing way.
-    pub fn from_given(given: &GivenOptions, host: &Behaviours) -> Result<Options, Refused> {
+    pub fn from_given(given: &GivenOptions, host: &Behaviours) -> Result<ToolSearchOptions, Refused> {
         let refuse = Refused::new;
         let number = |option, value: &Given, default| match value {
             value if value.is_nullish() => Ok(default),
@@ -208,7 +208,7 @@ impl Options {
             Given::Number(n) => *n,
             other => return Err(refuse("options.ttl", "a number of milliseconds", other)),
         };
-        let options = Options {
+        let options = ToolSearchOptions {
             search: SearchOptions {
                 top_k: number("options.search.topK", &given.top_k, defaults::TOP_K)?,
                 min_score: number("options.search.minScore", &given.min_score, defaults::MIN_SCORE)?,
@@ -252,8 +252,8 @@ impl Options {
 
     /// The options as the host release's processor applies them: releases
     /// before 1.67.0 have no `injectCatalog` and ignore it.
-    pub fn for_host(self, host: &Behaviours) -> Options {
-        Options { inject_catalog: self.inject_catalog && host.inject_catalog, ..self }
+    pub fn for_host(self, host: &Behaviours) -> ToolSearchOptions {
+        ToolSearchOptions { inject_catalog: self.inject_catalog && host.inject_catalog, ..self }
     }
 }
 
@@ -286,7 +286,7 @@ mod tests {
                 inject_catalog: absent.clone(),
                 ..GivenOptions::default()
             };
-            let options = Options::from_given(&given, &host()).unwrap();
+            let options = ToolSearchOptions::from_given(&given, &host()).unwrap();
             assert_eq!(options.search, SearchOptions { top_k: 5.0, min_score: 0.0, has_filter: false });
             assert!(!options.auto_load && !options.include_resolved_tools && !options.inject_catalog);
             assert_eq!(options.storage, Storage::InMemory);
@@ -317,18 +317,18 @@ mod tests {
             syntax: Given::String(JsString::from("words")),
             filter_concurrency: Given::Number(32.0),
         };
-        let options = Options::from_given(&given, &host()).unwrap();
+        let options = ToolSearchOptions::from_given(&given, &host()).unwrap();
         assert_eq!(options.ranking, Ranking::FIELDED);
         assert_eq!((options.syntax, options.filter_concurrency), (Syntax::Words, 32));
         assert_eq!(options.search.top_k, 2.5);
         assert!(options.search.min_score.is_nan());
         assert!(options.search.has_filter && options.auto_load && options.include_resolved_tools);
         assert_eq!((options.storage, options.ttl_ms, options.inject_catalog), (Storage::Context, 0.0, true));
-        assert!(!Options::from_given(&given, &behaviours("1.66.0").unwrap()).unwrap().inject_catalog);
+        assert!(!ToolSearchOptions::from_given(&given, &behaviours("1.66.0").unwrap()).unwrap().inject_catalog);
         // A falsy filter is no filter.
         for falsy in [Given::Boolean(false), Given::Number(0.0), Given::String(JsString::from(""))] {
             let given = GivenOptions { filter: falsy, ..GivenOptions::default() };
-            assert!(!Options::from_given(&given, &host()).unwrap().search.has_filter);
+            assert!(!ToolSearchOptions::from_given(&given, &host()).unwrap().search.has_filter);
         }
     }
 
@@ -341,7 +341,7 @@ mod tests {
                 embedder_do_embed: do_embed,
                 ..GivenOptions::default()
             };
-            Options::from_given(&given, &host()).map(|o| o.ranking).map_err(|e| e.to_string())
+            ToolSearchOptions::from_given(&given, &host()).map(|o| o.ranking).map_err(|e| e.to_string())
         };
         let model = || Given::Object { is_array: false };
         assert_eq!(apply("hybrid", Given::Undefined, Given::Undefined), Ok(Ranking::HYBRID));
@@ -366,7 +366,7 @@ mod tests {
 
     #[test]
     fn values_of_the_wrong_type_are_refused_by_name() {
-        let refused = |given: GivenOptions| Options::from_given(&given, &host()).unwrap_err().to_string();
+        let refused = |given: GivenOptions| ToolSearchOptions::from_given(&given, &host()).unwrap_err().to_string();
         let text = |s: &str| Given::String(JsString::from(s));
         assert_eq!(
             refused(GivenOptions { top_k: text("3"), ..GivenOptions::default() }),
@@ -413,12 +413,16 @@ mod tests {
     #[test]
     fn a_pattern_query_reads_parameters_whatever_the_ranking() {
         let regex = GivenOptions { syntax: Given::String(JsString::from("regex")), ..GivenOptions::default() };
-        let options = Options::from_given(&regex, &host()).unwrap();
+        let options = ToolSearchOptions::from_given(&regex, &host()).unwrap();
         assert_eq!((options.syntax, options.ranking), (Syntax::Regex, Ranking::Reference));
         assert!(options.reads_parameters() && !options.ranking.reads_parameters());
         for ranking in ["fielded", "hybrid"] {
             let given = GivenOptions { ranking: Given::String(JsString::from(ranking)), ..regex.clone() };
-            assert_eq!(Options::from_given(&given, &host()).unwrap().ranking, Ranking::Reference, "{ranking}");
+            assert_eq!(
+                ToolSearchOptions::from_given(&given, &host()).unwrap().ranking,
+                Ranking::Reference,
+                "{ranking}"
+            );
         }
         let embedder = GivenOptions {
             ranking: Given::String(JsString::from("hybrid")),
@@ -426,16 +430,20 @@ mod tests {
             embedder_do_embed: Given::Function,
             ..regex.clone()
         };
-        assert_eq!(Options::from_given(&embedder, &host()).unwrap().ranking, Ranking::Reference, "no embedder called");
+        assert_eq!(
+            ToolSearchOptions::from_given(&embedder, &host()).unwrap().ranking,
+            Ranking::Reference,
+            "no embedder called"
+        );
         let unknown = GivenOptions { ranking: Given::String(JsString::from("bm25")), ..regex };
-        assert!(Options::from_given(&unknown, &host()).is_err(), "a ranking is still checked");
+        assert!(ToolSearchOptions::from_given(&unknown, &host()).is_err(), "a ranking is still checked");
     }
 
     #[test]
     fn filter_concurrency_is_a_positive_integer() {
         let concurrency = |n: f64| {
             let given = GivenOptions { filter_concurrency: Given::Number(n), ..GivenOptions::default() };
-            Options::from_given(&given, &host()).map(|options| options.filter_concurrency)
+            ToolSearchOptions::from_given(&given, &host()).map(|options| options.filter_concurrency)
         };
         assert_eq!(concurrency(1.0), Ok(1));
         assert_eq!(concurrency(64.0), Ok(64));
@@ -449,7 +457,7 @@ mod tests {
         }
         let refused = |value: Given| {
             let given = GivenOptions { filter_concurrency: value, ..GivenOptions::default() };
-            Options::from_given(&given, &host()).unwrap_err().to_string()
+            ToolSearchOptions::from_given(&given, &host()).unwrap_err().to_string()
         };
         assert_eq!(
             refused(Given::String(JsString::from("4"))),
@@ -464,7 +472,7 @@ mod tests {
             "options.filterConcurrency must be a positive integer, got the boolean true"
         );
         let null = GivenOptions { filter_concurrency: Given::Null, ..GivenOptions::default() };
-        assert_eq!(Options::from_given(&null, &host()).unwrap().filter_concurrency, 1);
+        assert_eq!(ToolSearchOptions::from_given(&null, &host()).unwrap().filter_concurrency, 1);
     }
 
     #[test]

@@ -492,7 +492,7 @@ mod tests {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/models/potion-base-8m/potion-base-8m.m2v");
         let model = file::parse(&std::fs::read(path).unwrap()).unwrap();
         assert_eq!(model.dimensions(), 256);
-        let golden: serde_json::Value = serde_json::from_str(include_str!("golden.json")).unwrap();
+        let golden: serde_json::Value = serde_json::from_str(include_str!("embedding/golden.json")).unwrap();
         let numbers = |value: &serde_json::Value| -> Vec<f64> {
             value.as_array().unwrap().iter().map(|n| n.as_f64().unwrap()).collect()
         };

@@ -1,0 +1,263 @@
+//! The filter hook's vocabulary, shared by the processor's decisions and the
+//! [`operation`](super::operation)s that put them to the host: where the hook
+//! is asked ([`Phase`]) and what it answered ([`Verdict`]), how a name is
+//! looked up ([`Lookup`]) and what the catalog's tables say it resolves to
+//! ([`Found`]), the questions and answers ([`Ask`], [`Answer`]), the host
+//! itself ([`ToolFilter`], with [`NoFilter`] and [`VerifyAfter`] for a host
+//! without a hook), and the caller's record as read at one moment
+//! ([`LiveRecord`], [`LiveKeys`]).
+
+use std::cell::RefCell;
+use std::future::Future;
+
+use crate::js::JsString;
+use crate::search::{Catalog, CatalogError, EntrySpans};
+
+use crate::protocol::tool_search as protocol;
+
+/// Where the filter hook is asked: the `phase` the hook receives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// `search_tools` results and the injected catalog.
+    Search,
+    /// `load_tool`, and its "did you mean" suggestions.
+    Load,
+    /// Loaded tools, as each step hands them to the model.
+    Active,
+}
+
+impl Phase {
+    pub const ALL: [Phase; 3] = [Phase::Search, Phase::Load, Phase::Active];
+
+    /// The `phase` string the hook receives.
+    pub fn name(self) -> &'static str {
+        protocol::PHASES[self as usize]
+    }
+}
+
+/// What the hook answered. A hook that threw or rejected does not allow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Allowed,
+    Denied,
+    Failed,
+}
+
+impl Verdict {
+    pub fn allows(self) -> bool {
+        self == Verdict::Allowed
+    }
+}
+
+/// A tool as the host knows it: `i` for the entry `i` of the catalog's
+/// record (the constructor's tools, or a step's merged record of them and
+/// its resolved tools), and beyond those whatever tools the host adds, such
+/// as the tools of a [`LiveRecord`] or a tool the caller put in the record
+/// since. Never negative.
+pub type ToolRef = i32;
+
+/// How a name is looked up in a tools record, as the reference looks it up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// `findToolForDynamicName` without a hook: `tools[name] ?? findToolById(name)`.
+    KeyFirst,
+    /// `findToolForDynamicName` with a hook: `findToolById(name) ?? tools[name]`.
+    IdFirst,
+    /// `findToolById(name)`: the first tool, in key order, whose `id` is `name`.
+    IdOnly,
+}
+
+impl Lookup {
+    pub const ALL: [Lookup; 3] = [Lookup::KeyFirst, Lookup::IdFirst, Lookup::IdOnly];
+}
+
+/// What a catalog's tables say a name resolves to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Found {
+    /// The tool under the record key that is the name.
+    ByKey(ToolRef),
+    /// The first tool whose `id` is the name.
+    ById(ToolRef),
+    /// No tool has the name as its `id` (so looked up by id, nothing), but
+    /// this one is indexed under it, its key, for lack of an id: the tool
+    /// now under that key may have taken it since.
+    Unnamed(ToolRef),
+    /// Nothing: the name, for a host that looks again.
+    Missing(JsString),
+}
+
+impl Found {
+    /// The tool the tables point at, if any.
+    pub fn tool(&self) -> Option<ToolRef> {
+        match *self {
+            Found::ByKey(tool) | Found::ById(tool) | Found::Unnamed(tool) => Some(tool),
+            Found::Missing(_) => None,
+        }
+    }
+
+    /// The tool the tables resolve the name to, if any.
+    pub fn resolved(&self) -> Option<ToolRef> {
+        match *self {
+            Found::ByKey(tool) | Found::ById(tool) => Some(tool),
+            Found::Unnamed(_) | Found::Missing(_) => None,
+        }
+    }
+}
+
+/// A question for the host.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Ask {
+    /// Whether the hook allows this tool. Asked only when there is a hook.
+    Tool(ToolRef),
+    /// Which tool the step's record gives for a name now (the caller's
+    /// record when `live`, else the step's copy, whose tools' ids are read
+    /// now), where the catalog's tables say `found`, and whether the hook
+    /// (if any) allows it. A record that gives no tool does not allow: the
+    /// reference skips a tool it does not find exactly as one the hook
+    /// denies.
+    Resolve { lookup: Lookup, found: Found, live: bool },
+}
+
+/// The host's answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Answer {
+    pub verdict: Verdict,
+    /// For [`Ask::Resolve`], the tool the record gives when it is not the one
+    /// the tables found (or they found none).
+    pub tool: Option<ToolRef>,
+}
+
+impl Answer {
+    pub const ALLOWED: Answer = Answer { verdict: Verdict::Allowed, tool: None };
+    pub const DENIED: Answer = Answer { verdict: Verdict::Denied, tool: None };
+
+    pub fn verdict(verdict: Verdict) -> Answer {
+        Answer { verdict, tool: None }
+    }
+}
+
+/// The host: the request-aware filter hook, and the caller's tools record.
+pub trait ToolFilter {
+    /// Answers `ask`, in `phase`.
+    fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer>;
+
+    /// The caller's tools record's keys as they are now (nothing else of
+    /// it read), for the suggestions; `None` to go by the catalog's tables.
+    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
+        std::future::ready(None)
+    }
+
+    /// Whether the operation awaits as the reference does (see
+    /// [`operation`](super::operation)): it then asks about every tool it
+    /// finds, hook or not.
+    fn awaits(&self) -> bool {
+        false
+    }
+
+    /// The name of the tool the last [`Ask::Resolve`] of a listing was
+    /// answered with, when it is not what the tables say: `Some(None)` for
+    /// no id (listed by its key), `Some(Some(id))`. Read after the hook
+    /// answered, as the reference reads `tool.id || key` for the line.
+    fn take_name(&self) -> Option<Option<JsString>> {
+        None
+    }
+
+    /// Where the reference awaits a value that is no promise: the host
+    /// awaits once, when the operation [`awaits`](Self::awaits).
+    fn tick(&self) -> impl Future<Output = ()> {
+        std::future::ready(())
+    }
+
+    /// How many questions may be out at once (see [`ahead`](super::ahead)): 1, one at a
+    /// time in order, unless the host says otherwise.
+    fn concurrency(&self) -> usize {
+        1
+    }
+}
+
+/// No hook, and the catalog's tables are the record: everything they find
+/// is allowed, immediately.
+pub struct NoFilter;
+
+impl ToolFilter for NoFilter {
+    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
+        std::future::ready(trusted(&ask))
+    }
+}
+
+/// What trusting the tables answers.
+fn trusted(ask: &Ask) -> Answer {
+    match ask {
+        Ask::Tool(_) => Answer::ALLOWED,
+        Ask::Resolve { found, .. } if found.resolved().is_some() => Answer::ALLOWED,
+        Ask::Resolve { .. } => Answer::DENIED,
+    }
+}
+
+/// No hook: the catalog's tables are trusted as by [`NoFilter`], and each
+/// resolution is written down for the binding to check against the caller's
+/// record afterwards (it runs the operation again with questions if any
+/// resolution no longer holds, which is safe as long as the operation
+/// changed nothing: see [`ToolSearch::asks_as_it_goes`](super::ToolSearch::asks_as_it_goes)).
+#[derive(Default)]
+pub struct VerifyAfter {
+    resolutions: RefCell<Vec<Ask>>,
+}
+
+impl VerifyAfter {
+    /// The resolutions made (each an [`Ask::Resolve`]), in order.
+    pub fn into_resolutions(self) -> Vec<Ask> {
+        self.resolutions.into_inner()
+    }
+}
+
+impl ToolFilter for VerifyAfter {
+    fn check(&self, ask: Ask, _phase: Phase) -> impl Future<Output = Answer> {
+        let answer = trusted(&ask);
+        if let Ask::Resolve { .. } = ask {
+            self.resolutions.borrow_mut().push(ask);
+        }
+        std::future::ready(answer)
+    }
+}
+
+/// The caller's tools record as read at one moment: its keys and ids (no
+/// descriptions: those of the catalog's index stand, as in the reference),
+/// its entry `i` being the host's tool `base + i`.
+pub struct LiveRecord {
+    pub catalog: Catalog,
+    pub base: ToolRef,
+}
+
+impl LiveRecord {
+    pub fn new(text: Vec<u16>, entries: Vec<EntrySpans>, base: ToolRef) -> Result<LiveRecord, CatalogError> {
+        ToolRef::try_from(entries.len()).ok().and_then(|len| base.checked_add(len)).ok_or(CatalogError::TooLarge)?;
+        Ok(LiveRecord { catalog: Catalog::unindexed(text, entries)?, base })
+    }
+
+    pub(super) fn tool(&self, entry: usize) -> ToolRef {
+        // `new` checked that every entry's tool fits.
+        self.base + entry as ToolRef
+    }
+}
+
+/// The caller's tools record's own enumerable keys, in `Object.keys` order,
+/// as read at one moment: only the keys, as the reference's suggestions read
+/// them before looking any one up.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LiveKeys(pub Vec<JsString>);
+
+impl LiveKeys {
+    /// The keys end to end in `text`, each `lengths[i]` units long; `None`
+    /// when the lengths do not add up to the text.
+    pub fn from_lengths(text: &[u16], lengths: &[i32]) -> Option<LiveKeys> {
+        let mut keys = Vec::with_capacity(lengths.len());
+        let mut at = 0usize;
+        for &length in lengths {
+            let end = at.checked_add(usize::try_from(length).ok()?)?;
+            keys.push(JsString::from(text.get(at..end)?));
+            at = end;
+        }
+        (at == text.len()).then_some(LiveKeys(keys))
+    }
+}
