@@ -310,22 +310,28 @@ function defineToolSearchProcessor(host) {
           this.#built(step.catalog)
           // Rust asks as it goes, or trusts its tables and says what to
           // check in the caller's record; should a check fail, it asks.
+          // Whether it must ask as it goes, and awaits as the reference, Rust
+          // said once for the processor (its settings): no call asks again.
           let operation
-          const words = takeWords()
-          try {
-            const output = step.native.search(query, now, words.words, queryVector)
-            if (output instanceof NativeOperation) operation = output
-            else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
-            else operation = step.native.searchOperation(query, now, queryVector)
-          } finally {
-            giveBackWords(words)
+          if (settings.searchAsksAsItGoes) operation = step.native.searchOperation(query, now, queryVector)
+          else {
+            const words = takeWords()
+            try {
+              const output = step.native.search(query, now, words.words, queryVector)
+              if (output instanceof NativeOperation) operation = output
+              else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
+              else operation = step.native.searchOperation(query, now, queryVector)
+            } finally {
+              giveBackWords(words)
+            }
           }
-          if (operation.awaitsAsReference && this.#settings.filterConcurrency === 1) {
+          const awaits = settings.searchAwaitsAsReference
+          if (awaits && settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = this.#questions(operation, step, argument(args, 'requestContext'))
+            const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits)
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await this.#drive(operation, step, argument(args, 'requestContext'))
+            operation = await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits)
           }
           const out = takeWords()
           try {
@@ -344,9 +350,11 @@ function defineToolSearchProcessor(host) {
             execute: async ({ toolName, toolNames }) => {
               this.#built(step.catalog)
               const operation = step.native.load(toolName, toolNames, Date.now())
-              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, argument(args, 'requestContext'))).loadOutput()
+              const awaits = operation.awaitsAsReference
+              if (this.#settings.filterConcurrency !== 1)
+                return (await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits)).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = this.#questions(operation, step, argument(args, 'requestContext'))
+              const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits)
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
               return operation.loadOutput()
             },
@@ -581,20 +589,15 @@ function defineToolSearchProcessor(host) {
      * Runs a native operation to its end (see `drive`): one question at a
      * time, or with `filterConcurrency` above 1, that many at once.
      */
-    #drive(operation, step, requestContext, names = false) {
-      const asking = this.#asking(operation, step, requestContext, names)
+    #drive(operation, step, requestContext, names = false, awaits = operation.awaitsAsReference) {
+      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits)
       const concurrency = this.#settings.filterConcurrency
       return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
     }
 
     /** The questions of an operation that awaits as the reference (see `questions`). */
-    #questions(operation, step, requestContext) {
-      return questions(operation, this.#asking(operation, step, requestContext, false))
-    }
-
-    /** What `answer` needs to answer an operation's questions in a step. */
-    #asking(operation, step, requestContext, names) {
-      return askingOf(operation, step, requestContext, names, this.#filter, operation.awaitsAsReference)
+    #questions(operation, step, requestContext, awaits) {
+      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits))
     }
 
     /**
@@ -1147,7 +1150,7 @@ function readRecord(record) {
   return { keys, tools, base: 0, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
-/** `#asking`'s answer: an operation's in a step, `allowed` as `answer` sets it. */
+/** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
 function askingOf(operation, step, requestContext, names, filter, awaits) {
   return { operation, step, requestContext, names, filter, awaits, allowed: OPERATION.allowed }
 }
@@ -1155,7 +1158,7 @@ generalizeFields(askingOf, 6)
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
- * as `asking` says (see `#asking`): asks the hook about a tool, hands over
+ * as `asking` says (see `#drive`): asks the hook about a tool, hands over
  * the record's keys, awaits a tick, or says which tool the step's record
  * gives for a name now, and whether the hook allows it. For an operation that
  * `awaitsAsReference`, every tool is asked about as the reference's
