@@ -1,6 +1,6 @@
 // A server's mixed load, for `npm run bench`'s throughput rows and
-// benches/ab.mjs: many threads in the in-memory store and some in the
-// 'context' store, a 1.59 ToolCallFilter input step before each
+// benches/ab.mjs: many threads in the in-memory store (with a `filter` hook)
+// and some in the 'context' store, a 1.59 ToolCallFilter input step before each
 // processInputStep, a search_tools every second step and a load_tool every
 // fourth, each request on a thread drawn from `threads` (a seeded sequence, so
 // both sides of a comparison serve the same requests).
@@ -36,7 +36,8 @@ function storedHistory(turns) {
  * what it answered (for comparing the sides), and `served()`.
  */
 export function mixedLoad({ processors, RequestContext, tools, threads = 100_000 }) {
-  const memory = new processors.ToolSearchProcessor({ tools, search: { topK: 5 } })
+  // A synchronous permission hook, as a server's filter on the caller's rights.
+  const memory = new processors.ToolSearchProcessor({ tools, search: { topK: 5 }, filter: ({ toolName }) => !toolName.endsWith('7') })
   const context = new processors.ToolSearchProcessor({ tools, storage: 'context', search: { topK: 5 } })
   const filter = new processors.ToolCallFilter({})
   const history = storedHistory(6)
