@@ -23,6 +23,12 @@ const KIND_MASK = (1 << ASK.kindBits) - 1
 const FOUND_MASK = (1 << ASK.foundBits) - 1
 const READ_MASK = (1 << ASK.readBits) - 1
 const REFUSED = PROTOCOL.refused
+// The filter hook's `phase` of each operation, as the protocol declares them
+// (src/protocol/tool_search.rs, `PHASES`): search_tools and the injected
+// catalog ask in the first, load_tool in the second, the loaded tools in the
+// third. Passed to the drivers, so that no search or load asks its operation
+// for its phase (a Node-API call, about a thirtieth of a filtered search).
+const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
 /** How a record's values are refused: the constructor's record (`options.tools`) and a step's tools. */
 const RECORD_VALUES = { tool: REFUSED.tool, id: REFUSED.toolId, description: REFUSED.toolDescription }
 const STEP_VALUES = { tool: REFUSED.stepTool, id: REFUSED.stepToolId, description: REFUSED.stepToolDescription }
@@ -328,10 +334,10 @@ function defineToolSearchProcessor(host) {
           const awaits = settings.searchAwaitsAsReference
           if (awaits && settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits)
+            const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, SEARCH_PHASE)
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits)
+            operation = await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits, SEARCH_PHASE)
           }
           const out = takeWords()
           try {
@@ -352,9 +358,9 @@ function defineToolSearchProcessor(host) {
               const operation = step.native.load(toolName, toolNames, Date.now())
               const awaits = operation.awaitsAsReference
               if (this.#settings.filterConcurrency !== 1)
-                return (await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits)).loadOutput()
+                return (await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits, LOAD_PHASE)).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits)
+              const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, LOAD_PHASE)
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
               return operation.loadOutput()
             },
@@ -589,15 +595,15 @@ function defineToolSearchProcessor(host) {
      * Runs a native operation to its end (see `drive`): one question at a
      * time, or with `filterConcurrency` above 1, that many at once.
      */
-    #drive(operation, step, requestContext, names = false, awaits = operation.awaitsAsReference) {
-      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits)
+    #drive(operation, step, requestContext, names = false, awaits = operation.awaitsAsReference, phase = operation.phase) {
+      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits, phase)
       const concurrency = this.#settings.filterConcurrency
       return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
     }
 
     /** The questions of an operation that awaits as the reference (see `questions`). */
-    #questions(operation, step, requestContext, awaits) {
-      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits))
+    #questions(operation, step, requestContext, awaits, phase) {
+      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits, phase))
     }
 
     /**
@@ -1151,10 +1157,10 @@ function readRecord(record) {
 }
 
 /** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
-function askingOf(operation, step, requestContext, names, filter, awaits) {
-  return { operation, step, requestContext, names, filter, awaits, allowed: OPERATION.allowed }
+function askingOf(operation, step, requestContext, names, filter, awaits, phase) {
+  return { operation, step, requestContext, names, filter, awaits, phase, allowed: OPERATION.allowed }
 }
-generalizeFields(askingOf, 6)
+generalizeFields(askingOf, 7)
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
@@ -1222,7 +1228,7 @@ function allowedAnswer(asking, code, allowed, tool, tables, kind, ref, ticket, n
  */
 /** @param {any} operation @param {any} asking @param {number | Promise<number>} [given] @returns {any} */
 function drive(operation, asking, given = OPERATION.noVerdict) {
-  const phase = operation.phase
+  const phase = asking.phase
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
     given = answer(asking, question, phase, undefined)
     if (typeof given !== 'number') return given.then((code) => drive(operation, asking, code))
@@ -1243,7 +1249,7 @@ const BATCH = OPERATION.batch
  * error thrown (a record value Rust refuses, say).
  */
 function driveAhead(operation, asking, concurrency) {
-  const phase = operation.phase
+  const phase = asking.phase
   const room = Math.min(concurrency, BATCH.maxQuestions)
   const questions = new Int32Array(room * BATCH.entryWords)
   let answers = new Int32Array(room * BATCH.entryWords)
@@ -1327,7 +1333,7 @@ function driveAhead(operation, asking, concurrency) {
  * allows it when truthy, as `asking.allowed` says.
  */
 function* questions(operation, asking) {
-  const phase = operation.phase
+  const phase = asking.phase
   let given = OPERATION.noVerdict
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
     given = answer(asking, question, phase, undefined)
