@@ -6,7 +6,7 @@
 // each runs inside a fixture project of its release (scripts/agent-fixtures.mjs).
 //
 // Three scenarios show the two upstream fixes we adopt on every release
-// (README, "Differences"): on 1.59.0 the release's own processor behaves as
+// (docs/differences.md): on 1.59.0 the release's own processor behaves as
 // written below and ours differs on purpose; from 1.60.0 the release has the
 // fixes and the two are identical.
 

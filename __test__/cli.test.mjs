@@ -31,10 +31,18 @@ export const tools = {
 }
 `
 
+// Questions about them, for eval: one a line, the tools any of which is right.
+const QUESTIONS = [
+  { question: 'what is the weather in Paris', tools: ['getWeather'] },
+  { question: 'find the orders of customer 42', tools: ['searchOrders'] },
+  { question: 'say this in French', tools: ['translateText'] },
+]
+
 before(() => {
   const { main, platformPackage } = packForThisMachine(work)
   project = freshProject(join(work, 'project'), [main.tarball, platformPackage.tarball])
   writeFileSync(join(project, 'tools.mjs'), TOOLS)
+  writeFileSync(join(project, 'questions.jsonl'), QUESTIONS.map((q) => JSON.stringify(q)).join('\n'))
 })
 
 const bench = (...args) => run('npx', ['--no-install', 'mastra-native-processors', ...args], project)
@@ -119,5 +127,30 @@ describe('npx mastra-native-processors bench', () => {
       assert.ok(row.samples >= 5, row.workload)
     }
     for (const row of report.rows.slice(-2)) assert.ok(row.mastraHooksMs > 0 && row.oursHooksMs > 0, row.workload)
+  })
+})
+
+// eval in the user's project, where the built-in model's optional package is
+// not installed: its row says how to install it. cli.eval.test.mjs covers the
+// command's figures, its questions from memory and its bad input.
+describe('npx mastra-native-processors eval', () => {
+  test('--help prints the usage at once', () => {
+    const result = bench('eval', '--help')
+    assert.equal(result.status, 0, result.stderr)
+    assert.match(result.stdout, /^Usage: npx mastra-native-processors eval --tools <module> \(--questions <file> \| --from <module\|file>\) \[options\]\n/)
+    assert.equal(result.stderr, '')
+  })
+
+  test("ranks the user's questions; without the built-in model its row says how to install it", () => {
+    const result = bench('eval', '--tools', 'tools.mjs', '--questions', 'questions.jsonl', '--misses', '0')
+    assert.equal(result.status, 0, result.stderr)
+    const [, source, table, reading] = result.stdout.trimEnd().split('\n\n')
+    assert.equal(source, '3 questions from questions.jsonl')
+    const rows = table.split('\n').slice(2)
+    assert.match(rows[0], /^Mastra's ranking +[\d.]+% +[\d.]+% +[\d.]+ +[\d.]+ (µs|ms|s)$/)
+    assert.match(rows[1], /^'fielded' +[\d.]+% +[\d.]+% +[\d.]+ +[\d.]+ (µs|ms|s)$/)
+    assert.equal(rows[2], "'hybrid', built-in model  not measured: needs the built-in model: npm install mastra-native-processors-potion-base-8m")
+    assert.equal(rows[3], "'hybrid', your embedder   not measured: give --embedder <module>, a module exporting your AI SDK embedding model")
+    assert.match(reading, /\n- 'hybrid' with the built-in model was not measured: npm install mastra-native-processors-potion-base-8m, then run eval again\.\n/)
   })
 })

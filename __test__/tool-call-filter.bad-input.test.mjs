@@ -60,7 +60,7 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
 
   /**
    * Where its text is needed, the reference's recursion overflows the stack
-   * and ours gives the text (README, "Differences"; literal texts in
+   * and ours gives the text (docs/differences.md; literal texts in
    * tool-call-filter.deep-output.test.mjs); where it is not, both return the
    * same messages.
    */

@@ -2,7 +2,7 @@
 // deeper than any real tool makes (issue 19, item 1): every depth the
 // release's own processor turns into text, ours turns into the same text; past
 // the depth where the release's recursion overflows the stack, ours still
-// gives the text (README, "Differences"); an output that contains itself is a
+// gives the text (docs/differences.md); an output that contains itself is a
 // TypeError; one nested past MAX_NODE_DEPTH (a million levels) is a TypeError
 // that says so. Each release stage reads its outputs where it keeps them: the
 // 1.59 message list in `providerMetadata.mastra.modelOutput`, 1.60+ prompts in
@@ -70,7 +70,7 @@ function runnerFor(version) {
  * that depends on the machine: how deep a stack frame is depends on which
  * tier of V8 runs the release's function and on the stack Node was given, so
  * from 1,000 levels on the release may overflow on one machine and not on
- * another (README, "Differences": ours gives the text there). Below that, an
+ * another (docs/differences.md: ours gives the text there). Below that, an
  * overflow is a failure like any other.
  */
 const overflowedBeyondReach = (ref, depth) => depth >= 1_000 && ref.threw && isStackOverflow(ref.error)
@@ -119,6 +119,54 @@ for (const version of TESTED_RELEASES) {
         const ref = await run(Ref, make(100_000))
         assert.ok(ref.threw && isStackOverflow(ref.error), `the release overflows: ${ref.error}`)
         assert.deepEqual(await run(Ours, make(100_000)), { text: 'deep result:\ndeep' })
+      }
+    })
+
+    test('20,000 levels of nested arrays around an empty one give its JSON, in one stringify (issue 29)', async () => {
+      const { Ref, Ours } = await filters()
+      // The release makes the innermost array's JSON and nothing else; ours
+      // asked for every level's once, which cost the cube of the depth.
+      const spy = (depth) => {
+        const counted = { calls: 0 }
+        const inner = []
+        inner.toJSON = function () {
+          counted.calls++
+          return []
+        }
+        return { counted, output: nestArrays(depth, inner) }
+      }
+      for (const depth of [3, 1_000]) {
+        const ref = spy(depth)
+        const ours = spy(depth)
+        const expected = await run(Ref, ref.output)
+        if (overflowedBeyondReach(expected, depth)) continue
+        assert.deepEqual(await run(Ours, ours.output), expected)
+        assert.deepEqual([ours.counted.calls, ref.counted.calls], [1, 1], `depth ${depth}`)
+      }
+      assert.deepEqual(await run(Ours, nestArrays(20_000, [])), { text: 'deep result:\n[]' })
+    })
+
+    test('where the JSON of arrays in arrays throws, each is dropped as the release drops it, stringified once', async () => {
+      const { Ref, Ours } = await filters()
+      // An item whose JSON throws and that has no text: the release then
+      // stringifies every array around it, and each throws; ours takes an
+      // array around one that threw to throw (docs/differences.md).
+      const throwing = (depth) => {
+        const counted = { calls: 0 }
+        const item = {
+          toJSON() {
+            counted.calls++
+            throw new Error('no JSON')
+          },
+        }
+        return { counted, output: nestArrays(depth, [item]) }
+      }
+      for (const depth of [0, 1, 5, 200]) {
+        const ref = throwing(depth)
+        const ours = throwing(depth)
+        assert.deepEqual(await run(Ours, ours.output), await run(Ref, ref.output), `depth ${depth}`)
+        // The item itself, then the array holding it: the release goes on through every level.
+        assert.deepEqual([ours.counted.calls, ref.counted.calls], [2, depth + 2], `depth ${depth}`)
       }
     })
 

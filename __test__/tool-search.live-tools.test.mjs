@@ -28,6 +28,7 @@ for (const version of ['1.59.0', '1.71.0']) {
     const extra = {
       weatherV2: labels.set(tagged('get_weather', 'Get the weather forecast, version two', 'weatherV2'), 'weatherV2'),
       renamed: labels.set(tagged('weather_now', 'Current weather right now', 'renamed'), 'renamed'),
+      renamedToo: labels.set(tagged('weather_now', 'Current weather, a second tool with that id', 'renamedToo'), 'renamedToo'),
       added: labels.set(tagged('translate_text', 'Translate text between languages', 'added'), 'added'),
       idless: labels.set({ description: 'A tool without an id', execute: async () => ({}) }, 'idless'),
     }
@@ -92,6 +93,39 @@ for (const version of ['1.59.0', '1.71.0']) {
         assert.deepEqual(last, [
           ['translator', 'added'],
           ['translate_text', 'added'],
+        ])
+      })
+
+      // One reading of the record's ids serves every name of a call (lib/tool-search.js `idLookups`): what
+      // it finds is still the first tool in key order with the name as its id, as the reference's scan at
+      // each name finds.
+      test(`${label}: one load_tool of names the catalog lacks, some now ids of tools: each the first with its id`, async () => {
+        const [ref, ours] = await compare(options, async ({ record, extra, step, load, resume }) => {
+          await step()
+          record.nowFirst = extra.renamed
+          record.translator = extra.added
+          record.nowSecond = extra.renamedToo
+          await load({ toolNames: ['nope_1', 'weather_now', 'nope_2', 'translate_text', 'nope_3', 'nowSecond', 'get_weather'] })
+          await step()
+          delete record.nowFirst
+          await load({ toolNames: ['nope_4', 'weather_now', 'translate_text'] })
+          await step()
+          await resume()
+        })
+        assert.deepEqual(ours, ref)
+        const loaded = ours.log.filter((e) => e.load).map((e) => e.out.value?.loaded ?? [])
+        assert.deepEqual(loaded, [['weather_now', 'translate_text', 'nowSecond', 'get_weather'], []])
+        const offered = (entry) => entry.tools.filter(([name]) => ['weather_now', 'translate_text', 'nowSecond'].includes(name))
+        const steps = ours.log.filter((e) => e.tools)
+        assert.deepEqual(offered(steps[1]), [
+          ['weather_now', 'renamed'],
+          ['translate_text', 'added'],
+          ['nowSecond', 'renamedToo'],
+        ])
+        assert.deepEqual(offered(steps[2]), [
+          ['weather_now', 'renamedToo'],
+          ['translate_text', 'added'],
+          ['nowSecond', 'renamedToo'],
         ])
       })
 
@@ -224,6 +258,63 @@ describe('a record value put in after construction that is no tool', () => {
         const refOut = await execTool(refStep.result.tools.load_tool, { toolName: 'nothing_by_this_name' }, { requestContext: rc })
         assert.equal(refOut.threw?.name, 'TypeError')
       }
+    })
+  }
+})
+
+// storage 'context' (1.60+; on 1.59 ours reads loaded names the release drops, docs/differences.md): each step
+// looks up the names its history loaded, in the record as it is then, with one reading of the record's ids for
+// all of a step's names (lib/tool-search.js `idLookups`), finding what the release's scan at each name finds.
+describe("storage 'context': a history that loaded names the catalog lacks", () => {
+  const { both, runStep, makeRequestContext, docsCatalog, tagged, toolInvocationMessage } = kit171
+  const history = (names) =>
+    names.map((name, i) =>
+      toolInvocationMessage(
+        [{ toolName: 'load_tool', toolCallId: `c${i}`, args: { toolName: name }, result: { success: true, message: 'loaded', toolName: name } }],
+        { id: `m${i}` },
+      ),
+    )
+  for (const [label, filter] of [
+    ['no hook', undefined],
+    ['a hook', ({ toolName }) => toolName !== 'db_insert'],
+  ]) {
+    test(`${label}: each step offers each name as the first tool in key order with that id then`, async () => {
+      const { tools, labels } = docsCatalog()
+      const renamed = labels.set(tagged('weather_now', 'Current weather right now', 'renamed'), 'renamed')
+      const renamedToo = labels.set(tagged('weather_now', 'Current weather, a second tool with that id', 'renamedToo'), 'renamedToo')
+      const added = labels.set(tagged('translate_text', 'Translate text between languages', 'added'), 'added')
+      const messages = history(['nope_1', 'weather_now', 'nope_2', 'translate_text', 'get_weather', 'nope_3'])
+      const [ref, ours] = await both(async (P) => {
+        const record = { ...tools }
+        const p = new P({ tools: record, storage: 'context', ttl: 0, filter })
+        const offered = []
+        const step = async () => {
+          const s = await runStep(p, { labels, messages, requestContext: makeRequestContext({ threadId: 'context' }) })
+          offered.push(s.tools.filter(([name]) => !name.endsWith('_tools') && name !== 'load_tool').map(([name, tool]) => [name, tool]))
+        }
+        await step()
+        record.nowFirst = renamed
+        record.translator = added
+        record.nowSecond = renamedToo
+        await step()
+        delete record.nowFirst
+        await step()
+        return offered
+      })
+      assert.deepEqual(ours, ref)
+      assert.deepEqual(ours, [
+        [['get_weather', 'getWeather']],
+        [
+          ['weather_now', 'renamed'],
+          ['translate_text', 'added'],
+          ['get_weather', 'getWeather'],
+        ],
+        [
+          ['weather_now', 'renamedToo'],
+          ['translate_text', 'added'],
+          ['get_weather', 'getWeather'],
+        ],
+      ])
     })
   }
 })

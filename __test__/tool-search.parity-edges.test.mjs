@@ -96,8 +96,8 @@ for (const version of TESTED_RELEASES) {
   })
 
   // Items 2 (a) and (b), a tool that took a name as its id while the tool the
-  // tables found still answers to it, stay a documented difference (README,
-  // "Differences"), exercised by the record fuzz against a model of it.
+  // tables found still answers to it, stay a documented difference
+  // (docs/differences.md), exercised by the record fuzz against a model of it.
   describe(`${version}: a tools record whose names collide after construction (issue 19, item 2)`, () => {
     test('(e) a hook: the first tool with the id, in key order, is the one found', async () => {
       await same(

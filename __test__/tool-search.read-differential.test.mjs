@@ -11,15 +11,17 @@
 // object's own properties, `requestContext.get` keys) come in the same order:
 // the sequence of their first reads in the phase is compared exactly. Repeated
 // reads are not: the release reads a tool's `id` again at each lookup (its
-// scan of every tool, README "Differences": names looked up "without its scan
-// of every tool's id at every lookup") and re-reads what ours keeps analysed.
+// scan of every tool, docs/differences.md: names looked up "without its scan
+// of every tool's id at every lookup"; where ours looks names up by id, it
+// reads the ids once an operation, in the release's key order, for all of
+// them: lib/tool-search.js `idLookups`) and re-reads what ours keeps analysed.
 // That scan also reads the ids in key order where ours reads the ones it needs
 // in the order it needs them, so from `search_tools` on (every phase that
 // looks a name up) a tool's `id` is left out of the order (its reads are still
 // held to the release's by the first rule); its other properties and the
 // request context's keys are not.
 //
-// On 1.59.0 two of 1.60.0's fixes are adopted (README "Differences", first
+// On 1.59.0 two of 1.60.0's fixes are adopted (docs/differences.md, first
 // item), and the reads they make are allowed there, and only there: the thread
 // falls back to `requestContext.get('MastraMemory')`, and the 'context' store
 // reads a `load_tool` result's `toolName` (and `success` beside a string one),
@@ -162,12 +164,18 @@ async function run(kit, P, c) {
   return phases
 }
 
-/** The reads a release without 1.60.0's fixes does not make and ours does (README "Differences", first item). */
+/**
+ * The reads a release without 1.60.0's fixes does not make and ours does (docs/differences.md, first item):
+ * with a hook, the lookup of the loaded tool by id reads the tools before it and their ids, as the release's
+ * lookups do (issue 29).
+ */
 const adopted = (referenceHas, c) => (read, label) =>
   !referenceHas.memoryThread &&
   (read === 'rc.get(MastraMemory)' ||
     /\.toolInvocation\.result\.(toolName|success)$/.test(read) ||
-    (c.options.storage === 'context' && label === 'next step' && (read === `record.${c.load}` || read.startsWith(`tool:${c.load}.`))))
+    (c.options.storage === 'context' &&
+      label === 'next step' &&
+      (read === `record.${c.load}` || read.startsWith(`tool:${c.load}.`) || (c.options.filter !== undefined && /^(record\.[^.]+|tool:[^.]+\.id)$/.test(read)))))
 
 /** Phases in which the release scans every tool's id to look a name up (see the header). */
 const SCANS = new Set(['search_tools', 'load_tool', 'next step'])

@@ -2,7 +2,7 @@
 // caller edits between steps, between meta-tool calls and inside filter-hook
 // calls, with names and ids colliding on purpose, run through ours and the
 // release's own processor with the one documented lookup difference modelled
-// on it (README, "Differences"); every step's tools, system messages, hook
+// on it (docs/differences.md); every step's tools, system messages, hook
 // calls and meta-tool results equal (helpers/tool-search-record-fuzz.mjs).
 // Each release runs in a worker of its own.
 //

@@ -96,12 +96,16 @@ const list = (messages, response) => ({ get: { all: { db: () => messages }, resp
 
 /** Rows: a name and, for a side, an async function doing one sample's work. */
 const rows = []
-// The four modes of the prompt filter's bench rows.
+// The four modes of the prompt filter's bench rows, and preserveModelOutput
+// with an exclude list or kept steps, where the results' providerOptions are
+// read only of those the native side asks for (issue 29).
 for (const [mode, options] of [
   ['exclude all', {}],
   ['exclude list', { exclude: [TOOL_NAMES[0], TOOL_NAMES[2]] }],
   ['preserveModelOutput', { preserveModelOutput: true }],
   ['filterAfterToolSteps', { filterAfterToolSteps: 2 }],
+  ['exclude list + preserveModelOutput', { exclude: [TOOL_NAMES[0], TOOL_NAMES[2]], preserveModelOutput: true }],
+  ['filterAfterToolSteps + preserveModelOutput', { filterAfterToolSteps: 2, preserveModelOutput: true }],
 ]) {
   for (const messages of [100, 1000]) {
     const history = providerPrompt('h', messages / 4)

@@ -596,14 +596,14 @@ function defineToolSearchProcessor(host) {
      * time, or with `filterConcurrency` above 1, that many at once.
      */
     #drive(operation, step, requestContext, names = false, awaits = operation.awaitsAsReference, phase = operation.phase) {
-      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits, phase)
+      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits, phase, undefined, undefined, undefined)
       const concurrency = this.#settings.filterConcurrency
       return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
     }
 
     /** The questions of an operation that awaits as the reference (see `questions`). */
     #questions(operation, step, requestContext, awaits, phase) {
-      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits, phase))
+      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits, phase, undefined, undefined, undefined))
     }
 
     /**
@@ -616,6 +616,8 @@ function defineToolSearchProcessor(host) {
       if (at === words.length) return true
       const count = words[at + FLAT.count]
       if (count === FLAT.unchecked) return false
+      // An operation of its own: its lookups by id read the record once (see `idLookups`).
+      const asking = askingOf(undefined, step, undefined, false, undefined, false, undefined, undefined, undefined, undefined)
       let next = 0
       for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
         const code = words[i]
@@ -623,7 +625,7 @@ function defineToolSearchProcessor(host) {
         const ref = code >> ASK.kindBits
         const found = kind & FOUND_MASK
         const isMissing = found === ASK.missing
-        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
+        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined, asking)
         // What the tables resolved the name to (none for a tool indexed under its key for lack of an id).
         if (tool !== (isMissing || found === ASK.unnamed ? undefined : step.toolFor(ref))) return false
       }
@@ -926,7 +928,7 @@ class SnapshotStep extends StepTools {
  * to their Rust half), which V8 holds weakly: once a request's last step
  * and operation died, a full collection freed those classes and
  * deoptimized what was compiled for them (toolFor, keyOf, own, standing,
- * resolve, drive, questions; issue 18). These hold them, with a processor of
+ * resolve, drive, questions; issue 18; an operation's `IdLookups`). These hold them, with a processor of
  * their own over no tools, never a user's.
  */
 let keptShapes
@@ -942,6 +944,7 @@ function keepStepShapes(version) {
     step.load(SEARCH_TOOLS, undefined, 0),
     new LiveStep(step, {}, () => {}, { keys: [], tools: [], ids: [], record: {} }),
     new SnapshotStep(step, { record: { tools: [] } }, [], () => {}),
+    new IdLookups({}),
   ]
 }
 
@@ -952,14 +955,118 @@ function keepStepShapes(version) {
  * or nothing: `missingName` then given), and which reads to make, in order,
  * until one gives a tool. Rust chose them as the reference looks the name up.
  */
-function resolve(step, kind, ref, missingName) {
+function resolve(step, kind, ref, missingName, asking) {
   const name = nameAsked(step, kind, ref, missingName)
+  // With a hook, the tool the tables found must also be the first with that
+  // id (`standingFirst`): the reference asks the hook about that one.
+  const hooked = asking.filter !== undefined
   for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
     const read = reads & READ_MASK
-    const tool = read === ASK.ownKey ? step.own(name) : read === ASK.standing ? step.standing(ref, name) : step.firstById(name)
+    const tool =
+      read === ASK.ownKey
+        ? step.own(name)
+        : read === ASK.standing
+          ? hooked
+            ? standingFirst(asking, step, ref, name)
+            : step.standing(ref, name)
+          : idLookups(asking, step).firstById(name)
     if (tool !== undefined) return tool
   }
   return undefined
+}
+
+/**
+ * For an operation with a hook (`asking`): the tool `ref` where it still
+ * answers to `name` (`standing`) and no tool before it in key order took
+ * that id since the tables were made, else the first tool with that id,
+ * read as the reference reads it (`firstById`). Whether one before it took
+ * the id is read once an operation (`IdLookups`, as far as its lookups need),
+ * and again where the hook changed the id of the tool it was last asked
+ * about. So an edit made before the operation, or by the hook to the tool it
+ * was asked about, is seen; one the hook makes to another tool before the
+ * one found, which the reference's scan at each lookup would see, is not (a
+ * scan at each lookup makes a catalog of n tools take n²).
+ */
+function standingFirst(asking, step, ref, name) {
+  const tool = step.standing(ref, name)
+  if (tool === undefined) return undefined
+  return idLookups(asking, step).find(name) === tool ? tool : step.firstById(name)
+}
+
+/**
+ * The operation's reading of the step's record by id (`IdLookups`), begun
+ * at the first lookup that needs it and kept for the operation's later
+ * ones: a name is looked up among the tools' ids once an operation, not
+ * once a name (a scan at each lookup makes n names of an n-tool record take
+ * n², as the reference's `Object.values(tools).find` does). With a hook, read
+ * again where the hook changed the id of the tool it was last asked about.
+ */
+function idLookups(asking, step) {
+  const asked = asking.asked
+  if (asked !== undefined) {
+    asking.asked = undefined
+    if (asked.id !== asking.askedId) asking.lookups = undefined
+  }
+  let lookups = asking.lookups
+  if (lookups === undefined) {
+    lookups = new IdLookups(step.record())
+    asking.lookups = lookups
+  }
+  return lookups
+}
+
+/**
+ * A record's tools by id, read as `toolById` reads it, as far as the names
+ * looked up need: its keys once, then each key's tool and its id in key
+ * order, up to the first tool with the id asked for (the reads the
+ * reference's scan makes for that name, and no more).
+ */
+class IdLookups {
+  constructor(record) {
+    this.record = record
+    this.keys = Object.keys(record)
+    /** The tool read under each key of `keys` read so far (none for a key deleted since). */
+    this.tools = []
+    /** The first key (its index) read with each id. */
+    this.byId = new Map()
+  }
+
+  find(id) {
+    const known = this.byId.get(id)
+    if (known !== undefined) return this.tools[known]
+    const { record, keys, tools, byId } = this
+    while (tools.length < keys.length) {
+      const at = tools.length
+      const key = keys[at]
+      // A key the hook deleted since holds no tool.
+      if (!Object.hasOwn(record, key)) {
+        tools.push(undefined)
+        continue
+      }
+      const tool = record[key]
+      isTool(tool, key, RECORD_VALUES, false)
+      tools.push(tool)
+      const toolId = tool.id
+      if (!byId.has(toolId)) byId.set(toolId, at)
+      if (toolId === id) return tool
+    }
+    return undefined
+  }
+
+  /**
+   * The step's `firstById` read: the first tool with `id` in this reading,
+   * where it still stands under its key with that id; else (an edit since
+   * moved it or changed its id) the record as it is now, scanned. A tool
+   * that took the id since this reading, coming before, is not seen (see
+   * `standingFirst`).
+   */
+  firstById(id) {
+    const tool = this.find(id)
+    if (tool === undefined) return undefined
+    const { record } = this
+    const key = this.keys[this.byId.get(id)]
+    return Object.hasOwn(record, key) && record[key] === tool && tool.id === id ? tool : toolById(record, id)
+  }
 }
 
 /** The name a question of `kind` is about: the id or the key of the tool `ref` the tables found, or `missingName`. */
@@ -1157,10 +1264,10 @@ function readRecord(record) {
 }
 
 /** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
-function askingOf(operation, step, requestContext, names, filter, awaits, phase) {
-  return { operation, step, requestContext, names, filter, awaits, phase, allowed: OPERATION.allowed }
+function askingOf(operation, step, requestContext, names, filter, awaits, phase, lookups, asked, askedId) {
+  return { operation, step, requestContext, names, filter, awaits, phase, allowed: OPERATION.allowed, lookups, asked, askedId }
 }
-generalizeFields(askingOf, 7)
+generalizeFields(askingOf, 10)
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
@@ -1195,11 +1302,16 @@ function answer(asking, question, phase, ticket) {
   const isTool = kind === ASK.tool
   const missing = !isTool && (kind & FOUND_MASK) === ASK.missing
   const name = !missing ? undefined : ticket === undefined ? operation.questionName : operation.questionNameOf(ticket)
-  const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name)
+  const tool = isTool ? step.toolFor(ref) : resolve(step, kind, ref, name, asking)
   if (tool === undefined) return OPERATION.denied
   const tables = !missing && tool === step.toolFor(ref)
   const allowed = tables ? OPERATION.allowed : OPERATION.allowedAs + step.adopt(tool)
   const { filter, requestContext } = asking
+  if (filter !== undefined) {
+    // Should the hook change this tool's id, the names after it are looked up in the record again (see `idLookups`).
+    asking.asked = tool
+    asking.askedId = tool.id
+  }
   if (asking.awaits) {
     // Several out at once (`driveAhead`): each promise settles to its own code.
     if (ticket !== undefined) return isToolAllowed(filter, tool, requestContext, phase).then((ok) => (ok ? allowed : OPERATION.denied))

@@ -11,14 +11,16 @@
 // relevant tool among the first k results, MRR@5 the mean of 1/rank of the
 // first relevant result (0 past 5). Cases whose id starts with `live_`
 // (questions real users sent) and the others (written for the benchmark) are
-// scored apart.
+// scored apart. The search and the scores are cli/search.mjs's, which
+// `npx mastra-native-processors eval` uses on a user's own tools.
 
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 
-import { RequestContext } from '@mastra/core/request-context'
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
+
+import { Quality, rankOf, searchToolOf } from '../cli/search.mjs'
 
 const require = createRequire(import.meta.url)
 
@@ -40,43 +42,11 @@ export function buildTools(data) {
   return tools
 }
 
-/** `search_tools` of a new processor's first step. */
+/** `search_tools` of a new processor's first step: `{ processor, search }`, `search(query)` giving `{ results }`. */
 export async function searchTool(Processor, options) {
-  const requestContext = new RequestContext()
   const processor = new Processor(options)
-  const messageList = { addSystem() {}, get: { all: { db: () => [] } } }
-  const { tools } = await processor.processInputStep({
-    messages: [],
-    messageList,
-    tools: {},
-    requestContext,
-    state: {},
-    stepNumber: 0,
-    steps: [],
-    abort() {},
-  })
-  return { processor, search: (query) => tools.search_tools.execute({ query }, { requestContext }) }
-}
-
-/** hit@1, hit@5 and MRR@5 of a set of cases. */
-class Quality {
-  cases = 0
-  hit1 = 0
-  hit5 = 0
-  reciprocal = 0
-
-  add(rank) {
-    this.cases++
-    if (rank < 0) return
-    this.hit5++
-    if (rank === 0) this.hit1++
-    this.reciprocal += 1 / (rank + 1)
-  }
-
-  get scores() {
-    const n = Math.max(this.cases, 1)
-    return { cases: this.cases, hit1: this.hit1 / n, hit5: this.hit5 / n, mrr5: this.reciprocal / n }
-  }
+  const results = await searchToolOf(processor)
+  return { processor, search: async (query) => ({ results: await results(query) }) }
 }
 
 /**
@@ -91,7 +61,7 @@ export async function evaluate(search, data) {
   const started = performance.now()
   for (const { id, query, relevant } of data.cases) {
     const { results } = await search(query)
-    const rank = results.slice(0, TOP_K).findIndex((r) => relevant.includes(r.name))
+    const rank = rankOf(results, (r) => relevant.includes(r.name), TOP_K)
     ;(id.startsWith('live_') ? live : tidy).add(rank)
     if (rank < 0) misses.push({ id, query, relevant, got: results.map((r) => r.name) })
   }

@@ -1013,7 +1013,9 @@ impl ToolSearch {
                 not_found.push(name.clone());
                 continue;
             }
-            if step.loaded.lock().contains(name) || loaded.contains(name) {
+            // `to_load` holds each name once, so a name is never in `loaded`
+            // yet (asking would cost the square of the names).
+            if step.loaded.lock().contains(name) {
                 already_loaded.push(name.clone());
                 continue;
             }

@@ -2,7 +2,7 @@
 // changed, put on a release's own ToolSearchProcessor (test-only; it relies on
 // the processor's private members at runtime, as withOurFixes does): the
 // reference's code, but each lookup made as ours makes it, which differs from
-// the reference's in one documented case (README, "Differences"; `reads` in
+// the reference's in one documented case (docs/differences.md; `reads` in
 // src/tool_search/operation.rs).
 //
 // A catalog's tables are what was read when it was made: the record's keys,
@@ -15,15 +15,64 @@
 // id is the name), and the whole record scanned by id only when those give
 // nothing. The reference scans every tool's id at every lookup, and so also
 // finds a tool that took the name as its id while the one the tables found
-// still answers to it.
+// still answers to it. With a `filter` hook ours also asks, of the tool the
+// tables found, whether it is the first with that id in the record as one
+// reading of it an operation found it (read as far as the lookups need, and
+// again where the hook changed the id of the tool it was last asked about;
+// issue 29), and scans the record where it is not: so with a hook only an
+// edit the hook makes, during an operation, to another tool before the one
+// found goes unseen. An operation is one search, one `load_tool` call (with
+// its suggestions), one step's loaded tools, or one injected catalog.
 //
 //   withOurLookups(Base) -> a subclass of Base looking names up as ours does
 //   LOOKUPS_DIFFER        a Symbol: the model sets processor[LOOKUPS_DIFFER] = true
 //                         when one of its lookups found another tool than the reference's would
 
+import { AsyncLocalStorage } from 'node:async_hooks'
+
 export const LOOKUPS_DIFFER = Symbol('lookups differ')
 
 const { hasOwn } = Object
+
+/** The operation a lookup is made in (its `{ lookups, asked, askedId }`), as ours keeps one per operation. */
+const operation = new AsyncLocalStorage()
+const newOperation = () => ({ lookups: undefined, asked: undefined, askedId: undefined })
+
+/** A record's first tools by id, read as far as the names asked need (ours' `IdLookups` in lib/tool-search.js). */
+class IdLookups {
+  constructor(record) {
+    this.record = record
+    this.keys = Object.keys(record)
+    this.read = 0
+    this.byId = new Map()
+  }
+
+  find(id) {
+    if (this.byId.has(id)) return this.byId.get(id)
+    while (this.read < this.keys.length) {
+      const key = this.keys[this.read++]
+      if (!hasOwn(this.record, key)) continue
+      const tool = this.record[key]
+      if (tool === null || typeof tool !== 'object') continue
+      if (!this.byId.has(tool.id)) this.byId.set(tool.id, tool)
+      if (tool.id === id) return tool
+    }
+    return undefined
+  }
+}
+
+/** With a hook: `tool` (found standing) where the operation's reading of `record` finds it first with the id, else the first now. */
+function standingFirst(record, name, tool) {
+  const op = operation.getStore()
+  if (op === undefined) throw new Error('a lookup with a hook outside an operation')
+  if (op.asked !== undefined) {
+    const asked = op.asked
+    op.asked = undefined
+    if (asked.id !== op.askedId) op.lookups = undefined
+  }
+  op.lookups ??= new IdLookups(record)
+  return op.lookups.find(name) === tool ? tool : firstById(record, name)
+}
 
 /** What a catalog's tables hold: keys, tools and string ids, in key order, read now. */
 function tablesOf(record) {
@@ -53,8 +102,8 @@ function readsFor(lookup, found, live) {
   return ['firstById']
 }
 
-/** The tool ours finds for `name` in `view` (`{ tools: the record now, tables, live }`). */
-function lookUp({ tools: record, tables, live }, name, lookup) {
+/** The tool ours finds for `name` in `view` (`{ tools: the record now, tables, live }`), `hooked` where there is a hook. */
+function lookUp({ tools: record, tables, live }, name, lookup, hooked) {
   const byKey = () => {
     const at = tables.keys.indexOf(name)
     return at < 0 ? undefined : ['byKey', at]
@@ -77,6 +126,7 @@ function lookUp({ tools: record, tables, live }, name, lookup) {
     else {
       tool = own(record, tables.keys[at])
       if (tool?.id !== name) tool = undefined
+      else if (hooked) tool = standingFirst(record, name, tool)
     }
     if (tool !== undefined) return tool
   }
@@ -103,7 +153,7 @@ export function withOurLookups(Base) {
     /** Looks `name` up as ours does, noting when the reference's lookup (`reference()`) finds another tool. */
     #lookUp(catalog, name, lookup, reference) {
       const view = this.listing?.catalog === catalog ? this.listing : catalog
-      const tool = lookUp(view, name, lookup)
+      const tool = lookUp(view, name, lookup, this.filter !== undefined)
       if (tool !== reference()) this[LOOKUPS_DIFFER] = true
       return tool
     }
@@ -132,7 +182,37 @@ export function withOurLookups(Base) {
     }
 
     formatCatalog(catalog, requestContext) {
-      return this.#listing(catalog, () => super.formatCatalog(catalog, requestContext))
+      return operation.run(newOperation(), () => this.#listing(catalog, () => super.formatCatalog(catalog, requestContext)))
+    }
+
+    // Ours' operations, each with its reading of the record (see `standingFirst`).
+
+    searchTools(catalog, query, requestContext) {
+      return operation.run(newOperation(), () => super.searchTools(catalog, query, requestContext))
+    }
+
+    getLoadedTools(catalog, loadedNames, requestContext) {
+      return operation.run(newOperation(), () => super.getLoadedTools(catalog, loadedNames, requestContext))
+    }
+
+    async processInputStep(args) {
+      const result = await super.processInputStep(args)
+      const load = result?.tools?.load_tool
+      if (load !== undefined) {
+        const execute = load.execute
+        load.execute = (...input) => operation.run(newOperation(), () => execute.apply(load, input))
+      }
+      return result
+    }
+
+    /** The tool the hook is asked about, and its id then: ours reads it again at its next lookup. */
+    isToolAllowed(tool, requestContext, phase) {
+      const op = operation.getStore()
+      if (op !== undefined && this.filter) {
+        op.asked = tool
+        op.askedId = tool.id
+      }
+      return super.isToolAllowed(tool, requestContext, phase)
     }
 
     // `load_tool`'s suggestions are no listing: ours reads the record's keys

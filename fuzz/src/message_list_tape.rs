@@ -2,7 +2,7 @@
 //! `tool_call_ids` and `StepHistory::advance` (the filter of Mastra 1.59).
 //!
 //! Structured inputs are history tapes as `writeHistory` in
-//! `lib/tool-call-filter/message-list.js` writes them, with model outputs
+//! `lib/tool-call-filter/message-list-tape.js` writes them, with model outputs
 //! from [`crate::model_output`]; raw inputs are arbitrary tapes. Every plan
 //! is walked the way `applyPlan` walks it and must fit: it is never longer
 //! than its tape (the binding's answer buffer is the tape's size), has one
@@ -14,13 +14,11 @@
 //! slots left for later, and once they are filled a second plan never asks
 //! again (the binding asks only once). Errors must have their cause on the tape.
 
-use std::collections::HashSet;
-
 use mastra_native_processors::tool_call_filter::message_list::{
     code, plan_legacy, plan_tape, tool_call_ids, History, Message, Options, Part, StepHistory, TapePlan, ToolState,
     TopLevelText,
 };
-use mastra_native_processors::tool_call_filter::tape::{node, TapeError};
+use mastra_native_processors::tool_call_filter::tape::{JsonAsks, Stringified, TapeError};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, CallIdSet, Exclude, FilterError};
 
 use crate::gen::{flag, int, js_number, one_in, pick, raw_tape, size, tape_value, Cursor, Strings, U};
@@ -124,10 +122,12 @@ pub fn run(data: &[u8]) {
             assert_eq!(planned, Err(FilterError::Tape(error)), "read and plan disagree");
         }
         Ok(history) => {
-            if let Ok(TapePlan::NeedsJson(slots)) = &planned {
-                let slots = slots.clone();
-                check_json_request(&tape, &slots, exclude);
-                fill(&mut u, &mut tape, &slots, strings.as_deref_mut());
+            if let Ok(TapePlan::NeedsJson(asks)) = &planned {
+                let asks = asks.clone();
+                assert_ne!(exclude, Exclude::Nothing, "JSON asked for with nothing excluded");
+                assert!(!asks.is_empty(), "an empty JSON request");
+                model_output::check_asks(&tape, &asks);
+                fill(&mut u, &mut tape, &asks, strings.as_deref_mut());
                 planned = plan_tape(&options, exclude, &tape, &preserve);
                 if let Ok(TapePlan::NeedsJson(again)) = &planned {
                     panic!("JSON asked for again after it was filled in: {again:?}");
@@ -150,25 +150,11 @@ pub fn run(data: &[u8]) {
     }
 }
 
-fn check_json_request(tape: &[i32], slots: &[usize], exclude: Exclude) {
-    assert_ne!(exclude, Exclude::Nothing, "JSON asked for with nothing excluded");
-    assert!(!slots.is_empty(), "an empty JSON request");
-    assert!(slots.len() <= tape.len(), "the JSON request does not fit the answer buffer");
-    let distinct: HashSet<usize> = slots.iter().copied().collect();
-    assert_eq!(distinct.len(), slots.len(), "a JSON slot asked for twice: {slots:?}");
-    for &slot in slots {
-        assert!(slot < tape.len() && tape[slot] == node::JSON_LATER, "slot {slot} is not a JSON slot left for later");
-        assert!(i32::try_from(slot).is_ok(), "slot {slot} does not fit the binding's Int32Array");
-    }
-}
-
-fn fill(u: &mut U<'_>, tape: &mut [i32], slots: &[usize], strings: Option<&mut Strings>) {
+fn fill(u: &mut U<'_>, tape: &mut [i32], asks: &JsonAsks, strings: Option<&mut Strings>) {
     match strings {
-        Some(strings) => model_output::fill_json(u, tape, slots, strings),
+        Some(strings) => model_output::fill_json(u, tape, asks, strings),
         None => {
-            for &slot in slots {
-                tape[slot] = if flag(u) { node::NO_JSON } else { tape_value(u).max(0) };
-            }
+            asks.run(tape, |_| if flag(u) { Stringified::Undefined } else { Stringified::Json(tape_value(u).max(0)) });
         }
     }
 }
@@ -273,7 +259,7 @@ fn check_plan(
                     assert!(count > 0, "a text of no strings");
                     let strings = plan.take(count);
                     let text = output_text().expect("only a result with an output becomes text");
-                    assert!(text.needed_json.is_empty(), "a text made while JSON was missing");
+                    assert!(text.asks.is_empty(), "a text made while JSON was missing");
                     assert_eq!(strings, &text.strings[..], "the strings of {part:?}");
                     used.extend_from_slice(strings);
                     kept += 1;

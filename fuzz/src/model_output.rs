@@ -15,7 +15,9 @@
 //! The message-list and prompt targets use [`decode`] and [`text`] to know
 //! the exact strings a replaced part must carry.
 
-use mastra_native_processors::tool_call_filter::tape::{model_output_text, node, NodeError, Reader, MAX_NODE_DEPTH};
+use mastra_native_processors::tool_call_filter::tape::{
+    model_output_text, node, work, JsonAsk, JsonAsks, NodeError, Reader, Stringified, MAX_NODE_DEPTH,
+};
 
 use crate::gen::{flag, int, one_in, raw_tape, size, tape_value, Strings, U};
 
@@ -182,53 +184,101 @@ fn decode_at(tape: &[i32], at: &mut usize, depth: usize) -> Option<Node> {
 /// What the text of a node is made of.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct Text {
-    /// The indexes of the strings joined by newlines (empty: no text).
+    /// The indexes of the strings joined by newlines (empty: no text). While
+    /// `asks` holds any, these are only the strings known so far.
     pub strings: Vec<i32>,
-    /// JSON slots left for later that the text needs.
-    pub needed_json: Vec<usize>,
+    /// The JSON the text may need, as the core asks for it; `around` counts
+    /// from this node's first ask (see [`concat_asks`]).
+    pub asks: Vec<JsonAsk>,
+}
+
+/// The asks of several outputs' texts as the core makes them in one walk:
+/// one after another, each `around` moved by the asks before its output's.
+pub fn concat_asks<'a>(texts: impl IntoIterator<Item = &'a Text>) -> JsonAsks {
+    let mut all = Vec::new();
+    for text in texts {
+        let offset = all.len();
+        all.extend(text.asks.iter().map(|ask| JsonAsk { around: ask.around.map(|k| k + offset), ..*ask }));
+    }
+    JsonAsks(all)
 }
 
 /// The output nests too deep or contains itself where its text is needed.
 #[derive(Debug, PartialEq, Eq)]
 pub struct TooDeep;
 
+/// Whether a node's text is known, or hangs on an ask.
+enum Status {
+    Known,
+    Asked(usize),
+}
+
 /// The reference's `modelOutputToText`, over a decoded tree: strings as they
 /// are (nothing when empty), primitives as their string, arrays as the text
 /// of their items or else their JSON, `{ type: 'text' }` by a string value or
 /// else its string text (the value unread), other objects with a value by
 /// that value's text, and objects without one by their string text or else
-/// their JSON.
+/// their JSON. JSON left for later is asked for: an array whose items' texts
+/// hang on asks has its JSON asked for with those asks hanging on it.
 pub fn text(tree: &Node) -> Result<Text, TooDeep> {
     let mut text = Text::default();
     walk(tree, 0, &mut text)?;
     Ok(text)
 }
 
-fn walk(tree: &Node, depth: usize, text: &mut Text) -> Result<(), TooDeep> {
+fn ask(text: &mut Text, slot: Option<usize>, inside: &[usize]) -> Status {
+    let k = text.asks.len();
+    text.asks.push(JsonAsk { slot, around: None, inside: inside.len() });
+    for &waiter in inside {
+        text.asks[waiter].around = Some(k);
+    }
+    Status::Asked(k)
+}
+
+fn walk(tree: &Node, depth: usize, text: &mut Text) -> Result<Status, TooDeep> {
     if depth > MAX_NODE_DEPTH {
         return Err(TooDeep);
     }
     let json = |json: i32, slot: usize, text: &mut Text| match json {
-        node::JSON_LATER => text.needed_json.push(slot),
-        json if json >= 0 => text.strings.push(json),
-        _ => {}
+        node::JSON_LATER => ask(text, Some(slot), &[]),
+        json if json >= 0 => {
+            text.strings.push(json);
+            Status::Known
+        }
+        _ => Status::Known,
     };
-    match tree {
-        Node::Nothing => {}
+    Ok(match tree {
+        Node::Nothing => Status::Known,
         Node::TooDeep => return Err(TooDeep),
         Node::Str { index, non_empty } => {
             if *non_empty {
                 text.strings.push(*index);
             }
+            Status::Known
         }
-        Node::Primitive { index } => text.strings.push(*index),
+        Node::Primitive { index } => {
+            text.strings.push(*index);
+            Status::Known
+        }
         Node::Array { json: value, json_slot, children } => {
             let before = text.strings.len();
+            let mut inside = Vec::new();
             for child in children {
-                walk(child, depth + 1, text)?;
+                if let Status::Asked(k) = walk(child, depth + 1, text)? {
+                    inside.push(k);
+                }
             }
-            if text.strings.len() == before {
-                json(*value, *json_slot, text);
+            if text.strings.len() > before {
+                Status::Known
+            } else if *value == node::JSON_LATER {
+                ask(text, Some(*json_slot), &inside)
+            } else if *value >= 0 {
+                text.strings.push(*value);
+                Status::Known
+            } else if inside.is_empty() {
+                Status::Known
+            } else {
+                ask(text, None, &inside)
             }
         }
         Node::Object { flags, json: value, json_slot, text: own, text_non_empty, value: inner } => {
@@ -239,6 +289,7 @@ fn walk(tree: &Node, depth: usize, text: &mut Text) -> Result<(), TooDeep> {
                     if *text_non_empty {
                         text.strings.push(*own);
                     }
+                    Status::Known
                 }
                 None => json(*value, *json_slot, text),
                 Some(inner) if is_text_type && matches!(**inner, Node::Str { .. }) => walk(inner, depth + 1, text)?,
@@ -246,29 +297,34 @@ fn walk(tree: &Node, depth: usize, text: &mut Text) -> Result<(), TooDeep> {
                     if *text_non_empty {
                         text.strings.push(*own);
                     }
+                    Status::Known
                 }
                 Some(inner) => walk(inner, depth + 1, text)?,
             }
         }
-    }
-    Ok(())
+    })
 }
 
 /// The core's answer for the node at `position` equals the oracle's: the
-/// same strings and JSON requests, or the same failure. Returns the oracle's
-/// text, or `None` where there was no node or it was too deep.
+/// same strings and JSON asks, or the same failure, in at most one read of
+/// each value of the node. Returns the oracle's text, or `None` where there
+/// was no node or it was too deep.
 pub fn check_node(tape: &[i32], position: usize) -> Option<Text> {
     let decoded = decode(tape, position);
     // Junk in front of the answer must stay: the core only appends.
     let mut out = vec![-7, -7];
-    let mut needed_json = vec![usize::MAX];
-    let got = model_output_text(tape, position, &mut out, &mut needed_json);
+    let junk = JsonAsk { slot: None, around: None, inside: usize::MAX };
+    let mut asks = JsonAsks(vec![junk]);
+    let reads = work::reads();
+    let got = model_output_text(tape, position, &mut out, &mut asks);
+    let reads = work::reads() - reads;
     assert_eq!(&out[..2], &[-7, -7], "model_output_text changed what was already in `out`");
-    assert_eq!(needed_json[0], usize::MAX, "model_output_text changed what was already in `needed_json`");
+    assert_eq!(asks.0[0], junk, "model_output_text changed what was already in `asks`");
     let Some((tree, end)) = decoded else {
         assert!(got.is_err(), "no node at {position} by the grammar, but the core read one: {out:?}");
         return None;
     };
+    assert!(reads as usize <= end - position, "{reads} reads for a node of {} values", end - position);
     // The reader steps over exactly the node, whatever is in it.
     let mut reader = Reader::at(tape, position);
     assert_eq!(reader.skip_node(0), Ok(()), "skip_node refused the node at {position}: {tree:?}");
@@ -276,10 +332,10 @@ pub fn check_node(tape: &[i32], position: usize) -> Option<Text> {
     match (text(&tree), got) {
         (Ok(expected), Ok(())) => {
             assert_eq!(&out[2..], &expected.strings[..], "the strings of {tree:?}");
-            assert_eq!(&needed_json[1..], &expected.needed_json[..], "the JSON slots of {tree:?}");
-            for &slot in &expected.needed_json {
-                assert_eq!(tape[slot], node::JSON_LATER, "slot {slot} asked for is not a JSON slot left for later");
-            }
+            // The core's asks count `around` from the start of its list.
+            let shifted = concat_asks([&Text { strings: Vec::new(), asks: vec![junk] }, &expected]);
+            assert_eq!(asks, shifted, "the JSON asks of {tree:?}");
+            check_asks(tape, &JsonAsks(expected.asks.clone()));
             Some(expected)
         }
         (Err(TooDeep), Err(NodeError::TooDeep)) => None,
@@ -287,11 +343,96 @@ pub fn check_node(tape: &[i32], position: usize) -> Option<Text> {
     }
 }
 
-/// Fills the JSON slots the way the binding's `fillJson` does: a new string,
-/// or nothing where `JSON.stringify` fails.
-pub fn fill_json(u: &mut U<'_>, tape: &mut [i32], slots: &[usize], strings: &mut Strings) {
-    for &slot in slots {
-        tape[slot] = if one_in(u, 8) { node::NO_JSON } else { strings.push(true) };
+/// What a list of asks must be for the binding to run it: each slot a JSON
+/// slot left for later, asked for once; each ask hanging on a later one; as
+/// many hanging on each as it says; all of it in the answer buffer.
+pub fn check_asks(tape: &[i32], asks: &JsonAsks) {
+    assert!(asks.len() * node::JSON_ASK_LENGTH <= tape.len(), "the JSON asks do not fit the answer buffer");
+    let mut slots = std::collections::HashSet::new();
+    let mut inside = vec![0; asks.len()];
+    for (k, ask) in asks.0.iter().enumerate() {
+        if let Some(slot) = ask.slot {
+            assert!(
+                slot < tape.len() && tape[slot] == node::JSON_LATER,
+                "slot {slot} is not a JSON slot left for later"
+            );
+            assert!(i32::try_from(slot).is_ok(), "slot {slot} does not fit the binding's Int32Array");
+            assert!(slots.insert(slot), "slot {slot} asked for twice");
+        }
+        if let Some(around) = ask.around {
+            assert!(around > k && around < asks.len(), "ask {k} hangs on ask {around}");
+            inside[around] += 1;
+        }
+    }
+    for (k, ask) in asks.0.iter().enumerate() {
+        assert_eq!(ask.inside, inside[k], "ask {k} says {} hang on it", ask.inside);
+    }
+}
+
+/// Fills the JSON the asks call for the way the binding's `fillJson` does:
+/// a new string, or nothing where `JSON.stringify` gives nothing or throws.
+pub fn fill_json(u: &mut U<'_>, tape: &mut [i32], asks: &JsonAsks, strings: &mut Strings) {
+    asks.run(tape, |_| match int(u, 0, 15) {
+        0 => Stringified::Undefined,
+        1 => Stringified::Throws,
+        _ => Stringified::Json(strings.push(true)),
+    });
+}
+
+/// The slots the reference's recursion stringifies, in its order, with each
+/// slot's outcome given, but for ours on purpose: an array around one whose
+/// JSON threw is taken to throw, unstringified. Returns whether the node's
+/// text is none because something inside threw.
+fn reference_stringifies(tree: &Node, outcome: &impl Fn(usize) -> Stringified, made: &mut Vec<usize>) -> (bool, bool) {
+    // (has text, threw)
+    match tree {
+        Node::Nothing | Node::TooDeep => (false, false),
+        Node::Str { non_empty, .. } => (*non_empty, false),
+        Node::Primitive { .. } => (true, false),
+        Node::Array { json, json_slot, children } => {
+            let (mut any, mut threw) = (false, false);
+            for child in children {
+                let (has, child_threw) = reference_stringifies(child, outcome, made);
+                any |= has;
+                threw |= child_threw;
+            }
+            if any {
+                return (true, false);
+            }
+            match *json {
+                node::JSON_LATER if threw => (false, true),
+                node::JSON_LATER => {
+                    made.push(*json_slot);
+                    match outcome(*json_slot) {
+                        Stringified::Json(_) => (true, false),
+                        Stringified::Undefined => (false, false),
+                        Stringified::Throws => (false, true),
+                    }
+                }
+                json if json >= 0 => (true, false),
+                _ => (false, threw),
+            }
+        }
+        Node::Object { flags, json, json_slot, text, text_non_empty, value } => {
+            let is_text_type = flags & node::IS_TEXT_TYPE != 0;
+            match value {
+                None if *text >= 0 => (*text_non_empty, false),
+                None if *json == node::JSON_LATER => {
+                    made.push(*json_slot);
+                    match outcome(*json_slot) {
+                        Stringified::Json(_) => (true, false),
+                        Stringified::Undefined => (false, false),
+                        Stringified::Throws => (false, true),
+                    }
+                }
+                None => (*json >= 0, false),
+                Some(inner) if is_text_type && matches!(**inner, Node::Str { .. }) => {
+                    reference_stringifies(inner, outcome, made)
+                }
+                Some(_) if is_text_type && *text >= 0 => (*text_non_empty, false),
+                Some(inner) => reference_stringifies(inner, outcome, made),
+            }
+        }
     }
 }
 
@@ -318,19 +459,33 @@ pub fn run(data: &[u8]) {
     if structured {
         strings.check_used(&first.strings);
     }
-    if first.needed_json.is_empty() {
+    if first.asks.is_empty() {
         return;
     }
-    if structured {
-        fill_json(&mut u, &mut tape, &first.needed_json, &mut strings);
-    } else {
-        for &slot in &first.needed_json {
-            tape[slot] = if flag(&mut u) { node::NO_JSON } else { tape_value(&mut u).max(0) };
-        }
+    // Each slot's outcome drawn ahead, so that the reference's recursion and
+    // the asks can be run on the same ones.
+    let asks = JsonAsks(first.asks.clone());
+    let mut outcomes = std::collections::HashMap::new();
+    for slot in asks.0.iter().filter_map(|ask| ask.slot) {
+        let outcome = match int(&mut u, 0, 7) {
+            0 => Stringified::Undefined,
+            1 => Stringified::Throws,
+            _ if structured => Stringified::Json(strings.push(true)),
+            _ => Stringified::Json(tape_value(&mut u).max(0)),
+        };
+        outcomes.insert(slot, outcome);
+    }
+    let outcome = |slot: usize| outcomes[&slot];
+    let before = tape.clone();
+    let made = asks.run(&mut tape, outcome);
+    if let Some((tree, _)) = decode(&before, position) {
+        let mut expected = Vec::new();
+        reference_stringifies(&tree, &outcome, &mut expected);
+        assert_eq!(made, expected, "the values stringified for {tree:?}");
     }
     // With its JSON filled in, the same node needs nothing more.
     let second = check_node(&tape, position).expect("the node still has text after its JSON is filled in");
-    assert!(second.needed_json.is_empty(), "JSON asked for again: {:?}", second.needed_json);
+    assert!(second.asks.is_empty(), "JSON asked for again: {:?}", second.asks);
     if structured {
         strings.check_used(&second.strings);
     }

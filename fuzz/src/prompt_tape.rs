@@ -444,16 +444,17 @@ fn outputs_round(u: &mut U<'_>, round: &Round<'_>, prompt: &Prompt, wanted: &[(u
             return;
         }
     };
-    let needed: Vec<usize> = texts.iter().flat_map(|t| t.needed_json.iter().copied()).collect();
+    let needed = model_output::concat_asks(&texts);
     let second = second.expect("well-formed outputs are answered");
     let (answer, texts) = if needed.is_empty() {
         (second.answer, texts)
     } else {
-        assert_eq!(second.answer, Answer::NeedsJson(needed.clone()), "the JSON slots of the outputs");
+        assert_eq!(second.answer, Answer::NeedsJson(needed.clone()), "the JSON asks of the outputs");
+        model_output::check_asks(&outputs, &needed);
         model_output::fill_json(u, &mut outputs, &needed, &mut strings);
         let third = round.ask(Some(&outputs)).expect("outputs with their JSON filled in are answered");
         let texts = output_texts(&outputs, wanted.len()).and_then(Result::ok).expect("filled outputs still decode");
-        assert!(texts.iter().all(|t| t.needed_json.is_empty()));
+        assert!(texts.iter().all(|t| t.asks.is_empty()));
         (third.answer, texts)
     };
     let Answer::Changed(plan) = answer else {

@@ -9,20 +9,9 @@
 // in a second round (the layout is the core's `prompt::input`).
 
 const { filterPrompt, PreservedResultsRule } = require('../native.js')
-const {
-  codes,
-  stateKeys,
-  EXCLUDE,
-  takeScratch,
-  releaseScratch,
-  readOptions,
-  excludeNow,
-  writeModelOutput,
-  fillJson,
-  resultText,
-  REFUSED,
-  refused,
-} = require('./common.js')
+const { codes, stateKeys, EXCLUDE, readOptions, excludeNow, REFUSED, refused } = require('./common.js')
+const { takeScratch, releaseScratch } = require('./scratch.js')
+const { writeModelOutput, fillJson, resultText } = require('./model-output.js')
 const { argument } = require('../hook-arguments.js')
 
 const TAPE = codes.prompt
@@ -30,6 +19,7 @@ const INPUT = codes.promptInput
 const PLAN = codes.plan
 const ANSWER = codes.promptAnswer
 const PROCESSOR = codes.processor
+const NODE = codes.modelOutput
 const HISTORY_KEY = stateKeys.history
 
 /**
@@ -61,14 +51,16 @@ function definePromptToolCallFilter(preservedResults) {
     name = PROCESSOR.name
 
     #exclude
+    #excludeIsProxy
     #withOutputs
     #keepSteps
     #keepsAnyStep
     #usesHistory
 
     constructor(options = {}) {
-      const { exclude, preserveModelOutput, keepSteps, keepsAnyStep, promptFilterUsesHistory } = readOptions(options)
+      const { exclude, excludeIsProxy, preserveModelOutput, keepSteps, keepsAnyStep, promptFilterUsesHistory } = readOptions(options)
       this.#exclude = exclude
+      this.#excludeIsProxy = excludeIsProxy
       this.#withOutputs = preserveModelOutput
       this.#keepSteps = keepSteps
       this.#keepsAnyStep = keepsAnyStep
@@ -79,7 +71,7 @@ function definePromptToolCallFilter(preservedResults) {
       const prompt = argument(args, 'prompt')
       const state = argument(args, 'state')
       const exclude = this.#exclude
-      const { mode, names } = excludeNow(exclude)
+      const { mode, names, length: excludeLength } = excludeNow(exclude, this.#excludeIsProxy)
       if (mode === EXCLUDE.nothing) return undefined
       const withOutputs = this.#withOutputs
       const steps = this.#keepSteps
@@ -94,21 +86,27 @@ function definePromptToolCallFilter(preservedResults) {
         const recorded = this.#usesHistory ? state[HISTORY_KEY] : undefined
         const history = keptByHistory(recorded)
         const held = history === null ? -1 : seedFromHistory(ids, history)
-        // A release that turns every removed result into text never reads its `providerOptions`.
-        writePrompt(scratch, prompt, names, ids, withOutputs && !everyResult, history, held)
+        // A release that turns every removed result into text never reads
+        // its `providerOptions`; one of 1.68 and later reads those of the
+        // results whose call id goes, and only those. Excluding every tool
+        // where no step is kept, every result the walk does not know to stay
+        // (the run's own, by the history) goes: their `providerOptions` are
+        // read as the walk meets them, and the outputs of those with their
+        // own model output go with the first round (`input::OUTPUTS_AHEAD`),
+        // sparing a second, which reads the whole prompt tape again. With an
+        // exclude list, or steps kept, which results go is known only to the
+        // native side: each result that may go is marked as one whose
+        // output may be wanted, and its `providerOptions` are read when it
+        // is asked for (`writeOutputs`), as the reference reads them.
+        const ownOutputs = withOutputs && !everyResult ? (names === null && !this.#keepsAnyStep ? OWN_OUTPUTS.read : OWN_OUTPUTS.deferred) : OWN_OUTPUTS.none
+        writePrompt(scratch, prompt, names, ids, ownOutputs, history, held)
         const tapeLength = tape.length - INPUT.head
         const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape, held) : INPUT.absent
         const outputsStart = tape.length
-        // Excluding every tool under the rule of 1.68 and later, the results
-        // that go are nearly all those with their own model output: their
-        // outputs go with the first round (`input::OUTPUTS_AHEAD`), sparing
-        // a second, which reads the whole prompt tape again. Not where
-        // `filterAfterToolSteps` keeps steps: their results stay, and the
-        // reference never reads their outputs.
-        const ahead = withOutputs && !everyResult && names === null && !this.#keepsAnyStep && writeOwnOutputs(scratch, prompt)
+        const ahead = ownOutputs === OWN_OUTPUTS.read && writeOwnOutputs(scratch, prompt)
         const data = tape.data
         data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
-        data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : exclude.length
+        data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : excludeLength
         data[INPUT.tapeLength] = tapeLength
         data[INPUT.historyLength] = historyLength
         data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
@@ -120,14 +118,14 @@ function definePromptToolCallFilter(preservedResults) {
         if (scratch.plan[ANSWER.kind] === ANSWER.needsOutputs) {
           // Those asked for, in their order, in place of any written ahead.
           tape.length = outputsStart
-          writeOutputs(scratch, prompt, scratch.plan, ANSWER.head)
+          writeOutputs(scratch, prompt, scratch.plan, ANSWER.head, ownOutputs === OWN_OUTPUTS.deferred)
           const head = tape.data
           head[INPUT.flags] &= ~INPUT.outputsAhead
           head[INPUT.outputsLength] = tape.length - outputsStart
           askPrompt(scratch, steps)
         }
         if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
-          fillJson(scratch, tape.data, outputsStart, scratch.plan.subarray(ANSWER.head + 1, ANSWER.head + 1 + scratch.plan[ANSWER.head]))
+          fillJson(scratch, tape.data, outputsStart, scratch.plan, ANSWER.head + 1, scratch.plan[ANSWER.head])
           askPrompt(scratch, steps)
         }
         if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined
@@ -216,18 +214,28 @@ function keptByHistory(recorded) {
 }
 
 /**
+ * How the prompt walk marks results whose model output may be wanted (the
+ * tape's `OWN_OUTPUT`): not at all (no text wanted, or every removed
+ * result's, whatever its `providerOptions`), by reading `providerOptions`,
+ * or each result that may go, unread (`deferred`: `writeOutputs` reads them
+ * of those asked for).
+ */
+const OWN_OUTPUTS = { none: 0, read: 1, deferred: 2 }
+
+/**
  * Writes the prompt tape. Bad shapes throw where the reference's walk throws
  * a `TypeError`. A part's `toolName` and a result's `providerOptions` are
  * read only where the part may go (see `keptByHistory`; `held` as
- * `writeRecordedHistory` has it); the results with their own model output
- * are noted in `scratch.ownOutputs`.
+ * `writeRecordedHistory` has it), the latter only where `ownOutputs` is
+ * `OWN_OUTPUTS.read`; the results with their own model output are then
+ * noted in `scratch.ownOutputs`.
  */
-function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history, held) {
+function writePrompt(scratch, prompt, names, ids, ownOutputs, history, held) {
   if (!Array.isArray(prompt)) {
     throw refused(REFUSED.prompt, prompt)
   }
   const tape = scratch.tape
-  const ownOutputs = scratch.ownOutputs
+  const resultsWithOwnOutput = scratch.ownOutputs
   tape.reserve(prompt.length + 1)
   let data = tape.data
   let n = tape.length
@@ -283,10 +291,12 @@ function writePrompt(scratch, prompt, names, ids, readsOwnOutputs, history, held
         }
       }
       if (names !== null && names.has(part.toolName)) code |= TAPE.excluded
-      // Read of every result that may go: whether its id goes can hang on a later part of another name.
-      if (!isCall && readsOwnOutputs && hasOwnModelOutput(part)) {
-        code |= TAPE.ownOutput
-        ownOutputs.push(i, j)
+      if (!isCall && ownOutputs !== OWN_OUTPUTS.none) {
+        if (ownOutputs === OWN_OUTPUTS.deferred) code |= TAPE.ownOutput
+        else if (hasOwnModelOutput(part)) {
+          code |= TAPE.ownOutput
+          resultsWithOwnOutput.push(i, j)
+        }
       }
       data[n++] = code
     }
@@ -347,12 +357,20 @@ function writeOwnOutputs(scratch, prompt) {
   return true
 }
 
-/** Writes on the tape the outputs of the results an answer asks for, from `answer[at]` on. */
-function writeOutputs(scratch, prompt, answer, at) {
+/**
+ * Writes on the tape the outputs of the results an answer asks for, from
+ * `answer[at]` on. Where their `providerOptions` were not read yet
+ * (`unread`), each one's are read first, as the reference reads them just
+ * before its output, and a result without its own model output gives no
+ * text, as the reference's gives none (its output unread).
+ */
+function writeOutputs(scratch, prompt, answer, at, unread) {
   const count = answer[at++]
+  const tape = scratch.tape
   for (let k = 0; k < count; k++) {
     const part = prompt[answer[at++]].content[answer[at++]]
-    writeModelOutput(scratch, scratch.tape, part.output)
+    if (unread && !hasOwnModelOutput(part)) tape.push(NODE.nothing)
+    else writeModelOutput(scratch, tape, part.output)
   }
 }
 

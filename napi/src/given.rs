@@ -28,6 +28,34 @@ pub fn given(value: Option<Unknown<'_>>) -> Result<Given> {
     })
 }
 
+/// Classifies a value as [`given`] does, but an object is an array where
+/// `Array.isArray` says so, as the reference asks of a list option: a Proxy
+/// around an array is one (`napi_is_array` is V8's `IsArray`, false for a
+/// Proxy), and a revoked Proxy throws the `TypeError` `Array.isArray` throws.
+/// Also says whether the list is such a Proxy, whose every read is seen.
+pub fn given_list(env: &Env, value: Unknown<'_>) -> Result<(Given, bool)> {
+    let classified = given(Some(value))?;
+    if classified != (Given::Object { is_array: false }) {
+        return Ok((classified, false));
+    }
+    let raw = value.value();
+    let mut global = std::ptr::null_mut();
+    let mut array = std::ptr::null_mut();
+    let mut is_array = std::ptr::null_mut();
+    let mut answer = std::ptr::null_mut();
+    let mut proxied = false;
+    // SAFETY: `raw` is a live value of `env`, and each out-pointer is valid;
+    // the property names are NUL-terminated.
+    unsafe {
+        check_status!(sys::napi_get_global(env.raw(), &mut global))?;
+        check_status!(sys::napi_get_named_property(env.raw(), global, c"Array".as_ptr(), &mut array))?;
+        check_status!(sys::napi_get_named_property(env.raw(), array, c"isArray".as_ptr(), &mut is_array))?;
+        check_status!(sys::napi_call_function(env.raw(), array, is_array, 1, &raw.value, &mut answer))?;
+        check_status!(sys::napi_get_value_bool(env.raw(), answer, &mut proxied))?;
+    }
+    Ok((Given::Object { is_array: proxied }, proxied))
+}
+
 /// `!!value`, as JavaScript decides it.
 fn truthy(value: &Unknown<'_>) -> Result<bool> {
     let raw = value.value();

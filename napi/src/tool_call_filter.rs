@@ -11,7 +11,7 @@ use napi::sys;
 use napi_derive::napi;
 
 use crate::buffers::{Int32In, Int32Out};
-use crate::given::given;
+use crate::given::{given, given_list};
 use crate::raw;
 
 /// Why a history was refused, for the wrapper to throw as a `TypeError`.
@@ -42,6 +42,10 @@ pub fn message_list_run_length(mode: i32) -> Result<Option<u32>> {
 pub struct ToolCallFilterOptions {
     /// `exclude` is a list, read live on every call.
     pub excludes_listed: bool,
+    /// `exclude` is a list behind a Proxy (see `given_list`): every read of
+    /// it is seen, so the wrapper reads it as the reference does, asking its
+    /// `includes` of each name where the reference asks.
+    pub exclude_is_proxy: bool,
     pub preserve_model_output: bool,
     /// `filterAfterToolSteps` as both stages read it (`null` keeps no
     /// step): how many recent steps keep their calls, `undefined` where
@@ -67,11 +71,12 @@ pub fn check_tool_call_filter_options(
     filter_after_tool_steps: Unknown,
     preserve_model_output: Unknown,
 ) -> Result<ToolCallFilterOptions> {
-    let (exclude, steps, preserve) =
-        (given(Some(exclude))?, given(Some(filter_after_tool_steps))?, given(Some(preserve_model_output))?);
+    let ((exclude, exclude_is_proxy), steps, preserve) =
+        (given_list(&env, exclude)?, given(Some(filter_after_tool_steps))?, given(Some(preserve_model_output))?);
     match FilterOptions::check(&exclude, &steps, &preserve) {
         Ok(options) => Ok(ToolCallFilterOptions {
             excludes_listed: options.excludes_listed,
+            exclude_is_proxy,
             preserve_model_output: options.preserve_model_output,
             keep_steps: options.keep_steps(),
             keeps_any_step: options.keeps_any_step(),
@@ -107,9 +112,9 @@ fn throw_type_error(env: &Env, message: String) -> Error {
 /// (`keepSteps` as [`check_tool_call_filter_options`] gave it; `excludeLength`
 /// and `preserve`, the ids the steps keep, may be `undefined`). Returns the
 /// plan's length. The tape's first message is message `firstMessage` of the
-/// history, which errors name. A negative answer `-n` means `n` JSON slots of
-/// the tape are needed: their positions are in `out`, to be filled before
-/// asking again. Borrowing the caller's buffers keeps the call free of
+/// history, which errors name. A negative answer `-n` means the model
+/// outputs' text may need JSON: `out` holds `n` values of JSON asks (the
+/// core's `tape::JsonAsks`), to be filled in before asking again. Borrowing the caller's buffers keeps the call free of
 /// allocations JavaScript would collect. A plain Node-API callback (see
 /// [`crate::raw`]): called for every run of a history, on every step, and
 /// right after a full collection napi-rs's own argument handling cost several
@@ -133,7 +138,7 @@ pub unsafe extern "C" fn plan_message_list(env: sys::napi_env, info: sys::napi_c
                 .map_err(|error| type_error(error.from_message(first_message as usize)))?
             {
                 TapePlan::Ready(plan) => (plan, 1),
-                TapePlan::NeedsJson(slots) => (slots.into_iter().map(|slot| slot as i32).collect(), -1),
+                TapePlan::NeedsJson(asks) => (asks.encode(), -1),
             };
             out.write(&[&answer], &[Some(&tape), preserve.as_ref()])?;
             args.int32(sign * answer.len() as i32)

@@ -90,7 +90,9 @@ macro_rules! tool_call_filter_protocol {
                 pub const TOOL_RESULT: i32 = 2;
                 #[doc = "Part flag: the part's `toolName` is in the exclude list."]
                 pub const EXCLUDED: i32 = 4;
-                #[doc = "Part flag of `TOOL_RESULT`: it carries its own model output."]
+                #[doc = "Part flag of `TOOL_RESULT`: it carries its own model output, or"]
+                #[doc = "may (its `providerOptions` left unread: asked for its output, the"]
+                #[doc = "binding reads them then and writes `nothing` where it has none)."]
                 pub const OWN_OUTPUT: i32 = 8;
 
                 #[doc = "The low bits of a head or part that hold its kind."]
@@ -161,8 +163,8 @@ macro_rules! tool_call_filter_protocol {
                 #[doc = "`count, (message, part)*`: write these results' outputs and ask"]
                 #[doc = "again with them."]
                 pub const NEEDS_OUTPUTS: i32 = 1;
-                #[doc = "`count, slot*`: fill these JSON slots of the outputs tape and ask"]
-                #[doc = "again."]
+                #[doc = "`count, ask*`: fill the JSON slots these asks call for (see"]
+                #[doc = "`model_output::JSON_ASK_LENGTH`) and ask again."]
                 pub const NEEDS_JSON: i32 = 2;
                 #[doc = "The plan for the new prompt follows."]
                 pub const CHANGED: i32 = 3;
@@ -189,6 +191,17 @@ macro_rules! tool_call_filter_protocol {
                 pub const JSON_LATER: i32 = -2;
                 #[doc = "A text slot of an object whose `text` is not a string."]
                 pub const NO_TEXT: i32 = -1;
+
+                #[doc = "The JSON a text may need is asked for in asks of this many"]
+                #[doc = "values (`tape::JsonAsks`): the slot to fill, the ask it hangs"]
+                #[doc = "on, and how many asks hang on it. The binding stringifies an"]
+                #[doc = "ask's value when as many of those as hang on it gave no JSON."]
+                pub const JSON_ASK_LENGTH: usize = 3;
+                pub const JSON_ASK_SLOT: usize = 0;
+                pub const JSON_ASK_AROUND: usize = 1;
+                pub const JSON_ASK_INSIDE: usize = 2;
+                #[doc = "An ask's slot or the ask it hangs on, where there is none."]
+                pub const NO_ASK: i32 = -1;
 
                 #[doc = "Model outputs nested deeper than this are refused: the binding"]
                 #[doc = "writes `TOO_DEEP` there. It is far past where the reference's"]

@@ -58,10 +58,6 @@ impl Term {
     pub fn whole(text: &str) -> Term {
         Term { kind: TermKind::Whole, text: text.into() }
     }
-
-    pub fn cjk(text: &str) -> Term {
-        Term { kind: TermKind::Cjk, text: text.into() }
-    }
 }
 
 /// Switches for the analysis steps (all on for the `'fielded'` ranking; the

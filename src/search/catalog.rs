@@ -34,6 +34,12 @@ use super::pattern::PatternTexts;
 use super::span::{EntrySpans, Span};
 use crate::protocol::tool_search::{self as protocol, defaults};
 
+/// Catalogs and pool selections this large are indexed in two halves at
+/// once: the halves' builders merge into the same index a single pass gives.
+/// (Under the fuzzer, whose inputs are small, nearly all are, so that both
+/// ways are checked against catalogs built from the text.)
+pub(crate) const SPLIT_FROM_ENTRIES: usize = if cfg!(fuzzing) { 8 } else { 4096 };
+
 /// How a catalog ranks `search_tools` results.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub enum Ranking {
@@ -744,12 +750,8 @@ struct IndexSource {
 }
 
 impl IndexSource {
-    /// Catalogs this large are indexed in two halves at once: the halves'
-    /// builders merge into the same index a single pass gives.
-    const SPLIT_FROM_ENTRIES: usize = 4096;
-
     fn build(&self) -> Searchable {
-        let split = self.entries.len() >= Self::SPLIT_FROM_ENTRIES;
+        let split = self.entries.len() >= SPLIT_FROM_ENTRIES;
         match self.ranking {
             Ranking::Reference => self.build_split(split),
             Ranking::Fielded(config) => self.build_fielded(config, split),
@@ -910,7 +912,7 @@ impl IndexSource {
     /// threads end together. Small catalogs are not split.
     fn split_point_beside_lookups(&self) -> usize {
         let count = self.entries.len();
-        if count < Self::SPLIT_FROM_ENTRIES {
+        if count < SPLIT_FROM_ENTRIES {
             return count;
         }
         count * 5 / 12
@@ -1017,18 +1019,6 @@ impl CatalogBuilder {
         let id = id.map(|id| self.append(id));
         let description = self.append(description);
         self.entries.push(EntrySpans { key, id, description });
-        if let Some(params) = &mut self.params {
-            params.push([]);
-        }
-        self
-    }
-
-    /// [`push`](Self::push) for an entry keyed by its id: the id is kept
-    /// once, as both key and id.
-    pub fn push_keyed_by_id(&mut self, id: &[u16], description: &[u16]) -> &mut Self {
-        let id = self.append(id);
-        let description = self.append(description);
-        self.entries.push(EntrySpans { key: id, id: Some(id), description });
         if let Some(params) = &mut self.params {
             params.push([]);
         }

@@ -52,7 +52,7 @@ use std::sync::Arc;
 use crate::js::{array_index, to_lower_utf16_into};
 
 use super::bm25::{hash_units, Bm25Builder, TermDict};
-use super::catalog::{Catalog, CatalogError, CatalogText, Partial, Ranking, IN_SHARED};
+use super::catalog::{Catalog, CatalogError, CatalogText, Partial, Ranking, IN_SHARED, SPLIT_FROM_ENTRIES};
 use super::params::ParamTable;
 use super::span::{EntrySpans, Span};
 use super::tokenize::for_each_token;
@@ -505,11 +505,6 @@ impl ToolPool {
         self.second_numbering.local = vec![u32::MAX; live];
     }
 }
-
-/// Selections this large are laid out in two halves at once (under the
-/// fuzzer, whose inputs are small, nearly all are, so that both ways are
-/// checked against catalogs built from the text).
-const SPLIT_FROM_ENTRIES: usize = if cfg!(fuzzing) { 8 } else { 4096 };
 
 /// The tool in `slot`, or why there is none.
 fn pool_tool(tools: &[Option<PoolTool>], slot: Slot) -> Result<&PoolTool, PoolError> {

@@ -58,7 +58,7 @@
 //! that is not rewritten.
 
 use super::prompt::PlanSink;
-use super::tape::{model_output_text, NodeError, Reader, TapeError};
+use super::tape::{model_output_text, JsonAsks, NodeError, Reader, TapeError};
 use super::{plan, recent_steps, CallId, CallIdSet, Exclude, FilterError};
 
 /// The codes of the message-list tape (declared in the protocol).
@@ -310,9 +310,9 @@ pub enum TapePlan {
     /// one action per part and the legacy directive; with an exclude list,
     /// then the legacy verdicts and the ids of the excluded tools' calls.
     Ready(Vec<i32>),
-    /// JSON that the text of some model output needs: the binding writes
-    /// these tape slots and plans again.
-    NeedsJson(Vec<usize>),
+    /// JSON that the text of some model output may need: the binding fills
+    /// in the slots these asks call for and plans again.
+    NeedsJson(JsonAsks),
 }
 
 /// Parses a history tape and plans it in one go.
@@ -343,7 +343,7 @@ pub fn plan_history(
         history,
         preserve,
         excluded_ids: CallIdSet::default(),
-        needed_json: Vec::new(),
+        needed_json: JsonAsks::default(),
         // Without an exclude list only the kept steps keep an entry (see `legacy_entry_stays`).
         legacy: match exclude {
             Exclude::Listed => plan::LEGACY_TABLE,
@@ -507,7 +507,7 @@ struct Planner<'a> {
     preserve: &'a CallIdSet,
     /// With an exclude list: the ids of calls to excluded tools.
     excluded_ids: CallIdSet,
-    needed_json: Vec<usize>,
+    needed_json: JsonAsks,
     /// The legacy directive of every rebuilt message.
     legacy: i32,
 }

@@ -275,7 +275,7 @@ fn model_output_replaces_only_results() {
 
 fn output_strings(node: Vec<i32>) -> Option<Vec<i32>> {
     let mut out = Vec::new();
-    let mut needed = Vec::new();
+    let mut needed = tape::JsonAsks::default();
     tape::model_output_text(&node, 0, &mut out, &mut needed).unwrap();
     assert!(needed.is_empty());
     (!out.is_empty()).then_some(out)
@@ -418,7 +418,8 @@ fn plan_with((options, exclude): (Options, Exclude), tape: &[i32]) -> Result<Tap
 fn array_json_is_asked_for_only_when_no_item_has_text() {
     // ['', null] with its JSON not computed: the slot (position 10) is needed.
     let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 2, 1, 0, 0, 0]))]).build();
-    assert_eq!(plan_with(options(Exclude::All, true), &tape), Ok(TapePlan::NeedsJson(vec![10])));
+    let ask = tape::JsonAsk { slot: Some(10), around: None, inside: 0 };
+    assert_eq!(plan_with(options(Exclude::All, true), &tape), Ok(TapePlan::NeedsJson(tape::JsonAsks(vec![ask]))));
     // ['x'] never needs it.
     let tape = HistoryTape::default().message(0, vec![tool(2, false, 0, Some(vec![2, -2, 1, 1, 4, 1]))]).build();
     assert_eq!(

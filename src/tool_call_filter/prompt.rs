@@ -36,7 +36,11 @@
 //! `EXCLUDED` says the part's `toolName` is in the exclude list, and
 //! `OWN_OUTPUT` that the result carries its own non-nullish
 //! `providerOptions.mastra.modelOutput` (both left off where they decide
-//! nothing). A part is one number because a prompt is mostly parts: the
+//! nothing). The reference reads `providerOptions` only of the results
+//! whose call id goes: where that is known only here (an exclude list, or
+//! steps kept), the binding marks every result that may go `OWN_OUTPUT`
+//! unread, and, asked for one's output, reads its `providerOptions` then and
+//! writes `nothing` (no text) for one without its own model output. A part is one number because a prompt is mostly parts: the
 //! binding writes, and the core reads, a quarter as many.
 //! When results must be turned into text, the first answer names them
 //! ([`Answer::NeedsOutputs`]) and the binding writes their `output`s as
@@ -49,7 +53,7 @@
 //! again, which costs less than a call's keeping of what it read (a
 //! thread-local slot, and memory of its own to write and read back).
 
-use super::tape::{model_output_text, NodeError, Reader, TapeError};
+use super::tape::{model_output_text, JsonAsks, NodeError, Reader, TapeError};
 use super::{keeps_any_step, plan, recent_steps, Exclude, FilterError};
 use crate::releases::PreservedResults;
 
@@ -155,11 +159,11 @@ impl<'a> Input<'a> {
                 }
                 answer::NEEDS_OUTPUTS
             }
-            Answer::NeedsJson(slots) => {
+            Answer::NeedsJson(asks) => {
                 out.truncate(start + answer::HEAD);
-                out.push(slots.len() as i32);
-                for slot in slots {
-                    out.push(slot as i32);
+                out.push(asks.len() as i32);
+                for ask in &asks.0 {
+                    out.extend_from_slice(&ask.encode());
                 }
                 answer::NEEDS_JSON
             }
@@ -420,8 +424,9 @@ pub enum Answer<P = Vec<i32>> {
     /// The text of these results is needed, as `(message, part)` positions:
     /// ask again with their outputs.
     NeedsOutputs(Vec<(u32, u32)>),
-    /// These slots of the outputs tape need their JSON: fill them in and ask again.
-    NeedsJson(Vec<usize>),
+    /// The text of some outputs may need JSON: fill in the slots of the
+    /// outputs tape these asks call for and ask again.
+    NeedsJson(JsonAsks),
     /// The new prompt, written into the plan given: per message
     /// [`plan::KEEP`], [`plan::DROP`], or [`plan::REWRITE`], the number of
     /// parts it keeps and one action per part, where
@@ -667,7 +672,7 @@ impl TextsById {
         &mut self,
         outputs: &[i32],
         at: usize,
-        needed_json: &mut Vec<usize>,
+        needed_json: &mut JsonAsks,
         (message, part, slot): (u32, u32, usize),
     ) -> Result<(), FilterError> {
         let first = self.strings.len();
@@ -815,7 +820,7 @@ impl Filter<'_> {
 
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
-        let mut needed_json = Vec::new();
+        let mut needed_json = JsonAsks::default();
         let mut reader = Reader::new(outputs);
         for &item in &wanted {
             texts.read(outputs, reader.position(), &mut needed_json, item)?;
@@ -840,7 +845,7 @@ impl Filter<'_> {
     ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
         let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
         texts.by_id.resize_with(self.prompt.id_count + 1, || None);
-        let mut needed_json = Vec::new();
+        let mut needed_json = JsonAsks::default();
         let mut reader = Reader::new(outputs);
         for (m, message) in self.prompt.messages().enumerate() {
             for (p, part) in message.parts().enumerate() {

@@ -1,6 +1,6 @@
 use super::*;
 use crate::test_rng::Rng;
-use crate::tool_call_filter::tape::node;
+use crate::tool_call_filter::tape::{node, JsonAsk, JsonAsks};
 
 /// Builds prompt tapes the way the binding does.
 #[derive(Default)]
@@ -247,7 +247,7 @@ fn json_left_for_later_is_asked_for() {
     // `{ a: 1 }` with its JSON not computed: the slot is position 2 of the outputs tape.
     let outputs = [node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
     let decision = filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap();
-    assert_eq!(decision.answer, Answer::NeedsJson(vec![2]));
+    assert_eq!(decision.answer, Answer::NeedsJson(JsonAsks(vec![JsonAsk { slot: Some(2), around: None, inside: 0 }])));
 }
 
 #[test]
@@ -257,7 +257,10 @@ fn each_round_of_outputs_reads_the_prompt_again_to_the_answer_it_asks_for() {
     let ask = |outputs: Option<&[i32]>| filter(&with_outputs, Exclude::All, &tape, None, outputs).unwrap().answer;
     assert_eq!(ask(None), Answer::NeedsOutputs(vec![(1, 0)]));
     let mut outputs = vec![node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
-    assert_eq!(ask(Some(&outputs)), Answer::NeedsJson(vec![2]));
+    assert_eq!(
+        ask(Some(&outputs)),
+        Answer::NeedsJson(JsonAsks(vec![JsonAsk { slot: Some(2), around: None, inside: 0 }]))
+    );
     // The JSON filled in: string 4.
     outputs[2] = 4;
     assert_eq!(
@@ -537,5 +540,6 @@ fn a_rounds_answer_is_laid_out_as_the_protocol_says() {
     assert_eq!(answer_of(round(true, None, None)), vec![-9, 1, answer::NEEDS_OUTPUTS, 1, 1, 0]);
     // An object without text wants its JSON, left in slot 2 of the outputs tape.
     let outputs = [node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
-    assert_eq!(answer_of(round(true, None, Some(&outputs))), vec![-9, 1, answer::NEEDS_JSON, 1, 2]);
+    // One ask: slot 2, hanging on no other, with none hanging on it.
+    assert_eq!(answer_of(round(true, None, Some(&outputs))), vec![-9, 1, answer::NEEDS_JSON, 1, 2, -1, 0]);
 }

@@ -1,6 +1,6 @@
 //! The filter's options, checked once when it is made, and the `TypeError`s
 //! for values of the wrong kind, worded here alone: the options the
-//! reference would quietly coerce or misbehave on (README, "Differences"),
+//! reference would quietly coerce or misbehave on (docs/differences.md),
 //! and a prompt or message list that is no array where the reference's walk
 //! throws too. The binding says what kind of value it was handed (a
 //! [`Given`], named as every refusal names a value); the wrapper says where

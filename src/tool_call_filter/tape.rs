@@ -25,11 +25,15 @@
 //! A model output is only turned into text where a part is actually replaced
 //! ([`model_output_text`]); reading a tape just steps over it. An array's or
 //! object's JSON is its text only when nothing inside has any, which is rare,
-//! so the binding may leave it uncomputed: the text then reports the tape
-//! positions of the slots it needs, and the binding fills them in and asks
-//! again. An output that nests too deep or contains itself is written as
-//! `TOO_DEEP`, which fails only if its text is needed, as the reference's
-//! recursion does.
+//! so the binding may leave it uncomputed: the text then reports the slots
+//! it may need as [`JsonAsks`], and the binding fills them in and asks again.
+//! Whether an array needs its JSON can hang on whether the JSON of an array
+//! inside it could be made, so the asks say which ask each one waits on: the
+//! binding stringifies exactly what the reference's recursion stringifies, in
+//! its order, in one pass (asking for every level of `[[[[]]]]` at once made
+//! a deep output cost the cube of its depth). An output that nests too deep
+//! or contains itself is written as `TOO_DEEP`, which fails only if its text
+//! is needed, as the reference's recursion does.
 
 /// The codes of a `node` (declared in the protocol).
 pub use crate::protocol::tool_call_filter::model_output as node;
@@ -73,6 +77,7 @@ impl<'a> Reader<'a> {
     pub fn read(&mut self) -> Result<i32, TapeError> {
         let value = *self.data.get(self.position).ok_or(TapeError { position: self.position })?;
         self.position += 1;
+        work::count(1);
         Ok(value)
     }
 
@@ -165,7 +170,8 @@ impl From<TapeError> for NodeError {
 /// The model-facing text of the model output whose node starts at `position`:
 /// appends the indexes of the strings it is made of (joined by newlines), and
 /// nothing when the text would be empty, `null` or `undefined`; every
-/// appended string is non-empty. Uncomputed JSON it needs goes to `needed_json`.
+/// appended string is non-empty. Uncomputed JSON it may need goes to `asks`,
+/// and while `asks` holds any, the strings appended are not the text yet.
 ///
 /// This is the reference's `modelOutputToText`: strings as they are,
 /// primitives through `String()`, arrays as their non-empty parts (or their
@@ -175,13 +181,16 @@ pub fn model_output_text(
     data: &[i32],
     position: usize,
     out: &mut Vec<i32>,
-    needed_json: &mut Vec<usize>,
+    asks: &mut JsonAsks,
 ) -> Result<(), NodeError> {
     let mut tape = Reader::at(data, position);
     // The arrays the node being read is inside, innermost last: an output
     // nests as deep as the caller made it, so the walk keeps its own stack
     // rather than recursing.
     let mut open: Vec<OpenArray> = Vec::new();
+    // The asks whose arrays are still open around them, innermost last: each
+    // learns which ask it waits on when its array closes.
+    let mut waiting: Vec<usize> = Vec::new();
     let mut depth = 0;
     loop {
         if depth > MAX_NODE_DEPTH {
@@ -201,7 +210,14 @@ pub fn model_output_text(
                 let json_slot = tape.position();
                 let json = tape.read()?;
                 let items = tape.count()?;
-                open.push(OpenArray { json, json_slot, texts_before: out.len(), items_left: items, depth });
+                open.push(OpenArray {
+                    json,
+                    json_slot,
+                    texts_before: out.len(),
+                    waiting_before: waiting.len(),
+                    items_left: items,
+                    depth,
+                });
             }
             node::OBJECT => {
                 let flags = tape.read()?;
@@ -220,8 +236,10 @@ pub fn model_output_text(
                 if !has_value {
                     if text >= 0 {
                         push_text(out);
-                    } else {
-                        push_json(json, json_slot, out, needed_json);
+                    } else if json == node::JSON_LATER {
+                        waiting.push(asks.push(Some(json_slot), 0));
+                    } else if json >= 0 {
+                        out.push(json);
                     }
                 } else if is_text_type && tape.peek() != Some(node::STRING) && text >= 0 {
                     // A `{ type: 'text' }` object whose value is not a
@@ -241,8 +259,7 @@ pub fn model_output_text(
             _ => return Err(NodeError::Tape(tape.error())),
         }
         // The node is read: on to the next item of the innermost unfinished
-        // array, closing each finished one. An array's JSON is its text when
-        // none of its items had any.
+        // array, closing each finished one.
         loop {
             let Some(array) = open.last_mut() else {
                 return Ok(());
@@ -253,9 +270,7 @@ pub fn model_output_text(
                 break;
             }
             let array = open.pop().expect("an open array");
-            if out.len() == array.texts_before {
-                push_json(array.json, array.json_slot, out, needed_json);
-            }
+            array.close(out, asks, &mut waiting);
         }
     }
 }
@@ -266,14 +281,174 @@ struct OpenArray {
     json_slot: usize,
     /// How many strings the text had before the array's items.
     texts_before: usize,
+    /// How many asks were waiting before the array's items.
+    waiting_before: usize,
     items_left: usize,
     depth: usize,
 }
 
-fn push_json(json: i32, slot: usize, out: &mut Vec<i32>, needed_json: &mut Vec<usize>) {
-    match json {
-        node::JSON_LATER => needed_json.push(slot),
-        json if json >= 0 => out.push(json),
-        _ => {}
+impl OpenArray {
+    /// Gives the array its text once its items are read. An array's JSON is
+    /// its text when none of its items had any; where some items' texts hang
+    /// on JSON asked for, so does whether the array needs its own.
+    fn close(self, out: &mut Vec<i32>, asks: &mut JsonAsks, waiting: &mut Vec<usize>) {
+        let inside = waiting.len() - self.waiting_before;
+        if out.len() > self.texts_before {
+            // An item has text: the array's own JSON is never needed, and
+            // what the asks inside give changes nothing around it.
+            waiting.truncate(self.waiting_before);
+            return;
+        }
+        let slot = match self.json {
+            node::JSON_LATER => Some(self.json_slot),
+            // The JSON is known: a string is the text whatever the asks
+            // inside give (theirs, or this), and nothing leaves only theirs.
+            json if json >= 0 => {
+                out.push(json);
+                waiting.truncate(self.waiting_before);
+                return;
+            }
+            _ if inside == 0 => return,
+            _ => None,
+        };
+        let ask = asks.push(slot, inside);
+        for &waiter in &waiting[self.waiting_before..] {
+            asks.0[waiter].around = Some(ask);
+        }
+        waiting.truncate(self.waiting_before);
+        waiting.push(ask);
     }
 }
+
+/// The JSON that the texts of some model outputs may need, in the order the
+/// reference's recursion would make it (each array after the arrays inside
+/// it): the binding goes through the asks in order and stringifies an ask's
+/// value where none of the asks inside it gave a JSON, which is exactly
+/// where the reference stringifies it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JsonAsks(pub Vec<JsonAsk>);
+
+/// One of [`JsonAsks`]: an array or object whose JSON is its text unless an
+/// ask inside it gives JSON.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct JsonAsk {
+    /// The tape position of the JSON slot to fill; `None` for an array whose
+    /// JSON is known to be nothing, so that its text is only what the asks
+    /// inside give.
+    pub slot: Option<usize>,
+    /// The ask (an index into the asks) of the array around this one whose
+    /// need hangs on this one, if any.
+    pub around: Option<usize>,
+    /// How many asks hang on this one: it is needed when none of them gave
+    /// JSON (at once, for none).
+    pub inside: usize,
+}
+
+impl JsonAsks {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    fn push(&mut self, slot: Option<usize>, inside: usize) -> usize {
+        self.0.push(JsonAsk { slot, around: None, inside });
+        self.0.len() - 1
+    }
+
+    /// The asks laid out one after another, each as [`JsonAsk::encode`].
+    pub fn encode(&self) -> Vec<i32> {
+        self.0.iter().flat_map(JsonAsk::encode).collect()
+    }
+
+    /// What the binding's `fillJson` does with the asks, over their encoding,
+    /// for the tests and fuzz targets that check them: in order, an ask's
+    /// value is stringified (`stringify`, given its slot) where every ask
+    /// hanging on it gave no JSON, and taken to throw without it where one of
+    /// those threw. Fills the slots of `tape` and returns those stringified,
+    /// in order.
+    pub fn run(&self, tape: &mut [i32], mut stringify: impl FnMut(usize) -> Stringified) -> Vec<usize> {
+        let encoded = self.encode();
+        let count = encoded.len() / node::JSON_ASK_LENGTH;
+        let mut failed = vec![0; count];
+        let mut threw = vec![false; count];
+        let mut made = Vec::new();
+        for (k, ask) in encoded.chunks_exact(node::JSON_ASK_LENGTH).enumerate() {
+            if failed[k] != ask[node::JSON_ASK_INSIDE] {
+                continue;
+            }
+            let slot = ask[node::JSON_ASK_SLOT];
+            let mut json = node::NO_JSON;
+            let mut thrown = threw[k];
+            if slot != node::NO_ASK {
+                if !thrown {
+                    made.push(slot as usize);
+                    match stringify(slot as usize) {
+                        Stringified::Json(index) => json = index,
+                        Stringified::Undefined => {}
+                        Stringified::Throws => thrown = true,
+                    }
+                }
+                tape[slot as usize] = json;
+            }
+            let around = ask[node::JSON_ASK_AROUND];
+            if json == node::NO_JSON && around != node::NO_ASK {
+                failed[around as usize] += 1;
+                threw[around as usize] |= thrown;
+            }
+        }
+        made
+    }
+}
+
+/// What `JSON.stringify` gave for a value asked for ([`JsonAsks::run`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stringified {
+    /// A string: its index.
+    Json(i32),
+    /// `undefined` (a `toJSON` that gives nothing).
+    Undefined,
+    Throws,
+}
+
+impl JsonAsk {
+    /// This ask laid out as the protocol's `model_output::JSON_ASK_*` say.
+    pub fn encode(&self) -> [i32; node::JSON_ASK_LENGTH] {
+        let index = |value: Option<usize>| value.map_or(node::NO_ASK, |value| value as i32);
+        let mut fields = [0; node::JSON_ASK_LENGTH];
+        fields[node::JSON_ASK_SLOT] = index(self.slot);
+        fields[node::JSON_ASK_AROUND] = index(self.around);
+        fields[node::JSON_ASK_INSIDE] = self.inside as i32;
+        fields
+    }
+}
+
+/// How many tape values the core read, for the tests and fuzz targets that
+/// bound a walk's work by the size of what it walks. Counted only in test
+/// and fuzzing builds (`cfg!(fuzzing)`); elsewhere nothing is counted and
+/// [`work::reads`] stays 0.
+pub mod work {
+    use std::cell::Cell;
+
+    thread_local! {
+        static READS: Cell<u64> = const { Cell::new(0) };
+    }
+
+    #[inline(always)]
+    pub(super) fn count(reads: u64) {
+        if cfg!(any(test, fuzzing)) {
+            READS.with(|cell| cell.set(cell.get() + reads));
+        }
+    }
+
+    /// The values read on this thread so far.
+    pub fn reads() -> u64 {
+        READS.with(Cell::get)
+    }
+}
+
+#[cfg(test)]
+#[path = "tape_tests.rs"]
+mod tests;

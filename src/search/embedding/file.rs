@@ -15,7 +15,7 @@
 //!
 //! Rows are kept as 8-bit integers with a scale per row (a quarter of the
 //! upstream 32-bit table): measured on the dev data, retrieval is the same
-//! to the case (see the README).
+//! to the case (see docs/searching.md).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
