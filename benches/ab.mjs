@@ -15,6 +15,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { TOOL_NAMES, providerPrompt, storedHistory } from '../__test__/helpers/histories.mjs'
+import { mixedLoad } from './mixed-load.mjs'
 
 const require = createRequire(import.meta.url)
 const here = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -50,6 +51,7 @@ if (typeof globalThis.gc !== 'function') {
 }
 
 const { RequestContext } = require('@mastra/core/request-context')
+const { RequestContext: RequestContext159 } = require('mastra-core-1.59.0/request-context')
 const { createTool } = require('@mastra/core/tools')
 
 /** The processors of a checkout, for the releases the rows use. */
@@ -184,6 +186,36 @@ for (const count of [100, 1000]) {
     },
   })
 }
+
+// search_tools with a synchronous filter hook, on a step made once.
+const QUERIES = ['weather report', 'email team', 'github work', 'database number 7', 'invoice calendar', 'quantum flux']
+for (const count of [100, 1000]) {
+  const tools = toolsOf(count)
+  rows.push({
+    name: `search_tools + filter hook, ${count} tools, 6 queries`,
+    make: (side) => {
+      const processor = new side.latest.ToolSearchProcessor({ tools, filter: ({ toolName }) => !toolName.endsWith('7') })
+      const requestContext = new RequestContext([['mastra__threadId', 'ab']])
+      const messageList = { addSystem() {}, get: { all: { db: () => [] } } }
+      let search
+      return async () => {
+        search ??= (await processor.processInputStep({ requestContext, messages: [], messageList, stepNumber: 0, tools: {}, steps: [], state: {}, abort() {} }))
+          .tools.search_tools
+        for (const query of QUERIES) await search.execute({ query }, { requestContext })
+      }
+    },
+  })
+}
+// A server's mixed load on a 1.59 host (benches/mixed-load.mjs), 100,000 threads.
+rows.push({
+  name: 'mixed server load (1.59), 20 requests',
+  make: (side) => {
+    const load = mixedLoad({ processors: side.v159, RequestContext: RequestContext159, tools: toolsOf(100) })
+    return async () => {
+      for (let i = 0; i < 20; i++) await load.request()
+    }
+  },
+})
 
 const median = (values) => values.sort((a, b) => a - b)[values.length >> 1]
 const format = (ms) => (ms >= 1 ? `${ms.toFixed(2)} ms` : `${(ms * 1000).toFixed(1)} µs`)

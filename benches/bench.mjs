@@ -57,12 +57,16 @@ const { ToolCallFilter: RefMessageListToolCallFilter } = await import('mastra-co
 const { z } = await import('zod')
 const { ToolCallFilter: OursPromptToolCallFilter, ToolSearchProcessor: OursToolSearchProcessor } = await import('../index.mjs')
 const { endToEndWorkloads } = await import('./end-to-end.mjs')
+const { mixedLoad } = await import('./mixed-load.mjs')
+const RefProcessors159 = await import('mastra-core-1.59.0/processors')
+const { RequestContext: RequestContext159 } = await import('mastra-core-1.59.0/request-context')
 
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../lib/host.js')
 const { processorsFor } = require('../lib/processors.js')
 // Ours as the package builds it next to @mastra/core 1.59.0.
-const { ToolCallFilter: OursMessageListToolCallFilter } = processorsFor(hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')))
+const OursProcessors159 = processorsFor(hostRelease('1.59.0', () => require('mastra-core-1.59.0/tools')))
+const { ToolCallFilter: OursMessageListToolCallFilter } = OursProcessors159
 
 const QUICK = OPTIONS.quick
 const JSON_OUT = OPTIONS.json
@@ -436,8 +440,74 @@ async function measureRequests(name, size, refFn, oursFn, { collect }) {
   return { workload: name, size, refMs, oursMs, speedup: refMs / oursMs, samples: ref.times.length }
 }
 
+/**
+ * Throughput of a request loop: samples of `batch` requests, the sides
+ * alternating, each sample after a turn of the event loop; with `collect`, a
+ * full collection (untimed) before every request, as a server that collects
+ * between requests. Reports the median time per request, and prints each
+ * side's requests per second.
+ */
+async function measureThroughput(name, size, refFn, oursFn, { collect, batch, warmupRequests }) {
+  const sides = [
+    { label: 'Mastra', fn: refFn, times: [] },
+    { label: 'ours', fn: oursFn, times: [] },
+  ]
+  for (const side of sides) for (let i = 0; i < warmupRequests; i++) await side.fn()
+  gc()
+  const start = performance.now()
+  for (let round = 0; ; round++) {
+    for (const side of round % 2 ? [sides[1], sides[0]] : sides) {
+      await betweenSamples()
+      let elapsed = 0
+      for (let k = 0; k < batch; k++) {
+        if (collect) gc()
+        const t0 = performance.now()
+        await side.fn()
+        elapsed += performance.now() - t0
+      }
+      side.times.push(elapsed / batch)
+    }
+    const samples = round + 1
+    if (samples >= SETTINGS.minSamples && performance.now() - start > 2 * SETTINGS.minSideMs) break
+    if (samples >= SETTINGS.maxSamples || performance.now() - start > SETTINGS.capMs) break
+  }
+  const [ref, ours] = sides.map((side) => median(side.times))
+  const perSecond = (ms) => Math.round(1000 / ms).toLocaleString('en-US')
+  console.log(
+    `note: ${name}, ${size} tools: Mastra ${perSecond(ref)} steps/s, ours ${perSecond(ours)} steps/s (medians of ${sides[0].times.length} samples of ${batch})`,
+  )
+  return { workload: name, size, refMs: ref, oursMs: ours, speedup: ref / ours, samples: sides[0].times.length }
+}
+
 // ---------------------------------------------------------------------------
 // Workloads. Each `run(size)` builds its input, checks both sides agree, then measures.
+
+/**
+ * A server's mixed load on a 1.59 host (benches/mixed-load.mjs): per request,
+ * the 1.59 ToolCallFilter's input step, a processInputStep over 100,000
+ * threads (in-memory store, a third on the 'context' store), a search_tools
+ * every second request and a load_tool every fourth. Throughput, Mastra
+ * 1.59.0's processors against ours; with `collect`, a full collection
+ * between requests.
+ */
+function mixedLoadWorkload(name, { collect }) {
+  return {
+    name,
+    group: 'step',
+    sizes: [100],
+    async run(size) {
+      const tools = catalogTools(size)
+      const ref = mixedLoad({ processors: RefProcessors159, RequestContext: RequestContext159, tools })
+      const ours = mixedLoad({ processors: OursProcessors159, RequestContext: RequestContext159, tools })
+      for (let i = 0; i < 12; i++) assertSame(`${name} ${size} request ${i}`, await ref.request(), await ours.request())
+      return measureThroughput(name, size, ref.request, ours.request, {
+        collect,
+        batch: collect ? 10 : 200,
+        warmupRequests: QUICK ? 500 : 3_000,
+      })
+    },
+  }
+}
 
 const RUN_STEPS = 20
 const RUN_STEP_MESSAGES = 3
@@ -1008,6 +1078,8 @@ const WORKLOADS = [
     stepTools: () => ({}),
   }),
   contextRunWorkload(`processInputStep 'context' store, growing history, per step`),
+  mixedLoadWorkload('processInputStep mixed server load (1.59), per step', { collect: false }),
+  mixedLoadWorkload('processInputStep mixed server load (1.59), per step, gc() between requests', { collect: true }),
   stepWorkload('processInputStep includeResolved', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
     stepTools: (size) => resolvedTools(size),

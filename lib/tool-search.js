@@ -23,6 +23,12 @@ const KIND_MASK = (1 << ASK.kindBits) - 1
 const FOUND_MASK = (1 << ASK.foundBits) - 1
 const READ_MASK = (1 << ASK.readBits) - 1
 const REFUSED = PROTOCOL.refused
+// The filter hook's `phase` of each operation, as the protocol declares them
+// (src/protocol/tool_search.rs, `PHASES`): search_tools and the injected
+// catalog ask in the first, load_tool in the second, the loaded tools in the
+// third. Passed to the drivers, so that no search or load asks its operation
+// for its phase (a Node-API call, about a thirtieth of a filtered search).
+const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
 /** How a record's values are refused: the constructor's record (`options.tools`) and a step's tools. */
 const RECORD_VALUES = { tool: REFUSED.tool, id: REFUSED.toolId, description: REFUSED.toolDescription }
 const STEP_VALUES = { tool: REFUSED.stepTool, id: REFUSED.stepToolId, description: REFUSED.stepToolDescription }
@@ -310,22 +316,28 @@ function defineToolSearchProcessor(host) {
           this.#built(step.catalog)
           // Rust asks as it goes, or trusts its tables and says what to
           // check in the caller's record; should a check fail, it asks.
+          // Whether it must ask as it goes, and awaits as the reference, Rust
+          // said once for the processor (its settings): no call asks again.
           let operation
-          const words = takeWords()
-          try {
-            const output = step.native.search(query, now, words.words, queryVector)
-            if (output instanceof NativeOperation) operation = output
-            else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
-            else operation = step.native.searchOperation(query, now, queryVector)
-          } finally {
-            giveBackWords(words)
+          if (settings.searchAsksAsItGoes) operation = step.native.searchOperation(query, now, queryVector)
+          else {
+            const words = takeWords()
+            try {
+              const output = step.native.search(query, now, words.words, queryVector)
+              if (output instanceof NativeOperation) operation = output
+              else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
+              else operation = step.native.searchOperation(query, now, queryVector)
+            } finally {
+              giveBackWords(words)
+            }
           }
-          if (operation.awaitsAsReference && this.#settings.filterConcurrency === 1) {
+          const awaits = settings.searchAwaitsAsReference
+          if (awaits && settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = this.#questions(operation, step, argument(args, 'requestContext'))
+            const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, SEARCH_PHASE)
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await this.#drive(operation, step, argument(args, 'requestContext'))
+            operation = await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits, SEARCH_PHASE)
           }
           const out = takeWords()
           try {
@@ -344,9 +356,11 @@ function defineToolSearchProcessor(host) {
             execute: async ({ toolName, toolNames }) => {
               this.#built(step.catalog)
               const operation = step.native.load(toolName, toolNames, Date.now())
-              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, argument(args, 'requestContext'))).loadOutput()
+              const awaits = operation.awaitsAsReference
+              if (this.#settings.filterConcurrency !== 1)
+                return (await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits, LOAD_PHASE)).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = this.#questions(operation, step, argument(args, 'requestContext'))
+              const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, LOAD_PHASE)
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
               return operation.loadOutput()
             },
@@ -581,20 +595,15 @@ function defineToolSearchProcessor(host) {
      * Runs a native operation to its end (see `drive`): one question at a
      * time, or with `filterConcurrency` above 1, that many at once.
      */
-    #drive(operation, step, requestContext, names = false) {
-      const asking = this.#asking(operation, step, requestContext, names)
+    #drive(operation, step, requestContext, names = false, awaits = operation.awaitsAsReference, phase = operation.phase) {
+      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits, phase, undefined, undefined, undefined)
       const concurrency = this.#settings.filterConcurrency
       return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
     }
 
     /** The questions of an operation that awaits as the reference (see `questions`). */
-    #questions(operation, step, requestContext) {
-      return questions(operation, this.#asking(operation, step, requestContext, false))
-    }
-
-    /** What `answer` needs to answer an operation's questions in a step. */
-    #asking(operation, step, requestContext, names) {
-      return askingOf(operation, step, requestContext, names, this.#filter, operation.awaitsAsReference, undefined, undefined, undefined)
+    #questions(operation, step, requestContext, awaits, phase) {
+      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits, phase, undefined, undefined, undefined))
     }
 
     /**
@@ -608,7 +617,7 @@ function defineToolSearchProcessor(host) {
       const count = words[at + FLAT.count]
       if (count === FLAT.unchecked) return false
       // An operation of its own: its lookups by id read the record once (see `idLookups`).
-      const asking = askingOf(undefined, step, undefined, false, undefined, false, undefined, undefined, undefined)
+      const asking = askingOf(undefined, step, undefined, false, undefined, false, undefined, undefined, undefined, undefined)
       let next = 0
       for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
         const code = words[i]
@@ -1254,15 +1263,15 @@ function readRecord(record) {
   return { keys, tools, base: 0, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
-/** `#asking`'s answer: an operation's in a step, `allowed` as `answer` sets it. */
-function askingOf(operation, step, requestContext, names, filter, awaits, lookups, asked, askedId) {
-  return { operation, step, requestContext, names, filter, awaits, allowed: OPERATION.allowed, lookups, asked, askedId }
+/** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
+function askingOf(operation, step, requestContext, names, filter, awaits, phase, lookups, asked, askedId) {
+  return { operation, step, requestContext, names, filter, awaits, phase, allowed: OPERATION.allowed, lookups, asked, askedId }
 }
-generalizeFields(askingOf, 9)
+generalizeFields(askingOf, 10)
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
- * as `asking` says (see `#asking`): asks the hook about a tool, hands over
+ * as `asking` says (see `#drive`): asks the hook about a tool, hands over
  * the record's keys, awaits a tick, or says which tool the step's record
  * gives for a name now, and whether the hook allows it. For an operation that
  * `awaitsAsReference`, every tool is asked about as the reference's
@@ -1331,7 +1340,7 @@ function allowedAnswer(asking, code, allowed, tool, tables, kind, ref, ticket, n
  */
 /** @param {any} operation @param {any} asking @param {number | Promise<number>} [given] @returns {any} */
 function drive(operation, asking, given = OPERATION.noVerdict) {
-  const phase = operation.phase
+  const phase = asking.phase
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
     given = answer(asking, question, phase, undefined)
     if (typeof given !== 'number') return given.then((code) => drive(operation, asking, code))
@@ -1352,7 +1361,7 @@ const BATCH = OPERATION.batch
  * error thrown (a record value Rust refuses, say).
  */
 function driveAhead(operation, asking, concurrency) {
-  const phase = operation.phase
+  const phase = asking.phase
   const room = Math.min(concurrency, BATCH.maxQuestions)
   const questions = new Int32Array(room * BATCH.entryWords)
   let answers = new Int32Array(room * BATCH.entryWords)
@@ -1436,7 +1445,7 @@ function driveAhead(operation, asking, concurrency) {
  * allows it when truthy, as `asking.allowed` says.
  */
 function* questions(operation, asking) {
-  const phase = operation.phase
+  const phase = asking.phase
   let given = OPERATION.noVerdict
   for (let question = operation.resume(given); question !== OPERATION.done; question = operation.resume(given)) {
     given = answer(asking, question, phase, undefined)

@@ -42,7 +42,7 @@ use mastra_native_processors::tool_search::operation::complete_now;
 use mastra_native_processors::tool_search::refusal::refuse_record_value;
 use mastra_native_processors::tool_search::request::{load_tool_names, request_thread, thread_to_clear, MemoryContext};
 use mastra_native_processors::tool_search::{
-    loaded_names, messages, LiveRecord, PoolStep, PoolTool, ToolEntry, ToolSearch,
+    loaded_names, messages, LiveRecord, Phase, PoolStep, PoolTool, ToolEntry, ToolSearch,
 };
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
@@ -165,6 +165,8 @@ impl NativeToolSearch {
             sweep_interval_ms: self.inner.sweep_interval_ms(),
             takes_vectors: self.inner.takes_vectors(),
             filter_concurrency: options.filter_concurrency,
+            search_asks_as_it_goes: self.inner.asks_as_it_goes(Phase::Search),
+            search_awaits_as_reference: self.inner.awaits_as_reference(Phase::Search),
         }
     }
 

@@ -467,6 +467,10 @@ pub struct Operation<T> {
     running: Option<Running<T>>,
     relay: Relay,
     outcome: Option<T>,
+    /// The questions the last run handed out, `(ticket, code)`: one buffer
+    /// for the operation, so that a host asking one at a time
+    /// ([`resume`](Self::resume), once a question) allocates nothing.
+    handed: Vec<(Ticket, i32)>,
 }
 
 impl<T> Operation<T> {
@@ -490,7 +494,7 @@ impl<T> Operation<T> {
         F: Future<Output = T> + Send + 'static,
     {
         let relay = Relay { exchange: Arc::default(), phase, concurrency: concurrency.max(1), awaits };
-        Operation { running: Some(Box::pin(run(relay.clone()))), relay, outcome: None }
+        Operation { running: Some(Box::pin(run(relay.clone()))), relay, outcome: None, handed: Vec::new() }
     }
 
     /// The phase of every question this operation asks.
@@ -517,10 +521,10 @@ impl<T> Operation<T> {
                 exchange.answer(ticket, answer);
             }
         }
-        match self.run(1)? {
-            None => Ok(code::DONE),
-            Some(asked) => asked.first().map(|&(_, question)| question).ok_or(OperationError::Stalled),
+        if !self.run(1)? {
+            return Ok(code::DONE);
         }
+        self.handed.first().map(|&(_, question)| question).ok_or(OperationError::Stalled)
     }
 
     /// Hands over answers as `(ticket, code)` (each ignored unless its
@@ -540,20 +544,22 @@ impl<T> Operation<T> {
                 exchange.answer(ticket, answer);
             }
         }
-        self.run(room.max(1))
+        Ok(self.run(room.max(1))?.then(|| self.handed.clone()))
     }
 
-    /// Polls the operation until it ends (`None`) or waits on the host, and
-    /// hands out up to `room` of the questions waiting.
-    fn run(&mut self, room: usize) -> Result<Option<Vec<(Ticket, i32)>>, OperationError> {
-        let Some(running) = self.running.as_mut() else { return Ok(None) };
+    /// Polls the operation until it ends (`false`) or waits on the host
+    /// (`true`), and hands out up to `room` of the questions waiting, into
+    /// `handed`.
+    fn run(&mut self, room: usize) -> Result<bool, OperationError> {
+        self.handed.clear();
+        let Some(running) = self.running.as_mut() else { return Ok(false) };
         let mut context = Context::from_waker(Waker::noop());
         loop {
             match catch_unwind(AssertUnwindSafe(|| running.as_mut().poll(&mut context))) {
                 Ok(Poll::Ready(outcome)) => {
                     self.running = None;
                     self.outcome = Some(outcome);
-                    return Ok(None);
+                    return Ok(false);
                 }
                 Ok(Poll::Pending) => {}
                 Err(_) => {
@@ -574,9 +580,8 @@ impl<T> Operation<T> {
                 self.running = None;
                 return Err(OperationError::Stalled);
             }
-            let mut asked = Vec::new();
-            exchange.hand_out(room, &mut asked);
-            return Ok(Some(asked));
+            exchange.hand_out(room, &mut self.handed);
+            return Ok(true);
         }
     }
 

@@ -85,6 +85,14 @@ pub struct ToolSearchSettings {
     /// How many tools the hook may be asked about at once: 1 drives
     /// operations with `resume`, more with `exchange`.
     pub filter_concurrency: u32,
+    /// Whether `search_tools` must ask as it goes (the core's
+    /// `ToolSearch::asks_as_it_goes`): the wrapper then starts its
+    /// operation (`searchOperation`) without trying `search` first.
+    pub search_asks_as_it_goes: bool,
+    /// Whether a `search_tools` operation awaits as the reference (the
+    /// core's `ToolSearch::awaits_as_reference`), as its
+    /// `awaitsAsReference` would say, known once for the processor.
+    pub search_awaits_as_reference: bool,
 }
 
 /// The constructor options, applied for the host release. They are read
