@@ -8,18 +8,11 @@ import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 
 import { TESTED_RELEASES } from './helpers/releases.mjs'
-import { toolSearchEdges } from './helpers/tool-search-edges.mjs'
-
-const allow = () => true
-const three = ({ tool }) => ({ a: tool('a', 'alpha tool', 'A'), b: tool('b', 'beta tool', 'B'), c: tool('c', 'gamma tool', 'C') })
+import { allow, three, toolSearchEdges } from './helpers/tool-search-edges.mjs'
 
 for (const version of TESTED_RELEASES) {
   const edges = await toolSearchEdges(version)
-  const same = async (options, script) => {
-    const [ref, ours] = await edges.compare(options, script)
-    assert.deepEqual(ours, ref)
-    return ours
-  }
+  const same = edges.same
 
   describe(`${version}: a tools record changed after construction, names read as the release reads them`, () => {
     test('a tool without an id, swapped for one whose id is its key, is found and auto-loaded', async () => {

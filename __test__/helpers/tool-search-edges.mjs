@@ -17,6 +17,8 @@
 // Every thrown error is logged as `{ threw: name }` (and its message, when
 // `messages` is set), so a run never stops at one.
 
+import assert from 'node:assert/strict'
+
 import { toolSearchKit } from './tool-search-kit.mjs'
 
 export async function toolSearchEdges(version) {
@@ -80,5 +82,18 @@ export async function toolSearchEdges(version) {
     return [await runOne(Ref, options, script, settings), await runOne(Ours, options, script, settings)]
   }
 
-  return { ...kit, compare, runOne }
+  /** Ours' log of `script` over `options`, having asserted it equals the reference's. */
+  async function same(options, script) {
+    const [ref, ours] = await compare(options, script)
+    assert.deepEqual(ours, ref)
+    return ours
+  }
+
+  return { ...kit, compare, same, runOne }
 }
+
+/** A hook that allows every tool. */
+export const allow = () => true
+
+/** Three tools under keys `a`, `b`, `c`, each with its key as its id. */
+export const three = ({ tool }) => ({ a: tool('a', 'alpha tool', 'A'), b: tool('b', 'beta tool', 'B'), c: tool('c', 'gamma tool', 'C') })
