@@ -379,6 +379,17 @@ pub fn fill_json(u: &mut U<'_>, tape: &mut [i32], asks: &JsonAsks, strings: &mut
     });
 }
 
+/// The reference stringifies the value of `slot`: noted in `made`; gives
+/// (has text, threw) by its outcome.
+fn stringified(slot: usize, outcome: &impl Fn(usize) -> Stringified, made: &mut Vec<usize>) -> (bool, bool) {
+    made.push(slot);
+    match outcome(slot) {
+        Stringified::Json(_) => (true, false),
+        Stringified::Undefined => (false, false),
+        Stringified::Throws => (false, true),
+    }
+}
+
 /// The slots the reference's recursion stringifies, in its order, with each
 /// slot's outcome given, but for ours on purpose: an array around one whose
 /// JSON threw is taken to throw, unstringified. Returns whether the node's
@@ -401,14 +412,7 @@ fn reference_stringifies(tree: &Node, outcome: &impl Fn(usize) -> Stringified, m
             }
             match *json {
                 node::JSON_LATER if threw => (false, true),
-                node::JSON_LATER => {
-                    made.push(*json_slot);
-                    match outcome(*json_slot) {
-                        Stringified::Json(_) => (true, false),
-                        Stringified::Undefined => (false, false),
-                        Stringified::Throws => (false, true),
-                    }
-                }
+                node::JSON_LATER => stringified(*json_slot, outcome, made),
                 json if json >= 0 => (true, false),
                 _ => (false, threw),
             }
@@ -417,14 +421,7 @@ fn reference_stringifies(tree: &Node, outcome: &impl Fn(usize) -> Stringified, m
             let is_text_type = flags & node::IS_TEXT_TYPE != 0;
             match value {
                 None if *text >= 0 => (*text_non_empty, false),
-                None if *json == node::JSON_LATER => {
-                    made.push(*json_slot);
-                    match outcome(*json_slot) {
-                        Stringified::Json(_) => (true, false),
-                        Stringified::Undefined => (false, false),
-                        Stringified::Throws => (false, true),
-                    }
-                }
+                None if *json == node::JSON_LATER => stringified(*json_slot, outcome, made),
                 None => (*json >= 0, false),
                 Some(inner) if is_text_type && matches!(**inner, Node::Str { .. }) => {
                     reference_stringifies(inner, outcome, made)
