@@ -37,12 +37,10 @@ import assert from 'node:assert/strict'
 import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
 import { createRng, sfc32 } from './helpers/random.mjs'
 import { recorder } from './helpers/recording-proxy.mjs'
-import { fakeList, abort, stepArgs } from './helpers/tool-call-filter-harness.mjs'
+import { fakeList, abort, stepArgs, genFilterOptions, TOOL_NAMES } from './helpers/tool-call-filter-harness.mjs'
 
 const CASES = Number(process.env.TCF_READS_CASES ?? 300)
 const [RELEASE] = releasesWithFilterStage('messageList')
-
-const NAMES = ['search', 'weather', 'mail']
 
 function genCase(rng) {
   let id = 0
@@ -56,7 +54,7 @@ function genCase(rng) {
     ])
   const invocation = (callId, state) => {
     const inv = rng.bool(0.85) ? { state, toolCallId: callId } : { state, toolCall: { id: callId } }
-    inv.toolName = rng.pick(NAMES)
+    inv.toolName = rng.pick(TOOL_NAMES)
     inv.args = { q: 'x' }
     if (state === 'result') inv.result = { ok: callId }
     return inv
@@ -99,15 +97,7 @@ function genCase(rng) {
     }
     steps.push({ all: [...history, ...responses], response: [...responses] })
   }
-  const exclude = rng.weighted([
-    [1, undefined],
-    [3, ['search']],
-    [1, ['search', 'mail']],
-    [1, []],
-  ])
-  const options = { ...(exclude ? { exclude } : {}) }
-  if (rng.bool(0.5)) options.preserveModelOutput = true
-  if (rng.bool(0.7)) options.filterAfterToolSteps = rng.pick([0, 1, 2])
+  const options = genFilterOptions(rng, { steps: 0.7 })
   return { options, history, steps }
 }
 

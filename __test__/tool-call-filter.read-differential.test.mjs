@@ -24,17 +24,17 @@ import assert from 'node:assert/strict'
 import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
 import { createRng, sfc32 } from './helpers/random.mjs'
 import { recorder } from './helpers/recording-proxy.mjs'
+import { genFilterOptions, TOOL_NAMES } from './helpers/tool-call-filter-harness.mjs'
 
 const CASES = Number(process.env.TCF_READS_CASES ?? 300)
 
 function genTurns(rng, first) {
-  const names = ['search', 'weather', 'mail']
   const prompt = []
   for (let t = 0, n = rng.int(1, 4); t < n; t++) {
     prompt.push({ role: 'user', content: [{ type: 'text', text: `q${t}` }] })
     for (let s = 0, m = rng.int(0, 3); s < m; s++) {
       const calls = []
-      for (let c = 0, k = rng.int(1, 2); c < k; c++) calls.push({ id: `c${first.id++}`, name: rng.pick(names) })
+      for (let c = 0, k = rng.int(1, 2); c < k; c++) calls.push({ id: `c${first.id++}`, name: rng.pick(TOOL_NAMES) })
       const text = rng.bool(0.3) ? [{ type: 'text', text: 'thinking' }] : []
       prompt.push({ role: 'assistant', content: [...text, ...calls.map((c) => ({ type: 'tool-call', toolCallId: c.id, toolName: c.name, input: {} }))] })
       prompt.push({
@@ -54,19 +54,8 @@ function genTurns(rng, first) {
   return prompt
 }
 
-/** The options of a case, and whether ours may read the kept steps' names and provider options. */
-function genOptions(rng) {
-  const exclude = rng.weighted([
-    [1, undefined],
-    [3, ['search']],
-    [1, ['search', 'mail']],
-    [1, []],
-  ])
-  const options = { ...(exclude ? { exclude } : {}) }
-  if (rng.bool(0.5)) options.preserveModelOutput = true
-  if (rng.bool(0.4)) options.filterAfterToolSteps = rng.pick([0, 1, 2])
-  return options
-}
+/** The options of a case (`filterAfterToolSteps` less often than on the message list). */
+const genOptions = (rng) => genFilterOptions(rng, { steps: 0.4 })
 
 /** A part's user-visible getter read: `prompt.<m>.content.<p>.toolName` or `.providerOptions`. */
 const GETTER = /^prompt\.\d+\.content\.\d+\.(toolName|providerOptions)$/

@@ -1,6 +1,7 @@
 // Shared by the ToolCallFilter tests: the fake message list the processor reads,
-// argument builders, and the parity rule (same value with the same key order, or
-// a TypeError where the reference throws one).
+// argument builders, the seeded options of the read differentials, and the parity
+// rule (same value with the same key order, or a TypeError where the reference
+// throws one).
 
 import assert from 'node:assert/strict'
 import { pathToFileURL } from 'node:url'
@@ -31,6 +32,28 @@ export function stepArgs(all, response, state, { stepNumber = 0, messages = all 
     retryCount: 0,
     abort,
   }
+}
+
+/** The tool names of the read differentials' seeded cases (the options exclude some of them). */
+export const TOOL_NAMES = ['search', 'weather', 'mail']
+
+/**
+ * The seeded options of a read differential (tool-call-filter.read-differential and
+ * .message-list-reads): an exclude list (none, `search` most often, two names, or empty),
+ * `preserveModelOutput` half the time, and `filterAfterToolSteps` of 0 to 2 with the chance
+ * `steps` (the prompt differential 0.4, the message list one 0.7). Draws from rng in that order.
+ */
+export function genFilterOptions(rng, { steps }) {
+  const exclude = rng.weighted([
+    [1, undefined],
+    [3, ['search']],
+    [1, ['search', 'mail']],
+    [1, []],
+  ])
+  const options = { ...(exclude ? { exclude } : {}) }
+  if (rng.bool(0.5)) options.preserveModelOutput = true
+  if (rng.bool(steps)) options.filterAfterToolSteps = rng.pick([0, 1, 2])
+  return options
 }
 
 /**
