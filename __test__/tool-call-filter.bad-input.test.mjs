@@ -10,7 +10,6 @@ import {
   inputArgs,
   stepArgs,
   settle,
-  canon,
   assertSameValue,
   assertSameOutcome,
   filtersOf,
@@ -23,18 +22,21 @@ const { RefFilter, OurFilter } = await filtersOf('1.59.0')
 
 describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; reference returns -> same result)', () => {
   const ok = (id, extra = {}) => ({ id, role: 'user', createdAt: D(0), content: { format: 2, parts: [{ type: 'text', text: id }] }, ...extra })
-  const call = (id, toolCallId, toolName = 'getWeather', more = {}) => ({
+  const invocation = (id, createdAt, toolInvocation, more) => ({
     id,
     role: 'assistant',
-    createdAt: D(1),
-    content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCallId, toolName, args: {} } }], ...more },
+    createdAt,
+    content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation }], ...more },
   })
-  const result = (id, toolCallId, toolName = 'getWeather', more = {}) => ({
-    id,
-    role: 'assistant',
-    createdAt: D(2),
-    content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId, toolName, args: {}, result: 1 } }], ...more },
-  })
+  const call = (id, toolCallId, toolName = 'getWeather', more = {}) => invocation(id, D(1), { state: 'call', toolCallId, toolName, args: {} }, more)
+  const result = (id, toolCallId, toolName = 'getWeather', more = {}) =>
+    invocation(id, D(2), { state: 'result', toolCallId, toolName, args: {}, result: 1 }, more)
+  /** An assistant message of these parts (no createdAt). */
+  const assistant = (id, parts) => ({ id, role: 'assistant', content: { format: 2, parts } })
+  /** An assistant message of one tool part with this toolInvocation and model output. */
+  const withOutput = (id, toolInvocation, modelOutput) =>
+    assistant(id, [{ type: 'tool-invocation', toolInvocation, providerMetadata: { mastra: { modelOutput } } }])
+  const resultQ = () => ({ state: 'result', toolCallId: 'q', toolName: 'getWeather' })
   // module-level so both builds share the prototypes (deepStrictEqual compares them)
   class PartClass {
     constructor() {
@@ -57,6 +59,24 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     { filterAfterToolSteps: 1 },
     { exclude: ['getWeather'], filterAfterToolSteps: 0, preserveModelOutput: true },
   ]
+
+  /**
+   * The reference's outcome of run(RefFilter, its state), then ours' of run(OurFilter, its
+   * own): each side's state comes fresh from `state`, both made before either runs.
+   */
+  const outcomes = async (run, state = () => ({})) => {
+    const rs = state()
+    const os = state()
+    const ref = await settle(() => run(RefFilter, rs))
+    const ours = await settle(() => run(OurFilter, os))
+    return { ref, ours, rs, os }
+  }
+  /** outcomes, then the parity rule (assertSameOutcome) on them under ctx. */
+  const sameAs = async (ctx, run, state) => {
+    const both = await outcomes(run, state)
+    assertSameOutcome(both.ours, both.ref, ctx)
+    return both
+  }
 
   /**
    * Where its text is needed, the reference's recursion overflows the stack
@@ -86,30 +106,18 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     'parts is an empty string': () => [{ id: 'p', role: 'user', content: { format: 2, parts: '' } }, call('b', 'c1')],
     'parts is an object': () => [{ id: 'p', role: 'user', content: { format: 2, parts: { type: 'tool-invocation' } } }],
     'parts is null': () => [{ id: 'p', role: 'user', content: { format: 2, parts: null, content: 'x' } }, call('b', 'c1')],
-    'part is null': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'text', text: 'a' }, null] } }],
-    'part is undefined after a tool part': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: [call('x', 'c1').content.parts[0], undefined] } }],
-    'sparse parts array': () => {
-      const parts = [, { type: 'text', text: 'a' }, , call('x', 'c1').content.parts[0], ,] // eslint-disable-line no-sparse-arrays
-      return [{ id: 'p', role: 'assistant', content: { format: 2, parts } }]
-    },
+    'part is null': () => [assistant('p', [{ type: 'text', text: 'a' }, null])],
+    'part is undefined after a tool part': () => [assistant('p', [call('x', 'c1').content.parts[0], undefined])],
+    'sparse parts array': () => [assistant('p', [, { type: 'text', text: 'a' }, , call('x', 'c1').content.parts[0], ,])], // eslint-disable-line no-sparse-arrays
     'sparse messages array': () => [, ok('a'), , call('b', 'c1'), ,], // eslint-disable-line no-sparse-arrays
-    'primitive parts': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: ['text', 5, true, call('x', 'c1').content.parts[0]] } }],
-    'tool-invocation part without toolInvocation': () => [{ id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation' }] } }],
-    'tool-invocation part with toolInvocation: null': () => [
-      { id: 'p', role: 'assistant', content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: null }] } },
-    ],
+    'primitive parts': () => [assistant('p', ['text', 5, true, call('x', 'c1').content.parts[0]])],
+    'tool-invocation part without toolInvocation': () => [assistant('p', [{ type: 'tool-invocation' }])],
+    'tool-invocation part with toolInvocation: null': () => [assistant('p', [{ type: 'tool-invocation', toolInvocation: null }])],
     'toolInvocation is a string': () => [
-      {
-        id: 'p',
-        role: 'assistant',
-        content: {
-          format: 2,
-          parts: [
-            { type: 'tool-invocation', toolInvocation: 'getWeather' },
-            { type: 'text', text: 'x' },
-          ],
-        },
-      },
+      assistant('p', [
+        { type: 'tool-invocation', toolInvocation: 'getWeather' },
+        { type: 'text', text: 'x' },
+      ]),
     ],
     'numeric toolCallId vs string toolCallId': () => [call('a', 5), result('b', '5'), result('c', 5)],
     'object toolCallId (identity)': () => {
@@ -118,71 +126,15 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     },
     'NaN / 0 / empty toolCallIds': () => [call('a', NaN), result('b', NaN), call('c', 0), result('d', 0), call('e', ''), result('f', '')],
     'toolCall fallback variants': () => [
-      {
-        id: 'a',
-        role: 'assistant',
-        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCall: null, toolName: 'getWeather' } }] },
-      },
-      {
-        id: 'b',
-        role: 'assistant',
-        content: {
-          format: 2,
-          parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: null, toolCall: { id: 'z' }, toolName: 'x' } }],
-        },
-      },
-      {
-        id: 'c',
-        role: 'assistant',
-        content: { format: 2, parts: [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCall: 'str', toolName: 'y' } }] },
-      },
+      assistant('a', [{ type: 'tool-invocation', toolInvocation: { state: 'call', toolCall: null, toolName: 'getWeather' } }]),
+      assistant('b', [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCallId: null, toolCall: { id: 'z' }, toolName: 'x' } }]),
+      assistant('c', [{ type: 'tool-invocation', toolInvocation: { state: 'result', toolCall: 'str', toolName: 'y' } }]),
     ],
     'numeric / missing toolName': () => [
-      {
-        id: 'a',
-        role: 'assistant',
-        content: {
-          format: 2,
-          parts: [
-            {
-              type: 'tool-invocation',
-              toolInvocation: { state: 'result', toolCallId: 'q', toolName: 7, args: {}, result: 1 },
-              providerMetadata: { mastra: { modelOutput: 'x' } },
-            },
-          ],
-        },
-      },
-      {
-        id: 'b',
-        role: 'assistant',
-        content: {
-          format: 2,
-          parts: [
-            {
-              type: 'tool-invocation',
-              toolInvocation: { state: 'result', toolCallId: 'w', args: {}, result: 1 },
-              providerMetadata: { mastra: { modelOutput: 'y' } },
-            },
-          ],
-        },
-      },
+      withOutput('a', { state: 'result', toolCallId: 'q', toolName: 7, args: {}, result: 1 }, 'x'),
+      withOutput('b', { state: 'result', toolCallId: 'w', args: {}, result: 1 }, 'y'),
     ],
-    'symbol toolName in a preserved result': () => [
-      {
-        id: 'a',
-        role: 'assistant',
-        content: {
-          format: 2,
-          parts: [
-            {
-              type: 'tool-invocation',
-              toolInvocation: { state: 'result', toolCallId: 'q', toolName: SHARED_SYM, args: {}, result: 1 },
-              providerMetadata: { mastra: { modelOutput: 'x' } },
-            },
-          ],
-        },
-      },
-    ],
+    'symbol toolName in a preserved result': () => [withOutput('a', { state: 'result', toolCallId: 'q', toolName: SHARED_SYM, args: {}, result: 1 }, 'x')],
     'top-level content is a number/object (filterSpecific calls .trim)': () => [
       call('a', 'c1', 'getWeather', { content: 5 }),
       call('b', 'c2', 'other', { content: { x: 1 } }),
@@ -196,63 +148,18 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     'cyclic array modelOutput (reference overflows the stack)': () => {
       const a = []
       a.push(a)
-      return [
-        {
-          id: 'a',
-          role: 'assistant',
-          content: {
-            format: 2,
-            parts: [
-              {
-                type: 'tool-invocation',
-                toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' },
-                providerMetadata: { mastra: { modelOutput: a } },
-              },
-            ],
-          },
-        },
-      ]
+      return [withOutput('a', resultQ(), a)]
     },
     'cyclic value modelOutput (reference overflows the stack)': () => {
       const o = {}
       o.value = o
-      return [
-        {
-          id: 'a',
-          role: 'assistant',
-          content: {
-            format: 2,
-            parts: [
-              {
-                type: 'tool-invocation',
-                toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' },
-                providerMetadata: { mastra: { modelOutput: o } },
-              },
-            ],
-          },
-        },
-      ]
+      return [withOutput('a', resultQ(), o)]
     },
     // (outputs that still contain the 100k-deep value are compared through summarizeDeep)
     [DEEPER_THAN_REFERENCE]: () => {
       let a = 'x'
       for (let i = 0; i < 100000; i++) a = [a]
-      return [
-        {
-          id: 'a',
-          role: 'assistant',
-          content: {
-            format: 2,
-            parts: [
-              {
-                type: 'tool-invocation',
-                toolInvocation: { state: 'result', toolCallId: 'q', toolName: 'getWeather' },
-                providerMetadata: { mastra: { modelOutput: a } },
-              },
-            ],
-          },
-        },
-      ]
+      return [withOutput('a', resultQ(), a)]
     },
     'messages with class-instance content and parts': () => [{ id: 'a', role: 'assistant', content: new ContentClass() }],
   }
@@ -302,22 +209,15 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     test(name, async () => {
       for (const opts of OPTION_SETS) {
         const o = () => (opts === undefined ? undefined : { ...opts, exclude: opts.exclude && [...opts.exclude] })
-        const ref = summarizeDeep(await settle(() => new RefFilter(o()).processInput(inputArgs(build()))))
-        const ours = summarizeDeep(await settle(() => new OurFilter(o()).processInput(inputArgs(build()))))
-        sameOutcome(name, ours, ref, `${name} processInput ${JSON.stringify(opts)}`)
+        const input = await outcomes((F) => new F(o()).processInput(inputArgs(build())))
+        sameOutcome(name, summarizeDeep(input.ours), summarizeDeep(input.ref), `${name} processInput ${JSON.stringify(opts)}`)
         if (opts?.filterAfterToolSteps !== undefined) {
-          const rs = {}
-          const os = {}
-          const refStep = await settle(() => {
+          const step = await outcomes((F, state) => {
             const m = build()
-            return new RefFilter(o()).processInputStep(stepArgs(m, m, rs))
+            return new F(o()).processInputStep(stepArgs(m, m, state))
           })
-          const ourStep = await settle(() => {
-            const m = build()
-            return new OurFilter(o()).processInputStep(stepArgs(m, m, os))
-          })
-          sameOutcome(name, summarizeDeep(ourStep), summarizeDeep(refStep), `${name} processInputStep ${JSON.stringify(opts)}`)
-          if (!refStep.threw) assertSameValue(os, rs, `${name} state`)
+          sameOutcome(name, summarizeDeep(step.ours), summarizeDeep(step.ref), `${name} processInputStep ${JSON.stringify(opts)}`)
+          if (!step.ref.threw) assertSameValue(step.os, step.rs, `${name} state`)
         }
       }
     })
@@ -326,26 +226,18 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
   test('messageList.get.all.db() returning a non-array', async () => {
     for (const value of [undefined, null, 'str', { length: 0 }, new Set()]) {
       for (const opts of [{}, { exclude: [] }, { exclude: ['x'] }]) {
-        const ref = await settle(() => new RefFilter({ ...opts }).processInput({ messageList: fakeList(value), abort }))
-        const ours = await settle(() => new OurFilter({ ...opts }).processInput({ messageList: fakeList(value), abort }))
-        assertSameOutcome(ours, ref, `db() -> ${String(value)} ${JSON.stringify(opts)}`)
+        await sameAs(`db() -> ${String(value)} ${JSON.stringify(opts)}`, (F) => new F({ ...opts }).processInput({ messageList: fakeList(value), abort }))
       }
     }
   })
 
   test('missing messageList / missing args', async () => {
     for (const args of [{}, { messages: [] }, { messageList: {} }, { messageList: { get: {} } }]) {
-      const ref = await settle(() => new RefFilter().processInput(args))
-      const ours = await settle(() => new OurFilter().processInput(args))
-      assertSameOutcome(ours, ref, `processInput ${JSON.stringify(args)}`)
+      await sameAs(`processInput ${JSON.stringify(args)}`, (F) => new F().processInput(args))
     }
-    const ref = await settle(() => new RefFilter().processInput())
-    const ours = await settle(() => new OurFilter().processInput())
-    assertSameOutcome(ours, ref, 'processInput()')
+    await sameAs('processInput()', (F) => new F().processInput())
     for (const args of [{ messageList: fakeList([]) }, { state: {} }, { messageList: { get: { all: { db: () => [] } } }, state: {} }]) {
-      const ref = await settle(() => new RefFilter({ filterAfterToolSteps: 1 }).processInputStep(args))
-      const ours = await settle(() => new OurFilter({ filterAfterToolSteps: 1 }).processInputStep(args))
-      assertSameOutcome(ours, ref, `processInputStep ${Object.keys(args)}`)
+      await sameAs(`processInputStep ${Object.keys(args)}`, (F) => new F({ filterAfterToolSteps: 1 }).processInputStep(args))
     }
   })
 
@@ -363,11 +255,11 @@ describe('ToolCallFilter: bad input (reference throws -> ours throws TypeError; 
     }
     for (const [name, mk] of Object.entries(states)) {
       for (const n of [0, 1, 2]) {
-        const rs = mk()
-        const os = mk()
-        const ref = await settle(() => new RefFilter({ filterAfterToolSteps: n }).processInputStep(stepArgs(all(), all(), rs)))
-        const ours = await settle(() => new OurFilter({ filterAfterToolSteps: n }).processInputStep(stepArgs(all(), all(), os)))
-        assertSameOutcome(ours, ref, `${name} (filterAfterToolSteps ${n})`)
+        const { ref, rs, os } = await sameAs(
+          `${name} (filterAfterToolSteps ${n})`,
+          (F, state) => new F({ filterAfterToolSteps: n }).processInputStep(stepArgs(all(), all(), state)),
+          mk,
+        )
         if (!ref.threw) assertSameValue(os, rs, `${name} state`)
       }
     }
