@@ -27,6 +27,8 @@ describe('bad input (same result as the reference, or a TypeError; never another
   labels.set(email, 'email')
 
   const construct = (P, opts) => (opts === '<none>' ? new P() : new P(opts))
+  /** The bad-input rule on run(Ref) and run(Ours), each an async function to call. */
+  const same = (label, run) => sameOrTypeError(run(Ref), run(Ours), { label })
 
   const optionCases = [
     ['no options', '<none>'],
@@ -72,11 +74,7 @@ describe('bad input (same result as the reference, or a TypeError; never another
 
   for (const [name, opts] of optionCases) {
     test(`options: ${name}`, async () => {
-      await sameOrTypeError(
-        async () => probeProcessor(construct(Ref, opts), { labels }),
-        async () => probeProcessor(construct(Ours, opts), { labels }),
-        { label: name },
-      )
+      await same(name, (P) => async () => probeProcessor(construct(P, opts), { labels }))
     })
   }
 
@@ -96,19 +94,11 @@ describe('bad input (same result as the reference, or a TypeError; never another
     for (const storage of ['in-memory', 'context']) {
       for (const includeResolvedTools of [false, true]) {
         for (const [name, args] of cases) {
-          await sameOrTypeError(
-            async () => {
-              const p = new Ref({ tools: base, ttl: 0, storage, includeResolvedTools })
-              const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args })
-              return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() }
-            },
-            async () => {
-              const p = new Ours({ tools: base, ttl: 0, storage, includeResolvedTools })
-              const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args })
-              return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() }
-            },
-            { label: `${storage}/${includeResolvedTools}/${name}` },
-          )
+          await same(`${storage}/${includeResolvedTools}/${name}`, (P) => async () => {
+            const p = new P({ tools: base, ttl: 0, storage, includeResolvedTools })
+            const s = await runStep(p, { labels, requestContext: makeRequestContext(), ...args })
+            return { tools: s.tools, sys: s.systemCalls, stats: p.getStateStats() }
+          })
         }
       }
     }
@@ -129,7 +119,7 @@ describe('bad input (same result as the reference, or a TypeError; never another
           const loads = [{ toolName: 'a' }, { toolNames: ['7', 'a', '0'] }]
           return probeProcessor(p, { labels, stepTools, queries: ['weather', 'seven'], loads })
         }
-        await sameOrTypeError(run(Ref), run(Ours), { label: `${name}, injectCatalog ${injectCatalog}` })
+        await same(`${name}, injectCatalog ${injectCatalog}`, run)
       }
     }
   })
@@ -151,40 +141,28 @@ describe('bad input (same result as the reference, or a TypeError; never another
       { toolNames: ['\uDC00weather', 'get_weather\uD800'] },
       { toolNames: Array.from({ length: 5000 }, (_, i) => `t${i}`) },
     ]
+    /** A first step's meta-tool `tool` executed with input. */
+    const exec = (tool, input) => (P) => async () => {
+      const p = new P({ tools: base, ttl: 0 })
+      const s = await runStep(p, { labels })
+      return execTool(s.result.tools[tool], input)
+    }
     for (const input of inputs) {
-      const run = (P) => async () => {
-        const p = new P({ tools: base, ttl: 0 })
-        const s = await runStep(p, { labels })
-        return execTool(s.result.tools.search_tools, input)
-      }
       const t = performance.now()
-      await sameOrTypeError(run(Ref), run(Ours), { label: `query ${JSON.stringify(input.query.slice(0, 20))}…` })
+      await same(`query ${JSON.stringify(input.query.slice(0, 20))}…`, exec('search_tools', input))
       assert.ok(performance.now() - t < 20_000)
     }
-    for (const input of loads) {
-      const run = (P) => async () => {
-        const p = new P({ tools: base, ttl: 0 })
-        const s = await runStep(p, { labels })
-        return execTool(s.result.tools.load_tool, input)
-      }
-      await sameOrTypeError(run(Ref), run(Ours), { label: `load ${JSON.stringify(input).slice(0, 40)}` })
-    }
+    for (const input of loads) await same(`load ${JSON.stringify(input).slice(0, 40)}`, exec('load_tool', input))
     // lone surrogates inside the catalog
     const odd = { ['k\uD800']: { id: 'weather\uDC00', description: 'lone \uD800 surrogate weather', execute: async () => ({}) }, ...base }
-    await sameOrTypeError(
-      async () =>
-        probeProcessor(new Ref({ tools: odd, ttl: 0 }), {
+    await same(
+      'lone surrogates in the catalog',
+      (P) => async () =>
+        probeProcessor(new P({ tools: odd, ttl: 0 }), {
           labels,
           queries: ['weather', 'lone'],
           loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }],
         }),
-      async () =>
-        probeProcessor(new Ours({ tools: odd, ttl: 0 }), {
-          labels,
-          queries: ['weather', 'lone'],
-          loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }],
-        }),
-      { label: 'lone surrogates in the catalog' },
     )
   })
 
@@ -202,6 +180,6 @@ describe('bad input (same result as the reference, or a TypeError; never another
       out.push(snapshot(await p.getLoadedToolsForRequestContext({ requestContext: null, tools: null })))
       return out
     }
-    await sameOrTypeError(run(Ref), run(Ours), { label: 'state methods' })
+    await same('state methods', run)
   })
 })
