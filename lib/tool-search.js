@@ -10,31 +10,35 @@
 // the protocol Rust declares (`toolSearchProtocol()`).
 
 const binding = require('./native.js')
-const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue, toolSearchProtocol } = binding
+const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue } = binding
 const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
-const { argument, contextValue, transientField, generalizeFields } = require('./hook-arguments.js')
+const { argument, transientField, generalizeFields } = require('./hook-arguments.js')
+const {
+  PROTOCOL,
+  ASK,
+  KIND_MASK,
+  FOUND_MASK,
+  READ_MASK,
+  REFUSED,
+  RECORD_VALUES,
+  STEP_VALUES,
+  SEARCH_TOOLS,
+  LOAD_TOOL,
+  NONE,
+} = require('./tool-search/common.js')
+const { isTool, isText, isMetaKey, toolTable, ownTool, toolById, readRecord, valuesOf, readThread } = require('./tool-search/record.js')
 
-const PROTOCOL = toolSearchProtocol()
 const { operation: OPERATION, toolTable: TABLE, schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
-const ASK = OPERATION.ask
-const KIND_MASK = (1 << ASK.kindBits) - 1
-const FOUND_MASK = (1 << ASK.foundBits) - 1
-const READ_MASK = (1 << ASK.readBits) - 1
-const REFUSED = PROTOCOL.refused
+const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
+
 // The filter hook's `phase` of each operation, as the protocol declares them
 // (src/protocol/tool_search.rs, `PHASES`): search_tools and the injected
 // catalog ask in the first, load_tool in the second, the loaded tools in the
 // third. Passed to the drivers, so that no search or load asks its operation
 // for its phase (a Node-API call, about a thirtieth of a filtered search).
 const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
-/** How a record's values are refused: the constructor's record (`options.tools`) and a step's tools. */
-const RECORD_VALUES = { tool: REFUSED.tool, id: REFUSED.toolId, description: REFUSED.toolDescription }
-const STEP_VALUES = { tool: REFUSED.stepTool, id: REFUSED.stepToolId, description: REFUSED.stepToolDescription }
-const { searchTools: SEARCH_TOOLS, loadTool: LOAD_TOOL } = PROTOCOL.metaTools
-const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = PROTOCOL.requestContext
-const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
 
 /**
  * Step catalogs made within one turn of the event loop that stay built; an
@@ -97,9 +101,6 @@ function searchAnswer(output, { words, f64 }) {
   }
   return { results, message }
 }
-
-/** No keys, no tools. */
-const NONE = Object.freeze([])
 
 /** The meta-tools' schemas by the zod that made them (the host's own, see `lib/host.js`). */
 const schemasByZod = new WeakMap()
@@ -686,43 +687,6 @@ function stepToolsRecord(searchTool, loadTool, visibleTools) {
   return loadTool ? { [SEARCH_TOOLS]: searchTool, [LOAD_TOOL]: loadTool, ...visibleTools } : { [SEARCH_TOOLS]: searchTool, ...visibleTools }
 }
 
-/** No thread in the request context. */
-const NO_THREAD = Object.freeze({
-  contextThread: undefined,
-  memory: undefined,
-  memoryThread: undefined,
-  memoryThreadId: undefined,
-  memoryResourceId: undefined,
-})
-
-/**
- * The request context's thread entries, read as the reference reads them:
- * `mastra__threadId`, and only when that is not set (falsy) the memory
- * context the Agent puts there, `MastraMemory`, with its `thread`,
- * `thread.id` and `resourceId` in the order `parseMemoryRequestContext`
- * reads them, stopping where it would throw (Rust then refuses the value).
- */
-function readThread(requestContext) {
-  if (!requestContext) return NO_THREAD
-  const contextThread = contextValue(requestContext, THREAD_ID_KEY)
-  if (contextThread) return threadEntries(contextThread, undefined, undefined, undefined, undefined)
-  const memory = contextValue(requestContext, MEMORY_KEY)
-  if (!memory || typeof memory !== 'object') return threadEntries(contextThread, memory, undefined, undefined, undefined)
-  const memoryThread = memory.thread
-  let memoryThreadId
-  if (memoryThread !== undefined) {
-    if (typeof memoryThread !== 'object' || memoryThread === null) return threadEntries(contextThread, memory, memoryThread, undefined, undefined)
-    memoryThreadId = memoryThread.id
-    if (typeof memoryThreadId !== 'string') return threadEntries(contextThread, memory, memoryThread, memoryThreadId, undefined)
-  }
-  return threadEntries(contextThread, memory, memoryThread, memoryThreadId, memory.resourceId)
-}
-
-/** `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a class a full collection frees (issue 18). */
-function threadEntries(contextThread, memory, memoryThread, memoryThreadId, memoryResourceId) {
-  return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId }
-}
-
 /** The loaded tools' record, built as the reference builds it. */
 function loadedRecord(active) {
   const loaded = {}
@@ -1238,31 +1202,6 @@ class Selection {
   }
 }
 
-/** `tools[name]`, own keys only (a deliberate difference); `undefined` for no tool. */
-function ownTool(record, name) {
-  if (!Object.hasOwn(record, name)) return undefined
-  const tool = record[name]
-  if (tool === undefined || tool === null) return undefined
-  isTool(tool, name, RECORD_VALUES, false)
-  return tool
-}
-
-/** `Object.values(tools).find((tool) => tool.id === id)`, refusing what is no tool. */
-function toolById(record, id) {
-  for (const key of Object.keys(record)) {
-    const tool = record[key]
-    if (isTool(tool, key, RECORD_VALUES, false) && tool.id === id) return tool
-  }
-  return undefined
-}
-
-/** The caller's record as it is now: its keys and tools, and a tool table of keys and ids. */
-function readRecord(record) {
-  const keys = Object.keys(record)
-  const tools = valuesOf(record, keys)
-  return { keys, tools, base: 0, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
-}
-
 /** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
 function askingOf(operation, step, requestContext, names, filter, awaits, phase, lookups, asked, askedId) {
   return { operation, step, requestContext, names, filter, awaits, phase, allowed: OPERATION.allowed, lookups, asked, askedId }
@@ -1523,71 +1462,6 @@ async function settleAsReference(answer) {
 }
 
 /**
- * Whether `value`, under `key` in a tools record, is a tool (an object or a function); anything else is
- * refused (`refused.tool`) unless `passedThrough` (a meta-tool's key among a step's tools, never read).
- */
-function isTool(value, key, refused, passedThrough) {
-  if (value !== null && (typeof value === 'object' || typeof value === 'function')) return true
-  if (!passedThrough) refuseToolSearchValue(refused.tool, key, value)
-  return false
-}
-
-/** Whether a tool's `id` or `description` (under `key`) is a string; no value is none, anything else is refused as `what`. */
-function isText(value, key, what) {
-  if (typeof value === 'string') return true
-  if (value !== undefined && value !== null) refuseToolSearchValue(what, key, value)
-  return false
-}
-
-/** Whether a key of a step's tools is a meta-tool's, whose value the step hands out itself. */
-function isMetaKey(key) {
-  return key === SEARCH_TOOLS || key === LOAD_TOOL
-}
-
-/**
- * A tool record as Rust reads it (the protocol's `toolTable`): keys, ids and
- * descriptions end to end in one string, and `[keyLength, idLength,
- * descriptionLength]` per tool, with the id length replaced by a marker for
- * a tool without a string id or whose id equals its key. A value Rust could
- * not read is handed to it to be refused, as `refused` names it. Options:
- * `stepTools` (the step's tools: meta-tools that are no tools are passed
- * over), `ids` (also give the ids read, as an array), `descriptions: false`
- * (send none: lookups only).
- */
-function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = false, descriptions: sendDescriptions = true } = {}) {
-  // One string built by concatenation (V8 keeps it as a rope until Rust reads
-  // it once) is the cheapest way across: no per-tool boundary call.
-  let text = ''
-  const spans = new Int32Array(keys.length * TABLE.columns)
-  const ids = withIds ? new Array(keys.length) : null
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]
-    const tool = tools[i]
-    const row = i * TABLE.columns
-    text += key
-    spans[row] = key.length
-    spans[row + 1] = TABLE.noId
-    if (!isTool(tool, key, refused, stepTools && isMetaKey(key))) continue
-    const id = tool.id
-    if (ids !== null) ids[i] = id
-    if (id === key) {
-      // Most tools are keyed by their id: say so instead of sending it twice.
-      spans[row + 1] = TABLE.idIsKey
-    } else if (isText(id, key, refused.id)) {
-      text += id
-      spans[row + 1] = id.length
-    }
-    if (!sendDescriptions) continue
-    const description = tool.description
-    if (isText(description, key, refused.description)) {
-      text += description
-      spans[row + 2] = description.length
-    }
-  }
-  return { text, spans, ids }
-}
-
-/**
  * Whether the caller's record (`record`, its keys `recordKeys`) and the
  * step's tools (`stepRecord`, `keys`) are still what `catalog` was made of:
  * the same keys and tool objects, and each tool's id and description (and
@@ -1617,13 +1491,6 @@ function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParamete
     }
   }
   return true
-}
-
-/** `record`'s values under `keys`, in order (a loop: `map`'s callback cost a third more on 9,000 keys, measured). */
-function valuesOf(record, keys) {
-  const values = new Array(keys.length)
-  for (let i = 0; i < keys.length; i++) values[i] = record[keys[i]]
-  return values
 }
 
 module.exports = { defineToolSearchProcessor, toolPoolStats, stepCatalogStats, forgetPooledTool, toolVectorsReady, STEP_CATALOGS_PER_TURN }
