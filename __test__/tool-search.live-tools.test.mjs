@@ -96,7 +96,7 @@ for (const version of ['1.59.0', '1.71.0']) {
         ])
       })
 
-      // One reading of the record's ids serves every name of a call (lib/tool-search.js `idLookups`): what
+      // One reading of the record's ids serves every name of a call (lib/tool-search/operation.js `idLookups`): what
       // it finds is still the first tool in key order with the name as its id, as the reference's scan at
       // each name finds.
       test(`${label}: one load_tool of names the catalog lacks, some now ids of tools: each the first with its id`, async () => {
@@ -264,7 +264,7 @@ describe('a record value put in after construction that is no tool', () => {
 
 // storage 'context' (1.60+; on 1.59 ours reads loaded names the release drops, docs/differences.md): each step
 // looks up the names its history loaded, in the record as it is then, with one reading of the record's ids for
-// all of a step's names (lib/tool-search.js `idLookups`), finding what the release's scan at each name finds.
+// all of a step's names (lib/tool-search/operation.js `idLookups`), finding what the release's scan at each name finds.
 describe("storage 'context': a history that loaded names the catalog lacks", () => {
   const { both, runStep, makeRequestContext, docsCatalog, tagged, toolInvocationMessage } = kit171
   const history = (names) =>

@@ -14,7 +14,7 @@
 // scan of every tool, docs/differences.md: names looked up "without its scan
 // of every tool's id at every lookup"; where ours looks names up by id, it
 // reads the ids once an operation, in the release's key order, for all of
-// them: lib/tool-search.js `idLookups`) and re-reads what ours keeps analysed.
+// them: lib/tool-search/operation.js `idLookups`) and re-reads what ours keeps analysed.
 // That scan also reads the ids in key order where ours reads the ones it needs
 // in the order it needs them, so from `search_tools` on (every phase that
 // looks a name up) a tool's `id` is left out of the order (its reads are still

@@ -20,7 +20,7 @@
 // checked each name against those loaded so far in a `Vec` (12,800 names
 // 220 ms), and each name the catalog lacks was looked for among all tools
 // again, as the reference looks; the tools' ids are now read once an
-// operation for all the names it looks up by id (lib/tool-search.js
+// operation for all the names it looks up by id (lib/tool-search/operation.js
 // `idLookups`).
 
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
@@ -210,7 +210,7 @@ scalingSuite('ToolSearchProcessor scales linearly (1.71.0)', [
     call: ({ meta, requestContext, names }) => execute(meta.load_tool, { toolNames: names }, requestContext),
   },
   {
-    // The record's ids are read once for all the names (lib/tool-search.js `idLookups`); the reference's
+    // The record's ids are read once for all the names (lib/tool-search/operation.js `idLookups`); the reference's
     // `Object.values(tools).find` reads every tool's `id` again for each name the catalog lacks: names × tools,
     // 1,600 of each 0.5 s, as ours took before.
     name: 'load_tool: one call naming n tools missing from an n-tool catalog',
@@ -268,7 +268,7 @@ scalingSuite('ToolSearchProcessor scales linearly (1.71.0)', [
     call: ({ processor, messages }) => step(processor, { messages, requestContext: makeRequestContext({ threadId: `thread-${++made}` }) }),
   },
   {
-    // The record's ids are read once a step for all the names (lib/tool-search.js `idLookups`); the reference looks
+    // The record's ids are read once a step for all the names (lib/tool-search/operation.js `idLookups`); the reference looks
     // each name the catalog lacks up among all tools again (names × tools; 1,000 of each 0.1-0.2 s a step, as ours
     // took before).
     name: "storage 'context': a step whose history loaded n names an n-tool catalog lacks",

@@ -38,7 +38,7 @@ const { hasOwn } = Object
 const operation = new AsyncLocalStorage()
 const newOperation = () => ({ lookups: undefined, asked: undefined, askedId: undefined })
 
-/** A record's first tools by id, read as far as the names asked need (ours' `IdLookups` in lib/tool-search.js). */
+/** A record's first tools by id, read as far as the names asked need (ours' `IdLookups` in lib/tool-search/operation.js). */
 class IdLookups {
   constructor(record) {
     this.record = record
