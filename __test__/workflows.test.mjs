@@ -134,6 +134,7 @@ describe('the CI workflow', () => {
       STAGES.map(({ name, command, env }) => [name, command.join(' '), env.MNP_TESTS]),
       [
         ['test', 'npm test', 'all'],
+        ['rust-release', 'npm run test:rust-release', process.env.MNP_TESTS],
         ['lint-fuzz', 'npm run test:lint-fuzz', process.env.MNP_TESTS],
         ['node-22', 'npx --yes --package node@22 -- bash -c node --version && npm run test:binary', 'all'],
         ['node-24', 'npx --yes --package node@24 -- bash -c node --version && npm run test:binary', 'all'],

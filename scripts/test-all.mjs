@@ -4,6 +4,9 @@
 //   test        npm test with MNP_TESTS=all: every seeded test at its long count
 //               (__test__/helpers/counts.mjs; 5,000 cases a release for the
 //               differentials instead of npm test's hundreds)
+//   rust-release  the Rust tests again in the release profile (fat LTO), as the
+//               addon is built; npm test runs them in the test profile, with
+//               overflow checks and debug assertions
 //   lint-fuzz   clippy on the fuzz crate (its own workspace and target dir:
 //               builds libFuzzer's C++ and every dependency again)
 //   node-22, node-24, node-26
@@ -32,6 +35,7 @@ const onNode = (version) => ({
 })
 export const STAGES = [
   { name: 'test', command: ['npm', 'test'], env: ALL },
+  { name: 'rust-release', command: ['npm', 'run', 'test:rust-release'], env: process.env },
   { name: 'lint-fuzz', command: ['npm', 'run', 'test:lint-fuzz'], env: process.env },
   onNode(22),
   onNode(24),
