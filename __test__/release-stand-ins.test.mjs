@@ -9,6 +9,8 @@
 //   (in its code and in its source maps): 1.72.0's own processors are served,
 //   with one notice, and the model sees their text;
 // - 1.72.0 without source maps: its own processors, with one notice.
+// The three projects are installed side by side (npm waits on the network and
+// the disk more than on a core), each describe awaiting its own.
 // (Pre-releases, and hosts this package knows by version, are in releases.test.mjs.)
 
 import { after, before, describe, test } from 'node:test'
@@ -17,17 +19,22 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-import { EXPECTED_RUN, installProject, runAgent, runPreservedOutput } from './packaging/project.mjs'
+import { EXPECTED_RUN, installProjectAsync, runAgent, runPreservedOutput } from './packaging/project.mjs'
 import { changePreservedText, dropSourceMaps, standIn } from './packaging/stand-ins.mjs'
 import { packForThisMachine } from '../scripts/platform-packages.mjs'
 
 const work = mkdtempSync(join(tmpdir(), 'mnp-stand-ins-'))
 after(() => rmSync(work, { recursive: true, force: true }))
-let ours
+const installs = {}
 
 before(() => {
   const { main, platformPackage } = packForThisMachine(work)
-  ours = [main.tarball, platformPackage.tarball]
+  const ours = [main.tarball, platformPackage.tarball]
+  const edits = { same: undefined, changed: changePreservedText, 'no-maps': dropSourceMaps }
+  for (const [name, edit] of Object.entries(edits)) {
+    const tarball = standIn(join(work, 'stand-ins', name), '1.72.0', edit)
+    installs[name] = installProjectAsync(join(work, name), [tarball, ...ours])
+  }
 })
 
 const USING = "; using @mastra/core's own ToolSearchProcessor and ToolCallFilter instead."
@@ -40,9 +47,9 @@ const UNTESTED = '@mastra/core 1.72.0 was not tested with this version of mastra
  * nothing of peers, and find no engine of ours unsupported (Mastra's own
  * dependencies ask for Node 22 and warn on 20).
  */
-function projectWith(name, tarball) {
+async function projectWith(name) {
   const dir = join(work, name)
-  const installed = installProject(dir, [tarball, ...ours])
+  const installed = await installs[name]
   const said = `${installed.stdout}${installed.stderr}`
   assert.equal(installed.status, 0, `npm install failed:\n${said}`)
   assert.doesNotMatch(said, /peer|ERESOLVE/i)
@@ -64,7 +71,7 @@ const expectedRun = { calls: EXPECTED_RUN.calls, text: EXPECTED_RUN.text, toolRe
 
 describe("@mastra/core 1.72.0 with 1.71.0's processors", () => {
   let dir
-  before(() => (dir = projectWith('same', standIn(work, '1.72.0'))))
+  before(async () => (dir = await projectWith('same')))
 
   test("runs natively, silently, and the Agent sees what 1.72.0's own processors give it", () => {
     assert.deepEqual(agentRun(dir), { implementation: 'native', run: expectedRun, stderr: '' })
@@ -88,7 +95,7 @@ describe("@mastra/core 1.72.0 with 1.71.0's processors", () => {
 
 describe('@mastra/core 1.72.0 whose ToolCallFilter changed', () => {
   let dir
-  before(() => (dir = projectWith('changed', standIn(work, '1.72.0', changePreservedText))))
+  before(async () => (dir = await projectWith('changed')))
 
   test('is served its own processors, with a notice naming the release, what changed and how to get native speed back; the model sees their text', () => {
     const reason = `${UNTESTED}, and its processors differ from every tested release's (src/processors/processors/tool-call-filter.ts changed since 1.71.0)`
@@ -102,8 +109,8 @@ describe('@mastra/core 1.72.0 whose ToolCallFilter changed', () => {
 })
 
 describe('@mastra/core 1.72.0 without source maps', () => {
-  test('is served its own processors, with a notice saying its sources could not be compared', () => {
-    const dir = projectWith('no-maps', standIn(work, '1.72.0', dropSourceMaps))
+  test('is served its own processors, with a notice saying its sources could not be compared', async () => {
+    const dir = await projectWith('no-maps')
     const { stderr, ...served } = agentRun(dir)
     assert.deepEqual(served, { implementation: 'fallback', run: expectedRun })
     assert.match(

@@ -1,6 +1,8 @@
-// ToolCallFilter as Mastra 1.59.0 has it: a seeded differential test, 6,000 random
-// cases of processInput and a multi-step processInputStep run with shared `state`,
-// through the reference and ours, compared exactly (values and own-key order).
+// ToolCallFilter as Mastra 1.59.0 has it: a seeded differential test, six seeds
+// of random cases (200 each in npm test, 1,000 in npm run test:all or
+// TCF_DIFF_CASES; helpers/counts.mjs) of processInput and a multi-step
+// processInputStep run with shared `state`, through the reference and ours,
+// compared exactly (values and own-key order).
 //
 // Replay one case: TCF_SEED=<seed> TCF_CASE=<n> node --test __test__/tool-call-filter.message-list-differential.test.mjs
 
@@ -11,6 +13,7 @@ import { createRng, deriveSeed } from './helpers/random.mjs'
 import { fakeList, abort, stepArgs, settle, canon, assertSameValue, assertSameOutcome, deepFreeze, filtersOf } from './helpers/tool-call-filter-harness.mjs'
 import { BASE_TIME, INHERITED_MODEL_OUTPUT_PROTO, SHARED_FN, SHARED_SYM, outputGenerators } from './helpers/model-outputs.mjs'
 import { releasesWithFilterStage } from './helpers/releases.mjs'
+import { cases } from './helpers/counts.mjs'
 
 // 1.59.0, or a release under `npm run check-release` with its rules (none: nothing to run).
 const [RELEASE] = releasesWithFilterStage('messageList')
@@ -442,7 +445,7 @@ function compareCase(c, ours, ref, ctx) {
 }
 
 const DIFF_SEEDS = [0xc0ffee, 0x5eed0001, 0x5eed0002, 0x5eed0003, 0x5eed0004, 0x5eed0005]
-const CASES_PER_SEED = 1000
+const CASES_PER_SEED = cases('TCF_DIFF_CASES', { quick: 200, all: 1000 })
 
 describe(`ToolCallFilter: seeded differential vs @mastra/core ${RELEASE}`, { skip: !RELEASE }, () => {
   const only =

@@ -3,8 +3,9 @@
 // every observation compared exactly. The releases run side by side in
 // worker threads, as many at a time as there are cores.
 //
-// Env knobs: TS_DIFF_CASES (per release, default 5000), TS_DIFF_SEED (first
-// seed, default 1), TS_DIFF_RELEASES (comma-separated, default all).
+// Env knobs: TS_DIFF_CASES (per release; default 500 in npm test, 5000 in
+// npm run test:all, helpers/counts.mjs), TS_DIFF_SEED (first seed, default 1),
+// TS_DIFF_RELEASES (comma-separated, default all).
 
 import { test, describe } from 'node:test'
 import assert from 'node:assert/strict'
@@ -12,8 +13,9 @@ import { availableParallelism } from 'node:os'
 import { Worker } from 'node:worker_threads'
 
 import { TESTED_RELEASES } from './helpers/releases.mjs'
+import { cases } from './helpers/counts.mjs'
 
-const CASES = Number(process.env.TS_DIFF_CASES ?? 5000)
+const CASES = cases('TS_DIFF_CASES', { quick: 500, all: 5000 })
 const FIRST = Number(process.env.TS_DIFF_SEED ?? 1)
 const RELEASES = process.env.TS_DIFF_RELEASES?.split(',') ?? TESTED_RELEASES
 

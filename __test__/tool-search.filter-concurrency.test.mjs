@@ -13,8 +13,9 @@ import assert from 'node:assert/strict'
 import { toolSearchHarness, TESTED_RELEASES } from './helpers/releases.mjs'
 import { compareAskingAhead, hookCalls, withConcurrency } from './helpers/filter-concurrency.mjs'
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
+import { cases } from './helpers/counts.mjs'
 
-const CASES = Number(process.env.TS_CONCURRENCY_CASES ?? 300)
+const CASES = cases('TS_CONCURRENCY_CASES', { quick: 100, all: 300 })
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe('seeded scenarios against each release, with the hook asked ahead', () => {

@@ -13,8 +13,9 @@ import assert from 'node:assert/strict'
 import { Worker } from 'node:worker_threads'
 
 import { TESTED_RELEASES } from './helpers/releases.mjs'
+import { cases } from './helpers/counts.mjs'
 
-const CASES = Number(process.env.TS_RECORD_CASES ?? 500)
+const CASES = cases('TS_RECORD_CASES', { quick: 200, all: 500 })
 const FIRST = Number(process.env.TS_RECORD_SEED ?? 1)
 const RELEASES = process.env.TS_RECORD_RELEASES?.split(',') ?? TESTED_RELEASES
 

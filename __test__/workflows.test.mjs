@@ -12,6 +12,7 @@ import { parse } from 'yaml'
 
 import { NEWER_RUNNER_LABELS, lint } from '../scripts/lint-workflows.mjs'
 import { ROOT } from '../scripts/platform-packages.mjs'
+import { STAGES } from '../scripts/test-all.mjs'
 
 const require = createRequire(import.meta.url)
 const { napi } = require('../package.json')
@@ -124,7 +125,23 @@ describe('the CI workflow', () => {
     const steps = ci.jobs.ci.steps
     assert.equal(steps.at(-1).run, 'bash .ci/run')
     assert.equal(steps.find((step) => step.uses === 'actions/setup-node@v4').with['node-version'], 20)
-    assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /for node in 22 24 26; do/)
+    assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /^npm ci --no-audit --no-fund\nnpm run test:all\n/m)
+  })
+
+  test(".ci/run runs npm run test:all: npm test at the long counts, the fuzz crate's clippy, Node 22, 24 and 26, the fuzz targets", () => {
+    assert.equal(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['test:all'], 'node scripts/test-all.mjs')
+    assert.deepEqual(
+      STAGES.map(({ name, command, env }) => [name, command.join(' '), env.MNP_TESTS]),
+      [
+        ['test', 'npm test', 'all'],
+        ['rust-release', 'npm run test:rust-release', process.env.MNP_TESTS],
+        ['lint-fuzz', 'npm run test:lint-fuzz', process.env.MNP_TESTS],
+        ['node-22', 'npx --yes --package node@22 -- bash -c node --version && npm run test:binary', 'all'],
+        ['node-24', 'npx --yes --package node@24 -- bash -c node --version && npm run test:binary', 'all'],
+        ['node-26', 'npx --yes --package node@26 -- bash -c node --version && npm run test:binary', 'all'],
+        ['fuzz', 'npm run fuzz', process.env.MNP_TESTS],
+      ],
+    )
   })
 })
 

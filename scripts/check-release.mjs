@@ -110,7 +110,8 @@ if (fingerprintOnly) process.exit(recognised ? 0 : 1)
 // ─── Suites ────────────────────────────────────────────────────────────────
 
 const underTest = JSON.stringify({ version: installedVersion, dir, rulesOf })
-const suiteEnv = { ...env, MNP_RELEASE_UNDER_TEST: underTest }
+// The differentials at their long counts, as CI runs them (MNP_TESTS=quick in the environment for npm test's).
+const suiteEnv = { MNP_TESTS: 'all', ...env, MNP_RELEASE_UNDER_TEST: underTest }
 const stage = native.releaseBehaviours(rulesOf).toolCallFilterStage
 const files = [
   '__test__/tool-search.differential.test.mjs',

@@ -3,12 +3,13 @@
 //
 //   freshProject(dir, tarballs, npmArgs?) -> dir, with @mastra/core 1.71.0 and these tarballs installed (--ignore-scripts)
 //   installProject(dir, tarballs, npmArgs?) -> npm install's { status, stdout, stderr } for the same project
+//   installProjectAsync(dir, tarballs, npmArgs?) -> the same, as a promise (installs that run side by side)
 //   runAgent(dir, env?)                   -> { status, stdout, stderr } of agent-run.mjs there
 //   env                                   -> this environment with no Rust toolchain on PATH
 //   EXPECTED_RUN                          -> the model calls, text and tool results of that run
 
 import assert from 'node:assert/strict'
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { copyFileSync, existsSync, mkdirSync } from 'node:fs'
 import { delimiter, join } from 'node:path'
 
@@ -45,10 +46,29 @@ export function freshProject(dir, tarballs, npmArgs = []) {
 
 /** As freshProject, returning what npm install printed (its status, stdout and stderr), whatever it was. */
 export function installProject(dir, tarballs, npmArgs = []) {
+  return run('npm', installArgs(dir, tarballs, npmArgs), dir)
+}
+
+/** As installProject, without blocking: resolves (never rejects) to { status, stdout, stderr }. */
+export function installProjectAsync(dir, tarballs, npmArgs = []) {
+  const args = installArgs(dir, tarballs, npmArgs)
+  return new Promise((resolve) => {
+    const child = spawn('npm', args, { cwd: dir, env, shell: process.platform === 'win32' })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.setEncoding('utf8').on('data', (chunk) => (stdout += chunk))
+    child.stderr.setEncoding('utf8').on('data', (chunk) => (stderr += chunk))
+    child.once('error', (error) => resolve({ status: null, stdout, stderr: `${stderr}${error}` }))
+    child.once('close', (status) => resolve({ status, stdout, stderr }))
+  })
+}
+
+/** The project's files in dir, and npm install's arguments for it. */
+function installArgs(dir, tarballs, npmArgs) {
   mkdirSync(dir, { recursive: true })
   for (const file of ['package.json', 'package-lock.json']) copyFileSync(join(templateDir('1.71.0'), file), join(dir, file))
   for (const script of ['agent-run.mjs', 'preserved-output.mjs']) copyFileSync(join(ROOT, '__test__', 'packaging', script), join(dir, script))
-  return run('npm', ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', ...npmArgs, ...tarballs], dir)
+  return ['install', '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline', ...npmArgs, ...tarballs]
 }
 
 export const runAgent = (dir, extraEnv) => run(process.execPath, ['agent-run.mjs'], dir, extraEnv)
