@@ -10,7 +10,7 @@
 use divan::{black_box, Bencher};
 use mastra_native_processors::js::to_lower_utf16;
 use mastra_native_processors::search::{
-    for_each_token, tokenize, Catalog, EntrySpans, PoolEntry, Ranking, SearchOptions, Slot, Span, ToolPool,
+    for_each_token, tokenize, Catalog, EntrySpans, Pattern, PoolEntry, Ranking, SearchOptions, Slot, Span, ToolPool,
 };
 
 fn main() {
@@ -144,6 +144,35 @@ fn search_reference(bencher: Bencher, n: usize) {
 #[divan::bench(args = SIZES)]
 fn search_fielded(bencher: Bencher, n: usize) {
     bench_search(bencher, n, Ranking::FIELDED);
+}
+
+/// `search: { syntax: 'regex' }`'s patterns, as `npm run bench`'s regex rows
+/// rotate them (`PATTERNS` in `benches/bench.mjs`).
+const PATTERNS: [&str; 6] = [
+    "weather|forecast",
+    "send.*(email|message)",
+    r"^tool_1\d*_",
+    "invoice|payment|customer",
+    r"(\w+\s?)+!$",
+    "quantum.?flux",
+];
+
+/// A `search_tools` pattern compiled and tried against every tool's texts
+/// (the candidates before the walk), the patterns in rotation. Most of the
+/// time is the matching: a case-insensitive pattern over the 92 to 120
+/// character descriptions, which the lazy DFA (`regex`'s `perf-dfa`) scans.
+#[divan::bench(args = SIZES)]
+fn search_pattern(bencher: Bencher, n: usize) {
+    let catalog = catalog(n, Ranking::Reference);
+    let patterns: Vec<Vec<u16>> = PATTERNS.iter().map(|p| p.encode_utf16().collect()).collect();
+    // The texts are made once per catalog, on the first pattern search.
+    black_box(catalog.pattern_texts());
+    let mut next = 0;
+    bencher.bench_local(|| {
+        next = (next + 1) % patterns.len();
+        let pattern = Pattern::new(black_box(&patterns[next])).expect("the patterns compile");
+        catalog.pattern_texts().candidates(&pattern)
+    });
 }
 
 /// A step catalog of a random selection of about 90% of a [`ToolPool`]'s
