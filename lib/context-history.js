@@ -48,6 +48,8 @@
 // caller's message objects of one list (and the parts arrays of its last
 // messages and of those holding meta-tool parts) until it is forgotten: replaced by another list, cleared by `clearAllState()`, or after
 // `REMEMBERED_LIST_IDLE_MS` (60 s) unused, by an unreferenced timer.
+//
+// May import: native.js.
 
 const { toolSearchProtocol } = require('./native.js')
 

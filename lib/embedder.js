@@ -7,6 +7,8 @@
 // Until the tools' vectors are in, and whenever the model fails, the addon
 // ranks lexically (as 'fielded'); a failure is said once, as a process
 // warning, and never fails `search_tools`.
+//
+// May import: nothing of lib/ (the built-in model's package, when asked for it).
 
 /** The npm package that carries the built-in model (`models/potion-base-8m/` in the repository). */
 const MODEL_PACKAGE = 'mastra-native-processors-potion-base-8m'

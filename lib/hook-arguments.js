@@ -11,6 +11,8 @@
 // collects between requests, for a good part of every request. Mastra's
 // `RequestContext` is the same kind of object: a class whose instances get
 // their field by a transition, made anew for each request.
+//
+// Imports nothing: a leaf every hook-driving room reads.
 
 /**
  * `args[key]`. Every read of a hook's arguments goes through this one load

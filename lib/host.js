@@ -9,6 +9,8 @@
 // Where the addon did not load (index.js then serves @mastra/core's own
 // processors anyway), that one refusal is made here, from package.json's peer
 // range, which a test holds equal to the one Rust states.
+//
+// May import: native.js, package.json, and the host's @mastra/core/tools and zod.
 
 const native = require('./native.js')
 

@@ -17,6 +17,8 @@
 //
 //   { implementation: 'native', reason: null }     a .node addon loaded
 //   { implementation: 'fallback', reason }         none did; reason is one short sentence
+//
+// May import: nothing of lib/ (the napi-rs loader, ../binding.js, and package.json).
 
 const { napi } = require('../package.json')
 

@@ -1,6 +1,8 @@
 'use strict'
 // The two processor classes for one host release: each behaves, and exposes
 // the hooks, exactly as that release's own.
+//
+// May import: native.js, tool-search.js and tool-call-filter/ (message-list.js, prompt.js).
 
 const { ToolCallFilterStage } = require('./native.js')
 const { ToolCallFilter: MessageListToolCallFilter } = require('./tool-call-filter/message-list.js')

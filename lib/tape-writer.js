@@ -1,4 +1,6 @@
 'use strict'
+// The growable buffer both processors write the tapes that cross into Rust
+// with. Imports nothing: a leaf.
 
 /** A growable Int32Array: the tapes that cross into Rust are written with it. */
 class TapeWriter {

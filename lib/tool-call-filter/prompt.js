@@ -7,6 +7,9 @@
 // buffer with the request's history table behind it and, when removed
 // results leave text behind, the outputs of just those results behind that,
 // in a second round (the layout is the core's `prompt::input`).
+//
+// May import: native.js, hook-arguments.js, and common.js, scratch.js and
+// model-output.js of this folder.
 
 const { filterPrompt, PreservedResultsRule } = require('../native.js')
 const { codes, stateKeys, EXCLUDE, readOptions, excludeNow, REFUSED, refused } = require('./common.js')
