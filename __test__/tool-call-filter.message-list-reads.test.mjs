@@ -38,8 +38,10 @@ import { loadRelease, releasesWithFilterStage } from './helpers/releases.mjs'
 import { createRng, sfc32 } from './helpers/random.mjs'
 import { recorder } from './helpers/recording-proxy.mjs'
 import { fakeList, abort, stepArgs, genFilterOptions, TOOL_NAMES } from './helpers/tool-call-filter-harness.mjs'
+import { cases } from './helpers/counts.mjs'
 
-const CASES = Number(process.env.TCF_READS_CASES ?? 300)
+// The same count in npm test and npm run test:all (helpers/counts.mjs).
+const CASES = cases('TCF_READS_CASES', { quick: 300, all: 300 })
 const [RELEASE] = releasesWithFilterStage('messageList')
 
 function genCase(rng) {

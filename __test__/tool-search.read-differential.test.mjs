@@ -43,8 +43,10 @@ import { createRng, sfc32 } from './helpers/random.mjs'
 import { recorder } from './helpers/recording-proxy.mjs'
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 import { hash32 } from './helpers/tool-search/builders.mjs'
+import { cases } from './helpers/counts.mjs'
 
-const CASES = Number(process.env.TS_READS_CASES ?? 200)
+// The same count in npm test and npm run test:all (helpers/counts.mjs).
+const CASES = cases('TS_READS_CASES', { quick: 200, all: 200 })
 
 const WORDS = ['weather', 'forecast', 'email', 'send', 'issue', 'github', 'query', 'database', 'slack', 'channel', 'report', 'export']
 const KEYS = ['getWeather', 'sendEmail', 'createIssue', 'runQuery', 'postSlack', 'exportReport', 'listChannels', 'mergePR']
