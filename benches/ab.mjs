@@ -15,7 +15,7 @@ import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
 import { TOOL_NAMES, providerPrompt, storedHistory } from '../__test__/helpers/histories.mjs'
-import { mixedLoad } from './mixed-load.mjs'
+import { mixedLoad, stepLoad, stepLoadTools } from './mixed-load.mjs'
 
 const require = createRequire(import.meta.url)
 const here = resolve(dirname(fileURLToPath(import.meta.url)), '..')
@@ -52,6 +52,7 @@ if (typeof globalThis.gc !== 'function') {
 
 const { RequestContext } = require('@mastra/core/request-context')
 const { RequestContext: RequestContext159 } = require('mastra-core-1.59.0/request-context')
+const { MessageList: MessageList159 } = require('mastra-core-1.59.0/agent')
 const { createTool } = require('@mastra/core/tools')
 
 /** The processors of a checkout, for the releases the rows use. */
@@ -189,7 +190,7 @@ for (const count of [100, 1000]) {
 
 // search_tools with a synchronous filter hook, on a step made once.
 const QUERIES = ['weather report', 'email team', 'github work', 'database number 7', 'invoice calendar', 'quantum flux']
-for (const count of [100, 1000]) {
+for (const count of [100, 1000, 10_000]) {
   const tools = toolsOf(count)
   rows.push({
     name: `search_tools + filter hook, ${count} tools, 6 queries`,
@@ -213,6 +214,18 @@ rows.push({
     const load = mixedLoad({ processors: side.v159, RequestContext: RequestContext159, tools: toolsOf(100) })
     return async () => {
       for (let i = 0; i < 20; i++) await load.request()
+    }
+  },
+})
+
+// A server's steady agent-loop steps on a 1.59 host (benches/mixed-load.mjs
+// `stepLoad`, issue 36): two processors over 1,000 tools, 100,000 threads.
+rows.push({
+  name: 'steady server steps (1.59), 1,000 tools, 50 steps',
+  make: (side) => {
+    const load = stepLoad({ processors: side.v159, RequestContext: RequestContext159, MessageList: MessageList159, tools: stepLoadTools(createTool, 1000) })
+    return async () => {
+      for (let i = 0; i < 50; i++) await load.step()
     }
   },
 })
