@@ -264,9 +264,9 @@ test('a value the record refuses fails the call once the calls in flight have se
     const processor = new Ours({ tools: record, ttl: 0, filter, filterConcurrency: concurrency })
     const rc = makeRequestContext({ threadId: 'thread' })
     const step = await runStep(processor, { tools: {}, requestContext: rc })
-    // A key put in the record since, holding no tool: looked up by id, the record is read and refused.
+    // A key put in the record since, holding no tool: looked up by its name, it is read and refused.
     record.broken = 5
-    const error = await step.result.tools.load_tool.execute({ toolNames: ['tool_01', 'missing', 'tool_02'] }, { requestContext: rc }).then(
+    const error = await step.result.tools.load_tool.execute({ toolNames: ['tool_01', 'broken', 'tool_02'] }, { requestContext: rc }).then(
       () => null,
       (e) => e,
     )

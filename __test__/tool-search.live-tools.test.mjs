@@ -3,7 +3,11 @@
 // (`tools[name]`, `Object.values(tools).find(t => t.id === name)`), lists its
 // keys for the injected catalog and the "did you mean" suggestions, and
 // spreads it afresh with `includeResolvedTools`; only its BM25 index and
-// descriptions were made at construction (and stay stale there too).
+// descriptions were made at construction (and stay stale there too). Ours
+// reads the keys live and resolves ids through the tables made when the
+// record's tools were read (docs/differences.md): every edit here is one
+// within that rule, where the two agree (tool-search.edited-record.test.mjs
+// has the answers to edits outside it).
 //
 // Each test mutates two copies of one record the same way, one for the
 // reference and one for ours, and compares everything: tool lists (by
@@ -77,56 +81,43 @@ for (const version of ['1.59.0', '1.71.0']) {
 
   describe(`${version}: a live tools record`, () => {
     for (const [label, options] of Object.entries(filters)) {
-      test(`${label}: a tool added under a new key loads by key and by id`, async () => {
+      test(`${label}: a tool added under a new key that is its id loads by it`, async () => {
         const [ref, ours] = await compare(options, async ({ record, extra, step, load, search, resume }) => {
           await step()
-          record.translator = extra.added
-          await load({ toolName: 'translator' })
+          record.translate_text = extra.added
           await load({ toolName: 'translate_text' })
-          await load({ toolNames: ['translator', 'translate_text', 'nope'] })
+          await load({ toolNames: ['translate_text', 'nope'] })
           await search('translate languages') // the index is stale: not found
           await step()
           await resume()
         })
         assert.deepEqual(ours, ref)
         const last = ours.log.find((e) => e.resume).resume
-        assert.deepEqual(last, [
-          ['translator', 'added'],
-          ['translate_text', 'added'],
-        ])
+        assert.deepEqual(last, [['translate_text', 'added']])
       })
 
-      // One reading of the record's ids serves every name of a call (lib/tool-search/operation.js `idLookups`): what
-      // it finds is still the first tool in key order with the name as its id, as the reference's scan at
-      // each name finds.
-      test(`${label}: one load_tool of names the catalog lacks, some now ids of tools: each the first with its id`, async () => {
+      test(`${label}: one load_tool of names the catalog lacks, added since under keys that are their ids`, async () => {
         const [ref, ours] = await compare(options, async ({ record, extra, step, load, resume }) => {
           await step()
-          record.nowFirst = extra.renamed
-          record.translator = extra.added
-          record.nowSecond = extra.renamedToo
-          await load({ toolNames: ['nope_1', 'weather_now', 'nope_2', 'translate_text', 'nope_3', 'nowSecond', 'get_weather'] })
+          record.weather_now = extra.renamed
+          record.translate_text = extra.added
+          await load({ toolNames: ['nope_1', 'weather_now', 'nope_2', 'translate_text', 'nope_3', 'get_weather'] })
           await step()
-          delete record.nowFirst
+          delete record.weather_now
           await load({ toolNames: ['nope_4', 'weather_now', 'translate_text'] })
           await step()
           await resume()
         })
         assert.deepEqual(ours, ref)
         const loaded = ours.log.filter((e) => e.load).map((e) => e.out.value?.loaded ?? [])
-        assert.deepEqual(loaded, [['weather_now', 'translate_text', 'nowSecond', 'get_weather'], []])
-        const offered = (entry) => entry.tools.filter(([name]) => ['weather_now', 'translate_text', 'nowSecond'].includes(name))
+        assert.deepEqual(loaded, [['weather_now', 'translate_text', 'get_weather'], []])
+        const offered = (entry) => entry.tools.filter(([name]) => ['weather_now', 'translate_text'].includes(name))
         const steps = ours.log.filter((e) => e.tools)
         assert.deepEqual(offered(steps[1]), [
           ['weather_now', 'renamed'],
           ['translate_text', 'added'],
-          ['nowSecond', 'renamedToo'],
         ])
-        assert.deepEqual(offered(steps[2]), [
-          ['weather_now', 'renamedToo'],
-          ['translate_text', 'added'],
-          ['nowSecond', 'renamedToo'],
-        ])
+        assert.deepEqual(offered(steps[2]), [['translate_text', 'added']])
       })
 
       test(`${label}: a tool swapped in under an existing key is the one returned and asked about`, async () => {
@@ -135,11 +126,11 @@ for (const version of ['1.59.0', '1.71.0']) {
           await load({ toolName: 'get_weather' })
           await load({ toolName: 'sendEmail' })
           record.getWeather = extra.weatherV2 // same id
-          record.sendEmail = extra.renamed // another id
+          record.sendEmail = extra.renamed // another id: its old one no longer finds it
           await search('weather forecast')
           await search('email recipient')
           await step()
-          await load({ toolNames: ['getWeather', 'get_weather', 'send_email', 'weather_now'] })
+          await load({ toolNames: ['getWeather', 'get_weather', 'send_email', 'sendEmail'] })
           await step()
         })
         assert.deepEqual(ours, ref)
@@ -166,8 +157,8 @@ for (const version of ['1.59.0', '1.71.0']) {
           delete record.mergePR
           const s = await step()
           record.late = extra.renamed
-          await load({ toolNames: ['early', 'late', 'weather_now', 'merge_pull_request', 'mergePR'] }, s)
-          await load({ toolName: 'lat' }, s)
+          await load({ toolNames: ['early', 'late', 'merge_pull_request', 'mergePR'] }, s)
+          await load({ toolName: 'sendEmai' }, s) // suggestions list the tables' keys
           await step()
         })
         assert.deepEqual(ours, ref)
@@ -189,28 +180,18 @@ for (const version of ['1.59.0', '1.71.0']) {
           record.idless = extra.idless
           await step(resolved)
           await search('tool without id')
-          await step({}) // no step tools: the record's own (stale) index
-          await search('translate languages')
         })
         assert.deepEqual(ours, ref)
       })
 
       if (referenceHas.injectCatalog) {
-        test(`${label}: the injected catalog lists the live keys, with the descriptions indexed at construction`, async () => {
+        test(`${label}: the injected catalog lists a tool swapped in under its key with its id`, async () => {
           const [ref, ours] = await compare({ ...options, injectCatalog: true }, async ({ record, extra, step }) => {
             await step()
-            record.translator = extra.added // listed, without a description
-            record.getWeather = extra.renamed // listed as weather_now, no description
-            record.listPRs = extra.weatherV2 // listed as get_weather, its indexed description
-            delete record.sendEmail
-            record.plain = extra.idless // listed under its key
-            await step()
-            delete record.translator
+            record.getWeather = extra.weatherV2 // listed as get_weather, its indexed description
             await step()
           })
           assert.deepEqual(ours, ref)
-          const lines = ours.log[1].system.at(-1).content ?? ours.log[1].system.at(-1)
-          assert.match(JSON.stringify(lines), /translate_text/)
         })
       }
     }
@@ -232,30 +213,34 @@ const kit171 = await toolSearchKit('1.71.0')
 describe('a record value put in after construction that is no tool', () => {
   const { Ref, Ours, runStep, execTool, makeRequestContext, docsCatalog } = kit171
 
-  // The reference reads `.id` of every value when it looks a name up by id,
-  // so `null` or `undefined` makes it throw a TypeError; ours throws one
-  // naming the key, for any value that is no tool.
+  // Read under its key, a value that is no tool is refused with a TypeError
+  // naming the key. The reference reads `.id` of every value when it looks
+  // any name up by id, so `null` or `undefined` makes it throw a TypeError
+  // too; a number it takes for a tool.
   for (const [label, value] of [
     ['null', null],
     ['undefined', undefined],
     ['a number', 5],
   ]) {
-    test(`${label}: a TypeError naming the key, wherever the record is read`, async () => {
+    test(`${label}: a TypeError naming the key, where its key is read`, async () => {
       const { tools, labels } = docsCatalog()
       const record = { ...tools }
       const p = new Ours({ tools: record, ttl: 0 })
       const rc = makeRequestContext({ threadId: 'broken' })
       const s = await runStep(p, { labels, requestContext: rc })
       record.broken = value
-      const out = await execTool(s.result.tools.load_tool, { toolName: value === 5 ? 'broken' : 'nothing_by_this_name' }, { requestContext: rc })
+      const out = await execTool(s.result.tools.load_tool, { toolName: 'broken' }, { requestContext: rc })
       assert.equal(out.threw?.name, 'TypeError')
       assert.match(out.threw.message, /^ToolSearchProcessor: options\.tools\.broken must be a tool, got /)
+      // Names whose keys hold tools are found as before.
+      const found = await execTool(s.result.tools.load_tool, { toolName: 'get_weather' }, { requestContext: rc })
+      assert.equal(found.value?.success, true)
       if (value !== 5) {
         const refRecord = { ...tools }
         const ref = new Ref({ tools: refRecord, ttl: 0 })
         const refStep = await runStep(ref, { labels, requestContext: rc })
         refRecord.broken = value
-        const refOut = await execTool(refStep.result.tools.load_tool, { toolName: 'nothing_by_this_name' }, { requestContext: rc })
+        const refOut = await execTool(refStep.result.tools.load_tool, { toolName: 'broken' }, { requestContext: rc })
         assert.equal(refOut.threw?.name, 'TypeError')
       }
     })
@@ -263,8 +248,8 @@ describe('a record value put in after construction that is no tool', () => {
 })
 
 // storage 'context' (1.60+; on 1.59 ours reads loaded names the release drops, docs/differences.md): each step
-// looks up the names its history loaded, in the record as it is then, with one reading of the record's ids for
-// all of a step's names (lib/tool-search/operation.js `idLookups`), finding what the release's scan at each name finds.
+// looks up the names its history loaded, in the record as it is then: names the catalog lacks are found under
+// the keys they name, as the release finds them.
 describe("storage 'context': a history that loaded names the catalog lacks", () => {
   const { both, runStep, makeRequestContext, docsCatalog, tagged, toolInvocationMessage } = kit171
   const history = (names) =>
@@ -278,10 +263,9 @@ describe("storage 'context': a history that loaded names the catalog lacks", () 
     ['no hook', undefined],
     ['a hook', ({ toolName }) => toolName !== 'db_insert'],
   ]) {
-    test(`${label}: each step offers each name as the first tool in key order with that id then`, async () => {
+    test(`${label}: each step offers each name the record then holds under it`, async () => {
       const { tools, labels } = docsCatalog()
       const renamed = labels.set(tagged('weather_now', 'Current weather right now', 'renamed'), 'renamed')
-      const renamedToo = labels.set(tagged('weather_now', 'Current weather, a second tool with that id', 'renamedToo'), 'renamedToo')
       const added = labels.set(tagged('translate_text', 'Translate text between languages', 'added'), 'added')
       const messages = history(['nope_1', 'weather_now', 'nope_2', 'translate_text', 'get_weather', 'nope_3'])
       const [ref, ours] = await both(async (P) => {
@@ -293,11 +277,10 @@ describe("storage 'context': a history that loaded names the catalog lacks", () 
           offered.push(s.tools.filter(([name]) => !name.endsWith('_tools') && name !== 'load_tool').map(([name, tool]) => [name, tool]))
         }
         await step()
-        record.nowFirst = renamed
-        record.translator = added
-        record.nowSecond = renamedToo
+        record.weather_now = renamed
+        record.translate_text = added
         await step()
-        delete record.nowFirst
+        delete record.weather_now
         await step()
         return offered
       })
@@ -310,7 +293,6 @@ describe("storage 'context': a history that loaded names the catalog lacks", () 
           ['get_weather', 'getWeather'],
         ],
         [
-          ['weather_now', 'renamedToo'],
           ['translate_text', 'added'],
           ['get_weather', 'getWeather'],
         ],

@@ -11,13 +11,13 @@
 // object's own properties, `requestContext.get` keys) come in the same order:
 // the sequence of their first reads in the phase is compared exactly. Repeated
 // reads are not: the release reads a tool's `id` again at each lookup (its
-// scan of every tool, docs/differences.md: names looked up "without its scan
-// of every tool's id at every lookup"; where ours looks names up by id, it
-// reads the ids once an operation, in the release's key order, for all of
-// them: lib/tool-search/operation.js `idLookups`) and re-reads what ours keeps analysed.
+// scan of every tool, where ours resolves ids through its tables and reads
+// only the keys of the names it looks up: docs/differences.md, "A tools
+// record edited after construction") and re-reads what ours keeps analysed.
 // That scan also reads the ids in key order where ours reads the ones it needs
 // in the order it needs them, so from `search_tools` on (every phase that
-// looks a name up) a tool's `id` is left out of the order (its reads are still
+// looks a name up, and the first step where `injectCatalog` lists the
+// catalog, which ours lists from its tables) a tool's `id` is left out of the order (its reads are still
 // held to the release's by the first rule); its other properties and the
 // request context's keys are not.
 //
@@ -179,11 +179,12 @@ const adopted = (referenceHas, c) => (read, label) =>
       label === 'next step' &&
       (read === `record.${c.load}` || read.startsWith(`tool:${c.load}.`) || (c.options.filter !== undefined && /^(record\.[^.]+|tool:[^.]+\.id)$/.test(read)))))
 
-/** Phases in which the release scans every tool's id to look a name up (see the header). */
+/** Phases in which the release scans every tool's id to look a name up (see the header); the first step too where it lists its catalog. */
 const SCANS = new Set(['search_tools', 'load_tool', 'next step'])
+const scans = (label, c) => SCANS.has(label) || (label === 'step' && c.options.injectCatalog === true)
 
-const firstReads = (reads, allowed, label) => [
-  ...new Set(reads.filter((read) => visible(read) && !allowed(read, label) && !(SCANS.has(label) && /^tool:[^.]+\.id$/.test(read)))),
+const firstReads = (reads, allowed, label, c) => [
+  ...new Set(reads.filter((read) => visible(read) && !allowed(read, label) && !(scans(label, c) && /^tool:[^.]+\.id$/.test(read)))),
 ]
 
 async function differences(version) {
@@ -202,7 +203,7 @@ async function differences(version) {
       const refSet = new Set(reads)
       const extra = [...new Set(ours)].filter((read) => !refSet.has(read) && !allowed(read, label))
       if (extra.length) extras.push(`${tag} ${label}: ours read ${extra.slice(0, 6).join(', ')}`)
-      const [a, b] = [firstReads(ours, allowed, label), firstReads(reads, allowed, label)]
+      const [a, b] = [firstReads(ours, allowed, label, c), firstReads(reads, allowed, label, c)]
       if (a.join() !== b.join()) orders.push(`${tag} ${label}: ours ${a.join(' ')} | release ${b.join(' ')}`)
       compared += reads.length
     }

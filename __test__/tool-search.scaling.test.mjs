@@ -19,9 +19,8 @@
 // were not before issue 29's suite found them: `load` (src/tool_search.rs)
 // checked each name against those loaded so far in a `Vec` (12,800 names
 // 220 ms), and each name the catalog lacks was looked for among all tools
-// again, as the reference looks; the tools' ids are now read once an
-// operation for all the names it looks up by id (lib/tool-search/operation.js
-// `idLookups`).
+// again, as the reference looks; a name is now looked up by its key alone,
+// its id through the catalog's tables (docs/differences.md, issue 36).
 
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 import { scalingSuite } from './helpers/scaling.mjs'
@@ -210,9 +209,9 @@ scalingSuite('ToolSearchProcessor scales linearly (1.71.0)', [
     call: ({ meta, requestContext, names }) => execute(meta.load_tool, { toolNames: names }, requestContext),
   },
   {
-    // The record's ids are read once for all the names (lib/tool-search/operation.js `idLookups`); the reference's
-    // `Object.values(tools).find` reads every tool's `id` again for each name the catalog lacks: names × tools,
-    // 1,600 of each 0.5 s, as ours took before.
+    // Each name's key is read, its id found in the tables; the reference's `Object.values(tools).find` reads
+    // every tool's `id` again for each name the catalog lacks: names × tools, 1,600 of each 0.5 s, as ours took
+    // before issue 29.
     name: 'load_tool: one call naming n tools missing from an n-tool catalog',
     base: 200,
     fresh: true,
@@ -268,9 +267,8 @@ scalingSuite('ToolSearchProcessor scales linearly (1.71.0)', [
     call: ({ processor, messages }) => step(processor, { messages, requestContext: makeRequestContext({ threadId: `thread-${++made}` }) }),
   },
   {
-    // The record's ids are read once a step for all the names (lib/tool-search/operation.js `idLookups`); the reference looks
-    // each name the catalog lacks up among all tools again (names × tools; 1,000 of each 0.1-0.2 s a step, as ours
-    // took before).
+    // Each name's key is read, its id found in the tables; the reference looks each name the catalog lacks up
+    // among all tools again (names × tools; 1,000 of each 0.1-0.2 s a step, as ours took before issue 29).
     name: "storage 'context': a step whose history loaded n names an n-tool catalog lacks",
     base: 250,
     fresh: true,

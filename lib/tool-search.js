@@ -29,7 +29,7 @@ const { argument, transientField } = require('./hook-arguments.js')
 const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK, REFUSED, RECORD_VALUES, STEP_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
 const { toolTable, valuesOf, readThread } = require('./tool-search/record.js')
 const { ToolPool, Selection, sameSelection, LiveStep, SnapshotStep } = require('./tool-search/pool.js')
-const { takeWords, giveBackWords, searchAnswer, resolve, askingOf, drive, driveAhead, questions, IdLookups } = require('./tool-search/operation.js')
+const { takeWords, giveBackWords, searchAnswer, resolve, askingOf, drive, driveAhead, questions } = require('./tool-search/operation.js')
 
 const { schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const FLAT = PROTOCOL.flat
@@ -149,13 +149,14 @@ function defineToolSearchProcessor(host) {
     /** What Rust decided about the options (see `NativeToolSearch.settings`). */
     #settings
     /**
-     * The caller's tools record, kept as the reference keeps it: names are
-     * looked up in it as it is when they are (see `#resolve`).
+     * The caller's tools record, kept as the reference keeps it: a name's key
+     * is read in it as it is when the name is looked up (see `LiveStep`).
      */
     #record
     /**
      * The record as it was at construction, in key order: Rust's tool `i` is
-     * `#tools[i]`, under the key `#keys[i]`, with the id `#ids[i]` then.
+     * `#tools[i]`, under the key `#keys[i]`, with the id `#ids[i]` then (the
+     * tables ids are resolved through).
      */
     #keys
     #tools
@@ -287,7 +288,7 @@ function defineToolSearchProcessor(host) {
             const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, SEARCH_PHASE)
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits, SEARCH_PHASE)
+            operation = await this.#drive(operation, step, argument(args, 'requestContext'), awaits, SEARCH_PHASE)
           }
           const out = takeWords()
           try {
@@ -308,7 +309,7 @@ function defineToolSearchProcessor(host) {
               const operation = step.native.load(toolName, toolNames, Date.now())
               const awaits = operation.awaitsAsReference
               if (this.#settings.filterConcurrency !== 1)
-                return (await this.#drive(operation, step, argument(args, 'requestContext'), false, awaits, LOAD_PHASE)).loadOutput()
+                return (await this.#drive(operation, step, argument(args, 'requestContext'), awaits, LOAD_PHASE)).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
               const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, LOAD_PHASE)
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
@@ -511,73 +512,56 @@ function defineToolSearchProcessor(host) {
      * The system message listing the step's catalog (`injectCatalog`), or
      * null. With a hook it is made for each step, as the hook decides what it
      * lists, and may come as a promise. Without one it depends on the catalog
-     * alone, so it is kept with the catalog: a large catalog's message costs
-     * far more to make into a JavaScript string than to keep. Over the
-     * caller's record, its keys as they are now are listed: the record is
-     * read, and handed over when it is no longer what it was at construction.
+     * alone (the keys and ids its tables hold), so it is kept with the
+     * catalog: a large catalog's message costs far more to make into a
+     * JavaScript string than to keep.
      */
     #catalogMessage(step, requestContext) {
       const catalog = this.#built(step.catalog)
-      const record = step.live && !this.#recordUnchanged() ? step.readRecord() : undefined
-      if (record === undefined && catalog.message !== undefined) return catalog.message
-      const message = step.native.catalogMessage(record)
+      if (catalog.message !== undefined) return catalog.message
+      const message = step.native.catalogMessage()
       if (message instanceof NativeOperation) {
-        const operation = this.#drive(message, step, requestContext, true)
+        const operation = this.#drive(message, step, requestContext)
         return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
       }
-      if (record === undefined) catalog.message = message
+      catalog.message = message
       return message
-    }
-
-    /** Whether the caller's record still has the constructor's keys, tools and ids. */
-    #recordUnchanged() {
-      const record = this.#record
-      const keys = Object.keys(record)
-      const [known, tools, ids] = [this.#keys, this.#tools, this.#ids]
-      if (keys.length !== known.length) return false
-      for (let i = 0; i < keys.length; i++) {
-        if (keys[i] !== known[i] || record[keys[i]] !== tools[i] || tools[i].id !== ids[i]) return false
-      }
-      return true
     }
 
     /**
      * Runs a native operation to its end (see `drive`): one question at a
      * time, or with `filterConcurrency` above 1, that many at once.
      */
-    #drive(operation, step, requestContext, names = false, awaits = operation.awaitsAsReference, phase = operation.phase) {
-      const asking = askingOf(operation, step, requestContext, names, this.#filter, awaits, phase, undefined, undefined, undefined)
+    #drive(operation, step, requestContext, awaits = operation.awaitsAsReference, phase = operation.phase) {
+      const asking = askingOf(operation, step, requestContext, this.#filter, awaits, phase)
       const concurrency = this.#settings.filterConcurrency
       return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
     }
 
     /** The questions of an operation that awaits as the reference (see `questions`). */
     #questions(operation, step, requestContext, awaits, phase) {
-      return questions(operation, askingOf(operation, step, requestContext, false, this.#filter, awaits, phase, undefined, undefined, undefined))
+      return questions(operation, askingOf(operation, step, requestContext, this.#filter, awaits, phase))
     }
 
     /**
      * Whether the resolutions an operation without questions trusted the
      * tables with (the checks in `words` from `at`, none when it ends there,
      * and the names of those that found nothing, in order) still hold in the
-     * step's record.
+     * caller's record: each read of one key, as `answer` reads them.
      */
     #holds(step, words, at, missing) {
       if (at === words.length) return true
       const count = words[at + FLAT.count]
       if (count === FLAT.unchecked) return false
-      // An operation of its own: its lookups by id read the record once (see `idLookups`).
-      const asking = askingOf(undefined, step, undefined, false, undefined, false, undefined, undefined, undefined, undefined)
       let next = 0
       for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
         const code = words[i]
         const kind = code & KIND_MASK
         const ref = code >> ASK.kindBits
-        const found = kind & FOUND_MASK
-        const isMissing = found === ASK.missing
-        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined, asking)
-        // What the tables resolved the name to (none for a tool indexed under its key for lack of an id).
-        if (tool !== (isMissing || found === ASK.unnamed ? undefined : step.toolFor(ref))) return false
+        const isMissing = (kind & FOUND_MASK) === ASK.missing
+        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
+        // What the tables resolved the name to.
+        if (tool !== (isMissing ? undefined : step.toolFor(ref))) return false
       }
       return true
     }
@@ -652,7 +636,7 @@ function loadedRecord(active) {
  * to their Rust half), which V8 holds weakly: once a request's last step
  * and operation died, a full collection freed those classes and
  * deoptimized what was compiled for them (toolFor, keyOf, own, standing,
- * resolve, drive, questions; issue 18; an operation's `IdLookups`). These hold them, with a processor of
+ * resolve, drive, questions; issue 18). These hold them, with a processor of
  * their own over no tools, never a user's.
  */
 let keptShapes
@@ -668,7 +652,6 @@ function keepStepShapes(version) {
     step.load(SEARCH_TOOLS, undefined, 0),
     new LiveStep(step, {}, () => {}, { keys: [], tools: [], ids: [], record: {} }),
     new SnapshotStep(step, { record: { tools: [] } }, [], () => {}),
-    new IdLookups({}),
   ]
 }
 

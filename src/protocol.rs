@@ -28,7 +28,7 @@
 //! `pub mod` nests (a nested object in JavaScript, its field the module's
 //! name), and a constant is an `i32`, `u32`, `usize` (a `u32` in
 //! JavaScript, checked to fit), `f64`, `bool`, `&str` or `&[&str]`. Field
-//! names become camelCase in JavaScript (`NEED_KEYS` is `needKeys`).
+//! names become camelCase in JavaScript (`ALLOWED_AS` is `allowedAs`).
 //! Docs are `#[doc]` attributes rather than `///` comments: a comment in a
 //! macro's body reaches napi-rs as a raw string, which it would print into
 //! `binding.d.ts` with its `r"`.

@@ -11,20 +11,24 @@
 //! in [`operation`]).
 //!
 //! The tools record is the caller's object, which the reference keeps and
-//! reads at every use: a tool added to it, swapped in or deleted after
-//! construction is found (or not) as it is now, while the BM25 index and the
-//! descriptions stay as they were at construction, in the reference too. The
-//! catalog's tables say what the record held then; over such a *live*
-//! catalog (see [`StepCatalog::live`]) each resolution is put to the host as
-//! an [`Ask::Resolve`]: it answers with the tool the record gives now (the
-//! one found, when it still stands), and whether the hook allows it. A host
-//! without a hook may instead trust the tables ([`VerifyAfter`]) and have
-//! the binding check the record afterwards, running the operation again with
-//! questions should anything differ. The injected catalog lists a
-//! [`LiveRecord`]: the record's keys and ids as they are now. `load_tool`'s
-//! suggestions read only its keys ([`LiveKeys`]), as the reference's
-//! `Object.keys`, and look up each key that matches as `load_tool` looks up
-//! a name: a tool's `id` is read only where the reference reads it.
+//! reads at every use, while the BM25 index and the descriptions stay as
+//! they were at construction, in the reference too. Here one rule holds for
+//! a record edited after construction: a key is read live (a tool added,
+//! replaced or deleted under a key is found, or not, under that key at
+//! once), and an id is resolved through the catalog's tables, made when the
+//! record's tools were read, so no operation reads more of the record than
+//! the keys of the names it looks up ([`operation::reads`] lists them; a
+//! tool whose `id` changed in place, or one added under a key other than its
+//! id, is found by that id once the tables are made again). Over such a
+//! *live* catalog (see [`StepCatalog::live`]) each resolution is put to the
+//! host as an [`Ask::Resolve`]: it answers with the tool the record gives
+//! now, and whether the hook allows it. A host without a hook may instead
+//! trust the tables ([`VerifyAfter`]) and have the binding make the same
+//! reads afterwards, running the operation again with questions should any
+//! differ. A step's own catalog is made of the record and the step's tools
+//! as the step read them, and its tables are the answer. What lists the
+//! record (the injected catalog, `load_tool`'s suggestions) lists the keys
+//! the tables hold, and looks up only the keys it lists.
 //!
 //! What JavaScript hands over is read here too: the options
 //! ([`options::ToolSearchOptions::from_given`]), the request's thread and the
@@ -61,9 +65,7 @@ use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, 
 
 pub use options::{Storage, Syntax, ToolSearchOptions};
 
-pub use hook::{
-    Answer, Ask, Found, LiveKeys, LiveRecord, Lookup, NoFilter, Phase, ToolFilter, ToolRef, Verdict, VerifyAfter,
-};
+pub use hook::{Answer, Ask, Found, Lookup, NoFilter, Phase, ToolFilter, ToolRef, Verdict, VerifyAfter};
 use step_catalog::{listed, spread, SpreadKey};
 pub use step_catalog::{CatalogCell, PoolChanges, PoolStep, PoolTool, PooledTool, StepCatalog, ToolEntry};
 
@@ -464,15 +466,14 @@ impl ToolSearch {
         };
         // The hook is asked down the ranked list, several at once if the
         // host allows (see `ahead`), and the walk decides in rank order. A
-        // name no entry carries as its id goes to the host too, as the tool
-        // now under its key may have taken it (see `next_to_resolve`).
+        // name no entry carries as its id is passed over, as the reference's
+        // `findToolById` finds nothing for it.
         let mut ahead = Ahead::new(filter.concurrency());
         loop {
             let next = ahead
                 .next(|| {
-                    let pending = walk.next_ahead_to_resolve(catalog)?;
-                    let tool = step.catalog.source(pending.entry);
-                    let found = if pending.by_id { Found::ById(tool) } else { Found::Unnamed(tool) };
+                    let pending = walk.next_ahead(catalog)?;
+                    let found = Found::ById(step.catalog.source(pending.entry));
                     Some((pending, self.admission(filter, step.catalog.live, found, Lookup::IdOnly, Phase::Search)))
                 })
                 .await;
@@ -598,106 +599,76 @@ impl ToolSearch {
     /// The system message that lists a step's catalog (`injectCatalog`), or
     /// `None` when the option is off or nothing is listed.
     ///
-    /// Each record key, in `Object.keys` order, resolves to a tool as
-    /// `load_tool` resolves a name (key first; id first with a filter hook),
-    /// which the hook may hide (phase `'search'`). A line shows the tool's
-    /// `id || key` and the description indexed under that name, truncated as
-    /// in search results. The keys are those of the caller's record as it
-    /// is now (`live`), when it is no longer the one the catalog was made
-    /// from (its descriptions still come from the catalog's index, as the
-    /// reference's do); else the catalog's own. With a hook, which may change
-    /// the record while it is asked, each key is looked up when it is
-    /// listed, and its line named after the hook answered (see
-    /// [`ToolFilter::take_name`]), as the reference does. Without one, and
-    /// without `live`, the message depends on the catalog alone, so a caller
-    /// may keep it for as long as it keeps the catalog.
-    pub async fn catalog_message(
-        &self,
-        catalog: &StepCatalog,
-        live: Option<&LiveRecord>,
-        filter: &impl ToolFilter,
-    ) -> Option<JsString> {
+    /// Each key of the catalog's tables, in `Object.keys` order, resolves to
+    /// a tool as `load_tool` resolves a name (key first; id first with a
+    /// filter hook), which the hook may hide (phase `'search'`). A line shows
+    /// the tool's `id || key`, as the tables hold it, and the description
+    /// indexed under that name, truncated as in search results. With a hook,
+    /// each key is resolved when it is listed (in the caller's record, read
+    /// live, for a live catalog), as the reference does. Without one, the
+    /// message depends on the catalog alone, so a caller may keep it for as
+    /// long as it keeps the catalog.
+    pub async fn catalog_message(&self, catalog: &StepCatalog, filter: &impl ToolFilter) -> Option<JsString> {
         if !self.options.inject_catalog {
             return None;
         }
-        let index = &catalog.catalog;
-        let record = live.map_or(&**index, |live| &live.catalog);
+        let index = &*catalog.catalog;
         let has_filter = self.has_filter();
         let mut lines = Vec::new();
-        // Where the reference lists the keys of a record other than the
-        // catalog's tables (see `operation::reads`).
-        let listing_live = live.is_some() || catalog.live;
         let mut ahead = Ahead::new(filter.concurrency());
-        let mut entries = 0..record.entry_count();
+        let mut entries = 0..index.entry_count();
         loop {
             let next = ahead
                 .next(|| loop {
                     let entry = entries.next()?;
-                    let key = record.key(entry);
+                    let key = index.key(entry);
                     if !has_filter {
-                        let Some(tool) = record.find_for_dynamic_name(key, false) else { continue };
-                        let id = record.id(tool).map(JsString::from);
-                        return Some((key, Decision::Now(Some(id))));
+                        let Some(tool) = index.find_for_dynamic_name(key, false) else { continue };
+                        return Some((key, Decision::Now(Some(index.id(tool)))));
                     }
-                    let (found, entry) = listed(catalog, live, key);
-                    let tables = entry.and_then(|entry| record.id(entry)).map(JsString::from);
-                    let admission = self.admission(filter, listing_live, found, Lookup::IdFirst, Phase::Search);
+                    let (found, entry) = listed(catalog, key);
+                    let name = entry.and_then(|entry| index.id(entry));
+                    let admission = self.admission(filter, catalog.live, found, Lookup::IdFirst, Phase::Search);
                     let decision = match admission {
-                        Decision::Now(tool) => Decision::Now(tool.map(|_| tables)),
-                        Decision::Asking(asking) => Decision::Asking(async move {
-                            let allowed = asking.await.is_some();
-                            // `tool.id || key`, read after the hook answered
-                            // (in the same poll, so before any other answer
-                            // is taken): the id the tables hold for the tool
-                            // found, unless the host says other.
-                            let id = match filter.take_name() {
-                                Some(id) => id,
-                                None => tables,
-                            };
-                            allowed.then_some(id)
-                        }),
+                        Decision::Now(tool) => Decision::Now(tool.map(|_| name)),
+                        Decision::Asking(asking) => Decision::Asking(async move { asking.await.map(|_| name) }),
                     };
                     return Some((key, decision));
                 })
                 .await;
             let Some((key, listed_as)) = next else { break };
             let Some(id) = listed_as else { continue };
-            let name = id.filter(|id| !id.is_empty()).unwrap_or_else(|| JsString::from(key));
+            let name = id.filter(|id| !id.is_empty()).unwrap_or(key);
             // The description is the one indexed under that name, which a
             // later tool of the same name may have replaced.
-            let description =
-                index.find_doc(name.units()).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
-            messages::push_catalog_line(&mut lines, name.units(), description);
+            let description = index.find_doc(name).map_or(&[][..], |doc| index.description(index.doc_entry(doc)));
+            messages::push_catalog_line(&mut lines, name, description);
         }
         (!lines.is_empty()).then(|| messages::catalog(self.options.auto_load, self.options.syntax, &lines))
     }
 
-    /// Keys that look like a name that was not found (of the caller's record
-    /// as it is now, when the catalog is live and the host gives its keys).
-    /// Without a hook, every match (the message shows three), and nothing
-    /// but the keys is read; with one, the first three allowed, each key
-    /// looked up when it is asked about as `load_tool` looks up a name (id
-    /// first), as the reference does (the hook may change the record): a
-    /// tool is read only for a key that matches, up to the third allowed.
-    /// Awaited at its end, as the reference's, when the host
-    /// [`awaits`](ToolFilter::awaits).
+    /// Keys of the catalog's tables that look like a name that was not
+    /// found (a listing, as the injected catalog is: nothing of the record is
+    /// read to make it). Without a hook, every match but the name itself,
+    /// whose key was just read and found empty (the message shows three);
+    /// with one, the first three allowed, each key looked up when it
+    /// is asked about as `load_tool` looks up a name (id first), as the
+    /// reference does (the hook may change the record): a tool is read only
+    /// for a key that matches, up to the third allowed. Awaited at its end,
+    /// as the reference's, when the host [`awaits`](ToolFilter::awaits).
     async fn suggestions(&self, step: &Step, tool_name: &[u16], filter: &impl ToolFilter) -> Vec<JsString> {
-        let live = if step.catalog.live { filter.live_keys().await } else { None };
         let mut matches = suggestion_matcher(tool_name);
-        let candidates: Vec<JsString> = match live {
-            Some(LiveKeys(keys)) => keys.into_iter().filter(|key| matches(key.units())).collect(),
-            None => {
-                let record = &step.catalog.catalog;
-                (0..record.entry_count())
-                    .map(|entry| record.key(entry))
-                    .filter(|key| matches(key))
-                    .map(JsString::from)
-                    .collect()
-            }
-        };
+        let record = &step.catalog.catalog;
+        let candidates: Vec<JsString> = (0..record.entry_count())
+            .map(|entry| record.key(entry))
+            .filter(|key| matches(key))
+            .map(JsString::from)
+            .collect();
         let mut allowed = Vec::new();
         if !self.has_filter() {
-            allowed = candidates;
+            // The name itself was just looked up by its key, in the record as
+            // it is now, and not found: no key of the record is that name now.
+            allowed = candidates.into_iter().filter(|key| key.units() != tool_name).collect();
         } else {
             let mut ahead = Ahead::new(filter.concurrency());
             let mut candidates = candidates.into_iter();
@@ -789,11 +760,11 @@ impl ToolSearch {
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
-    /// in `phase`: decided at once, or by asking the host. Where the tables
-    /// may not be the answer (see [`operation::reads`]) the host resolves
-    /// the name as it is looked up now (in the caller's record when `live`,
-    /// else in the step's copy); else the hook alone is asked, if there is
-    /// one or the host awaits as the reference does.
+    /// in `phase`: decided at once, or by asking the host. Over a `live`
+    /// catalog (the caller's record) the host resolves the name with the
+    /// reads [`operation::reads`] lists; over a step's own, the tables are
+    /// the answer, and the hook alone is asked, if there is one or the host
+    /// awaits as the reference does.
     fn admission<'f>(
         &self,
         filter: &'f impl ToolFilter,
@@ -802,11 +773,11 @@ impl ToolSearch {
         lookup: Lookup,
         phase: Phase,
     ) -> Decision<Option<ToolRef>, impl Future<Output = Option<ToolRef>> + 'f> {
-        let (ask, fallback, resolves) = if !operation::reads(lookup, &found, live).is_empty() {
+        let (ask, fallback, resolves) = if live && !operation::reads(lookup, &found).is_empty() {
             let tables = found.tool();
-            (Ask::Resolve { lookup, found, live }, tables, true)
+            (Ask::Resolve { lookup, found }, tables, true)
         } else {
-            match found.resolved() {
+            match found.tool() {
                 None => return Decision::Now(None),
                 Some(tool) if !self.has_filter() && !filter.awaits() => return Decision::Now(Some(tool)),
                 Some(tool) => (Ask::Tool(tool), Some(tool), false),
@@ -932,9 +903,6 @@ mod concurrency_tests {
     /// The host's answer to a question, over a record still as the tables say:
     /// a name they miss resolves to nothing.
     fn answer(question: i32, verdicts: &[i32]) -> i32 {
-        if question == code::NEED_KEYS {
-            return code::NO_VERDICT;
-        }
         let kind = question & ((1 << code::ask::KIND_BITS) - 1);
         let tool = (question >> code::ask::KIND_BITS) as usize;
         if kind != code::ask::TOOL && kind & ((1 << code::ask::FOUND_BITS) - 1) == code::ask::MISSING {
@@ -1069,7 +1037,7 @@ mod concurrency_tests {
         asked.push(questions);
         let searcher = search.clone();
         let operation = Operation::start(Phase::Search, concurrency as usize, move |relay| async move {
-            searcher.catalog_message(&catalog, None, &relay).await
+            searcher.catalog_message(&catalog, &relay).await
         });
         let mut questions = Vec::new();
         let catalog = drive(operation, scramble, &verdicts, &mut questions);
@@ -1189,24 +1157,11 @@ mod tests {
         gone: Vec<ToolRef>,
         denied: Vec<ToolRef>,
         asked: RefCell<Vec<(Ask, Phase)>>,
-        /// The record's keys now, for the suggestions.
-        keys: Option<LiveKeys>,
-        /// The names given for tools allowed (see `ToolFilter::take_name`).
-        renamed: Vec<(ToolRef, Option<&'static str>)>,
-        name: RefCell<Option<Option<JsString>>>,
     }
 
     impl ChangedRecord {
         fn new(record: &[(&'static str, ToolRef)]) -> ChangedRecord {
-            ChangedRecord {
-                record: record.to_vec(),
-                gone: Vec::new(),
-                denied: Vec::new(),
-                asked: RefCell::default(),
-                keys: None,
-                renamed: Vec::new(),
-                name: RefCell::default(),
-            }
+            ChangedRecord { record: record.to_vec(), gone: Vec::new(), denied: Vec::new(), asked: RefCell::default() }
         }
     }
 
@@ -1225,23 +1180,11 @@ mod tests {
                     }
                 }
                 Ask::Resolve { found, .. } => match found.tool() {
-                    Some(tool) if !self.gone.contains(&tool) && !self.denied.contains(&tool) => {
-                        let renamed = self.renamed.iter().find(|(renamed, _)| *renamed == tool);
-                        *self.name.borrow_mut() = renamed.map(|(_, name)| name.map(JsString::from));
-                        Answer::ALLOWED
-                    }
+                    Some(tool) if !self.gone.contains(&tool) && !self.denied.contains(&tool) => Answer::ALLOWED,
                     _ => Answer::DENIED,
                 },
             };
             std::future::ready(answer)
-        }
-
-        fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
-            std::future::ready(self.keys.clone())
-        }
-
-        fn take_name(&self) -> Option<Option<JsString>> {
-            self.name.borrow_mut().take()
         }
     }
 
@@ -1543,7 +1486,7 @@ mod tests {
         let inject = ToolSearchOptions { inject_catalog: true, ..options(false) };
         let search = ToolSearch::new(inject, &tools.entries()).unwrap();
         let step = step(&search, None);
-        let message = ready(search.catalog_message(&step.catalog, None, &NoFilter)).unwrap();
+        let message = ready(search.catalog_message(&step.catalog, &NoFilter)).unwrap();
         let expected = format!(
             "{}\n\nAvailable tools:\n- `getWeather`: Replaced\n- `bare`\n- `longOne`: {}...\n- `getWeather`: Replaced",
             messages::CATALOG_HEADER,
@@ -1555,7 +1498,7 @@ mod tests {
         let filtered =
             ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
         let hook = Recorder::denying(&[0, 2]);
-        let message = ready(filtered.catalog_message(&step.catalog, None, &hook)).unwrap();
+        let message = ready(filtered.catalog_message(&step.catalog, &hook)).unwrap();
         assert_eq!(
             message.to_string_lossy(),
             format!("{}\n\nAvailable tools:\n- `bare`\n- `getWeather`: Replaced", messages::CATALOG_HEADER)
@@ -1573,12 +1516,12 @@ mod tests {
         let tools = Tools::new(&[("weather", Some("getWeather"), "Weather"), ("getWeather", Some("other"), "Other")]);
         let plain =
             ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(false) }, &tools.entries()).unwrap();
-        let message = ready(plain.catalog_message(&step(&plain, None).catalog, None, &NoFilter)).unwrap();
+        let message = ready(plain.catalog_message(&step(&plain, None).catalog, &NoFilter)).unwrap();
         assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `other`: Other"), "{message}");
         let hooked =
             ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
         let hook = Recorder::denying(&[]);
-        let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, None, &hook)).unwrap();
+        let message = ready(hooked.catalog_message(&step(&hooked, None).catalog, &hook)).unwrap();
         assert!(message.to_string_lossy().ends_with("\n- `getWeather`: Weather\n- `getWeather`: Weather"), "{message}");
         assert_eq!(*hook.calls.borrow(), [(0, Phase::Search), (0, Phase::Search)]);
     }
@@ -1587,15 +1530,15 @@ mod tests {
     fn the_catalog_is_not_injected_when_off_empty_or_before_the_host_has_the_option() {
         let tools = weather_tools();
         let off = ToolSearch::new(options(false), &tools.entries()).unwrap();
-        assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, None, &NoFilter)), None);
+        assert_eq!(ready(off.catalog_message(&step(&off, None).catalog, &NoFilter)), None);
         let empty = ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(false) }, &[]).unwrap();
-        assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, None, &NoFilter)), None);
+        assert_eq!(ready(empty.catalog_message(&step(&empty, None).catalog, &NoFilter)), None);
         let requested = ToolSearchOptions { inject_catalog: true, ..options(false) };
         let old_host = crate::releases::behaviours("1.66.0").unwrap();
         assert!(!requested.for_host(&old_host).inject_catalog);
         assert!(requested.for_host(&crate::releases::behaviours("1.67.0").unwrap()).inject_catalog);
         let auto = ToolSearch::new(ToolSearchOptions { auto_load: true, ..requested }, &tools.entries()).unwrap();
-        let message = ready(auto.catalog_message(&step(&auto, None).catalog, None, &NoFilter)).unwrap();
+        let message = ready(auto.catalog_message(&step(&auto, None).catalog, &NoFilter)).unwrap();
         assert!(message.to_string_lossy().starts_with(messages::CATALOG_HEADER_AUTO_LOAD));
     }
 
@@ -1683,11 +1626,11 @@ mod tests {
 
     /// A resolution in the caller's record.
     fn resolve(lookup: Lookup, found: Found) -> Ask {
-        Ask::Resolve { lookup, found, live: true }
+        Ask::Resolve { lookup, found }
     }
 
     #[test]
-    fn a_merged_step_record_keeps_its_keys_and_tools_and_its_tools_ids_are_read_as_names_are_looked_up() {
+    fn a_step_s_own_catalog_is_its_tables_and_only_the_hook_is_asked() {
         let tools = weather_tools();
         let resolved = Tools::new(&[("memory", Some("remember"), "Remember things")]);
         let merged = |has_filter| {
@@ -1699,81 +1642,68 @@ mod tests {
             let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
             (search, Step::new(catalog, Some(js("t")), NameSet::new()))
         };
-        let copied = |lookup, found| Ask::Resolve { lookup, found, live: false };
-        // With a hook, names resolve id first: the tool found by id is read for
-        // its id now, and a name no tool had may be one's id now.
+        // The step read its tools at its start: with a hook, names resolve id
+        // first in its tables, and the hook alone is asked about what they find.
         let (search, step) = merged(true);
-        let host = ChangedRecord::new(&[]);
-        ready(search.load(&step, None, Some(&[js("remember"), js("nope"), js("memory")]), &host, 1000.0));
-        assert_eq!(
-            *host.asked.borrow(),
-            [
-                (copied(Lookup::IdFirst, Found::ById(3)), Phase::Load),
-                (copied(Lookup::IdFirst, Found::Missing(js("nope"))), Phase::Load),
-                // A key of the copy: its tool, unless a tool took the name as its id.
-                (Ask::Tool(3), Phase::Load),
-            ]
-        );
-        // Without one, a key of the copy is its tool, asked about only by an
-        // operation that awaits as the reference (no question here).
+        let host = ChangedRecord::new(&[("nope", 9)]);
+        let outcome = ready(search.load(&step, None, Some(&[js("remember"), js("nope"), js("memory")]), &host, 1000.0));
+        let LoadOutcome::Multi { loaded, not_found, .. } = outcome else { panic!("{outcome:?}") };
+        assert_eq!((loaded, not_found), (Some(vec![js("remember"), js("memory")]), Some(vec![js("nope")])));
+        assert_eq!(*host.asked.borrow(), [(Ask::Tool(3), Phase::Load), (Ask::Tool(3), Phase::Load)]);
+        // Without one, the tables are the answer: nothing is asked.
         let (search, step) = merged(false);
         let host = ChangedRecord::new(&[]);
         ready(search.load(&step, None, Some(&[js("memory"), js("remember")]), &host, 1000.0));
-        assert_eq!(*host.asked.borrow(), [(copied(Lookup::KeyFirst, Found::ById(3)), Phase::Load)]);
+        assert_eq!(*host.asked.borrow(), []);
     }
 
     #[test]
-    fn the_catalog_and_suggestions_of_a_changed_record_list_its_keys_now() {
+    fn the_catalog_and_suggestions_list_the_tables_keys_each_resolved_in_the_record_now() {
         let tools = weather_tools();
         let search =
             ToolSearch::new(ToolSearchOptions { inject_catalog: true, ..options(true) }, &tools.entries()).unwrap();
         let step = step(&search, Some("t"));
-        // The record now: `weather` swapped for a tool with another id, `email`
-        // deleted, `translate` added; its tools are the host's tools 10, 11, 12.
-        let mut builder = Catalog::builder();
-        builder.push_str("weather", Some("weather_now"), "");
-        builder.push_str("issue", Some("createIssue"), "");
-        builder.push_str("translate", Some("sendEmail"), "");
-        let (text, entries) = builder.into_parts();
-        let live = Arc::new(LiveRecord::new(text, entries, 10).unwrap());
-        let mut host = ChangedRecord::new(&[]);
-        host.denied = vec![11];
-        host.keys = Some(LiveKeys(["weather", "issue", "translate"].map(js).to_vec()));
-        let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
-        // Names are the record's; descriptions those indexed under the name at construction.
+        // `sendEmail` (tool 1) is gone from the record, `createIssue` denied:
+        // each key of the tables is resolved as it is listed, and named as the
+        // tables name its tool.
+        let mut host = ChangedRecord::new(&[("translate", 12)]);
+        host.gone = vec![1];
+        host.denied = vec![2];
+        let message = ready(search.catalog_message(&step.catalog, &host)).unwrap();
         assert_eq!(
             message.to_string_lossy(),
             format!(
-                "{}\n\nAvailable tools:\n- `weather_now`\n- `sendEmail`: Send an email to a recipient",
+                "{}\n\nAvailable tools:\n- `getWeather`: Get the weather forecast for a city",
                 messages::CATALOG_HEADER
             )
         );
-        // Each key is looked up as it is listed (the hook may change the record).
         assert_eq!(
             resolutions(&host.asked),
-            [10, 11, 12].map(|tool| (Lookup::IdFirst, Found::ByKey(tool), Phase::Search))
+            [0, 1, 2].map(|tool| (Lookup::IdFirst, Found::ByKey(tool), Phase::Search))
         );
-        // A tool the host names otherwise once the hook answered (its id
-        // changed, or none) is listed by that name.
+        // A key added since (`translate`) is found by its name; the
+        // suggestions are the tables' keys that match, each looked up as
+        // `load_tool` looks up a name, so a key deleted since is not suggested
+        // with a hook (its tool is not found), nor one added since.
+        let outcome = ready(search.load(&step, Some(&units("translate")), None, &host, 1000.0));
+        assert!(matches!(outcome, LoadOutcome::Single { success: true, .. }), "{outcome:?}");
         host.asked.borrow_mut().clear();
-        host.renamed = vec![(10, None), (12, Some("createIssue"))];
-        let message = ready(search.catalog_message(&step.catalog, Some(&live), &host)).unwrap();
-        assert_eq!(
-            message.to_string_lossy(),
-            format!(
-                "{}\n\nAvailable tools:\n- `weather`\n- `createIssue`: Create a GitHub issue",
-                messages::CATALOG_HEADER
-            )
-        );
-        host.renamed.clear();
-        // Suggestions list the record's keys as they are now.
-        let outcome = ready(search.load(&step, Some(&units("weathe")), None, &host, 1000.0));
+        let outcome = ready(search.load(&step, Some(&units("e")), None, &host, 1000.0));
         let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
-        assert_eq!(message.to_string_lossy(), "Tool \"weathe\" not found. Did you mean: weather?");
+        assert_eq!(message.to_string_lossy(), "Tool \"e\" not found. Did you mean: weather?");
+        assert_eq!(
+            resolutions(&host.asked),
+            [
+                (Lookup::IdFirst, Found::Missing(js("e")), Phase::Load),
+                (Lookup::IdFirst, Found::ByKey(0), Phase::Load),
+                (Lookup::IdFirst, Found::ByKey(1), Phase::Load),
+                (Lookup::IdFirst, Found::ByKey(2), Phase::Load),
+            ]
+        );
     }
 
     #[test]
-    fn suggestions_read_the_record_s_keys_then_look_up_each_match_only() {
+    fn suggestions_look_up_each_matching_key_of_the_tables_only() {
         let tools = Tools::new(&[
             ("weather", Some("getWeather"), "Get the weather forecast for a city"),
             ("email", Some("sendEmail"), "Send an email to a recipient"),
@@ -1782,24 +1712,20 @@ mod tests {
         ]);
         let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
         let step = step(&search, Some("t"));
-        // The record now: `weatherAlerts` gone, `weatherMap` (new: no table
-        // knows it) and `getWeather` (a key that is a tool's id then) added.
-        let mut host = ChangedRecord::new(&[("weatherMap", 20)]);
-        host.keys = Some(LiveKeys(["weather", "email", "issue", "weatherMap", "getWeather"].map(js).to_vec()));
+        let mut host = ChangedRecord::new(&[]);
         host.denied = vec![0];
         let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
         let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
-        assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weatherMap?");
-        // `load_tool`'s own lookup, then each key that matches, in the record's
-        // order, looked up as `load_tool` looks up a name (id first), from what
-        // the tables found for it: no other key, and no whole record, is read.
+        assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weatherAlerts?");
+        // `load_tool`'s own lookup, then each key that matches, in the tables'
+        // order, looked up as `load_tool` looks up a name (id first): no other
+        // key is read.
         assert_eq!(
             resolutions(&host.asked),
             [
                 (Lookup::IdFirst, Found::Missing(js("Weather")), Phase::Load),
                 (Lookup::IdFirst, Found::ByKey(0), Phase::Load),
-                (Lookup::IdFirst, Found::Missing(js("weatherMap")), Phase::Load),
-                (Lookup::IdFirst, Found::ById(0), Phase::Load),
+                (Lookup::IdFirst, Found::ByKey(2), Phase::Load),
             ]
         );
         // Without a hook the keys that match are the suggestions: nothing is looked up.
@@ -1808,10 +1734,7 @@ mod tests {
         host.asked.borrow_mut().clear();
         let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
         let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
-        assert_eq!(
-            message.to_string_lossy(),
-            "Tool \"Weather\" not found. Did you mean: weather, weatherMap, getWeather?"
-        );
+        assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weather, weatherAlerts?");
         assert_eq!(resolutions(&host.asked), [(Lookup::KeyFirst, Found::Missing(js("Weather")), Phase::Load)]);
     }
 
@@ -1951,17 +1874,10 @@ mod tests {
         let outcome = ready(search.load(&step, None, Some(&[js("memory"), js("weather"), js("nope")]), &host, 1000.0));
         assert!(matches!(outcome, LoadOutcome::Multi { loaded_count: 2, .. }), "{outcome:?}");
         // A key of the step's copy is its tool, asked about as the reference's
-        // `await isToolAllowed` asks even without a hook; the loads are in the
-        // store before the tick and in the step's loaded names after it.
-        assert_eq!(
-            *host.events.borrow(),
-            [
-                "Tool(3)",
-                "Tool(0)",
-                "Resolve { lookup: KeyFirst, found: Missing(\"nope\"), live: false }",
-                "tick: step 0, store 2",
-            ]
-        );
+        // `await isToolAllowed` asks even without a hook; a name its tables
+        // lack is not found, without asking; the loads are in the store before
+        // the tick and in the step's loaded names after it.
+        assert_eq!(*host.events.borrow(), ["Tool(3)", "Tool(0)", "tick: step 0, store 2"]);
         assert_eq!(step.loaded.lock().len(), 2);
 
         // An auto-loading search: each candidate asked about, the search's end
@@ -1975,8 +1891,8 @@ mod tests {
         assert_eq!(
             *host.events.borrow(),
             [
-                "Resolve { lookup: IdOnly, found: ById(1), live: true }",
-                "Resolve { lookup: IdOnly, found: ById(0), live: true }",
+                "Resolve { lookup: IdOnly, found: ById(1) }",
+                "Resolve { lookup: IdOnly, found: ById(0) }",
                 "tick: step 0, store 0",
                 "tick: step 0, store 2",
             ]
@@ -1985,23 +1901,19 @@ mod tests {
     }
 
     #[test]
-    fn a_tool_indexed_under_its_key_for_lack_of_an_id_is_found_only_if_the_record_now_gives_it_that_id() {
+    fn a_tool_indexed_under_its_key_for_lack_of_an_id_is_never_a_result_as_the_reference_finds_it_by_id() {
         let tools = Tools::new(&[("frob", None, "Frobnicate the widget"), ("other", Some("other"), "Another widget")]);
         let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
         let step = step(&search, None);
-        // Trusting the tables: not found, and the resolution handed over to be checked.
+        // Trusting the tables: passed over, and nothing to check of it.
         let host = VerifyAfter::default();
         let outcome = ready(search.search(&step, &units("frobnicate widget"), &host, 1000.0));
         assert_eq!(names(&outcome), ["other"]);
-        assert_eq!(
-            host.into_resolutions(),
-            [resolve(Lookup::IdOnly, Found::Unnamed(0)), resolve(Lookup::IdOnly, Found::ById(1))]
-        );
-        // A host whose record gives it (the same tool, or another under its key).
-        let host = ChangedRecord::new(&[]);
+        assert_eq!(host.into_resolutions(), [resolve(Lookup::IdOnly, Found::ById(1))]);
+        // A host asked as it goes is not asked about it either, whatever its record now gives.
+        let host = ChangedRecord::new(&[("frob", 0)]);
         let outcome = ready(search.search(&step, &units("frobnicate widget"), &host, 1000.0));
-        assert_eq!(names(&outcome), ["frob", "other"]);
-        let reads = |found| operation::reads(Lookup::IdOnly, &found, true);
-        assert_eq!(reads(Found::Unnamed(0)), [crate::protocol::tool_search::operation::ask::STANDING]);
+        assert_eq!(names(&outcome), ["other"]);
+        assert_eq!(resolutions(&host.asked), [(Lookup::IdOnly, Found::ById(1), Phase::Search)]);
     }
 }

@@ -1,78 +1,30 @@
-// An executable model of how ours looks names up in a tools record that
-// changed, put on a release's own ToolSearchProcessor (test-only; it relies on
-// the processor's private members at runtime, as withOurFixes does): the
-// reference's code, but each lookup made as ours makes it, which differs from
-// the reference's in one documented case (docs/differences.md; `reads` in
-// src/tool_search/operation.rs).
+// An executable model of how ours looks names up in a tools record edited
+// after construction, put on a release's own ToolSearchProcessor (test-only;
+// it relies on the processor's private members at runtime, as withOurFixes
+// does): the reference's code, but each lookup made by the one rule ours
+// follows (docs/differences.md; `reads` in src/tool_search/operation.rs).
 //
 // A catalog's tables are what was read when it was made: the record's keys,
-// tools and string ids (the constructor's record for the static catalog; a
-// step's merged copy for a step's own). A lookup finds in the tables the tool
-// under the key that is the name, or the first with that id (the order the
-// hook decides), or, for a search hit, the tool indexed under its key for lack
-// of an id; then makes, in the record as it is now, only the reads Rust lists
-// for that: the key named, the tool now under the key of the one found (if its
-// id is the name), and the whole record scanned by id only when those give
-// nothing. The reference scans every tool's id at every lookup, and so also
-// finds a tool that took the name as its id while the one the tables found
-// still answers to it. With a `filter` hook ours also asks, of the tool the
-// tables found, whether it is the first with that id in the record as one
-// reading of it an operation found it (read as far as the lookups need, and
-// again where the hook changed the id of the tool it was last asked about;
-// issue 29), and scans the record where it is not: so with a hook only an
-// edit the hook makes, during an operation, to another tool before the one
-// found goes unseen. An operation is one search, one `load_tool` call (with
-// its suggestions), one step's loaded tools, or one injected catalog.
+// tools and string ids (the constructor's record, at construction, for the
+// static catalog; a step's merged copy, at the step's start, for a step's
+// own). A lookup finds in the tables the tool under the key that is the
+// name, or the first with that id (the order the hook decides); then, over
+// the constructor's record, reads in the record as it is now only the keys
+// Rust lists for that: the key that is the name, and the key of the tool
+// found by id (whose tool answers if its id is still the name). A name the
+// tables hold by no id is never found by id. Over a step's own catalog the
+// tables are the answer. The injected catalog lists the tables' keys, each
+// named as the tables name its tool; with a hook each is looked up as
+// `load_tool` looks up a name. `load_tool`'s suggestions are the same kind
+// of listing: the tables' keys that match, each looked up with a hook.
 //
 //   withOurLookups(Base) -> a subclass of Base looking names up as ours does
 //   LOOKUPS_DIFFER        a Symbol: the model sets processor[LOOKUPS_DIFFER] = true
 //                         when one of its lookups found another tool than the reference's would
 
-import { AsyncLocalStorage } from 'node:async_hooks'
-
 export const LOOKUPS_DIFFER = Symbol('lookups differ')
 
 const { hasOwn } = Object
-
-/** The operation a lookup is made in (its `{ lookups, asked, askedId }`), as ours keeps one per operation. */
-const operation = new AsyncLocalStorage()
-const newOperation = () => ({ lookups: undefined, asked: undefined, askedId: undefined })
-
-/** A record's first tools by id, read as far as the names asked need (ours' `IdLookups` in lib/tool-search/operation.js). */
-class IdLookups {
-  constructor(record) {
-    this.record = record
-    this.keys = Object.keys(record)
-    this.read = 0
-    this.byId = new Map()
-  }
-
-  find(id) {
-    if (this.byId.has(id)) return this.byId.get(id)
-    while (this.read < this.keys.length) {
-      const key = this.keys[this.read++]
-      if (!hasOwn(this.record, key)) continue
-      const tool = this.record[key]
-      if (tool === null || typeof tool !== 'object') continue
-      if (!this.byId.has(tool.id)) this.byId.set(tool.id, tool)
-      if (tool.id === id) return tool
-    }
-    return undefined
-  }
-}
-
-/** With a hook: `tool` (found standing) where the operation's reading of `record` finds it first with the id, else the first now. */
-function standingFirst(record, name, tool) {
-  const op = operation.getStore()
-  if (op === undefined) throw new Error('a lookup with a hook outside an operation')
-  if (op.asked !== undefined) {
-    const asked = op.asked
-    op.asked = undefined
-    if (asked.id !== op.askedId) op.lookups = undefined
-  }
-  op.lookups ??= new IdLookups(record)
-  return op.lookups.find(name) === tool ? tool : firstById(record, name)
-}
 
 /** What a catalog's tables hold: keys, tools and string ids, in key order, read now. */
 function tablesOf(record) {
@@ -89,21 +41,14 @@ function own(record, name) {
 
 const firstById = (record, name) => Object.values(record).find((tool) => tool.id === name)
 
-/** The reads of src/tool_search/operation.rs's `reads`, for (lookup, what the tables found, whether the record is the caller's). */
-function readsFor(lookup, found, live) {
-  if (found === 'unnamed') return ['standing']
-  if (live) {
-    if (lookup === 'keyFirst') return found === 'byId' ? ['own', 'standing', 'firstById'] : ['own', 'firstById']
-    if (lookup === 'idFirst') return found === 'byId' ? ['standing', 'firstById', 'own'] : found === 'byKey' ? ['own', 'firstById'] : ['firstById', 'own']
-    return found === 'byId' ? ['standing', 'firstById'] : ['firstById']
-  }
-  if (found === 'byKey') return []
-  if (found === 'byId') return lookup === 'idFirst' ? ['standing', 'firstById', 'own'] : ['standing', 'firstById']
-  return ['firstById']
+/** The reads of src/tool_search/operation.rs's `reads`, for (lookup, what the tables found). */
+function readsFor(lookup, found) {
+  if (found === 'byId') return lookup === 'keyFirst' ? ['own', 'standing'] : lookup === 'idFirst' ? ['standing', 'own'] : ['standing']
+  return lookup === 'idOnly' ? [] : ['own']
 }
 
-/** The tool ours finds for `name` in `view` (`{ tools: the record now, tables, live }`), `hooked` where there is a hook. */
-function lookUp({ tools: record, tables, live }, name, lookup, hooked) {
+/** What the tables find for `name` (`[found, at]`), looked up as `lookup` says. */
+function inTables(tables, name, lookup) {
   const byKey = () => {
     const at = tables.keys.indexOf(name)
     return at < 0 ? undefined : ['byKey', at]
@@ -112,21 +57,19 @@ function lookUp({ tools: record, tables, live }, name, lookup, hooked) {
     const at = tables.ids.indexOf(name)
     return at < 0 ? undefined : ['byId', at]
   }
-  const unnamed = () => {
-    const at = tables.keys.indexOf(name)
-    return at < 0 || tables.ids[at] ? undefined : ['unnamed', at]
-  }
-  const [found, at] = (lookup === 'keyFirst' ? (byKey() ?? byId()) : lookup === 'idFirst' ? (byId() ?? byKey()) : (byId() ?? unnamed())) ?? ['missing']
-  const reads = readsFor(lookup, found, live)
-  if (reads.length === 0) return tables.tools[at]
-  for (const read of reads) {
+  return (lookup === 'keyFirst' ? (byKey() ?? byId()) : lookup === 'idFirst' ? (byId() ?? byKey()) : byId()) ?? ['missing']
+}
+
+/** The tool ours finds for `name` in `catalog` (`{ tools: the record now, tables, live }`). */
+function lookUp({ tools: record, tables, live }, name, lookup) {
+  const [found, at] = inTables(tables, name, lookup)
+  if (!live) return found === 'missing' ? undefined : tables.tools[at]
+  for (const read of readsFor(lookup, found)) {
     let tool
     if (read === 'own') tool = own(record, name)
-    else if (read === 'firstById') tool = firstById(record, name)
     else {
       tool = own(record, tables.keys[at])
       if (tool?.id !== name) tool = undefined
-      else if (hooked) tool = standingFirst(record, name, tool)
     }
     if (tool !== undefined) return tool
   }
@@ -152,8 +95,7 @@ export function withOurLookups(Base) {
 
     /** Looks `name` up as ours does, noting when the reference's lookup (`reference()`) finds another tool. */
     #lookUp(catalog, name, lookup, reference) {
-      const view = this.listing?.catalog === catalog ? this.listing : catalog
-      const tool = lookUp(view, name, lookup, this.filter !== undefined)
+      const tool = lookUp(catalog, name, lookup)
       if (tool !== reference()) this[LOOKUPS_DIFFER] = true
       return tool
     }
@@ -171,52 +113,76 @@ export function withOurLookups(Base) {
       return this.#lookUp(catalog, toolName, this.filter ? 'idFirst' : 'keyFirst', reference)
     }
 
-    /** The injected catalog's listing of the caller's record reads it as it is when the listing starts; a step's copy keeps its tables. */
-    async #listing(catalog, list) {
-      this.listing = { catalog, tools: catalog.tools, live: catalog.live, tables: catalog.live ? tablesOf(catalog.tools) : catalog.tables }
-      try {
-        return await list()
-      } finally {
-        this.listing = undefined
+    /**
+     * The injected catalog (1.67+): the tables' keys, in order, each named by
+     * the tables' id of the tool they find for it (id first with a hook),
+     * else the key; with a hook, each looked up and asked about as it is
+     * listed. The reference lists the record's keys now, named by the id of
+     * the tool it finds now.
+     */
+    async formatCatalog(catalog, requestContext) {
+      const reference = await this.#referenceListing(catalog)
+      const { tables } = catalog
+      const lines = []
+      for (const key of tables.keys) {
+        const [, at] = inTables(tables, key, this.filter ? 'idFirst' : 'keyFirst')
+        if (this.filter) {
+          const tool = lookUp(catalog, key, 'idFirst')
+          if (!tool) continue
+          if (!(await this.isToolAllowed(tool, requestContext, 'search'))) continue
+        }
+        const toolName = tables.ids[at] || key
+        const raw = catalog.descriptions.get(toolName) ?? ''
+        const description = raw.length > 150 ? `${raw.slice(0, 147)}...` : raw
+        lines.push(description ? `- \`${toolName}\`: ${description}` : `- \`${toolName}\``)
       }
+      const listing = lines.join('\n')
+      if (reference !== undefined && reference !== listing) this[LOOKUPS_DIFFER] = true
+      return listing
     }
 
-    formatCatalog(catalog, requestContext) {
-      return operation.run(newOperation(), () => this.#listing(catalog, () => super.formatCatalog(catalog, requestContext)))
-    }
-
-    // Ours' operations, each with its reading of the record (see `standingFirst`).
-
-    searchTools(catalog, query, requestContext) {
-      return operation.run(newOperation(), () => super.searchTools(catalog, query, requestContext))
-    }
-
-    getLoadedTools(catalog, loadedNames, requestContext) {
-      return operation.run(newOperation(), () => super.getLoadedTools(catalog, loadedNames, requestContext))
-    }
-
-    async processInputStep(args) {
-      const result = await super.processInputStep(args)
-      const load = result?.tools?.load_tool
-      if (load !== undefined) {
-        const execute = load.execute
-        load.execute = (...input) => operation.run(newOperation(), () => execute.apply(load, input))
+    /** The reference's listing, where it can be made without asking the hook (which would log its calls twice). */
+    async #referenceListing(catalog) {
+      if (this.filter) return undefined
+      const lines = []
+      for (const name of Object.keys(catalog.tools)) {
+        const tool = own(catalog.tools, name) ?? firstById(catalog.tools, name)
+        if (!tool) continue
+        const toolName = tool.id || name
+        const raw = catalog.descriptions.get(toolName) ?? ''
+        const description = raw.length > 150 ? `${raw.slice(0, 147)}...` : raw
+        lines.push(description ? `- \`${toolName}\`: ${description}` : `- \`${toolName}\``)
       }
-      return result
+      return lines.join('\n')
     }
 
-    /** The tool the hook is asked about, and its id then: ours reads it again at its next lookup. */
-    isToolAllowed(tool, requestContext, phase) {
-      const op = operation.getStore()
-      if (op !== undefined && this.filter) {
-        op.asked = tool
-        op.askedId = tool.id
+    /**
+     * `load_tool`'s suggestions: the tables' keys that match (a listing, as
+     * the injected catalog), but for the name itself without a hook (its key
+     * was just read and found empty); with a hook each looked up as any name
+     * (findToolForDynamicName above) and asked about, the first three
+     * allowed. The reference lists the record's keys now.
+     */
+    async getSuggestedToolNames(catalog, toolName, requestContext) {
+      const lower = toolName.toLowerCase()
+      const matches = (name) => name.toLowerCase().includes(lower) || lower.includes(name.toLowerCase())
+      const keys = catalog.tables.keys.filter(matches)
+      if (!this.filter) {
+        const listed = keys.filter((key) => key !== toolName)
+        const reference = Object.keys(catalog.tools).filter(matches)
+        if (listed.join('\u0000') !== reference.join('\u0000')) this[LOOKUPS_DIFFER] = true
+        return listed
       }
-      return super.isToolAllowed(tool, requestContext, phase)
+      const allowed = []
+      for (const name of keys) {
+        const tool = this.findToolForDynamicName(catalog, name)
+        if (!tool) continue
+        if (await this.isToolAllowed(tool, requestContext, 'load')) {
+          allowed.push(name)
+          if (allowed.length >= 3) break
+        }
+      }
+      return allowed
     }
-
-    // `load_tool`'s suggestions are no listing: ours reads the record's keys
-    // alone, and looks each key that matches up as any name (the catalog's
-    // tables, then the reads they call for).
   }
 }

@@ -5,7 +5,7 @@
 // ids changed in place), with colliding names on purpose, run through ours
 // and through the release's own processor with ours' deliberate differences
 // modelled on it (`withOurFixes`, and `withOurLookups` of
-// tool-search-lookups-model.mjs: the one documented lookup difference), and
+// tool-search-lookups-model.mjs: the rule for an edited record), and
 // compared exactly: the tools each step returns (by identity), its system
 // messages, every hook call (phase, toolName, the tool), every meta-tool
 // result.
@@ -13,7 +13,7 @@
 //   runRecordFuzz({ version, first, cases }) -> { cases, failures: [text], modelDiffers }
 //
 // `modelDiffers` counts the cases where the model found another tool than the
-// bare reference would (the documented difference was exercised).
+// bare reference would (an edit outside the rule was exercised).
 // Imported in a worker thread with workerData.recordFuzz set, the module runs
 // that and posts the result back.
 

@@ -5,14 +5,15 @@
 // and its id, description and input schema are what was analysed
 // (`ToolPool`); a step catalog's tools read into it (`Selection`), and
 // whether they are still what a catalog was made of (`sameSelection`); a
-// step's tools by Rust's number, and a name resolved in the step's record
-// as it is now (`StepTools`: `LiveStep` over the caller's record,
-// `SnapshotStep` over a record of its own). May import: tool-parameters.js,
-// and this folder's common.js and record.js.
+// step's tools by Rust's number (`StepTools`: `LiveStep` over the caller's
+// record, where a name is resolved by the keys Rust says to read, and
+// `SnapshotStep` over a record of its own, whose tables are the answer).
+// May import: tool-parameters.js, and this folder's common.js and
+// record.js.
 
 const { inputSchemaOf } = require('../tool-parameters.js')
 const { PROTOCOL, RECORD_VALUES, STEP_VALUES, NONE } = require('./common.js')
-const { isTool, isText, isMetaKey, ownTool, toolById, readRecord } = require('./record.js')
+const { isTool, isText, isMetaKey, ownTool } = require('./record.js')
 
 const TABLE = PROTOCOL.toolTable
 const { noTool: NO_TOOL, newTool: NEW_TOOL, keyIsId: KEY_IS_ID, rowColumns: ROW_COLUMNS } = TABLE
@@ -213,12 +214,9 @@ function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParamete
 }
 
 /**
- * The tools a step's Rust half names by number (its `ToolRef`s), and the
- * reads that resolve a name in the step's record as it is now (the
- * protocol's `operation.ask`: `own`, `standing`, `firstById`), over the
- * record `record()` gives. Tools met while the step runs (a tool the record
- * gives now, or a whole record read for a listing) are numbered after those
- * Rust knows: `adopt`, and `readRecord` for a step over the caller's record.
+ * The tools a step's Rust half names by number (its `ToolRef`s): those its
+ * catalog was made of, then any met while the step runs (a tool the
+ * caller's record gives now under a key, `adopt`).
  */
 class StepTools {
   constructor(native, catalog, visibleTools, count) {
@@ -227,35 +225,17 @@ class StepTools {
     this.visibleTools = visibleTools
     /** How many tools Rust knows before any is met. */
     this.count = count
-    /** Tools met since, from `count` on; records read, `{ base, keys, ids }`. */
+    /** Tools met since, from `count` on. */
     this.met = undefined
-    this.records = undefined
   }
 
   toolFor(ref) {
     return ref < this.count ? this.known(ref) : this.met[ref - this.count]
   }
 
-  // What each kind of step says of the tools Rust knows and of its record.
-
   /** @abstract @param {number} ref @returns {object} The tool Rust knows as `ref`. */
   known(ref) {
     throw new Error(`${this.constructor.name} does not say which tool is ${ref}`)
-  }
-
-  /** @abstract @param {number} ref @returns {string} Its key. */
-  knownKey(ref) {
-    throw new Error(`${this.constructor.name} does not say the key of tool ${ref}`)
-  }
-
-  /** @abstract @param {number} ref @returns {string} Its id, as read when it was analysed. */
-  knownId(ref) {
-    throw new Error(`${this.constructor.name} does not say the id of tool ${ref}`)
-  }
-
-  /** @abstract @returns {Record<string, any>} The step's tools record now. */
-  record() {
-    throw new Error(`${this.constructor.name} does not say its record`)
   }
 
   /** A tool the record gives now, as the step's tool number. */
@@ -263,39 +243,14 @@ class StepTools {
     this.met ??= []
     return this.count + this.met.push(tool) - 1
   }
-
-  /** The key and the id (as read then) of the tool `ref` the tables found. */
-  keyOf(ref) {
-    if (ref < this.count) return this.knownKey(ref)
-    const read = this.#readAt(ref)
-    return read.keys[ref - read.base]
-  }
-
-  idOf(ref) {
-    if (ref < this.count) return this.knownId(ref)
-    const read = this.#readAt(ref)
-    return read.ids[ref - read.base]
-  }
-
-  #readAt(ref) {
-    return this.records.find(({ base, keys }) => ref >= base && ref < base + keys.length)
-  }
-
-  /** `tools[name]` in the step's record now, own keys only. */
-  own(name) {
-    return ownTool(this.record(), name)
-  }
-
-  /** The first tool of the step's record now whose `id` is `name`. */
-  firstById(name) {
-    return toolById(this.record(), name)
-  }
 }
 
 /**
  * A step over the caller's record (the constructor's, read live): Rust's tool
  * `i` is the constructor's tool `i` (under `keys[i]`, with the id `ids[i]`
- * then), and the tools met since come after them.
+ * then), and the tools met since come after them. A name Rust resolves is
+ * read here by key only (the protocol's `operation.ask`: `own`, `standing`),
+ * a constant number of reads in any record.
  */
 class LiveStep extends StepTools {
   constructor(native, catalog, visibleTools, { keys, tools, ids, record }) {
@@ -310,49 +265,38 @@ class LiveStep extends StepTools {
     return true
   }
 
-  record() {
-    return this.callerRecord
-  }
-
   known(ref) {
     return this.tools[ref]
   }
 
-  knownKey(ref) {
+  /** The key and the id (as read then) of the tool `ref` the tables found. */
+  keyOf(ref) {
     return this.keys[ref]
   }
 
-  knownId(ref) {
+  idOf(ref) {
     return this.ids[ref]
+  }
+
+  /** `tools[name]` in the caller's record now, own keys only. */
+  own(name) {
+    return ownTool(this.callerRecord, name)
   }
 
   /** The tool now under the key of the tool `ref`, if its `id` is `name`. */
   standing(ref, name) {
-    const tool = ownTool(this.callerRecord, this.keyOf(ref))
+    const tool = ownTool(this.callerRecord, this.keys[ref])
     return tool !== undefined && tool.id === name ? tool : undefined
-  }
-
-  /** The record as it is now, its tools added to the step's from `base` on. */
-  readRecord() {
-    const record = readRecord(this.callerRecord)
-    this.met ??= []
-    this.records ??= []
-    record.base = this.count + this.met.length
-    for (const tool of record.tools) this.met.push(tool)
-    this.records.push({ base: record.base, keys: record.keys, ids: record.ids })
-    return record
   }
 }
 
 /**
  * A step over a record of its own: the constructor's record merged with the
  * step's tools, `{ ...record, ...resolved }` as read at the step's start,
- * whose keys and tools stay, and whose tools' ids are read when a name is
- * looked up. Rust's tool `i` is the record's tool `i`, then the step's
- * resolved tools.
+ * whose tables are the answer (Rust asks only the hook about its tools).
+ * Rust's tool `i` is the record's tool `i`, then the step's resolved tools.
  */
 class SnapshotStep extends StepTools {
-  #copy
   constructor(native, catalog, resolved, visibleTools) {
     const { record } = catalog
     super(native, catalog, visibleTools, record.tools.length + resolved.length)
@@ -367,37 +311,6 @@ class SnapshotStep extends StepTools {
   known(ref) {
     const { recordTools } = this
     return ref < recordTools.length ? recordTools[ref] : this.resolved[ref - recordTools.length]
-  }
-
-  knownKey(ref) {
-    const { catalog } = this
-    const recordKeys = catalog.record.keys
-    return ref < recordKeys.length ? recordKeys[ref] : catalog.keys[ref - recordKeys.length]
-  }
-
-  knownId(ref) {
-    return this.catalog.selection.seen[ref]?.id
-  }
-
-  /** The tool `ref` (which keeps its key in the step's record), if its `id` is `name` now. */
-  standing(ref, name) {
-    const tool = this.toolFor(ref)
-    return tool.id === name ? tool : undefined
-  }
-
-  /** The step's record, made when a name first needs it (rarely: see `reads` in src/tool_search/operation.rs). */
-  record() {
-    if (this.#copy !== undefined) return this.#copy
-    const { catalog } = this
-    const copy = Object.create(null)
-    const { keys, tools } = catalog.record
-    for (let i = 0; i < keys.length; i++) copy[keys[i]] = tools[i]
-    for (let i = 0; i < catalog.keys.length; i++) {
-      const key = catalog.keys[i]
-      if (!isMetaKey(key)) copy[key] = catalog.tools[i]
-    }
-    this.#copy = copy
-    return copy
   }
 }
 

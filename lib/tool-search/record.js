@@ -2,9 +2,9 @@
 // What the ToolSearchProcessor reads of the caller's objects, and how a
 // tools record crosses to Rust: a record's values checked as tools, ids and
 // descriptions (a value of the wrong kind handed to Rust to be refused),
-// the record as a tool table (the protocol's `toolTable`), a name looked up
-// in a record as it is now (`ownTool`, `toolById`, `readRecord`), and the
-// thread a request context names (`readThread`). It decides nothing and
+// the record as a tool table (the protocol's `toolTable`), a key looked up
+// in a record as it is now (`ownTool`), and the thread a request context
+// names (`readThread`). It decides nothing and
 // keeps nothing. May import: native.js, hook-arguments.js, and this
 // folder's common.js.
 
@@ -44,10 +44,9 @@ function isMetaKey(key) {
  * a tool without a string id or whose id equals its key. A value Rust could
  * not read is handed to it to be refused, as `refused` names it. Options:
  * `stepTools` (the step's tools: meta-tools that are no tools are passed
- * over), `ids` (also give the ids read, as an array), `descriptions: false`
- * (send none: lookups only).
+ * over), `ids` (also give the ids read, as an array).
  */
-function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = false, descriptions: sendDescriptions = true } = {}) {
+function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = false } = {}) {
   // One string built by concatenation (V8 keeps it as a rope until Rust reads
   // it once) is the cheapest way across: no per-tool boundary call.
   let text = ''
@@ -70,7 +69,6 @@ function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = fal
       text += id
       spans[row + 1] = id.length
     }
-    if (!sendDescriptions) continue
     const description = tool.description
     if (isText(description, key, refused.description)) {
       text += description
@@ -80,29 +78,16 @@ function toolTable(keys, tools, refused, { stepTools = false, ids: withIds = fal
   return { text, spans, ids }
 }
 
-/** `tools[name]`, own keys only (a deliberate difference); `undefined` for no tool. */
+/**
+ * `tools[name]`, own keys only (a deliberate difference); `undefined` for no
+ * such key. A value under it that is no tool is refused, `null` and
+ * `undefined` too (the reference throws a `TypeError` for them as well).
+ */
 function ownTool(record, name) {
   if (!Object.hasOwn(record, name)) return undefined
   const tool = record[name]
-  if (tool === undefined || tool === null) return undefined
   isTool(tool, name, RECORD_VALUES, false)
   return tool
-}
-
-/** `Object.values(tools).find((tool) => tool.id === id)`, refusing what is no tool. */
-function toolById(record, id) {
-  for (const key of Object.keys(record)) {
-    const tool = record[key]
-    if (isTool(tool, key, RECORD_VALUES, false) && tool.id === id) return tool
-  }
-  return undefined
-}
-
-/** The caller's record as it is now: its keys and tools, and a tool table of keys and ids. */
-function readRecord(record) {
-  const keys = Object.keys(record)
-  const tools = valuesOf(record, keys)
-  return { keys, tools, base: 0, ...toolTable(keys, tools, RECORD_VALUES, { ids: true, descriptions: false }) }
 }
 
 /** `record`'s values under `keys`, in order (a loop: `map`'s callback cost a third more on 9,000 keys, measured). */
@@ -149,4 +134,4 @@ function threadEntries(contextThread, memory, memoryThread, memoryThreadId, memo
   return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId }
 }
 
-module.exports = { isTool, isText, isMetaKey, toolTable, ownTool, toolById, readRecord, valuesOf, readThread }
+module.exports = { isTool, isText, isMetaKey, toolTable, ownTool, valuesOf, readThread }

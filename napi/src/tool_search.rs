@@ -41,9 +41,7 @@ use mastra_native_processors::stores::facts::read_facts;
 use mastra_native_processors::tool_search::operation::complete_now;
 use mastra_native_processors::tool_search::refusal::refuse_record_value;
 use mastra_native_processors::tool_search::request::{load_tool_names, request_thread, thread_to_clear, MemoryContext};
-use mastra_native_processors::tool_search::{
-    loaded_names, messages, LiveRecord, Phase, PoolStep, PoolTool, ToolEntry, ToolSearch,
-};
+use mastra_native_processors::tool_search::{loaded_names, messages, Phase, PoolStep, PoolTool, ToolEntry, ToolSearch};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -445,23 +443,6 @@ fn read_tool_table(table: ToolTable) -> Result<(Vec<u16>, Vec<EntrySpans>, Optio
     let entries = read_table(text.len(), &spans).map_err(internal_error)?;
     let parameters = parameter_table(parameters_text, parameters, entries.len())?;
     Ok((text, entries, parameters))
-}
-
-/// The caller's tools record as the wrapper read it now: a tool table of
-/// keys and ids (no descriptions), its tools being the wrapper's tools
-/// `base..`.
-#[napi(object, object_to_js = false)]
-pub struct LiveRecordTable {
-    #[napi(ts_type = "string")]
-    pub text: Utf16Text,
-    pub spans: Int32Array,
-    pub base: i32,
-}
-
-fn live_record(record: Option<LiveRecordTable>) -> Result<Option<Arc<LiveRecord>>> {
-    let Some(LiveRecordTable { text: Utf16Text(text), spans, base }) = record else { return Ok(None) };
-    let spans = read_table(text.len(), &spans).map_err(internal_error)?;
-    Ok(Some(Arc::new(LiveRecord::new(text, spans, base).map_err(internal_error)?)))
 }
 
 #[napi(object)]

@@ -91,9 +91,7 @@ macro_rules! tool_search_protocol {
 
             #[doc = "The numbers `NativeOperation.resume` takes and gives."]
             #[doc = ""]
-            #[doc = "A question is `DONE`, `NEED_KEYS` (the driver hands over the"]
-            #[doc = "caller's record's keys, `Object.keys` and nothing else read, with"]
-            #[doc = "`useKeys` before resuming), `TICK`, or a"]
+            #[doc = "A question is `DONE`, `TICK`, or a"]
             #[doc = "tool question `(tool << ask.KIND_BITS) | kind`: kind"]
             #[doc = "`ask.TOOL` asks the hook about `tool`; any other asks which tool"]
             #[doc = "the record gives for a name, and whether the hook allows it,"]
@@ -107,10 +105,6 @@ macro_rules! tool_search_protocol {
             pub mod operation: OperationCodes {
                 #[doc = "What `resume` returns once the operation has ended."]
                 pub const DONE: i32 = -1;
-                #[doc = "What `resume` returns when the operation needs the caller's record's"]
-                #[doc = "keys as they are now (`load_tool`'s suggestions, which the reference"]
-                #[doc = "makes from `Object.keys`, then looks up only the keys that match)."]
-                pub const NEED_KEYS: i32 = -2;
                 #[doc = "What `resume` returns where the reference awaits a value that is"]
                 #[doc = "no promise (the store it records loads in): the driver awaits once,"]
                 #[doc = "then resumes (its answer is ignored)."]
@@ -145,18 +139,13 @@ macro_rules! tool_search_protocol {
                     pub const KIND_BITS: u32 = 8;
                     #[doc = "Ask the hook about the tool."]
                     pub const TOOL: i32 = 0;
-                    #[doc = "Any other kind resolves a name as it is looked up now, in the"]
-                    #[doc = "step's record (the caller's, read live, or the step's own copy of it"]
-                    #[doc = "with its resolved tools, whose tools' ids are read live): what the"]
-                    #[doc = "tables found for it, in the low `FOUND_BITS` bits (the name is then"]
-                    #[doc = "the key found, the id found, the key of the tool found `UNNAMED`, or"]
-                    #[doc = "the operation's `questionName`), then the reads to make, `READ_BITS`"]
-                    #[doc = "bits each, the first lowest, until one gives a tool (none: the record"]
-                    #[doc = "gives none)."]
+                    #[doc = "Any other kind resolves a name in the caller's record, read live:"]
+                    #[doc = "what the tables found for it, in the low `FOUND_BITS` bits (the name"]
+                    #[doc = "is then the key found, the id found, or the operation's"]
+                    #[doc = "`questionName`), then the reads to make, `READ_BITS` bits each, the"]
+                    #[doc = "first lowest, until one gives a tool (none: the record gives none)."]
+                    #[doc = "Each read is of one key: a name costs the same in any record."]
                     pub const FOUND_BITS: u32 = 2;
-                    #[doc = "No tool had the name as its id; `tool` is indexed under its key, the"]
-                    #[doc = "name, for lack of one."]
-                    pub const UNNAMED: i32 = 0;
                     pub const BY_KEY: i32 = 1;
                     pub const BY_ID: i32 = 2;
                     pub const MISSING: i32 = 3;
@@ -165,8 +154,6 @@ macro_rules! tool_search_protocol {
                     pub const OWN_KEY: i32 = 1;
                     #[doc = "The tool now under the key of the tool found, if its `id` is the name."]
                     pub const STANDING: i32 = 2;
-                    #[doc = "The first tool, in key order, whose `id` is the name."]
-                    pub const FIRST_BY_ID: i32 = 3;
                 }
             }
 

@@ -158,9 +158,6 @@ pub struct Catalog {
     params: Option<Arc<ParamTable>>,
     ranking: Ranking,
     built: BuildCell,
-    /// The index of an [`unindexed`](Catalog::unindexed) catalog, should it
-    /// be searched after all.
-    late_index: OnceLock<Searchable>,
     /// For `'hybrid'` with vectors made elsewhere: one per document, once
     /// they are in ([`set_tool_vectors`](Catalog::set_tool_vectors)).
     given_vectors: OnceLock<ToolVectors>,
@@ -218,11 +215,10 @@ impl CatalogText {
     }
 }
 
-/// Everything built from the entries (`searchable` is `None` for an
-/// [`unindexed`](Catalog::unindexed) catalog).
+/// Everything built from the entries.
 struct Built {
     lookups: Lookups,
-    searchable: Option<Searchable>,
+    searchable: Searchable,
 }
 
 struct Lookups {
@@ -284,34 +280,6 @@ impl Catalog {
             }
         }
         Ok(Catalog::index_entries(Arc::new(CatalogText::own(text)), Arc::new(entries), ranking, params.map(Arc::new)))
-    }
-
-    /// A catalog for lookups alone (a record as it is now, looked up for
-    /// one step): its lookups are built at once and its index (the
-    /// reference's) only if it is ever searched.
-    pub fn unindexed(text: impl Into<Vec<u16>>, entries: Vec<EntrySpans>) -> Result<Catalog, CatalogError> {
-        let text: Vec<u16> = text.into();
-        Catalog::check_table(text.len(), &entries)?;
-        let source = Source {
-            text: Arc::new(CatalogText::own(text)),
-            entries: Arc::new(entries),
-            ranking: Ranking::Reference,
-            params: None,
-            analysed: None,
-        };
-        let built = Built { lookups: source.lookups(), searchable: None };
-        let catalog = Catalog {
-            text: source.text,
-            entries: source.entries,
-            params: None,
-            ranking: source.ranking,
-            built: BuildCell { ready: OnceLock::new(), building: Mutex::new(None) },
-            late_index: OnceLock::new(),
-            given_vectors: OnceLock::new(),
-            pattern_texts: OnceLock::new(),
-        };
-        let _ = catalog.built.ready.set(built);
-        Ok(catalog)
     }
 
     /// Checks what [`Catalog::new`] refuses: spans outside the text, and
@@ -417,7 +385,6 @@ impl Catalog {
             params,
             ranking,
             built,
-            late_index: OnceLock::new(),
             given_vectors: OnceLock::new(),
             pattern_texts: OnceLock::new(),
         };
@@ -556,10 +523,7 @@ impl Catalog {
     }
 
     fn searchable(&self) -> &Searchable {
-        match &self.built().searchable {
-            Some(searchable) => searchable,
-            None => self.late_index.get_or_init(|| self.index_source().build()),
-        }
+        &self.built().searchable
     }
 
     fn lookups(&self) -> &Lookups {
@@ -628,6 +592,8 @@ impl Catalog {
         self.given_vectors.set(vectors).is_ok()
     }
 
+    /// What the catalog's index is built from, for tests that build it apart.
+    #[cfg(test)]
     fn index_source(&self) -> IndexSource {
         IndexSource {
             text: self.text.clone(),
@@ -655,7 +621,7 @@ impl Source {
     fn build(mut self) -> Built {
         if let Some(analysed) = self.analysed.take() {
             let lookups = self.lookups();
-            return Built { searchable: Some(analysed.finish(&lookups.retired)), lookups };
+            return Built { searchable: analysed.finish(&lookups.retired), lookups };
         }
         let mut index = IndexSource {
             text: self.text.clone(),
@@ -669,12 +635,12 @@ impl Source {
             // say which retire) are made meanwhile: the first search waits
             // for the longer of the two, not for both.
             let (partial, lookups) = index.index_entries(index.split_point_beside_lookups(), || self.lookups());
-            return Built { searchable: Some(partial.finish(&lookups.retired)), lookups };
+            return Built { searchable: partial.finish(&lookups.retired), lookups };
         }
         // The `'fielded'` builder leaves retired documents out as it goes.
         let lookups = self.lookups();
         index.retired = lookups.retired.clone();
-        Built { lookups, searchable: Some(index.build()) }
+        Built { lookups, searchable: index.build() }
     }
 
     fn lookups(&self) -> Lookups {
@@ -1369,28 +1335,5 @@ mod tests {
             }
             assert!(!a.is_empty(), "{query}");
         }
-    }
-
-    #[test]
-    fn an_unindexed_catalog_looks_up_like_an_indexed_one_and_indexes_if_searched() {
-        let entries =
-            [("weatherKey", Some("get-weather"), "Weather"), ("noId", None, "No id"), ("x", Some("get-weather"), "")];
-        let indexed = catalog(&entries);
-        let mut builder = Catalog::builder();
-        for &(key, id, description) in &entries {
-            builder.push_str(key, id, description);
-        }
-        let (text, spans) = builder.into_parts();
-        let unindexed = Catalog::unindexed(text, spans).unwrap();
-        for name in ["get-weather", "noId", "weatherKey", "x", "nope"] {
-            let name = u(name);
-            assert_eq!(unindexed.find_by_id(&name), indexed.find_by_id(&name));
-            assert_eq!(unindexed.find_by_key(&name), indexed.find_by_key(&name));
-            assert_eq!(unindexed.find_doc(&name), indexed.find_doc(&name));
-        }
-        assert_eq!(unindexed.len(), indexed.len());
-        let query = u("weather");
-        let options = crate::search::SearchOptions::default();
-        assert_eq!(unindexed.search(&query, &options), indexed.search(&query, &options));
     }
 }

@@ -80,13 +80,8 @@ pub struct SearchHit {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Pending {
     pub doc: DocId,
-    /// `findToolById(name)`: the entry whose tool goes to the hook; or, when
-    /// no entry carries the name as its id (`by_id` false, only from
-    /// [`SearchWalk::next_to_resolve`]), the document's own entry, a tool
-    /// indexed under its key for lack of an id.
+    /// `findToolById(name)`: the entry whose tool goes to the hook.
     pub entry: usize,
-    /// Whether `entry` carries the name as its id.
-    pub by_id: bool,
     pub score: f64,
 }
 
@@ -275,21 +270,8 @@ impl SearchWalk {
     /// carries as its `id`, are skipped without asking. A pending candidate
     /// that was never [`resolve`](Self::resolve)d counts as rejected.
     pub fn next_pending(&mut self, catalog: &Catalog) -> Option<Pending> {
-        self.next_candidate(catalog, false)
-    }
-
-    /// [`next_pending`](Self::next_pending), for a caller that looks names
-    /// up in a record that may have changed since the catalog was made: a
-    /// name no entry carries as its id is not skipped but handed over with
-    /// its document's entry (`by_id` false), as the tool now under that key
-    /// may have taken it as its id.
-    pub fn next_to_resolve(&mut self, catalog: &Catalog) -> Option<Pending> {
-        self.next_candidate(catalog, true)
-    }
-
-    fn next_candidate(&mut self, catalog: &Catalog, unnamed: bool) -> Option<Pending> {
         self.pending = None;
-        let pending = self.next_given(catalog, unnamed);
+        let pending = self.next_given(catalog);
         match pending {
             Some(pending) => self.pending = Some(Candidate { doc: pending.doc, score: pending.score }),
             None => self.done = true,
@@ -311,16 +293,10 @@ impl SearchWalk {
     /// once. `None` at the end of the candidates, or once the walk is over.
     /// The verdicts go to [`decide`](Self::decide), in the order given.
     pub fn next_ahead(&mut self, catalog: &Catalog) -> Option<Pending> {
-        self.next_given(catalog, false)
+        self.next_given(catalog)
     }
 
-    /// [`next_ahead`](Self::next_ahead), handing over names no entry carries
-    /// as its id as [`next_to_resolve`](Self::next_to_resolve) does.
-    pub fn next_ahead_to_resolve(&mut self, catalog: &Catalog) -> Option<Pending> {
-        self.next_given(catalog, true)
-    }
-
-    fn next_given(&mut self, catalog: &Catalog, unnamed: bool) -> Option<Pending> {
+    fn next_given(&mut self, catalog: &Catalog) -> Option<Pending> {
         if self.done {
             return None;
         }
@@ -330,12 +306,8 @@ impl SearchWalk {
             if candidate.score <= self.min_score {
                 continue;
             }
-            let (entry, by_id) = match catalog.find_by_id(catalog.doc_name(candidate.doc)) {
-                Some(entry) => (entry, true),
-                None if unnamed => (catalog.doc_entry(candidate.doc), false),
-                None => continue,
-            };
-            return Some(Pending { doc: candidate.doc, entry, by_id, score: candidate.score });
+            let Some(entry) = catalog.find_by_id(catalog.doc_name(candidate.doc)) else { continue };
+            return Some(Pending { doc: candidate.doc, entry, score: candidate.score });
         }
         None
     }

@@ -2,16 +2,14 @@
 //! [`operation`](super::operation)s that put them to the host: where the hook
 //! is asked ([`Phase`]) and what it answered ([`Verdict`]), how a name is
 //! looked up ([`Lookup`]) and what the catalog's tables say it resolves to
-//! ([`Found`]), the questions and answers ([`Ask`], [`Answer`]), the host
+//! ([`Found`]), the questions and answers ([`Ask`], [`Answer`]), and the host
 //! itself ([`ToolFilter`], with [`NoFilter`] and [`VerifyAfter`] for a host
-//! without a hook), and the caller's record as read at one moment
-//! ([`LiveRecord`], [`LiveKeys`]).
+//! without a hook).
 
 use std::cell::RefCell;
 use std::future::Future;
 
 use crate::js::JsString;
-use crate::search::{Catalog, CatalogError, EntrySpans};
 
 use crate::protocol::tool_search as protocol;
 
@@ -51,9 +49,8 @@ impl Verdict {
 
 /// A tool as the host knows it: `i` for the entry `i` of the catalog's
 /// record (the constructor's tools, or a step's merged record of them and
-/// its resolved tools), and beyond those whatever tools the host adds, such
-/// as the tools of a [`LiveRecord`] or a tool the caller put in the record
-/// since. Never negative.
+/// its resolved tools), and beyond those whatever tools the host adds: a
+/// tool the caller put in the record since. Never negative.
 pub type ToolRef = i32;
 
 /// How a name is looked up in a tools record, as the reference looks it up.
@@ -71,35 +68,25 @@ impl Lookup {
     pub const ALL: [Lookup; 3] = [Lookup::KeyFirst, Lookup::IdFirst, Lookup::IdOnly];
 }
 
-/// What a catalog's tables say a name resolves to.
+/// What a catalog's tables say a name resolves to: the tables made when the
+/// record's tools were read (at construction for the constructor's record,
+/// at a step's start for a step's own), which are trusted for ids.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Found {
     /// The tool under the record key that is the name.
     ByKey(ToolRef),
     /// The first tool whose `id` is the name.
     ById(ToolRef),
-    /// No tool has the name as its `id` (so looked up by id, nothing), but
-    /// this one is indexed under it, its key, for lack of an id: the tool
-    /// now under that key may have taken it since.
-    Unnamed(ToolRef),
-    /// Nothing: the name, for a host that looks again.
+    /// Nothing: the name, for a host that reads the key it names.
     Missing(JsString),
 }
 
 impl Found {
-    /// The tool the tables point at, if any.
+    /// The tool the tables resolve the name to, if any.
     pub fn tool(&self) -> Option<ToolRef> {
         match *self {
-            Found::ByKey(tool) | Found::ById(tool) | Found::Unnamed(tool) => Some(tool),
-            Found::Missing(_) => None,
-        }
-    }
-
-    /// The tool the tables resolve the name to, if any.
-    pub fn resolved(&self) -> Option<ToolRef> {
-        match *self {
             Found::ByKey(tool) | Found::ById(tool) => Some(tool),
-            Found::Unnamed(_) | Found::Missing(_) => None,
+            Found::Missing(_) => None,
         }
     }
 }
@@ -107,15 +94,17 @@ impl Found {
 /// A question for the host.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Ask {
-    /// Whether the hook allows this tool. Asked only when there is a hook.
+    /// Whether the hook allows this tool. Asked only when there is a hook,
+    /// or when the operation awaits as the reference does.
     Tool(ToolRef),
-    /// Which tool the step's record gives for a name now (the caller's
-    /// record when `live`, else the step's copy, whose tools' ids are read
-    /// now), where the catalog's tables say `found`, and whether the hook
-    /// (if any) allows it. A record that gives no tool does not allow: the
-    /// reference skips a tool it does not find exactly as one the hook
+    /// Which tool the caller's record (read live: the constructor's, which
+    /// the reference keeps) gives for a name now, where the catalog's tables
+    /// say `found`, and whether the hook (if any) allows it: the host reads
+    /// only the keys [`reads`](super::operation::reads) lists, a constant
+    /// number for any record. A record that gives no tool does not allow:
+    /// the reference skips a tool it does not find exactly as one the hook
     /// denies.
-    Resolve { lookup: Lookup, found: Found, live: bool },
+    Resolve { lookup: Lookup, found: Found },
 }
 
 /// The host's answer.
@@ -123,7 +112,7 @@ pub enum Ask {
 pub struct Answer {
     pub verdict: Verdict,
     /// For [`Ask::Resolve`], the tool the record gives when it is not the one
-    /// the tables found (or they found none).
+    /// the tables found (or they found none): one put under its key since.
     pub tool: Option<ToolRef>,
 }
 
@@ -141,25 +130,11 @@ pub trait ToolFilter {
     /// Answers `ask`, in `phase`.
     fn check(&self, ask: Ask, phase: Phase) -> impl Future<Output = Answer>;
 
-    /// The caller's tools record's keys as they are now (nothing else of
-    /// it read), for the suggestions; `None` to go by the catalog's tables.
-    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
-        std::future::ready(None)
-    }
-
     /// Whether the operation awaits as the reference does (see
     /// [`operation`](super::operation)): it then asks about every tool it
     /// finds, hook or not.
     fn awaits(&self) -> bool {
         false
-    }
-
-    /// The name of the tool the last [`Ask::Resolve`] of a listing was
-    /// answered with, when it is not what the tables say: `Some(None)` for
-    /// no id (listed by its key), `Some(Some(id))`. Read after the hook
-    /// answered, as the reference reads `tool.id || key` for the line.
-    fn take_name(&self) -> Option<Option<JsString>> {
-        None
     }
 
     /// Where the reference awaits a value that is no promise: the host
@@ -189,7 +164,7 @@ impl ToolFilter for NoFilter {
 fn trusted(ask: &Ask) -> Answer {
     match ask {
         Ask::Tool(_) => Answer::ALLOWED,
-        Ask::Resolve { found, .. } if found.resolved().is_some() => Answer::ALLOWED,
+        Ask::Resolve { found, .. } if found.tool().is_some() => Answer::ALLOWED,
         Ask::Resolve { .. } => Answer::DENIED,
     }
 }
@@ -218,46 +193,5 @@ impl ToolFilter for VerifyAfter {
             self.resolutions.borrow_mut().push(ask);
         }
         std::future::ready(answer)
-    }
-}
-
-/// The caller's tools record as read at one moment: its keys and ids (no
-/// descriptions: those of the catalog's index stand, as in the reference),
-/// its entry `i` being the host's tool `base + i`.
-pub struct LiveRecord {
-    pub catalog: Catalog,
-    pub base: ToolRef,
-}
-
-impl LiveRecord {
-    pub fn new(text: Vec<u16>, entries: Vec<EntrySpans>, base: ToolRef) -> Result<LiveRecord, CatalogError> {
-        ToolRef::try_from(entries.len()).ok().and_then(|len| base.checked_add(len)).ok_or(CatalogError::TooLarge)?;
-        Ok(LiveRecord { catalog: Catalog::unindexed(text, entries)?, base })
-    }
-
-    pub(super) fn tool(&self, entry: usize) -> ToolRef {
-        // `new` checked that every entry's tool fits.
-        self.base + entry as ToolRef
-    }
-}
-
-/// The caller's tools record's own enumerable keys, in `Object.keys` order,
-/// as read at one moment: only the keys, as the reference's suggestions read
-/// them before looking any one up.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LiveKeys(pub Vec<JsString>);
-
-impl LiveKeys {
-    /// The keys end to end in `text`, each `lengths[i]` units long; `None`
-    /// when the lengths do not add up to the text.
-    pub fn from_lengths(text: &[u16], lengths: &[i32]) -> Option<LiveKeys> {
-        let mut keys = Vec::with_capacity(lengths.len());
-        let mut at = 0usize;
-        for &length in lengths {
-            let end = at.checked_add(usize::try_from(length).ok()?)?;
-            keys.push(JsString::from(text.get(at..end)?));
-            at = end;
-        }
-        (at == text.len()).then_some(LiveKeys(keys))
     }
 }

@@ -57,53 +57,34 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
-use crate::given::Given;
-
-use super::{Answer, Ask, Found, LiveKeys, Lookup, Phase, ToolFilter, Verdict};
+use super::{Answer, Ask, Found, Lookup, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
 
-/// The reads that find, in the record a name is looked up in (the caller's
-/// own, kept by the reference and read live: `live`; or a step's copy of
-/// it merged with its resolved tools, whose keys and tools stay what they
-/// were and whose tools' ids are read live), the tool the reference would
-/// find for a name looked up with `lookup`, where the tables (the record as
-/// it was read) found `found`: what `findToolForDynamicName` or
-/// `findToolById` would find, read in O(1) where the tool the tables found
-/// still answers to the name, by a scan where it does not. None: the tables
-/// are the answer (a step's copy, looked up by a key it has).
+/// The reads that resolve a name in the caller's record (the constructor's,
+/// which the reference keeps and reads at each use), read live, where the
+/// catalog's tables found `found` for a name looked up with `lookup`, in the
+/// order the reference looks it up: the key that is the name ([`OWN_KEY`]:
+/// a tool added, replaced or deleted under a key is seen at once) and the
+/// tool now under the key of the tool the tables found by id, where it still
+/// has that id ([`STANDING`]). A name the tables found by no id is not looked
+/// for by id: ids come from the tables, made when the record's tools were
+/// read, so a tool whose `id` changed in place since, or one added under a
+/// key other than its id, is found by its new id once the tables are made
+/// again (docs/differences.md has the measured reason: reading the ids
+/// again is reading the whole record, at every operation). Each read is of
+/// one key, so a name costs the same in any record. None: the record gives
+/// nothing (a search hit the tables name by no id).
 ///
-/// The reference reads every tool's id at every lookup; these do not, and
-/// so miss one case: a tool that took the name as its id after the tables
-/// were made (put under another key, or its id changed in place) while the
-/// tool they found still answers to it (the first tool with that id,
-/// standing under its key with it; a key's own tool, looked up with a hook
-/// by a name no tool had as its id; a tool indexed under its key for lack of
-/// an id). The reference would find whichever comes first in key order.
-pub fn reads(lookup: Lookup, found: &Found, live: bool) -> &'static [i32] {
-    use code::ask::{FIRST_BY_ID, OWN_KEY, STANDING};
-    match (lookup, found, live) {
-        (_, Found::Unnamed(_), _) => &[STANDING],
-        (Lookup::KeyFirst, Found::ById(_), true) => &[OWN_KEY, STANDING, FIRST_BY_ID],
-        (Lookup::KeyFirst, _, true) | (Lookup::IdFirst, Found::ByKey(_), true) => &[OWN_KEY, FIRST_BY_ID],
-        (Lookup::IdFirst, Found::ById(_), _) => &[STANDING, FIRST_BY_ID, OWN_KEY],
-        (Lookup::IdFirst, Found::Missing(_), true) => &[FIRST_BY_ID, OWN_KEY],
-        (Lookup::IdOnly | Lookup::KeyFirst, Found::ById(_), _) => &[STANDING, FIRST_BY_ID],
-        (_, Found::Missing(_), _) => &[FIRST_BY_ID],
-        // A step's copy has the key, and keeps its tool.
-        (_, Found::ByKey(_), false) => &[],
-        (Lookup::IdOnly, Found::ByKey(_), true) => &[FIRST_BY_ID],
-    }
-}
-
-/// The name a listing gives a tool whose `id` is `id`, as the reference
-/// lists `tool.id || key`: the id when it is a string, none (`Some(None)`:
-/// the tool is listed by its key) when it is falsy; `None` for any other id,
-/// which no tools record may hold (see [`refuse_record_value`](super::refusal::refuse_record_value)).
-pub fn listed_name(id: Given) -> Option<Option<JsString>> {
-    match id {
-        Given::String(name) => Some(Some(name)),
-        falsy if !falsy.is_truthy() => Some(None),
-        _ => None,
+/// [`OWN_KEY`]: code::ask::OWN_KEY
+/// [`STANDING`]: code::ask::STANDING
+pub fn reads(lookup: Lookup, found: &Found) -> &'static [i32] {
+    use code::ask::{OWN_KEY, STANDING};
+    match (lookup, found) {
+        (Lookup::KeyFirst, Found::ById(_)) => &[OWN_KEY, STANDING],
+        (Lookup::IdFirst, Found::ById(_)) => &[STANDING, OWN_KEY],
+        (Lookup::IdOnly, Found::ById(_)) => &[STANDING],
+        (Lookup::KeyFirst | Lookup::IdFirst, Found::ByKey(_) | Found::Missing(_)) => &[OWN_KEY],
+        (Lookup::IdOnly, Found::ByKey(_) | Found::Missing(_)) => &[],
     }
 }
 
@@ -134,17 +115,14 @@ impl Ask {
     pub fn code(&self) -> Option<i32> {
         let (tool, kind) = match self {
             Ask::Tool(tool) => (*tool, code::ask::TOOL),
-            Ask::Resolve { lookup, found, live } => {
+            Ask::Resolve { lookup, found } => {
                 let (tool, found_code) = match found {
                     Found::ByKey(tool) => (*tool, code::ask::BY_KEY),
                     Found::ById(tool) => (*tool, code::ask::BY_ID),
-                    Found::Unnamed(tool) => (*tool, code::ask::UNNAMED),
                     Found::Missing(_) => (0, code::ask::MISSING),
                 };
-                let reads = reads(*lookup, found, *live)
-                    .iter()
-                    .rev()
-                    .fold(0, |reads, &read| (reads << code::ask::READ_BITS) | read);
+                let reads =
+                    reads(*lookup, found).iter().rev().fold(0, |reads, &read| (reads << code::ask::READ_BITS) | read);
                 (tool, found_code | (reads << code::ask::FOUND_BITS))
             }
         };
@@ -166,7 +144,6 @@ impl Ask {
 /// What an operation waits on.
 enum Question {
     Ask(Ask),
-    Keys,
     Tick,
 }
 
@@ -175,7 +152,6 @@ impl Question {
     fn code(&self) -> Option<i32> {
         match self {
             Question::Ask(ask) => ask.code(),
-            Question::Keys => Some(code::NEED_KEYS),
             Question::Tick => Some(code::TICK),
         }
     }
@@ -190,17 +166,15 @@ enum Stage {
     Waiting(Question),
     /// Handed to the host, which has not answered yet.
     Out(Question),
-    /// Answered, the answer not yet taken by the operation, with the name
-    /// the host gave with it (see [`ToolFilter::take_name`]).
-    Answered(Answer, Option<Option<JsString>>),
+    /// Answered, the answer not yet taken by the operation.
+    Answered(Answer),
     /// Done with: its answer taken, or withdrawn before it was handed out.
     Settled,
     /// Withdrawn while out: its answer, when it comes, is dropped.
     Abandoned,
 }
 
-/// The host's side of an operation: its questions by ticket, and the
-/// caller's record once handed over.
+/// The host's side of an operation: its questions by ticket.
 ///
 /// Tickets are handed out in the order asked, so the questions still
 /// waiting are those from `next_out` on; a question's stage is found by its
@@ -214,13 +188,6 @@ struct Exchange {
     next_out: Ticket,
     /// Questions waiting or out (not withdrawn): what the operation waits on.
     open: usize,
-    /// The caller's record's keys, once handed over.
-    keys: Option<LiveKeys>,
-    /// The name given with the last answer taken (see [`ToolFilter::take_name`]).
-    name: Option<Option<JsString>>,
-    /// Names to go with answers the host gives ([`Operation::provide_id`]):
-    /// for a ticket, or (`None`) the next answer.
-    given_names: Vec<(Option<Ticket>, Option<JsString>)>,
 }
 
 impl Exchange {
@@ -240,11 +207,8 @@ impl Exchange {
     /// The answer to `ticket`, if it came (taken: the question is settled).
     fn take_answer(&mut self, ticket: Ticket) -> Option<Answer> {
         let stage = self.stage(ticket)?;
-        let Stage::Answered(..) = stage else { return None };
-        let Stage::Answered(answer, name) = std::mem::replace(stage, Stage::Settled) else { return None };
-        // The name goes with this answer only: a question answered without
-        // one leaves none behind (as parking a question cleared it).
-        self.name = name;
+        let Stage::Answered(answer) = *stage else { return None };
+        *stage = Stage::Settled;
         self.retire();
         Some(answer)
     }
@@ -268,12 +232,10 @@ impl Exchange {
     /// The host's answer (a [`code`]) to `ticket`; ignored unless the
     /// question is out.
     fn answer(&mut self, ticket: Ticket, answer: i32) {
-        let given = self.given_names.iter().position(|&(to, _)| to.is_none_or(|to| to == ticket));
-        let name = given.map(|at| self.given_names.swap_remove(at).1);
         let Some(stage) = self.stage(ticket) else { return };
         match stage {
             Stage::Out(_) => {
-                *stage = Stage::Answered(Answer::from_code(answer), name);
+                *stage = Stage::Answered(Answer::from_code(answer));
                 self.open -= 1;
             }
             Stage::Abandoned => *stage = Stage::Settled,
@@ -296,7 +258,7 @@ impl Exchange {
         let mut failed = 0;
         for stage in self.stages.iter_mut().skip(from) {
             if matches!(stage, Stage::Waiting(question) if question.code().is_none()) {
-                *stage = Stage::Answered(Answer::verdict(Verdict::Failed), None);
+                *stage = Stage::Answered(Answer::verdict(Verdict::Failed));
                 failed += 1;
             }
         }
@@ -408,24 +370,12 @@ impl ToolFilter for Relay {
         }
     }
 
-    fn live_keys(&self) -> impl Future<Output = Option<LiveKeys>> {
-        let (asking, exchange) = (self.asking(Question::Keys), self.exchange.clone());
-        async move {
-            asking.await;
-            exchange.lock().keys.take()
-        }
-    }
-
     fn concurrency(&self) -> usize {
         self.concurrency
     }
 
     fn awaits(&self) -> bool {
         self.awaits
-    }
-
-    fn take_name(&self) -> Option<Option<JsString>> {
-        self.exchange.lock().name.take()
     }
 
     fn tick(&self) -> impl Future<Output = ()> {
@@ -599,25 +549,6 @@ impl<T> Operation<T> {
         self.relay.exchange.lock().missing_name(ticket)
     }
 
-    /// Hands over the caller's record's keys, as [`code::NEED_KEYS`] asks;
-    /// they go to the operation with the answer to that question.
-    pub fn provide_keys(&mut self, keys: LiveKeys) {
-        self.relay.exchange.lock().keys = Some(keys);
-    }
-
-    /// Hands over, with the next answer the host gives (to
-    /// [`resume`](Self::resume), or the next of [`exchange`](Self::exchange)'s
-    /// answers; with `ticket`'s, for a host that answers several at once),
-    /// the name of the tool it names, when it is not what the tables say
-    /// (see [`ToolFilter::take_name`]): its `id` as read after the hook
-    /// answered, [named](listed_name) as the reference lists it. `false`:
-    /// the id names nothing, nothing is handed over, and the host refuses it.
-    pub fn provide_id(&mut self, ticket: Option<Ticket>, id: Given) -> bool {
-        let Some(name) = listed_name(id) else { return false };
-        self.relay.exchange.lock().given_names.push((ticket, name));
-        true
-    }
-
     /// The outcome, once the operation has ended (taken: a second call
     /// gives `None`).
     pub fn take_outcome(&mut self) -> Option<T> {
@@ -639,21 +570,6 @@ pub fn complete_now<T>(future: impl Future<Output = T>) -> Option<T> {
 mod tests {
     use super::*;
     use crate::tool_search::ToolRef;
-
-    #[test]
-    fn a_listing_names_a_tool_by_its_string_id_or_else_by_its_key() {
-        let name = |text: &str| Some(Some(JsString::from(text)));
-        assert_eq!(listed_name(Given::String(JsString::from("weather"))), name("weather"));
-        assert_eq!(listed_name(Given::String(JsString::from(""))), name(""), "a string, though falsy");
-        for falsy in [Given::Undefined, Given::Null, Given::Boolean(false), Given::Number(0.0), Given::Number(f64::NAN)]
-        {
-            assert_eq!(listed_name(falsy), Some(None));
-        }
-        assert_eq!(listed_name(Given::Other { type_of: "bigint", truthy: false }), Some(None));
-        for other in [Given::Number(1.0), Given::Boolean(true), Given::Object { is_array: false }, Given::Function] {
-            assert_eq!(listed_name(other), None);
-        }
-    }
 
     /// Asks about tools 3, 5 and 8 and returns the allowed ones.
     async fn ask_three(relay: Relay) -> Vec<ToolRef> {
@@ -701,22 +617,22 @@ mod tests {
             for (lookup, found) in [
                 (Lookup::KeyFirst, Found::ByKey(7)),
                 (Lookup::IdFirst, Found::ById(2)),
-                (Lookup::IdOnly, Found::ById(0)),
+                (Lookup::KeyFirst, Found::ById(0)),
                 (Lookup::KeyFirst, Found::Missing(JsString::from("gone"))),
             ] {
-                answers.push(relay.check(Ask::Resolve { lookup, found, live: true }, Phase::Active).await);
+                answers.push(relay.check(Ask::Resolve { lookup, found }, Phase::Active).await);
             }
             answers
         });
-        use code::ask::{BY_ID, BY_KEY, FIRST_BY_ID, FOUND_BITS, MISSING, OWN_KEY, READ_BITS, STANDING};
+        use code::ask::{BY_ID, BY_KEY, FOUND_BITS, MISSING, OWN_KEY, READ_BITS, STANDING};
         let kind = |found: i32, reads: &[i32]| {
             reads.iter().enumerate().fold(found, |kind, (i, read)| kind | read << (FOUND_BITS + i as u32 * READ_BITS))
         };
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(BY_KEY, &[OWN_KEY, FIRST_BY_ID])));
+        assert_eq!(operation.resume(code::NO_VERDICT), Ok(tool(7) | kind(BY_KEY, &[OWN_KEY])));
         assert_eq!(operation.question_name(), None);
-        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(BY_ID, &[STANDING, FIRST_BY_ID, OWN_KEY])));
-        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(BY_ID, &[STANDING, FIRST_BY_ID])));
-        assert_eq!(operation.resume(code::DENIED), Ok(kind(MISSING, &[OWN_KEY, FIRST_BY_ID])));
+        assert_eq!(operation.resume(code::ALLOWED), Ok(tool(2) | kind(BY_ID, &[STANDING, OWN_KEY])));
+        assert_eq!(operation.resume(code::ALLOWED_AS + 40), Ok(kind(BY_ID, &[OWN_KEY, STANDING])));
+        assert_eq!(operation.resume(code::DENIED), Ok(kind(MISSING, &[OWN_KEY])));
         assert_eq!(operation.question_name(), Some(JsString::from("gone")));
         assert_eq!(operation.resume(code::ALLOWED_AS), Ok(code::DONE));
         assert_eq!(
@@ -731,19 +647,22 @@ mod tests {
     }
 
     #[test]
-    fn a_record_s_keys_are_asked_for_and_handed_over() {
-        let mut operation = Operation::start(Phase::Load, 1, |relay: Relay| async move { relay.live_keys().await });
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_KEYS));
-        let text: Vec<u16> = "ab".encode_utf16().collect();
-        operation.provide_keys(LiveKeys::from_lengths(&text, &[1, 1]).unwrap());
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
-        assert_eq!(operation.take_outcome(), Some(Some(LiveKeys(vec![JsString::from("a"), JsString::from("b")]))));
-        // Without keys the operation goes on without them.
-        let mut operation =
-            Operation::start(Phase::Load, 1, |relay: Relay| async move { relay.live_keys().await.is_none() });
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::NEED_KEYS));
-        assert_eq!(operation.resume(code::NO_VERDICT), Ok(code::DONE));
-        assert_eq!(operation.take_outcome(), Some(true));
+    fn every_lookup_reads_at_most_two_keys_and_none_by_id_alone_for_a_name_no_tool_had() {
+        use code::ask::{OWN_KEY, STANDING};
+        for lookup in Lookup::ALL {
+            for found in [Found::ByKey(1), Found::ById(1), Found::Missing(JsString::from("x"))] {
+                let reads = reads(lookup, &found);
+                assert!(reads.len() <= 2, "{lookup:?} {found:?}");
+                assert!(reads.iter().all(|&read| read == OWN_KEY || read == STANDING), "{lookup:?} {found:?}");
+                // The key of the tool found by id is read only for a tool found by id.
+                assert_eq!(reads.contains(&STANDING), matches!(found, Found::ById(_)), "{lookup:?} {found:?}");
+                // `findToolById` alone never reads the key that is the name.
+                assert_eq!(reads.contains(&OWN_KEY), lookup != Lookup::IdOnly, "{lookup:?} {found:?}");
+            }
+        }
+        // The order the reference looks a name up in: key first without a hook, id first with one.
+        assert_eq!(reads(Lookup::KeyFirst, &Found::ById(1)), [OWN_KEY, STANDING]);
+        assert_eq!(reads(Lookup::IdFirst, &Found::ById(1)), [STANDING, OWN_KEY]);
     }
 
     #[test]
@@ -887,43 +806,33 @@ mod tests {
     }
 
     #[test]
-    fn ticks_have_tickets_and_names_go_with_their_own_answers_when_several_are_out() {
-        // Two questions out at once, answered in reverse order, each with its
-        // name; the operation reads each name right after taking its answer.
+    fn ticks_have_tickets_and_answers_go_to_their_own_questions_when_several_are_out() {
+        // Two questions out at once, answered in reverse order; the
+        // operation decides in the order asked, then ticks.
         let mut operation = Operation::start_with(Phase::Search, 2, true, |relay: Relay| async move {
             use super::super::ahead::{Ahead, Decision};
             let mut ahead = Ahead::new(relay.concurrency());
             let mut tools = [1, 2].into_iter();
-            let mut named = Vec::new();
+            let mut decided = Vec::new();
             loop {
                 let next = ahead
                     .next(|| {
                         let tool = tools.next()?;
                         let asking = relay.check(Ask::Tool(tool), Phase::Search);
-                        let relay = &relay;
-                        Some((
-                            tool,
-                            Decision::Asking(async move { (asking.await.verdict.allows(), relay.take_name()) }),
-                        ))
+                        Some((tool, Decision::Asking(async move { asking.await.verdict.allows() })))
                     })
                     .await;
-                let Some((tool, answer)) = next else { break };
-                named.push((tool, answer));
+                let Some((tool, allowed)) = next else { break };
+                decided.push((tool, allowed));
             }
             relay.tick().await;
-            named
+            decided
         });
         assert_eq!(operation.exchange([], 8), Ok(Some(vec![(0, tool(1)), (1, tool(2))])));
-        assert!(operation.provide_id(Some(1), Given::Null));
-        assert_eq!(operation.exchange([(1, code::ALLOWED)], 8), Ok(Some(vec![])));
-        assert!(!operation.provide_id(Some(0), Given::Number(5.0)), "an id of another type names nothing");
-        assert!(operation.provide_id(Some(0), Given::String(JsString::from("renamed"))));
+        assert_eq!(operation.exchange([(1, code::DENIED)], 8), Ok(Some(vec![])));
         assert_eq!(operation.exchange([(0, code::ALLOWED)], 8), Ok(Some(vec![(2, code::TICK)])), "a tick has a ticket");
         assert_eq!(operation.exchange([(2, code::NO_VERDICT)], 8), Ok(None));
-        assert_eq!(
-            operation.take_outcome(),
-            Some(vec![(1, (true, Some(Some(JsString::from("renamed"))))), (2, (true, Some(None)))])
-        );
+        assert_eq!(operation.take_outcome(), Some(vec![(1, true), (2, false)]));
     }
 
     #[test]
@@ -940,7 +849,7 @@ mod tests {
                         Some((
                             (),
                             Decision::Asking(
-                                relay.check(Ask::Resolve { lookup: Lookup::KeyFirst, found, live: true }, Phase::Load),
+                                relay.check(Ask::Resolve { lookup: Lookup::KeyFirst, found }, Phase::Load),
                             ),
                         ))
                     })

@@ -15,23 +15,21 @@ use crate::js::{array_index, JsString};
 use crate::search::hash_units;
 use crate::search::{Catalog, CatalogError, IdKey, ParamTable, PoolError, PoolSlot, Slot};
 
-use super::hook::{Found, LiveRecord, Lookup, ToolRef};
+use super::hook::{Found, Lookup, ToolRef};
 
 use crate::protocol::tool_search as protocol;
 use protocol::is_meta_tool;
 use protocol::meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
 
-/// What the tables of a listed record (the caller's, `live`, else the
-/// catalog's own) say its `key` resolves to, as a name looked up with a hook
-/// (id first), and the entry found.
-pub(super) fn listed(catalog: &StepCatalog, live: Option<&LiveRecord>, key: &[u16]) -> (Found, Option<usize>) {
-    let record = live.map_or(&*catalog.catalog, |live| &live.catalog);
-    let tool = |entry| live.map_or_else(|| catalog.source(entry), |live| live.tool(entry));
+/// What the catalog's tables say its `key` resolves to, as a name looked up
+/// with a hook (id first), and the entry found.
+pub(super) fn listed(catalog: &StepCatalog, key: &[u16]) -> (Found, Option<usize>) {
+    let record = &*catalog.catalog;
     if let Some(entry) = record.find_by_id(key) {
-        return (Found::ById(tool(entry)), Some(entry));
+        return (Found::ById(catalog.source(entry)), Some(entry));
     }
     match record.find_by_key(key) {
-        Some(entry) => (Found::ByKey(tool(entry)), Some(entry)),
+        Some(entry) => (Found::ByKey(catalog.source(entry)), Some(entry)),
         None => (Found::Missing(JsString::from(key)), None),
     }
 }

@@ -203,40 +203,32 @@ export function scenarioGenerator({ referenceHas, scenarioTool }) {
 
   /**
    * Changes to the tools record after construction, which both run the same way
-   * on copies of it (the processor reads the caller's record live): a tool
-   * added under a new key, a tool swapped in under a key (same id or a new
-   * one), a key deleted, each at a step's start (`action: -1`) or before one of
-   * its actions, optionally followed by a `load_tool` call naming it. New ids
-   * are fresh, so that no change gives a name another tool had (where ours
-   * differs by design: see `live_reads` in src/tool_search/operation.rs). Drawn from a
-   * stream of their own, so the rest of a seed's scenario stays as it was.
+   * on copies of it (the processor reads the caller's record live), each within
+   * the rule for an edited record (docs/differences.md: keys are read live,
+   * ids come from the tables made at construction, and what lists the record,
+   * the injected catalog and load_tool's suggestions, lists the tables' keys):
+   * a tool swapped in under a key with the id the key's tool had, at a step's
+   * start (`action: -1`) or before one of its actions, optionally followed by
+   * a `load_tool` call naming it. Tools added or deleted are compared with the
+   * release in tool-search.live-tools.test.mjs, and every kind of edit against
+   * a model of the rule by the record fuzz. Drawn from a stream of their own,
+   * so the rest of a seed's scenario stays as it was.
    */
   function genMutations(seed, tools, labels, steps) {
     const rng = createRng((seed ^ 0x6d757461) >>> 0, sfc32)
     if (!rng.bool(0.4)) return []
     const keys = Object.keys(tools).filter((k) => !isInheritedName(k))
+    if (keys.length === 0) return []
     const mutations = []
     for (let i = 0, n = rng.int(1, 4); i < n; i++) {
       const step = rng.int(0, steps.length - 1)
       const action = rng.int(-1, steps[step].actions.length - 1)
-      const kind =
-        keys.length === 0
-          ? 'add'
-          : rng.weighted([
-              [3, 'add'],
-              [3, 'swap'],
-              [2, 'delete'],
-            ])
-      const fresh = `mutant_${seed}_${i}`
-      const key = kind === 'add' ? `${fresh}_key` : rng.pick(keys)
-      let tool
-      let id
-      if (kind !== 'delete') {
-        id = kind === 'swap' && rng.bool(0.5) ? tools[key].id : rng.bool(0.5) && kind === 'add' ? key : fresh
-        tool = scenarioTool({ id, description: randomDescription(rng), kind: rng.bool(0.8) ? 'mastra' : 'plain', tag: `mutant:${i}` })
-        labels.set(tool, `mutant:${i}:${kind}:${key}`)
-      }
-      const named = [key, ...(typeof id === 'string' ? [id] : []), rng.pick(keys) ?? key]
+      const kind = 'swap'
+      const key = rng.pick(keys)
+      const id = tools[key].id
+      const tool = scenarioTool({ id, description: randomDescription(rng), kind: rng.bool(0.8) ? 'mastra' : 'plain', tag: `mutant:${i}` })
+      labels.set(tool, `mutant:${i}:${kind}:${key}`)
+      const named = [key, ...(typeof id === 'string' ? [id] : []), rng.pick(keys)]
       const probe = rng.bool(0.7) ? (rng.bool(0.5) ? { toolName: rng.pick(named) } : { toolNames: named.filter(() => rng.bool(0.7)) }) : undefined
       mutations.push({ step, action, kind, key, tool, probe })
     }

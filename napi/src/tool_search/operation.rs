@@ -3,7 +3,7 @@
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::tool_search::operation::Operation;
-use mastra_native_processors::tool_search::{LiveKeys, LoadOutcome, Phase, SearchOutcome, ToolRef, ToolSearch};
+use mastra_native_processors::tool_search::{LoadOutcome, Phase, SearchOutcome, ToolRef, ToolSearch};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -11,7 +11,6 @@ use super::answers::{active_tools, load_result, utf16, ActiveTools, LoadToolResu
 use super::flat::{self, Checks};
 use super::internal_error;
 use crate::buffers::{Int32In, Int32Out};
-use crate::given::given;
 use crate::utf16::Utf16Text;
 
 /// What an operation ends with.
@@ -112,33 +111,6 @@ impl NativeOperation {
     #[napi(getter, catch_unwind)]
     pub fn question_name(&self) -> Option<Utf16String> {
         self.inner.question_name().map(utf16)
-    }
-
-    /// The caller's record's keys as they are now (`Object.keys`), end to
-    /// end in `text`, each `lengths[i]` long, as the `needKeys` question
-    /// asks; the next `resume` hands them over.
-    #[napi(catch_unwind)]
-    pub fn use_keys(&mut self, #[napi(ts_arg_type = "string")] text: Utf16Text, lengths: Int32Array) -> Result<()> {
-        let keys = LiveKeys::from_lengths(&text.0, &lengths).ok_or_else(|| internal_error("key lengths"))?;
-        self.inner.provide_keys(keys);
-        Ok(())
-    }
-
-    /// The `id` of the tool the next `resume` answers about, when it is not
-    /// the id the tables hold for it, as read after the hook answered, for
-    /// the injected catalog's line (the core's `listed_name` says what it
-    /// names). `false`: it names nothing, for the wrapper to refuse it.
-    #[napi(catch_unwind)]
-    pub fn use_name(&mut self, id: Unknown) -> Result<bool> {
-        Ok(self.inner.provide_id(None, given(Some(id))?))
-    }
-
-    /// `useName` for the answer to question `ticket`, for a hook asked
-    /// about several tools at once (`filterConcurrency`): the name goes with
-    /// that answer, whenever `exchange` hands it over.
-    #[napi(catch_unwind)]
-    pub fn use_name_of(&mut self, ticket: i32, id: Unknown) -> Result<bool> {
-        Ok(self.inner.provide_id(Some(ticket), given(Some(id))?))
     }
 
     #[napi(catch_unwind)]

@@ -16,7 +16,7 @@ use super::step_catalog::built;
 // For the docs, which JavaScript's types repeat: a link without a path.
 #[cfg(doc)]
 use super::step_catalog::NativeStepCatalog;
-use super::{live_record, read_tool_names, run_now, type_error, LiveRecordTable};
+use super::{read_tool_names, run_now, type_error};
 use crate::buffers::Int32Out;
 use crate::given::given;
 
@@ -146,23 +146,18 @@ impl NativeStep {
 
     /// The system message listing the step's catalog (`injectCatalog`), or
     /// `null` when there is none, or the operation to drive with a hook,
-    /// which it asks about each tool (phase `'search'`). A `record` is the
-    /// caller's record as it is now, when it no longer is the catalog's;
-    /// without one, and without a hook, the message depends on the catalog
-    /// alone, so the wrapper may keep it with the catalog.
+    /// which it asks about each tool (phase `'search'`). Without a hook the
+    /// message depends on the catalog alone, so the wrapper may keep it with
+    /// the catalog.
     #[napi(catch_unwind)]
-    pub fn catalog_message(
-        &self,
-        record: Option<LiveRecordTable>,
-    ) -> Result<Either<Option<Utf16String>, NativeOperation>> {
-        let record = live_record(record)?;
+    pub fn catalog_message(&self) -> Result<Either<Option<Utf16String>, NativeOperation>> {
         let (search, step) = (self.search.clone(), self.step()?);
         if !search.options().search.has_filter {
-            let message = run_now(search.catalog_message(&step.catalog, record.as_deref(), &NoFilter))?;
+            let message = run_now(search.catalog_message(&step.catalog, &NoFilter))?;
             return Ok(Either::A(message.map(utf16)));
         }
         Ok(Either::B(NativeOperation::start(&self.search, Phase::Search, false, move |hook| async move {
-            Outcome::Catalog(search.catalog_message(&step.catalog, record.as_deref(), &hook).await)
+            Outcome::Catalog(search.catalog_message(&step.catalog, &hook).await)
         })))
     }
 }
