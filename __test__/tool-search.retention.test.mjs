@@ -14,6 +14,8 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { createRequire } from 'node:module'
 import { fileURLToPath } from 'node:url'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 
 import { toolSearchKit } from './helpers/tool-search-kit.mjs'
 import { mulberry32 } from './helpers/random.mjs'
@@ -174,4 +176,41 @@ describe('memory of steps made without a turn of the event loop', () => {
       assert.ok(late - early < 32 * 2 ** 20, `RSS grew ${((late - early) / 2 ** 20).toFixed(1)} MiB`)
     })
   }
+})
+
+describe("what a step's meta-tools keep alive", () => {
+  // Mastra keeps a step's tools while the model calls them. They must hold
+  // only what their execute uses: a closure over the step's arguments kept
+  // the arguments' MessageList alive with every tool, and, once V8
+  // pretenured the tools, promoted every step's message list (docs/differences.md).
+  test('the step arguments and their message list go while the tools are kept', async () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc')
+    const tools = Object.fromEntries(makePool(mulberry32(5), 20, new Labels()))
+    const processor = new Ours({ tools, ttl: 0 })
+    const requestContext = makeRequestContext({ threadId: 'kept' })
+    let collected = 0
+    const registry = new FinalizationRegistry(() => collected++)
+    /** A step's tools, made of arguments nothing else holds. */
+    const stepTools = async (i) => {
+      const messageList = { addSystem() {}, get: { all: { db: () => [] } } }
+      const args = { messageList, requestContext, messages: [], tools: {}, stepNumber: 0, steps: [], state: {} }
+      registry.register(messageList, i)
+      registry.register(args, i)
+      return (await processor.processInputStep(args)).tools
+    }
+    const kept = []
+    for (let i = 0; i < 4; i++) kept.push(await stepTools(i))
+    for (let round = 0; round < 3 && collected < 8; round++) {
+      await new Promise((resolve) => setImmediate(resolve))
+      gc()
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    assert.equal(collected, 8, 'every step argument and message list collected')
+    // The tools kept still answer.
+    const found = await kept[0].search_tools.execute({ query: 'weather forecast' }, { requestContext })
+    assert.ok(found.results.length > 0)
+    const loaded = await kept[3].load_tool.execute({ toolName: found.results[0].name }, { requestContext })
+    assert.equal(loaded.success, true)
+  })
 })

@@ -242,14 +242,21 @@ function defineToolSearchProcessor(host) {
       // Read as the reference reads them: the step's tools, its request
       // context, then its messages.
       const catalog = this.#catalogFor(tools)
-      const thread = readThread(argument(args, 'requestContext'))
+      // Read once, and used by the meta-tools' execute too, where the
+      // reference reads `args.requestContext` again: Mastra's runners make
+      // the arguments a fresh literal per call and never change it, so it is
+      // the same object, and a closure over `args` kept each step's
+      // arguments (its MessageList among them) reachable from the tools, which
+      // V8 then pretenured (docs/differences.md).
+      const requestContext = argument(args, 'requestContext')
+      const thread = readThread(requestContext)
       const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(argument(args, 'messages')) : null)
       // The reference adds its messages after awaiting the loaded names.
       await undefined
 
       messageList.addSystem(settings.instruction)
       if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, argument(args, 'requestContext'))
+        let catalogMessage = this.#catalogMessage(step, requestContext)
         if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
@@ -285,10 +292,10 @@ function defineToolSearchProcessor(host) {
           const awaits = settings.searchAwaitsAsReference
           if (awaits && settings.filterConcurrency === 1) {
             // Awaited here, where the reference's execute awaits.
-            const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, SEARCH_PHASE)
+            const asked = this.#questions(operation, step, requestContext, awaits, SEARCH_PHASE)
             for (let next = asked.next(); !next.done; next = asked.next(await next.value));
           } else {
-            operation = await this.#drive(operation, step, argument(args, 'requestContext'), awaits, SEARCH_PHASE)
+            operation = await this.#drive(operation, step, requestContext, awaits, SEARCH_PHASE)
           }
           const out = takeWords()
           try {
@@ -308,17 +315,16 @@ function defineToolSearchProcessor(host) {
               this.#built(step.catalog)
               const operation = step.native.load(toolName, toolNames, Date.now())
               const awaits = operation.awaitsAsReference
-              if (this.#settings.filterConcurrency !== 1)
-                return (await this.#drive(operation, step, argument(args, 'requestContext'), awaits, LOAD_PHASE)).loadOutput()
+              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, requestContext, awaits, LOAD_PHASE)).loadOutput()
               // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = this.#questions(operation, step, argument(args, 'requestContext'), awaits, LOAD_PHASE)
+              const asked = this.#questions(operation, step, requestContext, awaits, LOAD_PHASE)
               for (let next = asked.next(); !next.done; next = asked.next(await next.value));
               return operation.loadOutput()
             },
           })
         : undefined
 
-      const active = await this.#activeList(step, argument(args, 'requestContext'))
+      const active = await this.#activeList(step, requestContext)
       const visible = step.catalog.visible
       const stepTools = stepToolsRecord(searchTool, loadTool, visible === null ? (tools ?? {}) : step.visibleTools(visible))
       // What spreading the loaded tools' record would add, without the record
