@@ -285,7 +285,11 @@ class LiveStep extends StepTools {
 
   /** The tool now under the key of the tool `ref`, if its `id` is `name`. */
   standing(ref, name) {
-    const tool = ownTool(this.callerRecord, this.keys[ref])
+    const key = this.keys[ref]
+    const known = this.tools[ref]
+    // Most often the key still holds the tool the tables were made from (a
+    // tool, checked then): one load. Anything else is read as any key is.
+    const tool = this.callerRecord[key] === known ? known : ownTool(this.callerRecord, key)
     return tool !== undefined && tool.id === name ? tool : undefined
   }
 }
