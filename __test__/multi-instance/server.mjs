@@ -69,10 +69,12 @@ const tagged = (t, turn) => (turn ? `${t} [${turn}]` : t)
 
 /** The model's answer on each call of a request, given the tools it is offered. */
 function script({ kind, tool = 'getWeather', query = 'weather', tools: using = ['getWeather'], turn }) {
+  // Call ids are a thread's own: Mastra's memory takes a repeated id for the same call.
+  const id = (part) => (turn ? `${turn}:${part}` : part)
   if (kind === 'load') {
     return [
-      () => [call('load-1', 'search_tools', { query })],
-      () => [call('load-2', 'load_tool', { toolName: tool })],
+      () => [call(id('load-1'), 'search_tools', { query })],
+      () => [call(id('load-2'), 'load_tool', { toolName: tool })],
       () => [text(tagged(`${tool} is loaded.`, turn))],
     ]
   }
@@ -80,7 +82,7 @@ function script({ kind, tool = 'getWeather', query = 'weather', tools: using = [
   return [
     (offered) =>
       using.every((toolName) => offered.includes(toolName))
-        ? using.map((toolName, at) => call(`use-${at + 1}`, toolName, weather ? { city: 'Paris' } : { turn }))
+        ? using.map((toolName, at) => call(id(`use-${at + 1}`), toolName, weather ? { city: 'Paris' } : { turn }))
         : [text(tagged(weather ? 'I have no weather tool.' : `I have no ${using.join(', ')}.`, turn))],
     () => [text(tagged(weather ? 'It is 18C in Paris.' : `Used ${using.join(', ')}.`, turn))],
   ]
