@@ -69,8 +69,9 @@ const tagged = (t, turn) => (turn ? `${t} [${turn}]` : t)
 
 /** The model's answer on each call of a request, given the tools it is offered. */
 function script({ kind, tool = 'getWeather', query = 'weather', tools: using = ['getWeather'], turn }) {
-  // Call ids are a thread's own: Mastra's memory takes a repeated id for the same call.
-  const id = (part) => (turn ? `${turn}:${part}` : part)
+  // Call ids are unique, as a model's are: Mastra's memory takes a repeated id for the same
+  // call, and a turn retried after its server died may have left its first calls there.
+  const id = (part) => (turn ? `${turn}@${name}:${part}` : part)
   if (kind === 'load') {
     return [
       () => [call(id('load-1'), 'search_tools', { query })],
