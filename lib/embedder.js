@@ -168,9 +168,11 @@ class UserEmbedder {
       this.#failed(error)
       return undefined
     }
-    const given = Array.isArray(embeddings) ? embeddings[0] : undefined
+    const first = Array.isArray(embeddings) ? embeddings[0] : undefined
+    // An array of numbers, or a typed array (as flatten takes either).
+    const given = Array.isArray(first) || (ArrayBuffer.isView(first) && !(first instanceof DataView)) ? /** @type {ArrayLike<number>} */ (first) : undefined
     const FOR_SUCH = "search_tools ranks without it, as 'fielded', for such questions."
-    if (!(Array.isArray(given) || ArrayBuffer.isView(given)) || given.length === 0) {
+    if (given === undefined || given.length === 0) {
       return this.#say('no question vector', `gave no vector for a question; ${FOR_SUCH}`)
     }
     if (given.length !== this.#dimensions) {
