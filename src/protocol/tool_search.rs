@@ -345,7 +345,7 @@ pub fn echo(text: &[u16]) -> std::borrow::Cow<'_, [u16]> {
     Cow::Owned(out)
 }
 
-/// [`echo`] of a Rust string (a message made of a JavaScript value).
+/// [`echo()`] of a Rust string (a message made of a JavaScript value).
 pub fn echo_str(text: &str) -> std::borrow::Cow<'_, str> {
     let units: Vec<u16> = text.encode_utf16().collect();
     match echo(&units) {

@@ -12,7 +12,7 @@
 //!
 //! The reference's answers echo the model's query or names whole, and so do
 //! ours; the answers of our own echo a pattern (and what is wrong with it)
-//! as [`echo`] cuts it, so a pattern of megabytes is not sent back whole.
+//! as [`echo()`] cuts it, so a pattern of megabytes is not sent back whole.
 
 use super::options::Syntax;
 use crate::js::JsString;

@@ -1,6 +1,6 @@
 //! The `TypeError`s for values found in a tools record, worded as the
 //! options' are (through [`Given::describe`]). The record's key is named as
-//! [`echo`] cuts it: a key of megabytes is not copied whole into the error.
+//! [`echo()`] cuts it: a key of megabytes is not copied whole into the error.
 
 use crate::given::{Given, Refused};
 use crate::js::JsString;
