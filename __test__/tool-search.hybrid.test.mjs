@@ -293,6 +293,28 @@ for (const version of ['1.59.0', '1.71.0']) {
       }
     })
 
+    test("a question's vector counts by its direction, whatever its length", async () => {
+      const inner = builtinEmbeddingModel()
+      const scaled = (k) => ({
+        ...inner,
+        doEmbed: async (options) => {
+          const answer = await inner.doEmbed(options)
+          return options.values.length > 1 ? answer : { ...answer, embeddings: answer.embeddings.map((vector) => vector.map((x) => x * k)) }
+        },
+      })
+      const unitProcessor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: inner } })
+      await toolVectorsReady(unitProcessor)
+      const unit = await searchTool(unitProcessor)
+      // (Its vectors are unit vectors: the built-in model's.)
+      assert.deepEqual(await unit(QUESTIONS[0]), found([['find_therapist', 8.82]]))
+      for (const k of [10, 0.1, 1e-30]) {
+        const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: scaled(k) } })
+        await toolVectorsReady(processor)
+        const search = await searchTool(processor)
+        for (const query of QUESTIONS) assert.deepEqual(await search(query), await unit(query), `${k}: ${query}`)
+      }
+    })
+
     test("NaN or infinite values in the tools' vectors: one warning, and lexical answers for good", async () => {
       const fielded = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded' } }))
       const inner = builtinEmbeddingModel()
