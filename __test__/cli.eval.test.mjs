@@ -143,6 +143,16 @@ describe('eval on a catalog and a questions file', () => {
     ])
   })
 
+  test('a long question is quoted cut past a few hundred characters', () => {
+    const long = `zebra ${'x'.repeat(1000)}`
+    writeFileSync(join(work, 'long.jsonl'), `${JSON.stringify({ question: long, tools: ['getWeather'] })}\n`)
+    const result = evalCli('--tools', 'tools.mjs', '--questions', 'long.jsonl', '--misses', '1')
+    assert.equal(result.status, 0, result.stderr)
+    const quoted = `"${long.slice(0, 300)}…(cut from 1006 characters)"`
+    assert.ok(result.stdout.includes(`Missed by Mastra's ranking (1 of 1):\n  ${quoted}\n    want getWeather\n`), result.stdout)
+    assert.ok(!result.stdout.includes('x'.repeat(301)))
+  })
+
   test('--json gives the same figures, every miss up to --misses, and --top-k in the option line', () => {
     const report = json('--tools', 'tools.mjs', '--questions', 'questions.jsonl', '--top-k', '2')
     assert.equal(report.mastra, '1.71.0')
