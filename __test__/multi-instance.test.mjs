@@ -7,12 +7,13 @@
 
 import { after, before, describe, test } from 'node:test'
 import assert from 'node:assert/strict'
-import { fork } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
 import { createRequire } from 'node:module'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { pathToFileURL } from 'node:url'
+
+import { startServer } from './multi-instance/client.mjs'
 
 // libSQL publishes no build for some platforms this package runs on (Windows on arm64).
 const noLibsql = (() => {
@@ -24,43 +25,26 @@ const noLibsql = (() => {
   }
 })()
 
-const here = dirname(fileURLToPath(import.meta.url))
 const work = mkdtempSync(join(tmpdir(), 'mnp-multi-'))
 const servers = []
 
-/** Starts a server process and waits until its storage is ready. */
+/** Starts a server process (multi-instance/server.mjs) on a libSQL file of `work`. */
 async function start(name, storage, database) {
-  const child = fork(join(here, 'multi-instance', 'server.mjs'), [name, storage, pathToFileURL(join(work, database)).href], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  })
-  servers.push(child)
-  let next = 0
-  const pending = new Map()
-  const ready = new Promise((resolve, reject) => {
-    child.on('message', (message) => {
-      if (message.ready) return resolve(message)
-      pending.get(message.id)?.(message)
-      pending.delete(message.id)
-    })
-    child.on('exit', (code) => reject(new Error(`server ${name} exited (${code}) before it was ready`)))
-  })
-  const { implementation } = await ready
+  const server = await startServer({ name, storage, url: pathToFileURL(join(work, database)).href })
+  servers.push(server)
   return {
-    pid: child.pid,
-    implementation,
+    pid: server.pid,
+    implementation: server.implementation,
     /** Runs one request on this server; resolves with what its model was offered and what ran. */
-    request(kind, thread) {
-      const id = next++
-      return new Promise((resolve, reject) => {
-        pending.set(id, ({ id: _, error, ...reply }) => (error ? reject(new Error(`server ${name}: ${error}`)) : resolve(reply)))
-        child.send({ id, kind, thread })
-      })
+    async request(kind, thread) {
+      const { server: _, ...reply } = await server.request({ kind, thread })
+      return reply
     },
   }
 }
 
-after(() => {
-  for (const child of servers) child.disconnect?.()
+after(async () => {
+  await Promise.all(servers.map((server) => server.stop()))
   rmSync(work, { recursive: true, force: true })
 })
 

@@ -124,11 +124,13 @@ describe('bad input (same result as the reference, or a TypeError; never another
     }
   })
 
-  test('huge queries and names (100k chars), lone surrogates, control characters', async () => {
+  // Mastra's answers echo the query and an unknown name whole (ours cut only what they echo of their own: tool-search.regex, tool-search.hybrid).
+  test('huge queries and names (100k chars, 1 MiB), lone surrogates, control characters', async () => {
     const big = 'weather '.repeat(12_500) // 100k chars
     const inputs = [
       { query: big },
       { query: 'x'.repeat(100_000) },
+      { query: 'x'.repeat(1 << 20) },
       { query: '\uD800weather' },
       { query: 'weather\uDC00' },
       { query: '\uDBFF\uDFFF\uD800' },
@@ -137,6 +139,7 @@ describe('bad input (same result as the reference, or a TypeError; never another
     ]
     const loads = [
       { toolName: 'n'.repeat(100_000) },
+      { toolName: 'n'.repeat(1 << 20) },
       { toolName: '\uD800' },
       { toolNames: ['\uDC00weather', 'get_weather\uD800'] },
       { toolNames: Array.from({ length: 5000 }, (_, i) => `t${i}`) },
@@ -153,6 +156,10 @@ describe('bad input (same result as the reference, or a TypeError; never another
       assert.ok(performance.now() - t < 20_000)
     }
     for (const input of loads) await same(`load ${JSON.stringify(input).slice(0, 40)}`, exec('load_tool', input))
+    // Whole, to the byte.
+    const mib = 'x'.repeat(1 << 20)
+    assert.equal((await exec('search_tools', { query: mib })(Ours)()).value.message, `No tools found matching "${mib}". Try different keywords.`)
+    assert.equal((await exec('load_tool', { toolName: mib })(Ours)()).value.message, `Tool "${mib}" not found. Use search_tools to find available tools.`)
     // lone surrogates inside the catalog
     const odd = { ['k\uD800']: { id: 'weather\uDC00', description: 'lone \uD800 surrogate weather', execute: async () => ({}) }, ...base }
     await same(
@@ -164,6 +171,21 @@ describe('bad input (same result as the reference, or a TypeError; never another
           loads: [{ toolName: 'weather\uDC00' }, { toolName: 'k\uD800' }],
         }),
     )
+  })
+
+  test("a tools record's key is named in our TypeError whole up to a few hundred characters, then cut and marked", () => {
+    const refusal = (key) => {
+      try {
+        new Ours({ tools: { ...base, [key]: null } })
+      } catch (error) {
+        assert.equal(error.name, 'TypeError')
+        return error.message
+      }
+      assert.fail('no TypeError')
+    }
+    assert.equal(refusal('k'.repeat(300)), `ToolSearchProcessor: options.tools.${'k'.repeat(300)} must be a tool, got null`)
+    assert.equal(refusal('k'.repeat(1 << 20)), `ToolSearchProcessor: options.tools.${'k'.repeat(300)}…(cut from 1048576 characters) must be a tool, got null`)
+    assert.equal(refusal(`k${'😀'.repeat(200)}`), `ToolSearchProcessor: options.tools.k${'😀'.repeat(149)}…(cut from 401 characters) must be a tool, got null`)
   })
 
   test('state methods with odd arguments', async () => {

@@ -17,6 +17,9 @@ import { builtinEmbeddingModel } from '../scripts/retrieval.mjs'
 const require = createRequire(import.meta.url)
 const { toolVectorsReady } = require('../lib/tool-search.js')
 const { WARNING_TYPE } = require('../lib/embedder.js')
+const { echo: ECHO } = require('../lib/native.js').toolSearchProtocol()
+/** A value as our warnings quote it past ECHO.maxLength UTF-16 units: cut (not inside a surrogate pair) and marked. */
+const cut = (head, length) => `${head}…(cut from ${length} characters)`
 
 const FOUND = (n) => `Found ${n} tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.`
 const execute = async () => ({})
@@ -238,6 +241,141 @@ for (const version of ['1.59.0', '1.71.0']) {
       assert.deepEqual(wrong, [
         "ToolSearchProcessor: search.embedder failed (doEmbed gave 1 embeddings for 5 values); search_tools ranks without it, as 'fielded', while it fails. Said once.",
       ])
+    })
+
+    test('an answer it cannot use for a question: one warning a kind, naming the model and what was wrong; lexical answers', async () => {
+      const fielded = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded' } }))
+      const inner = builtinEmbeddingModel()
+      const dimensions = (await inner.doEmbed({ values: ['x'] })).embeddings[0].length
+      /** The built-in model as `test/<modelId>`, each question's answer changed by `bend` (given the question's number). */
+      const bent = (modelId, bend) => {
+        let questions = 0
+        return {
+          ...inner,
+          provider: 'test',
+          modelId,
+          doEmbed: async (options) => {
+            const answer = await inner.doEmbed(options)
+            return options.values.length > 1 ? answer : { ...answer, embeddings: bend(answer.embeddings, questions++) }
+          },
+        }
+      }
+      const FOR_SUCH = "search_tools ranks without it, as 'fielded', for such questions. Said once."
+      const cases = [
+        ['nan', ([vector]) => [vector.with(0, Number.NaN)], ["gave NaN at index 0 of a question's vector"]],
+        ['infinite', ([vector]) => [vector.with(3, -Infinity)], ["gave -Infinity at index 3 of a question's vector"]],
+        // Past a 32-bit float's range: infinite as the addon would take it.
+        ['huge', ([vector]) => [vector.with(1, 1e39)], ["gave Infinity at index 1 of a question's vector"]],
+        ['short', ([vector]) => [vector.slice(0, 3)], [`gave a question a vector of 3 values, where the tools' have ${dimensions}`]],
+        ['long', ([vector]) => [[...vector, 0]], [`gave a question a vector of ${dimensions + 1} values, where the tools' have ${dimensions}`]],
+        ['none', () => [], ['gave no vector for a question']],
+        ['empty', () => [[]], ['gave no vector for a question']],
+        ['absent', () => undefined, ['gave no vector for a question']],
+        // Each kind is said once; another kind is said too.
+        [
+          'mixed',
+          ([vector], n) => (n % 2 === 0 ? [vector.with(2, Number.NaN)] : []),
+          ["gave NaN at index 2 of a question's vector", 'gave no vector for a question'],
+        ],
+      ]
+      for (const [modelId, bend, whats] of cases) {
+        const warnings = await warningsDuring(async () => {
+          const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: bent(modelId, bend) } })
+          await toolVectorsReady(processor)
+          const search = await searchTool(processor)
+          for (const query of [...QUESTIONS, 'weather']) assert.deepEqual(await search(query), await fielded(query), `${modelId}: ${query}`)
+        })
+        assert.deepEqual(
+          warnings,
+          whats.map((what) => `ToolSearchProcessor: search.embedder 'test/${modelId}' ${what}; ${FOR_SUCH}`),
+          modelId,
+        )
+      }
+    })
+
+    test("a question's vector counts by its direction, whatever its length", async () => {
+      const inner = builtinEmbeddingModel()
+      const scaled = (k) => ({
+        ...inner,
+        doEmbed: async (options) => {
+          const answer = await inner.doEmbed(options)
+          return options.values.length > 1 ? answer : { ...answer, embeddings: answer.embeddings.map((vector) => vector.map((x) => x * k)) }
+        },
+      })
+      const unitProcessor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: inner } })
+      await toolVectorsReady(unitProcessor)
+      const unit = await searchTool(unitProcessor)
+      // (Its vectors are unit vectors: the built-in model's.)
+      assert.deepEqual(await unit(QUESTIONS[0]), found([['find_therapist', 8.82]]))
+      for (const k of [10, 0.1, 1e-30]) {
+        const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder: scaled(k) } })
+        await toolVectorsReady(processor)
+        const search = await searchTool(processor)
+        for (const query of QUESTIONS) assert.deepEqual(await search(query), await unit(query), `${k}: ${query}`)
+      }
+    })
+
+    test("NaN or infinite values in the tools' vectors: one warning, and lexical answers for good", async () => {
+      const fielded = await searchTool(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'fielded' } }))
+      const inner = builtinEmbeddingModel()
+      for (const [modelId, value] of [
+        ['nan', Number.NaN],
+        ['infinite', Infinity],
+        ['huge', -1e39],
+      ]) {
+        const questions = []
+        const embedder = {
+          ...inner,
+          provider: 'test',
+          modelId,
+          doEmbed: async (options) => {
+            const answer = await inner.doEmbed(options)
+            if (options.values.length === 1) questions.push(options.values[0])
+            return { ...answer, embeddings: answer.embeddings.map((vector, i) => (i === 2 || i === 4 ? vector.with(7, value) : vector)) }
+          },
+        }
+        const warnings = await warningsDuring(async () => {
+          const processor = new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } })
+          await toolVectorsReady(processor)
+          const search = await searchTool(processor)
+          for (const query of [...QUESTIONS, 'weather']) assert.deepEqual(await search(query), await fielded(query), `${modelId}: ${query}`)
+        })
+        assert.deepEqual(warnings, [
+          `ToolSearchProcessor: search.embedder 'test/${modelId}' gave NaN or infinite values in 2 of the 5 tools' vectors; search_tools ranks without it, as 'fielded'. Said once.`,
+        ])
+        // Its questions are never embedded.
+        assert.deepEqual(questions, [])
+      }
+    })
+
+    test("a model's name and error are quoted whole up to a few hundred characters, then cut and marked", async () => {
+      assert.equal(ECHO.maxLength, 300)
+      const TAIL = "search_tools ranks without it, as 'fielded', while it fails. Said once."
+      const failing = (reason, named = {}) => ({ ...named, doEmbed: async () => Promise.reject(reason) })
+      const cases = [
+        [failing(new Error('e'.repeat(1 << 20))), `search.embedder failed (${cut('e'.repeat(300), 1 << 20)})`],
+        [failing(new Error('e'.repeat(300))), `search.embedder failed (${'e'.repeat(300)})`],
+        // 300,000 emoji: 600,000 UTF-16 units, cut between two of them.
+        [failing(new Error('😀'.repeat(300_000))), `search.embedder failed (${cut('😀'.repeat(150), 600_000)})`],
+        [failing(new Error(`a${'😀'.repeat(300_000)}`)), `search.embedder failed (${cut(`a${'😀'.repeat(149)}`, 600_001)})`],
+        // A rejection that is no Error.
+        [failing('s'.repeat(301)), `search.embedder failed (${cut('s'.repeat(300), 301)})`],
+        [
+          failing(new Error('quota exceeded'), { provider: 'p'.repeat(1 << 20), modelId: 'm' }),
+          `search.embedder '${cut('p'.repeat(300), (1 << 20) + 2)}' failed (quota exceeded)`,
+        ],
+        [
+          failing(new Error('quota exceeded'), { provider: 'openai.embedding', modelId: 'text-embedding-3-small' }),
+          "search.embedder 'openai.embedding/text-embedding-3-small' failed (quota exceeded)",
+        ],
+        [failing(new Error('quota exceeded'), { modelId: 'only-an-id', provider: 5 }), "search.embedder 'only-an-id' failed (quota exceeded)"],
+      ]
+      for (const [embedder, said] of cases) {
+        const warnings = await warningsDuring(async () => {
+          await toolVectorsReady(new ToolSearchProcessor({ tools: catalog(), search: { ranking: 'hybrid', embedder } }))
+        })
+        assert.deepEqual(warnings, [`ToolSearchProcessor: ${said}; ${TAIL}`])
+      }
     })
 
     describe('bad input is a TypeError naming the option', () => {

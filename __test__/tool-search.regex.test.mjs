@@ -21,7 +21,9 @@ const { toolSearchProtocol } = createRequire(import.meta.url)('../lib/native.js'
 const FOUND = (n) => `Found ${n} tool(s). Use load_tool with an exact toolName or a toolNames array to make them available.`
 const EXAMPLES = 'search_tools takes a regular expression, e.g. "weather", "^github_" or "send.*(email|mail)".'
 const execute = async () => ({})
-const { pattern: LIMITS } = toolSearchProtocol()
+const { pattern: LIMITS, echo: ECHO } = toolSearchProtocol()
+/** A value as our answers echo it: whole up to ECHO.maxLength UTF-16 units, else cut there (not inside a surrogate pair) and marked. */
+const cut = (head, length) => `${head}…(cut from ${length} characters)`
 
 for (const version of ['1.59.0', '1.71.0']) {
   const release = await loadRelease(version)
@@ -184,8 +186,30 @@ for (const version of ['1.59.0', '1.71.0']) {
         ],
       ]
       for (const [pattern, what] of cases) {
-        assert.deepEqual(await search(pattern), { results: [], message: `Invalid pattern "${pattern}": ${what}. ${EXAMPLES}` }, pattern)
+        // (ASCII patterns: no surrogate pair to keep whole.)
+        const shown = pattern.length > ECHO.maxLength ? cut(pattern.slice(0, ECHO.maxLength), pattern.length) : pattern
+        assert.deepEqual(await search(pattern), { results: [], message: `Invalid pattern "${shown}": ${what}. ${EXAMPLES}` }, pattern)
       }
+    })
+
+    test('a pattern is echoed whole up to a few hundred characters, then cut and marked', async () => {
+      assert.equal(ECHO.maxLength, 300)
+      const search = await searchTool(regex())
+      const invalid = (echoed, what) => ({ results: [], message: `Invalid pattern "${echoed}": ${what}. ${EXAMPLES}` })
+      const tooLong = `it is longer than ${LIMITS.maxLength} characters`
+      // 1 MiB that does not compile, and a valid pattern over the length limit.
+      assert.deepEqual(await search('('.repeat(1 << 20)), invalid(cut('('.repeat(300), 1 << 20), tooLong))
+      assert.deepEqual(await search('x'.repeat(LIMITS.maxLength + 1)), invalid(cut('x'.repeat(300), 1001), tooLong))
+      // 300,000 emoji: 600,000 UTF-16 units, cut between two of them.
+      assert.deepEqual(await search('😀'.repeat(300_000)), invalid(cut('😀'.repeat(150), 600_000), tooLong))
+      assert.deepEqual(await search(`a${'😀'.repeat(300_000)}`), invalid(cut(`a${'😀'.repeat(149)}`, 600_001), tooLong))
+      // Within the length limit: what is wrong is said, the pattern cut all the same.
+      const unclosed = `${'a'.repeat(400)}(`
+      assert.deepEqual(await search(unclosed), invalid(cut('a'.repeat(300), 401), 'unclosed group (at character 401)'))
+      // A valid pattern that finds nothing, whole up to the limit, then cut.
+      const nothing = (echoed) => ({ results: [], message: `No tools found matching the pattern "${echoed}". Try a broader pattern.` })
+      assert.deepEqual(await search('z'.repeat(300)), nothing('z'.repeat(300)))
+      assert.deepEqual(await search('z'.repeat(LIMITS.maxLength)), nothing(cut('z'.repeat(300), LIMITS.maxLength)))
     })
 
     test('patterns that make backtracking engines take exponential time answer like any other', async () => {

@@ -2,7 +2,7 @@
 // the questions each missed with what it ranked instead, and a plain reading:
 // which ranking to set and the option line to paste.
 
-import { duration } from './report.mjs'
+import { duration, quote } from './report.mjs'
 import { bestRanking } from './eval.mjs'
 
 const pct = (x) => `${(x * 100).toFixed(1)}%`
@@ -40,7 +40,7 @@ function missesOf(results) {
     if (!r.available || r.missed === 0) continue
     const shown = r.misses.length < r.missed ? `; the first ${r.misses.length}` : ''
     if (r.misses.length === 0) continue
-    const lines = r.misses.map((m) => `  ${JSON.stringify(m.question)}\n    want ${list(m.want)}\n    got  ${list(m.got)}`)
+    const lines = r.misses.map((m) => `  ${quote(m.question)}\n    want ${list(m.want)}\n    got  ${list(m.got)}`)
     out.push(`Missed by ${r.label} (${r.missed} of ${r.questions}${shown}):\n${lines.join('\n')}`)
   }
   return out

@@ -6,6 +6,8 @@
 
 import { readFileSync } from 'node:fs'
 
+import { quote } from './report.mjs'
+
 /** Meta-tool names as the processors name them (Mastra's and ours alike). */
 const SEARCH = 'search_tools'
 const LOAD = 'load_tool'
@@ -37,7 +39,8 @@ export class Catalog {
   }
 }
 
-const show = (value) => JSON.stringify(value)
+/** A value as a message shows it: a text cut as `quote` cuts one. */
+const show = (value) => quote(value)
 const plural = (n, one, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
 /**

@@ -1,6 +1,21 @@
 // `bench`'s report: the table of medians and speedups, then a short plain
 // reading of what they mean for this catalog.
 
+import { createRequire } from 'node:module'
+
+const require = createRequire(import.meta.url)
+
+/**
+ * A text of the user's or the model's (a question mined from memory, say) as
+ * the reports quote it: as JSON, cut first as the package's own texts cut
+ * what they echo (the addon's `cappedEcho`: past the protocol's
+ * `echo.MAX_LENGTH`, marked) where the addon runs.
+ */
+export function quote(text) {
+  const native = require('../lib/native.js')
+  return JSON.stringify(typeof text === 'string' && native.outcome.implementation === 'native' ? native.cappedEcho(text) : text)
+}
+
 /** A duration in milliseconds, in the unit that reads best. */
 export function duration(ms) {
   if (ms === undefined || Number.isNaN(ms)) return '-'

@@ -4,11 +4,15 @@
 // and an embedding model of the user's (the AI SDK's `EmbeddingModel`, as
 // Mastra's Memory takes one for semantic recall), whose `doEmbed` this module
 // calls: the tools' texts in batches at construction, then each question.
-// Until the tools' vectors are in, and whenever the model fails, the addon
-// ranks lexically (as 'fielded'); a failure is said once, as a process
-// warning, and never fails `search_tools`.
+// Until the tools' vectors are in, and whenever the model fails or answers
+// what cannot be used (no vector for the question, one of another length
+// than the tools', NaN or infinite values), the addon ranks lexically (as
+// 'fielded'); each kind of trouble is said once a processor, as a process
+// warning naming the model, and never fails `search_tools`. The model's name
+// and error are quoted as the addon's `cappedEcho` cuts them.
 //
-// May import: nothing of lib/ (the built-in model's package, when asked for it).
+// May import: native.js (the binding, for `cappedEcho`), and the built-in
+// model's package, when asked for it.
 
 /** The npm package that carries the built-in model (`models/potion-base-8m/` in the repository). */
 const MODEL_PACKAGE = 'mastra-native-processors-potion-base-8m'
@@ -75,10 +79,45 @@ function flatten(vectors) {
   return { flat, dimensions }
 }
 
+/** The first index of a value in `values` that is NaN or infinite, or -1. */
+function notFinite(values) {
+  for (let i = 0; i < values.length; i++) if (!Number.isFinite(values[i])) return i
+  return -1
+}
+
+/** A value of the user's, quoted as our texts quote one: cut past the protocol's `echo.MAX_LENGTH`. */
+function echo(text) {
+  return require('./native.js').cappedEcho(text)
+}
+
+/** The model as a warning names it (`provider/modelId`, as far as it says), or `''`. */
+function nameOf(model) {
+  try {
+    const parts = [model.provider, model.modelId].filter((part) => typeof part === 'string' && part !== '')
+    return parts.length > 0 ? ` '${echo(parts.join('/'))}'` : ''
+  } catch {
+    return ''
+  }
+}
+
+/** What a thrown value says, as a warning quotes it. */
+function reasonOf(error) {
+  try {
+    return echo(error instanceof Error ? String(error.message) : String(error))
+  } catch {
+    return 'an error that cannot be made a string'
+  }
+}
+
 /** A processor's use of the user's embedding model. */
 class UserEmbedder {
   #model
-  #warned = false
+  /** The model as warnings name it (see `nameOf`). */
+  #name
+  /** The kinds of trouble already said. */
+  #warned = new Set()
+  /** The length of the tools' vectors, once they are in; a question's must be the same. */
+  #dimensions = 0
   /** Whether the tools' vectors are in, so questions are worth embedding. */
   #ready = false
   /** Settles once the tools' vectors are in, or failed (for tests: `toolVectorsReady`). */
@@ -87,6 +126,7 @@ class UserEmbedder {
   /** Starts embedding the tools of `native` (a `NativeToolSearch`); construction does not wait. */
   constructor(model, native) {
     this.#model = model
+    this.#name = nameOf(model)
     this.settled = this.#embedTools(native)
   }
 
@@ -98,32 +138,65 @@ class UserEmbedder {
       if (texts.length === 0) return
       const vectors = flatten(await embedAll(this.#model, texts))
       if (vectors === undefined) throw new Error('doEmbed gave vectors of different lengths, or empty ones')
+      if (notFinite(vectors.flat) !== -1) {
+        const { flat, dimensions } = vectors
+        let bad = 0
+        for (let start = 0; start < flat.length; start += dimensions) bad += notFinite(flat.subarray(start, start + dimensions)) === -1 ? 0 : 1
+        return this.#say(
+          'tool values',
+          `gave NaN or infinite values in ${bad} of the ${texts.length} tools' vectors; search_tools ranks without it, as 'fielded'.`,
+        )
+      }
       this.#ready = native.setToolVectors(vectors.flat, vectors.dimensions)
+      if (this.#ready) this.#dimensions = vectors.dimensions
     } catch (error) {
-      this.#warn(error)
+      this.#failed(error)
     }
   }
 
-  /** The question's vector, or `undefined` (not ready, or the model failed: the search ranks lexically). */
+  /**
+   * The question's vector, or `undefined` (not ready, the model failed, or
+   * its answer cannot be used: the search ranks lexically).
+   */
   async queryVector(query) {
     if (!this.#ready) return undefined
+    let embeddings
     try {
       // Not kept: questions are many and seldom repeat.
-      const { embeddings } = await this.#model.doEmbed({ values: [query] })
-      return flatten(Array.isArray(embeddings) ? embeddings.slice(0, 1) : [])?.flat
+      ;({ embeddings } = await this.#model.doEmbed({ values: [query] }))
     } catch (error) {
-      this.#warn(error)
+      this.#failed(error)
       return undefined
     }
+    const first = Array.isArray(embeddings) ? embeddings[0] : undefined
+    // An array of numbers, or a typed array (as flatten takes either).
+    const given = Array.isArray(first) || (ArrayBuffer.isView(first) && !(first instanceof DataView)) ? /** @type {ArrayLike<number>} */ (first) : undefined
+    const FOR_SUCH = "search_tools ranks without it, as 'fielded', for such questions."
+    if (given === undefined || given.length === 0) {
+      return this.#say('no question vector', `gave no vector for a question; ${FOR_SUCH}`)
+    }
+    if (given.length !== this.#dimensions) {
+      return this.#say('question length', `gave a question a vector of ${given.length} values, where the tools' have ${this.#dimensions}; ${FOR_SUCH}`)
+    }
+    // As 32-bit floats, as the addon takes it: a number past their range is infinite there.
+    const vector = Float32Array.from(given)
+    const at = notFinite(vector)
+    if (at !== -1) {
+      return this.#say('question values', `gave ${vector[at]} at index ${at} of a question's vector; ${FOR_SUCH}`)
+    }
+    return vector
   }
 
-  #warn(error) {
-    if (this.#warned) return
-    this.#warned = true
-    const reason = error instanceof Error ? error.message : String(error)
-    process.emitWarning(`ToolSearchProcessor: search.embedder failed (${reason}); search_tools ranks without it, as 'fielded', while it fails. Said once.`, {
-      type: WARNING_TYPE,
-    })
+  #failed(error) {
+    this.#say('failed', `failed (${reasonOf(error)}); search_tools ranks without it, as 'fielded', while it fails.`)
+  }
+
+  /** Says what went wrong, once for each `kind` a processor; `undefined`, for the caller to return. */
+  #say(kind, what) {
+    if (this.#warned.has(kind)) return undefined
+    this.#warned.add(kind)
+    process.emitWarning(`ToolSearchProcessor: search.embedder${this.#name} ${what} Said once.`, { type: WARNING_TYPE })
+    return undefined
   }
 }
 

@@ -4,6 +4,10 @@
 //   test        npm test with MNP_TESTS=all: every seeded test at its long count
 //               (__test__/helpers/counts.mjs; 5,000 cases a release for the
 //               differentials instead of npm test's hundreds)
+//   postgres    npm run test:postgres: three servers on a real PostgreSQL, one
+//               killed mid-run (__test__/multi-instance.postgres.test.mjs, about
+//               two minutes; npm test leaves it out), alone, as it prints
+//               requests per second
 //   rust-release  the Rust tests again in the release profile (fat LTO), as the
 //               addon is built; npm test runs them in the test profile, with
 //               overflow checks and debug assertions
@@ -35,6 +39,7 @@ const onNode = (version) => ({
 })
 export const STAGES = [
   { name: 'test', command: ['npm', 'test'], env: ALL },
+  { name: 'postgres', command: ['npm', 'run', 'test:postgres'], env: process.env },
   { name: 'rust-release', command: ['npm', 'run', 'test:rust-release'], env: process.env },
   { name: 'lint-fuzz', command: ['npm', 'run', 'test:lint-fuzz'], env: process.env },
   onNode(22),

@@ -1,5 +1,6 @@
 // The JavaScript tests (npm run test:js; npm test and npm run test:binary run
-// it): every __test__/*.test.mjs, as many files at a time as there are cores,
+// it): every __test__/*.test.mjs but those with a stage of their own in
+// npm run test:all (OWN_STAGE), as many files at a time as there are cores,
 // then the files that time themselves (the scaling suites: 16 times the input
 // must not take over 40 times the time) one at a time, on an otherwise idle
 // runner. The slowest files start first, so none is left running alone at the
@@ -18,11 +19,13 @@ import { ROOT } from './platform-packages.mjs'
 
 /** Files whose assertions are about their own timings: run alone. */
 export const ALONE = /\.scaling\.test\.mjs$/
+/** Files of a stage of their own in npm run test:all (scripts/test-all.mjs), which npm test leaves out. */
+export const OWN_STAGE = /\.postgres\.test\.mjs$/
 /** The longest files (tens of seconds each, mostly npm installs and child processes), started first. */
 const SLOW_FIRST = ['release-stand-ins', 'package', 'cli', 'releases', 'cli.eval', 'tool-search.differential', 'bench', 'fallback']
 
 const files = readdirSync(join(ROOT, '__test__'))
-  .filter((name) => name.endsWith('.test.mjs'))
+  .filter((name) => name.endsWith('.test.mjs') && !OWN_STAGE.test(name))
   .sort()
 const rank = (name) => {
   const at = SLOW_FIRST.indexOf(name.replace(/\.test\.mjs$/, ''))

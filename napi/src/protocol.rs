@@ -1,7 +1,8 @@
 //! The processors' protocols as JavaScript reads them: each declared once
 //! in the core (see the core's `protocol` module), and made here into one
 //! exported function per processor that returns every code, layout, limit
-//! and shared string as nested objects, typed in `binding.d.ts`.
+//! and shared string as nested objects, typed in `binding.d.ts`; and
+//! `cappedEcho`, the one rule for how much of a value our texts echo.
 
 // The objects' fields are the core's constants, named as they are there;
 // napi-rs names them in camelCase for JavaScript.
@@ -80,3 +81,14 @@ pub(crate) use export;
 
 mastra_native_processors::tool_search_protocol!(crate::protocol::export);
 mastra_native_processors::tool_call_filter_protocol!(crate::protocol::export);
+
+/// `text` as this package's own texts echo a value of the user's or the
+/// model's (the core's `protocol::tool_search::echo`): whole if it is short,
+/// else cut and marked. For the wrapper's warnings, which quote a user's
+/// embedding model's name and errors.
+#[napi(catch_unwind)]
+pub fn capped_echo(text: crate::utf16::Utf16Text) -> napi::bindgen_prelude::Utf16String {
+    napi::bindgen_prelude::Utf16String::from(
+        mastra_native_processors::protocol::tool_search::echo(&text.0).into_owned(),
+    )
+}

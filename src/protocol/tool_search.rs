@@ -280,6 +280,16 @@ macro_rules! tool_search_protocol {
                 pub const PARAMETER_DESCRIPTION_WEIGHT: f64 = 0.5;
             }
 
+            #[doc = "How much of a value of the user's or the model's this"]
+            #[doc = "package's own texts echo (the core's `protocol::tool_search::echo`):"]
+            #[doc = "a `search.syntax: 'regex'` pattern in `search_tools`' answers,"]
+            #[doc = "an embedder's name and error in its warnings. Mastra's own"]
+            #[doc = "texts echo what the reference echoes, whole."]
+            pub mod echo: EchoLimits {
+                #[doc = "The most echoed of one value, in UTF-16 units."]
+                pub const MAX_LENGTH: usize = 300;
+            }
+
             #[doc = "How many analyses the pool of tools keeps when steps come"]
             #[doc = "faster than their tools are collected: it is swept when it"]
             #[doc = "holds more than `POOL_SWEEP_FLOOR` and more than"]
@@ -296,10 +306,87 @@ macro_rules! tool_search_protocol {
 
 tool_search_protocol!(crate::protocol::declare);
 
+/// What marks an echo cut short: after it, the value's whole length, then [`CUT_CLOSE`].
+pub const CUT_OPEN: &str = "…(cut from ";
+/// Ends the mark of an echo cut short (see [`CUT_OPEN`]).
+pub const CUT_CLOSE: &str = " characters)";
+
+/// `text` as this package's own texts echo a value of the user's or the
+/// model's: whole if it is at most [`echo::MAX_LENGTH`] UTF-16 units, else
+/// its first `MAX_LENGTH` units (one fewer rather than split a surrogate
+/// pair) then [`CUT_OPEN`], its length and [`CUT_CLOSE`]:
+/// `aaa…(cut from 1048576 characters)`.
+pub fn echo(text: &[u16]) -> std::borrow::Cow<'_, [u16]> {
+    use std::borrow::Cow;
+    let max = echo::MAX_LENGTH;
+    if text.len() <= max {
+        return Cow::Borrowed(text);
+    }
+    let splits_pair = (0xD800..0xDC00).contains(&text[max - 1]) && (0xDC00..0xE000).contains(&text[max]);
+    let head = &text[..max - usize::from(splits_pair)];
+    let mut out = Vec::with_capacity(head.len() + 40);
+    out.extend_from_slice(head);
+    out.extend(CUT_OPEN.encode_utf16());
+    out.extend(text.len().to_string().encode_utf16());
+    out.extend(CUT_CLOSE.encode_utf16());
+    Cow::Owned(out)
+}
+
+/// [`echo()`] of a Rust string (a message made of a JavaScript value).
+pub fn echo_str(text: &str) -> std::borrow::Cow<'_, str> {
+    let units: Vec<u16> = text.encode_utf16().collect();
+    match echo(&units) {
+        std::borrow::Cow::Borrowed(_) => std::borrow::Cow::Borrowed(text),
+        std::borrow::Cow::Owned(cut) => std::borrow::Cow::Owned(String::from_utf16_lossy(&cut)),
+    }
+}
+
 /// Whether a key (or a tool invocation's `toolName`) names a meta-tool.
 pub fn is_meta_tool(key: &[u16]) -> bool {
     use meta_tools::{LOAD_TOOL, SEARCH_TOOLS};
     // Most keys differ in length: the meta-tools' names are ASCII.
     (key.len() == SEARCH_TOOLS.len() && key.iter().copied().eq(SEARCH_TOOLS.encode_utf16()))
         || (key.len() == LOAD_TOOL.len() && key.iter().copied().eq(LOAD_TOOL.encode_utf16()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u(s: &str) -> Vec<u16> {
+        s.encode_utf16().collect()
+    }
+
+    #[test]
+    fn an_echo_is_whole_up_to_the_limit_then_cut_and_marked() {
+        let max = echo::MAX_LENGTH;
+        let whole = u(&"a".repeat(max));
+        assert!(matches!(echo(&whole), std::borrow::Cow::Borrowed(_)));
+        assert!(echo(&[]).is_empty());
+        let long = u(&"a".repeat(1 << 20));
+        assert_eq!(
+            String::from_utf16(&echo(&long)).unwrap(),
+            format!("{}…(cut from 1048576 characters)", "a".repeat(max))
+        );
+        assert_eq!(echo_str(&"b".repeat(max + 1)), format!("{}…(cut from {} characters)", "b".repeat(max), max + 1));
+        assert_eq!(echo_str("short"), "short");
+    }
+
+    #[test]
+    fn an_echo_never_splits_a_surrogate_pair() {
+        let max = echo::MAX_LENGTH;
+        assert_eq!(max % 2, 0, "the cases below assume an even limit");
+        // Ending exactly on a pair's end keeps it.
+        let emoji = "😀".repeat(max);
+        assert_eq!(echo_str(&emoji), format!("{}…(cut from {} characters)", "😀".repeat(max / 2), 2 * max));
+        // A pair across the limit is left out whole: one unit fewer.
+        let shifted = format!("a{}", "😀".repeat(max));
+        assert_eq!(echo_str(&shifted), format!("a{}…(cut from {} characters)", "😀".repeat(max / 2 - 1), 2 * max + 1));
+        // A lone surrogate at the limit is a unit like any other.
+        let mut lone = u(&"a".repeat(max - 1));
+        lone.extend([0xD800, 0x61]);
+        let cut = echo(&lone);
+        assert_eq!(cut[max - 1], 0xD800);
+        assert_eq!(String::from_utf16_lossy(&cut[max..]), format!("…(cut from {} characters)", max + 1));
+    }
 }

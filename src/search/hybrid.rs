@@ -129,7 +129,9 @@ pub fn tool_text_parts<'a>(
 pub enum QueryVector<'a> {
     /// The built-in model embeds the question.
     Model(&'a StaticModel),
-    /// The question's vector, made elsewhere (the user's embedding model).
+    /// The question's vector, made elsewhere (the user's embedding model):
+    /// its direction counts, whatever its length, as the tools' vectors are
+    /// scaled to unit length when they are set.
     Given(&'a [f32]),
     /// None to be had: the fielded ranking answers alone.
     None,
@@ -155,7 +157,14 @@ pub fn search(
             let text = String::from_utf16_lossy(query);
             model.embed(&text, &mut TokenScratch::default(), &mut embedded).then_some(&embedded[..])
         }
-        QueryVector::Given(vector) => Some(vector),
+        QueryVector::Given(vector) => {
+            // In f64: the squares of large f32 values overflow an f32 sum.
+            let norm = vector.iter().map(|&v| f64::from(v) * f64::from(v)).sum::<f64>().sqrt();
+            (norm > 0.0 && norm.is_finite()).then(|| {
+                embedded.extend(vector.iter().map(|&v| (f64::from(v) / norm) as f32));
+                &embedded[..]
+            })
+        }
         QueryVector::None => None,
     };
     let Some((vectors, query_vector)) = vectors.zip(query_vector).filter(|(v, _)| v.len() == score.len()) else {
@@ -257,9 +266,20 @@ mod tests {
         ] {
             assert_eq!(hits.into_iter().map(|h| (h.doc, h.score)).collect::<Vec<_>>(), alone);
         }
-        // A given question vector counts like the model's.
-        let given = search(&config, &index, Some(&vectors), &u("x"), QueryVector::Given(&[0.0, 0.0, 1.0]), 10.0);
-        assert_eq!(given.into_iter().map(|h| (h.doc, h.score as f32)).collect::<Vec<_>>(), [(2, 22.0)]);
+        // A given question vector counts like the model's, by its direction whatever its length.
+        let given = |vector: &[f32], query: &str| {
+            search(&config, &index, Some(&vectors), &u(query), QueryVector::Given(vector), 10.0)
+                .into_iter()
+                .map(|h| (h.doc, h.score as f32))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(given(&[0.0, 0.0, 1.0], "x"), [(2, 22.0)]);
+        assert_eq!(given(&[0.0, 0.0, 10.0], "x"), [(2, 22.0)]);
+        assert_eq!(given(&[0.0, 0.0, 0.1], "x"), [(2, 22.0)]);
+        assert_eq!(given(&[0.0, 0.0, 3e38], "x"), [(2, 22.0)]);
+        // A zero one is no direction: the fielded ranking alone.
+        assert_eq!(given(&[0.0, 0.0, 0.0], "x"), []);
+        assert_eq!(given(&[0.0, 0.0, 0.0], "weather"), [(0, lexical)]);
     }
 
     /// A search for a few results keeps the best as they come: its results

@@ -9,10 +9,14 @@
 //! instruction, `search_tools`' description and query, the injected
 //! catalog's header, and the answers to a pattern that finds nothing or does
 //! not compile. The default syntax's are the reference's.
+//!
+//! The reference's answers echo the model's query or names whole, and so do
+//! ours; the answers of our own echo a pattern (and what is wrong with it)
+//! as [`echo()`] cuts it, so a pattern of megabytes is not sent back whole.
 
 use super::options::Syntax;
 use crate::js::JsString;
-use crate::protocol::tool_search::schemas;
+use crate::protocol::tool_search::{echo, echo_str, schemas};
 use crate::search::{truncate_description, PatternError, SearchHit};
 
 pub const INSTRUCTION: &str = "To discover available tools, call search_tools with a keyword query. \
@@ -158,7 +162,7 @@ pub fn no_tools_found(query: &[u16], syntax: Syntax) -> JsString {
             .done(),
         Syntax::Regex => Message::default()
             .text("No tools found matching the pattern \"")
-            .units(query)
+            .units(&echo(query))
             .text("\". Try a broader pattern.")
             .done(),
     }
@@ -168,9 +172,9 @@ pub fn no_tools_found(query: &[u16], syntax: Syntax) -> JsString {
 pub fn invalid_pattern(query: &[u16], error: &PatternError) -> JsString {
     Message::default()
         .text("Invalid pattern \"")
-        .units(query)
+        .units(&echo(query))
         .text("\": ")
-        .text(&error.to_string())
+        .text(&echo_str(&error.to_string()))
         .text(". search_tools takes a regular expression, e.g. \"weather\", \"^github_\" or \"send.*(email|mail)\".")
         .done()
 }
@@ -263,4 +267,50 @@ pub fn catalog(auto_load: bool, syntax: Syntax, lines: &[u16]) -> JsString {
         (Syntax::Regex, true) => CATALOG_HEADER_PATTERN_AUTO_LOAD,
     };
     Message::default().text(header).text(CATALOG_LIST_INTRO).units(lines).done()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::tool_search::echo::MAX_LENGTH;
+    use crate::search::Pattern;
+
+    fn text(units: &JsString) -> String {
+        units.to_string_lossy()
+    }
+
+    #[test]
+    fn a_pattern_is_echoed_cut_past_the_limit() {
+        const EXAMPLES: &str =
+            ". search_tools takes a regular expression, e.g. \"weather\", \"^github_\" or \"send.*(email|mail)\".";
+        let long: Vec<u16> = "(".repeat(1 << 20).encode_utf16().collect();
+        let error = Pattern::new(&long).unwrap_err();
+        assert_eq!(
+            text(&invalid_pattern(&long, &error)),
+            format!(
+                "Invalid pattern \"{}…(cut from 1048576 characters)\": it is longer than 1000 characters{EXAMPLES}",
+                "(".repeat(MAX_LENGTH)
+            )
+        );
+        let short: Vec<u16> = "(a".encode_utf16().collect();
+        let error = Pattern::new(&short).unwrap_err();
+        assert_eq!(
+            text(&invalid_pattern(&short, &error)),
+            format!("Invalid pattern \"(a\": unclosed group (at character 1){EXAMPLES}")
+        );
+        let valid: Vec<u16> = "b".repeat(MAX_LENGTH + 1).encode_utf16().collect();
+        assert_eq!(
+            text(&no_tools_found(&valid, Syntax::Regex)),
+            format!(
+                "No tools found matching the pattern \"{}…(cut from {} characters)\". Try a broader pattern.",
+                "b".repeat(MAX_LENGTH),
+                MAX_LENGTH + 1
+            )
+        );
+        // The reference's answer, for words, echoes the query whole.
+        assert_eq!(
+            text(&no_tools_found(&valid, Syntax::Words)),
+            format!("No tools found matching \"{}\". Try different keywords.", "b".repeat(MAX_LENGTH + 1))
+        );
+    }
 }

@@ -1,15 +1,17 @@
 //! The `TypeError`s for values found in a tools record, worded as the
-//! options' are (through [`Given::describe`]).
+//! options' are (through [`Given::describe`]). The record's key is named as
+//! [`echo()`] cuts it: a key of megabytes is not copied whole into the error.
 
 use crate::given::{Given, Refused};
 use crate::js::JsString;
+use crate::protocol::tool_search::echo;
 
 /// The refusal of a value JavaScript found in a tools record (`what`, a
 /// code of the protocol's `refused`; `key` the record key it was under),
 /// or `None` for an unknown code.
 pub fn refuse_record_value(what: i32, key: &JsString, found: &Given) -> Option<Refused> {
     use crate::protocol::tool_search::refused::*;
-    let key = key.to_string_lossy();
+    let key = String::from_utf16_lossy(&echo(key.units()));
     let (subject, expected) = match what {
         OPTIONS => ("options".to_owned(), "an object"),
         TOOLS => ("options.tools".to_owned(), "an object of tools"),
@@ -43,5 +45,15 @@ mod tests {
             "options.tools must be an object of tools, got the string \"x\""
         );
         assert_eq!(refuse_record_value(-1, &JsString::from("k"), &Given::Null), None);
+    }
+
+    #[test]
+    fn a_long_key_is_named_cut() {
+        use crate::protocol::tool_search::{echo::MAX_LENGTH, refused::TOOL};
+        let key = JsString::from("k".repeat(1 << 20).as_str());
+        assert_eq!(
+            refuse_record_value(TOOL, &key, &Given::Null).unwrap().to_string(),
+            format!("options.tools.{}…(cut from 1048576 characters) must be a tool, got null", "k".repeat(MAX_LENGTH))
+        );
     }
 }
