@@ -4,6 +4,9 @@
 //   test        npm test with MNP_TESTS=all: every seeded test at its long count
 //               (__test__/helpers/counts.mjs; 5,000 cases a release for the
 //               differentials instead of npm test's hundreds)
+//   deploy      npm run test:deploy: the package as published, in a Mastra app
+//               that `mastra build` ships, served from a copy of its output
+//               with no parent node_modules (__test__/deploy/; a few minutes)
 //   rust-release  the Rust tests again in the release profile (fat LTO), as the
 //               addon is built; npm test runs them in the test profile, with
 //               overflow checks and debug assertions
@@ -35,6 +38,7 @@ const onNode = (version) => ({
 })
 export const STAGES = [
   { name: 'test', command: ['npm', 'test'], env: ALL },
+  { name: 'deploy', command: ['npm', 'run', 'test:deploy'], env: process.env },
   { name: 'rust-release', command: ['npm', 'run', 'test:rust-release'], env: process.env },
   { name: 'lint-fuzz', command: ['npm', 'run', 'test:lint-fuzz'], env: process.env },
   onNode(22),
