@@ -93,7 +93,7 @@ describe('the main package', () => {
     for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack']) assert.equal(root.scripts[hook], undefined, hook)
     assert.equal(root.engines.node, '^20.19.0 || >=22.13.0', 'open upward: Node-API is stable across majors')
     assert.equal(root.scripts.pretest, 'npm run build')
-    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'lib/', 'cli/'])
+    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'worker.mjs', 'lib/', 'cli/'])
     assert.deepEqual(root.bin, { 'mastra-native-processors': 'cli/main.mjs' })
   })
 })
