@@ -8,7 +8,13 @@ import type { EmbeddingModel } from 'ai'
 
 import builtinModel from 'mastra-native-processors-potion-base-8m'
 
-import { ToolSearchProcessor, type ToolSearchBuiltinModel, type ToolSearchEmbedder, type ToolSearchProcessorOptions, type ToolSearchRanking } from '../../index.js'
+import {
+  ToolSearchProcessor,
+  type ToolSearchBuiltinModel,
+  type ToolSearchEmbedder,
+  type ToolSearchProcessorOptions,
+  type ToolSearchRanking,
+} from '../../index.js'
 
 const lookup = createTool({
   id: 'lookup',
