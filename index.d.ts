@@ -49,7 +49,8 @@ export declare const ToolCallFilter: typeof HostToolCallFilter
  * whole questions, different scores. `'hybrid'` adds to the `'fielded'` score
  * the semantic similarity of question and tool, from the built-in model (the
  * optional package `mastra-native-processors-potion-base-8m` must be
- * installed) or from `search.embedder`. Every supported release honours it;
+ * installed; hand it over as `search.model` so that `mastra build` and
+ * bundlers ship it) or from `search.embedder`. Every supported release honours it;
  * where the addon does not load (`implementation === 'fallback'`),
  * @mastra/core's own processor ignores it and ranks as `'reference'`.
  */
@@ -67,6 +68,15 @@ export interface ToolSearchEmbedder {
   doEmbed(options: { values: string[] }): PromiseLike<{ embeddings: ArrayLike<number>[] }>
   readonly maxEmbeddingsPerCall?: PromiseLike<number | undefined> | number | undefined
   readonly supportsParallelCalls?: PromiseLike<boolean> | boolean
+}
+
+/**
+ * The built-in embedding model's package, as it exports itself
+ * (`import model from 'mastra-native-processors-potion-base-8m'`): `search.model`
+ * of the `'hybrid'` ranking. Only its `path`, the model file, is read.
+ */
+export interface ToolSearchBuiltinModel {
+  readonly path: string
 }
 
 /**
@@ -94,7 +104,7 @@ export type ToolSearchSyntax = 'words' | 'regex'
 /**
  * The installed release's options, plus every option of the newest supported
  * release, so one project compiles whichever supported release it has, plus
- * this package's own `search.ranking`, `search.embedder`, `search.syntax` and
+ * this package's own `search.ranking`, `search.embedder`, `search.model`, `search.syntax` and
  * `filterConcurrency`.
  */
 export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
@@ -115,6 +125,16 @@ export type ToolSearchProcessorOptions = HostToolSearchProcessorOptions & {
      * warning), `search_tools` ranks as `'fielded'`.
      */
     embedder?: ToolSearchEmbedder
+    /**
+     * With `ranking: 'hybrid'` and no `embedder`: the built-in model, handed
+     * over (`import model from 'mastra-native-processors-potion-base-8m'`;
+     * this package only). Without it the package finds the model package
+     * from its own directory, which works in a project but not in an app that
+     * `mastra build` or a bundler ships, since nothing there imports the
+     * model package. Where there is no model file, a process warning says so
+     * once and `search_tools` ranks as `'fielded'`.
+     */
+    model?: ToolSearchBuiltinModel
     /** What `search_tools`' query is (this package only). @default 'words' */
     syntax?: ToolSearchSyntax
   }

@@ -41,7 +41,17 @@ const filesUnder = (dir) =>
 
 describe('the tarballs', () => {
   test('the main package carries the JavaScript, the types, the generated loader and the bench command: no binary, no install script, no Rust', () => {
-    const expected = ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json', ...filesUnder('lib'), ...filesUnder('cli')].sort()
+    const expected = [
+      'README.md',
+      'binding.js',
+      'index.d.ts',
+      'index.js',
+      'index.mjs',
+      'package.json',
+      'worker.mjs',
+      ...filesUnder('lib'),
+      ...filesUnder('cli'),
+    ].sort()
     assert.deepEqual(main.files, expected)
   })
 

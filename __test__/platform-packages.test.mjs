@@ -88,11 +88,12 @@ describe('the main package', () => {
     assert.equal(root.optionalDependencies, undefined)
   })
 
-  test('has no install script and ships no binary; a source checkout builds through prepare', () => {
-    for (const hook of ['preinstall', 'install', 'postinstall']) assert.equal(root.scripts[hook], undefined, hook)
+  test('has no install script nor prepare and ships no binary; a source checkout builds with npm run build, which npm test runs first', () => {
+    // prepare would run when npm packs the package, and npm 11 warns of it in a tarball installed.
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare', 'prepack', 'postpack']) assert.equal(root.scripts[hook], undefined, hook)
     assert.equal(root.engines.node, '^20.19.0 || >=22.13.0', 'open upward: Node-API is stable across majors')
-    assert.equal(root.scripts.prepare, 'npm run build')
-    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'lib/', 'cli/'])
+    assert.equal(root.scripts.pretest, 'npm run build')
+    assert.deepEqual(root.files, ['index.js', 'index.mjs', 'index.d.ts', 'binding.js', 'worker.mjs', 'lib/', 'cli/'])
     assert.deepEqual(root.bin, { 'mastra-native-processors': 'cli/main.mjs' })
   })
 })

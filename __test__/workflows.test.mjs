@@ -128,13 +128,14 @@ describe('the CI workflow', () => {
     assert.match(readFileSync(join(ROOT, '.ci', 'run'), 'utf8'), /^npm ci --no-audit --no-fund\nnpm run test:all\n/m)
   })
 
-  test(".ci/run runs npm run test:all: npm test at the long counts, the PostgreSQL servers, the fuzz crate's clippy, Node 22, 24 and 26, the fuzz targets", () => {
+  test(".ci/run runs npm run test:all: npm test at the long counts, the PostgreSQL servers, the deploy test, the fuzz crate's clippy, Node 22, 24 and 26, the fuzz targets", () => {
     assert.equal(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts['test:all'], 'node scripts/test-all.mjs')
     assert.deepEqual(
       STAGES.map(({ name, command, env }) => [name, command.join(' '), env.MNP_TESTS]),
       [
         ['test', 'npm test', 'all'],
         ['postgres', 'npm run test:postgres', process.env.MNP_TESTS],
+        ['deploy', 'npm run test:deploy', process.env.MNP_TESTS],
         ['rust-release', 'npm run test:rust-release', process.env.MNP_TESTS],
         ['lint-fuzz', 'npm run test:lint-fuzz', process.env.MNP_TESTS],
         ['node-22', 'npx --yes --package node@22 -- bash -c node --version && npm run test:binary', 'all'],

@@ -11,8 +11,10 @@
 // warning naming the model, and never fails `search_tools`. The model's name
 // and error are quoted as the addon's `cappedEcho` cuts them.
 //
-// May import: native.js (the binding, for `cappedEcho`), and the built-in
-// model's package, when asked for it.
+// May import: native.js (the binding, for `cappedEcho`), node:fs, and the
+// built-in model's package when the app did not hand it over.
+
+const { existsSync } = require('node:fs')
 
 /** The npm package that carries the built-in model (`models/potion-base-8m/` in the repository). */
 const MODEL_PACKAGE = 'mastra-native-processors-potion-base-8m'
@@ -20,22 +22,46 @@ const MODEL_PACKAGE = 'mastra-native-processors-potion-base-8m'
 /** The `type` of the warning a failing embedding model raises. */
 const WARNING_TYPE = 'ToolSearchProcessorWarning'
 
+/** Whether a missing built-in model was said (once a process). */
+let missingSaid = false
+
 /**
- * Names the built-in model's file to the addon, once per process. Throws,
- * naming the package, when it is not installed.
+ * Names the built-in model's file to the addon (the first named serves the
+ * process): `file`, the `path` of the model package the app handed over as
+ * `search.model` (so its bundler or deployer ships the package), else the
+ * package as found from this one. Where there is no file, says once, as a
+ * process warning, what to do, and returns false: the processor then ranks
+ * as 'fielded', and a deployed server still starts.
  */
-function locateBuiltinModel(binding) {
-  let model
-  try {
-    model = require(MODEL_PACKAGE)
-  } catch (error) {
-    if (error?.code !== 'MODULE_NOT_FOUND') throw error
-    throw new Error(
-      `ToolSearchProcessor: search.ranking 'hybrid' needs its model: npm install ${MODEL_PACKAGE} (or give search.embedder, an embedding model of your own)`,
-      { cause: error },
+function locateBuiltinModel(binding, file) {
+  const handedOver = file != null
+  if (!handedOver) {
+    try {
+      file = require(MODEL_PACKAGE).path
+    } catch (error) {
+      if (error?.code !== 'MODULE_NOT_FOUND' || !String(error.message).includes(MODEL_PACKAGE)) throw error
+      return sayMissing(
+        `${MODEL_PACKAGE} is not installed where mastra-native-processors can find it (npm install ${MODEL_PACKAGE}; in an app that mastra build or a bundler ships, also hand it over: import model from '${MODEL_PACKAGE}', then search: { ranking: 'hybrid', model }; or give search.embedder)`,
+      )
+    }
+  }
+  if (typeof file !== 'string' || !existsSync(file)) {
+    return sayMissing(
+      `its file ${file} is missing${handedOver ? ` (a bundler took ${MODEL_PACKAGE} into the bundle without the file: keep the package external, so that it is installed beside the app)` : ''}`,
     )
   }
-  binding.locateBuiltinModel(model.path)
+  binding.locateBuiltinModel(file)
+  return true
+}
+
+function sayMissing(why) {
+  if (!missingSaid) {
+    missingSaid = true
+    process.emitWarning(`ToolSearchProcessor: search.ranking 'hybrid' has no built-in model: ${why}. Until then search_tools ranks as 'fielded'. Said once.`, {
+      type: WARNING_TYPE,
+    })
+  }
+  return false
 }
 
 /** Vectors a model made, by model and text: a processor made again over the same tools embeds nothing again. */

@@ -201,6 +201,8 @@ function defineToolSearchProcessor(host) {
           ranking: search?.ranking,
           embedder: search?.embedder,
           embedderDoEmbed: search?.embedder?.doEmbed,
+          model: search?.model,
+          modelPath: search?.model?.path,
           syntax: search?.syntax,
           storage: options.storage,
           ttl: options.ttl,
@@ -212,7 +214,7 @@ function defineToolSearchProcessor(host) {
         host.version,
       )
       this.#readsParameters = applied.readsParameters
-      if (applied.usesBuiltinModel) locateBuiltinModel(binding)
+      if (applied.usesBuiltinModel) locateBuiltinModel(binding, applied.builtinModelFile)
       const parameters = this.#readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
       this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings

@@ -8,6 +8,9 @@
 //               killed mid-run (__test__/multi-instance.postgres.test.mjs, about
 //               two minutes; npm test leaves it out), alone, as it prints
 //               requests per second
+//   deploy      npm run test:deploy: the package as published, in a Mastra app
+//               that `mastra build` ships, served from a copy of its output
+//               with no parent node_modules (__test__/deploy/; a few minutes)
 //   rust-release  the Rust tests again in the release profile (fat LTO), as the
 //               addon is built; npm test runs them in the test profile, with
 //               overflow checks and debug assertions
@@ -40,6 +43,7 @@ const onNode = (version) => ({
 export const STAGES = [
   { name: 'test', command: ['npm', 'test'], env: ALL },
   { name: 'postgres', command: ['npm', 'run', 'test:postgres'], env: process.env },
+  { name: 'deploy', command: ['npm', 'run', 'test:deploy'], env: process.env },
   { name: 'rust-release', command: ['npm', 'run', 'test:rust-release'], env: process.env },
   { name: 'lint-fuzz', command: ['npm', 'run', 'test:lint-fuzz'], env: process.env },
   onNode(22),

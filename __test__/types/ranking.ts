@@ -1,12 +1,20 @@
 // search.ranking is typed: 'reference' | 'fielded' | 'hybrid', beside the release's own search options,
-// and search.embedder takes an AI SDK embedding model.
+// search.embedder takes an AI SDK embedding model, and search.model the built-in model's package.
 
 import { createTool } from '@mastra/core/tools'
 import { z } from 'zod'
 
 import type { EmbeddingModel } from 'ai'
 
-import { ToolSearchProcessor, type ToolSearchEmbedder, type ToolSearchProcessorOptions, type ToolSearchRanking } from '../../index.js'
+import builtinModel from 'mastra-native-processors-potion-base-8m'
+
+import {
+  ToolSearchProcessor,
+  type ToolSearchBuiltinModel,
+  type ToolSearchEmbedder,
+  type ToolSearchProcessorOptions,
+  type ToolSearchRanking,
+} from '../../index.js'
 
 const lookup = createTool({
   id: 'lookup',
@@ -37,4 +45,10 @@ new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', embedd
 // @ts-expect-error an embedder is a model object, not its name
 new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', embedder: 'openai/text-embedding-3-small' } })
 
-void builtIn
+// The built-in model handed over, as the model package exports itself (so a bundler or deployer ships it).
+new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', model: builtinModel } })
+const handedOver: ToolSearchBuiltinModel = builtinModel
+// @ts-expect-error the model is the package's export, not its name
+new ToolSearchProcessor({ tools: { lookup }, search: { ranking: 'hybrid', model: 'mastra-native-processors-potion-base-8m' } })
+
+void [builtIn, handedOver]

@@ -2,7 +2,7 @@
 //! accepts, and how the host release applies them.
 
 use crate::releases::Behaviours;
-use crate::search::{Ranking, SearchOptions, VectorSource};
+use crate::search::{HybridConfig, Ranking, SearchOptions, VectorSource};
 
 use crate::given::{Given, Refused};
 use crate::protocol::tool_search::{self as protocol, defaults};
@@ -104,6 +104,10 @@ pub struct GivenOptions {
     /// `options.search?.embedder`, and its `doEmbed` (`embedder?.doEmbed`).
     pub embedder: Given,
     pub embedder_do_embed: Given,
+    /// `options.search?.model`, the built-in model handed over (the model
+    /// package's export), and its `path` (`model?.path`).
+    pub model: Given,
+    pub model_path: Given,
     pub syntax: Given,
     pub filter_concurrency: Given,
 }
@@ -124,8 +128,24 @@ impl Default for GivenOptions {
             ranking: Given::Undefined,
             embedder: Given::Undefined,
             embedder_do_embed: Given::Undefined,
+            model: Given::Undefined,
+            model_path: Given::Undefined,
             syntax: Given::Undefined,
             filter_concurrency: Given::Undefined,
+        }
+    }
+}
+
+impl GivenOptions {
+    /// The built-in model's file as the user handed it over
+    /// (`search.model.path`), where [`ToolSearchOptions::from_given`]
+    /// accepted these options and the ranking reads the built-in model; else
+    /// the wrapper finds the model package itself.
+    pub fn model_file(&self, applied: &ToolSearchOptions) -> Option<String> {
+        let builtin = matches!(applied.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::BuiltIn, .. }));
+        match &self.model_path {
+            Given::String(path) if builtin && !self.model.is_nullish() => Some(path.to_string_lossy()),
+            _ => None,
         }
     }
 }
@@ -178,6 +198,25 @@ impl ToolSearchOptions {
             }
             (embedder, _, _) => return Err(refuse("options.search.embedder", EMBEDDER, embedder)),
         };
+        // The built-in model handed over (`import model from
+        // 'mastra-native-processors-potion-base-8m'`), so that a bundler or
+        // deployer sees the app import the model package and ships it.
+        match (&given.model, &given.model_path) {
+            (model, _) if model.is_nullish() => {}
+            (Given::Object { is_array: false }, Given::String(_)) => match ranking {
+                _ if !given.embedder.is_nullish() => {
+                    return Err(refuse("options.search.model", "left out with options.search.embedder", &given.model))
+                }
+                Ranking::Hybrid(_) => {}
+                _ => {
+                    return Err(refuse("options.search.ranking", "'hybrid' with options.search.model", &given.ranking))
+                }
+            },
+            (Given::Object { is_array: false }, path) => {
+                return Err(refuse("options.search.model.path", "a string, the model file's path", path))
+            }
+            (model, _) => return Err(refuse("options.search.model", MODEL, model)),
+        }
         let syntax = match &given.syntax {
             value if value.is_nullish() => Syntax::default_syntax(),
             Given::String(name) => {
@@ -260,6 +299,8 @@ impl ToolSearchOptions {
 const STORAGE_NAMES: &str = "'in-memory' or 'context'";
 /// What `options.search.embedder` must be.
 const EMBEDDER: &str = "an AI SDK embedding model (an object with a doEmbed function)";
+/// What `options.search.model` must be.
+const MODEL: &str = "the built-in model package's export (import model from 'mastra-native-processors-potion-base-8m')";
 /// [`Ranking::ALL`]'s names, as a refusal lists them (a test keeps them in step).
 const RANKING_NAMES: &str = "'reference' or 'fielded' or 'hybrid'";
 /// [`Syntax::ALL`]'s names, as a refusal lists them.
@@ -312,6 +353,8 @@ mod tests {
             ranking: Given::String(JsString::from("fielded")),
             embedder: Given::Undefined,
             embedder_do_embed: Given::Undefined,
+            model: Given::Undefined,
+            model_path: Given::Undefined,
             // (A pattern would leave the ranking unused: see
             // `a_pattern_query_reads_parameters_whatever_the_ranking`.)
             syntax: Given::String(JsString::from("words")),
@@ -360,6 +403,61 @@ mod tests {
             assert_eq!(
                 apply("hybrid", embedder, do_embed),
                 Err(format!("options.search.embedder must be {EMBEDDER}, got {shown}"))
+            );
+        }
+    }
+
+    #[test]
+    fn a_model_handed_over_names_the_builtin_file_and_is_refused_otherwise() {
+        let given = |ranking: &str, model: Given, path: Given| GivenOptions {
+            ranking: Given::String(JsString::from(ranking)),
+            model,
+            model_path: path,
+            ..GivenOptions::default()
+        };
+        let apply = |given: &GivenOptions| {
+            ToolSearchOptions::from_given(given, &host())
+                .map(|applied| (applied.ranking, given.model_file(&applied)))
+                .map_err(|e| e.to_string())
+        };
+        let object = || Given::Object { is_array: false };
+        let file = || Given::String(JsString::from("/app/node_modules/m/potion-base-8m.m2v"));
+        assert_eq!(
+            apply(&given("hybrid", object(), file())),
+            Ok((Ranking::HYBRID, Some("/app/node_modules/m/potion-base-8m.m2v".into())))
+        );
+        // Left out (or null): the wrapper finds the model package itself.
+        assert_eq!(apply(&given("hybrid", Given::Undefined, Given::Undefined)), Ok((Ranking::HYBRID, None)));
+        assert_eq!(apply(&given("fielded", Given::Null, Given::Undefined)), Ok((Ranking::FIELDED, None)));
+        // A pattern query ranks nothing: no model is read.
+        let pattern =
+            GivenOptions { syntax: Given::String(JsString::from("regex")), ..given("hybrid", object(), file()) };
+        assert_eq!(apply(&pattern), Ok((Ranking::default_ranking(), None)));
+        assert_eq!(
+            apply(&given("fielded", object(), file())),
+            Err("options.search.ranking must be 'hybrid' with options.search.model, got the string \"fielded\"".into())
+        );
+        let both = GivenOptions {
+            embedder: object(),
+            embedder_do_embed: Given::Function,
+            ..given("hybrid", object(), file())
+        };
+        assert_eq!(
+            apply(&both),
+            Err("options.search.model must be left out with options.search.embedder, got an object".into())
+        );
+        assert_eq!(
+            apply(&given("hybrid", object(), Given::Undefined)),
+            Err("options.search.model.path must be a string, the model file's path, got undefined".into())
+        );
+        for (model, shown) in [
+            (Given::String(JsString::from("potion-base-8m")), "the string \"potion-base-8m\""),
+            (Given::Object { is_array: true }, "an array"),
+            (Given::Boolean(true), "the boolean true"),
+        ] {
+            assert_eq!(
+                apply(&given("hybrid", model, Given::Undefined)),
+                Err(format!("options.search.model must be {MODEL}, got {shown}"))
             );
         }
     }

@@ -31,6 +31,8 @@ pub struct ToolSearchOptionValues<'a> {
     pub ranking: Option<Unknown<'a>>,
     pub embedder: Option<Unknown<'a>>,
     pub embedder_do_embed: Option<Unknown<'a>>,
+    pub model: Option<Unknown<'a>>,
+    pub model_path: Option<Unknown<'a>>,
     pub syntax: Option<Unknown<'a>>,
     pub filter_concurrency: Option<Unknown<'a>>,
 }
@@ -50,6 +52,8 @@ impl ToolSearchOptionValues<'_> {
             ranking: given(self.ranking)?,
             embedder: given(self.embedder)?,
             embedder_do_embed: given(self.embedder_do_embed)?,
+            model: given(self.model)?,
+            model_path: given(self.model_path)?,
             syntax: given(self.syntax)?,
             filter_concurrency: given(self.filter_concurrency)?,
         })
@@ -101,6 +105,8 @@ pub struct ToolSearchSettings {
 #[napi]
 pub struct NativeToolSearchOptions {
     pub(super) options: ToolSearchOptions,
+    /// `search.model.path`, where the built-in model was handed over.
+    model_file: Option<String>,
 }
 
 #[napi]
@@ -108,9 +114,10 @@ impl NativeToolSearchOptions {
     #[napi(constructor, catch_unwind)]
     pub fn new(env: Env, values: ToolSearchOptionValues, host_release: String) -> Result<Self> {
         let host = releases::behaviours(&host_release).map_err(internal_error)?;
-        let options =
-            ToolSearchOptions::from_given(&values.given()?, &host).map_err(|refusal| type_error(&env, refusal))?;
-        Ok(Self { options })
+        let given = values.given()?;
+        let options = ToolSearchOptions::from_given(&given, &host).map_err(|refusal| type_error(&env, refusal))?;
+        let model_file = given.model_file(&options);
+        Ok(Self { options, model_file })
     }
 
     /// Whether the catalogs keep the tools' parameters (for the ranking, or
@@ -127,5 +134,12 @@ impl NativeToolSearchOptions {
     #[napi(getter, catch_unwind)]
     pub fn uses_builtin_model(&self) -> bool {
         matches!(self.options.ranking, Ranking::Hybrid(HybridConfig { vectors: VectorSource::BuiltIn, .. }))
+    }
+
+    /// The built-in model's file as `search.model` handed it over (the model
+    /// package's `path`), or `null`: the wrapper then finds the package.
+    #[napi(getter, catch_unwind)]
+    pub fn builtin_model_file(&self) -> Option<String> {
+        self.model_file.clone()
     }
 }
