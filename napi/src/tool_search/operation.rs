@@ -11,7 +11,6 @@ use super::answers::{active_tools, load_result, utf16, ActiveTools, LoadToolResu
 use super::flat::{self, Checks};
 use super::internal_error;
 use crate::buffers::{Int32In, Int32Out};
-use crate::utf16::Utf16Text;
 
 /// What an operation ends with.
 pub(super) enum Outcome {
