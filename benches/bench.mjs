@@ -57,9 +57,10 @@ const { ToolCallFilter: RefMessageListToolCallFilter } = await import('mastra-co
 const { z } = await import('zod')
 const { ToolCallFilter: OursPromptToolCallFilter, ToolSearchProcessor: OursToolSearchProcessor } = await import('../index.mjs')
 const { endToEndWorkloads } = await import('./end-to-end.mjs')
-const { mixedLoad } = await import('./mixed-load.mjs')
+const { mixedLoad, stepLoad, stepLoadTools } = await import('./mixed-load.mjs')
 const RefProcessors159 = await import('mastra-core-1.59.0/processors')
 const { RequestContext: RequestContext159 } = await import('mastra-core-1.59.0/request-context')
+const { MessageList: MessageList159 } = await import('mastra-core-1.59.0/agent')
 
 const require = createRequire(import.meta.url)
 const { hostRelease } = require('../lib/host.js')
@@ -501,6 +502,36 @@ function mixedLoadWorkload(name, { collect }) {
       const ours = mixedLoad({ processors: OursProcessors159, RequestContext: RequestContext159, tools })
       for (let i = 0; i < 12; i++) assertSame(`${name} ${size} request ${i}`, await ref.request(), await ours.request())
       return measureThroughput(name, size, ref.request, ours.request, {
+        collect,
+        batch: collect ? 10 : 200,
+        warmupRequests: QUICK ? 500 : 3_000,
+      })
+    },
+  }
+}
+
+/**
+ * A server's steady agent-loop steps on a 1.59 host (benches/mixed-load.mjs
+ * `stepLoad`, issue 36): two processors over 1,000 tools keyed apart from
+ * their ids (one in-memory with `ttl: 2000`, one 'context' whose histories
+ * carry completed meta-tool calls), a real MessageList a step, 100,000
+ * threads, a search every 5th step and its load_tool two steps later, a 1.59
+ * ToolCallFilter every 10th. Throughput, Mastra 1.59.0's processors against
+ * ours; with `collect`, a full collection between steps.
+ */
+function stepLoadWorkload(name, { collect }) {
+  return {
+    name,
+    group: 'step',
+    sizes: [1_000],
+    async run(size) {
+      const tools = stepLoadTools(createTool, size)
+      const sides = [RefProcessors159, OursProcessors159].map((processors) =>
+        stepLoad({ processors, RequestContext: RequestContext159, MessageList: MessageList159, tools }),
+      )
+      const [ref, ours] = sides
+      for (let i = 0; i < 20; i++) assertSame(`${name} ${size} step ${i}`, await ref.step(), await ours.step())
+      return measureThroughput(name, size, ref.step, ours.step, {
         collect,
         batch: collect ? 10 : 200,
         warmupRequests: QUICK ? 500 : 3_000,
@@ -1080,6 +1111,8 @@ const WORKLOADS = [
   contextRunWorkload(`processInputStep 'context' store, growing history, per step`),
   mixedLoadWorkload('processInputStep mixed server load (1.59), per step', { collect: false }),
   mixedLoadWorkload('processInputStep mixed server load (1.59), per step, gc() between requests', { collect: true }),
+  stepLoadWorkload('processInputStep steady server steps (1.59), per step', { collect: false }),
+  stepLoadWorkload('processInputStep steady server steps (1.59), per step, gc() between steps', { collect: true }),
   stepWorkload('processInputStep includeResolved', {
     options: () => ({ tools: STATIC_20(), includeResolvedTools: true }),
     stepTools: (size) => resolvedTools(size),

@@ -106,7 +106,7 @@ function metaToolMessage(id, toolName, args, result) {
 /**
  * Stored histories of the 'context' store's threads: each a few turns, some
  * with a completed `search_tools` (its results count as loaded) and a
- * `load_tool` (single `toolName`, or `toolNames`) of the catalog's tools.
+ * `load_tool` of one or two of the catalog's tools.
  */
 function contextHistories(toolIds, count) {
   const histories = []
@@ -125,11 +125,11 @@ function contextHistories(toolIds, count) {
         const results = [0, 1, 2].map((k) => ({ name: toolIds[(at + k) % toolIds.length], description: 'found', score: 3 - k }))
         messages.push(metaToolMessage(`ctx${h}_${t}_s`, 'search_tools', { query: 'q' }, { results, message: `Found ${results.length} tools.` }))
       }
-      const loadResult =
-        t % 2 === 0
-          ? { success: true, toolName: toolIds[at], message: `Tool "${toolIds[at]}" loaded.` }
-          : { success: true, loaded: [toolIds[at], toolIds[(at + 5) % toolIds.length]], loadedCount: 2, message: 'Loaded 2 tools.' }
-      messages.push(metaToolMessage(`ctx${h}_${t}_l`, 'load_tool', t % 2 === 0 ? { toolName: toolIds[at] } : { toolNames: loadResult.loaded }, loadResult))
+      // In the `toolNames` form, which every release counts (1.59 does not
+      // count a single `toolName`'s result, which ours adopts from 1.60).
+      const loaded = t % 2 === 0 ? [toolIds[at]] : [toolIds[at], toolIds[(at + 5) % toolIds.length]]
+      const loadResult = { success: true, loaded, loadedCount: loaded.length, message: `Loaded ${loaded.length} tools.` }
+      messages.push(metaToolMessage(`ctx${h}_${t}_l`, 'load_tool', { toolNames: loaded }, loadResult))
     }
     histories.push(messages)
   }
