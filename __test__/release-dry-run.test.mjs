@@ -105,7 +105,7 @@ describe('the publish job, dry', () => {
     assert.ok(!main.files.some((file) => file.endsWith('.node')), 'the main package carries no binary')
     assert.deepEqual(
       main.files.filter((file) => !file.startsWith('lib/') && !file.startsWith('cli/')),
-      ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json'],
+      ['README.md', 'binding.js', 'index.d.ts', 'index.js', 'index.mjs', 'package.json', 'worker.mjs'],
     )
     assert.ok(main.files.includes('cli/main.mjs'), 'the bench command is published')
   })
