@@ -8,22 +8,15 @@
 import { describe, test } from 'node:test'
 import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
-import { join, relative } from 'node:path'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 
 import { parse } from 'yaml'
 
 import { ROOT, withoutNpmRunEnv } from '../scripts/platform-packages.mjs'
+import { filesUnder } from './packaging/files.mjs'
 
 const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
-const filesUnder = (dir) =>
-  readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) =>
-      relative(ROOT, join(entry.parentPath ?? entry.path, entry.name))
-        .split('\\')
-        .join('/'),
-    )
 
 describe('npm pack --dry-run --json', () => {
   const packed = spawnSync('npm', ['pack', '--dry-run', '--json'], {

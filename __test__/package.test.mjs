@@ -12,10 +12,11 @@ import assert from 'node:assert/strict'
 import { spawnSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { basename, join, relative } from 'node:path'
+import { basename, join } from 'node:path'
 
 import { EXPECTED_RUN, env, freshProject, runAgent } from './packaging/project.mjs'
 import { ROOT, packForThisMachine, packageForThisMachine } from '../scripts/platform-packages.mjs'
+import { filesUnder } from './packaging/files.mjs'
 
 const platform = packageForThisMachine()
 const work = mkdtempSync(join(tmpdir(), 'mnp-package-'))
@@ -29,15 +30,6 @@ before(() => {
   platformPackage = packed.platformPackage
 })
 after(() => rmSync(work, { recursive: true, force: true }))
-
-const filesUnder = (dir) =>
-  readdirSync(join(ROOT, dir), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) =>
-      relative(ROOT, join(entry.parentPath ?? entry.path, entry.name))
-        .split('\\')
-        .join('/'),
-    )
 
 describe('the tarballs', () => {
   test('the main package carries the JavaScript, the types, the generated loader and the bench command: no binary, no install script, no Rust', () => {

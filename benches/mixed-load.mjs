@@ -29,6 +29,22 @@ function storedHistory(turns) {
   return messages
 }
 
+/** A `processInputStep`'s arguments, a spread of per-request context as Mastra's runners build them. */
+function stepArguments(base, messages, messageList) {
+  return {
+    ...base,
+    messages,
+    messageList,
+    stepNumber: 0,
+    tools: {},
+    steps: [],
+    state: {},
+    systemMessages: [],
+    retryCount: 0,
+    abort() {},
+  }
+}
+
 /**
  * The load on one side: `processors` has the `ToolSearchProcessor` and
  * `ToolCallFilter` classes (Mastra's or ours, for a 1.59 host), `RequestContext`
@@ -55,18 +71,7 @@ export function mixedLoad({ processors, RequestContext, tools, threads = 100_000
       // Spreads of per-request context, as Mastra's runners build the arguments.
       const base = { tracingContext: {}, requestContext }
       const filtered = await filter.processInput({ ...base, messages: history, messageList, abort() {} })
-      const step = await processor.processInputStep({
-        ...base,
-        messages: [],
-        messageList: stepList,
-        stepNumber: 0,
-        tools: {},
-        steps: [],
-        state: {},
-        systemMessages: [],
-        retryCount: 0,
-        abort() {},
-      })
+      const step = await processor.processInputStep(stepArguments(base, [], stepList))
       const answer = { filtered: filtered.length, tools: Object.keys(step.tools) }
       if (i % 2 === 0) {
         answer.found = await step.tools.search_tools.execute({ query: QUERIES[(i >> 1) % QUERIES.length] }, { requestContext })
@@ -178,18 +183,7 @@ export function stepLoad({ processors, RequestContext, MessageList, tools, threa
         answer.filtered = filtered.length
       }
       const messageList = new MessageList({ threadId: 'steady', resourceId: 'user' })
-      const step = await processor.processInputStep({
-        ...base,
-        messages: onContext ? histories[(r >> 9) % histories.length] : [],
-        messageList,
-        stepNumber: 0,
-        tools: {},
-        steps: [],
-        state: {},
-        systemMessages: [],
-        retryCount: 0,
-        abort() {},
-      })
+      const step = await processor.processInputStep(stepArguments(base, onContext ? histories[(r >> 9) % histories.length] : [], messageList))
       answer.tools = Object.keys(step.tools)
       if (i % 5 === 0) {
         const found = await step.tools.search_tools.execute({ query: STEP_QUERIES[(i / 5) % STEP_QUERIES.length] }, { requestContext })
