@@ -68,8 +68,6 @@ function marksFor(scratch, callId) {
  */
 function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew, idsOnly = false, marking = 0) {
   const tape = scratch.tape
-  // Grown (and so replaced) only as ids are interned.
-  let marks = scratch.marks
   // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
   const readsInvocations = excluded !== null || ids !== null
   tape.reserve(to - from + 1)
@@ -146,13 +144,8 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
         }
         // The reference reads every tool part's name for its excluded ids, the kept ones' too.
         excludedName = excluded !== null && excluded.has(invocation.toolName)
-        if (excludedName && (marking & MARK.excluded) !== 0 && callId >= 0) {
-          if (callId >= marks.length) marks = marksFor(scratch, callId)
-          // A result of this call whose model output was left unread: the walk runs again.
-          if ((marks[callId] & (MARK.excluded | MARK.deferred)) === MARK.deferred) scratch.lateOutputs = true
-          marks[callId] |= MARK.excluded
-        }
-        if ((marking & MARK.kept) !== 0 && callId >= 0 && isKept(marks, callId)) {
+        if (excludedName && (marking & MARK.excluded) !== 0 && callId >= 0) markExcluded(scratch, callId)
+        if ((marking & MARK.kept) !== 0 && callId >= 0 && isKept(scratch.marks, callId)) {
           data[n++] = TAPE.stateOther
           data[n++] = excludedName ? 1 : 0
           data[n++] = callId
@@ -168,24 +161,7 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
       data[n++] = state === 'result' ? TAPE.stateResult : state === 'call' ? TAPE.stateCall : TAPE.stateOther
       data[n++] = excludedName ? 1 : 0
       data[n++] = callId
-      // Only a result that goes has its model output read: every one without
-      // an exclude list, else an excluded tool's, or one whose call is.
-      let modelOutput
-      if (withOutputs && state === 'result') {
-        let goes = excluded === null || excludedName
-        if (!goes && callId >= 0) {
-          // Goes with its call, an excluded tool's, as far as the walk has
-          // marked them; if not, marked as left, which its call, marked later, finds.
-          if (callId >= marks.length) marks = marksFor(scratch, callId)
-          const mark = marks[callId]
-          goes = (mark & MARK.excluded) !== 0
-          if (!goes) marks[callId] = mark | MARK.deferred
-        }
-        if (goes) {
-          const mastra = part.providerMetadata?.mastra
-          if (mastra && Object.hasOwn(mastra, 'modelOutput')) modelOutput = mastra.modelOutput
-        }
-      }
+      const modelOutput = withOutputs && state === 'result' ? outputIfGoing(scratch, part, excluded === null || excludedName, callId) : undefined
       if (modelOutput != null) {
         data[n++] = TAPE.output
         tape.length = n
@@ -205,6 +181,37 @@ function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, i
     if (!idsOnly) data[start + 1] = Object.hasOwn(content, 'content') ? topLevelText(content.content) : TAPE.textUnread
   }
   tape.length = n
+}
+
+/**
+ * Marks `callId` as an excluded tool's; a result of it whose model output
+ * was left unread (`MARK.deferred`) makes the walk run again
+ * (`scratch.lateOutputs`).
+ */
+function markExcluded(scratch, callId) {
+  const marks = marksFor(scratch, callId)
+  if ((marks[callId] & (MARK.excluded | MARK.deferred)) === MARK.deferred) scratch.lateOutputs = true
+  marks[callId] |= MARK.excluded
+}
+
+/**
+ * A result's own model output, read only where the result goes: every one
+ * without an exclude list, else an excluded tool's (`goesByName`), or one
+ * whose call is, as far as the walk has marked calls; one whose call is not
+ * marked yet is marked as left (`MARK.deferred`), which its call, marked
+ * later, finds.
+ */
+function outputIfGoing(scratch, part, goesByName, callId) {
+  let goes = goesByName
+  if (!goes && callId >= 0) {
+    const marks = marksFor(scratch, callId)
+    const mark = marks[callId]
+    goes = (mark & MARK.excluded) !== 0
+    if (!goes) marks[callId] = mark | MARK.deferred
+  }
+  if (!goes) return undefined
+  const mastra = part.providerMetadata?.mastra
+  return mastra && Object.hasOwn(mastra, 'modelOutput') ? mastra.modelOutput : undefined
 }
 
 function topLevelText(text) {

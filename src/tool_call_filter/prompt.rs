@@ -52,10 +52,22 @@
 //! was not given is asked for as before. Nothing is kept between the two: the prompt tape is read
 //! again, which costs less than a call's keeping of what it read (a
 //! thread-local slot, and memory of its own to write and read back).
+//!
+//! Here: the options, the decision ([`filter_into`]) and the plan it writes;
+//! beside it, in `prompt/`, the tape's reading (`reading.rs`), one round of
+//! the binding's call ([`Input`], `round.rs`), and the texts removed results
+//! leave (`texts.rs`).
 
-use super::tape::{model_output_text, JsonAsks, NodeError, Reader, TapeError};
+mod reading;
+mod round;
+mod texts;
+
+use super::tape::JsonAsks;
 use super::{keeps_any_step, plan, recent_steps, Exclude, FilterError};
 use crate::releases::PreservedResults;
+use reading::{Content, Message, Part, PartKind, Prompt, NO_ID_SLOT};
+pub use round::Input;
+use texts::TextsById;
 
 /// The codes of the prompt tape (declared in the protocol).
 pub use crate::protocol::tool_call_filter::prompt as code;
@@ -71,109 +83,6 @@ pub use crate::protocol::tool_call_filter::prompt_input as input;
 /// The layout of the binding's answer for a round ([`Input::answer_into`]).
 pub use crate::protocol::tool_call_filter::prompt_answer as answer;
 
-/// One round's input, read from the binding's buffer (see [`input`]).
-#[derive(Debug, PartialEq, Eq)]
-pub struct Input<'a> {
-    pub preserve_model_output: bool,
-    pub preserved_results: PreservedResults,
-    pub exclude: Exclude,
-    pub tape: &'a [i32],
-    pub history: Option<&'a [i32]>,
-    pub outputs: Option<&'a [i32]>,
-    /// Whether `outputs` are those of every `OWN_OUTPUT` result ([`input::OUTPUTS_AHEAD`]).
-    pub outputs_ahead: bool,
-}
-
-impl<'a> Input<'a> {
-    /// Reads a buffer whose head accounts for the parts that follow it.
-    pub fn read(buffer: &'a [i32]) -> Result<Input<'a>, TapeError> {
-        let head = buffer.get(..input::HEAD).ok_or(TapeError { position: 0 })?;
-        let flags = head[input::FLAGS];
-        if flags & !(input::PRESERVE_MODEL_OUTPUT | input::EVERY_RESULT | input::OUTPUTS_AHEAD) != 0 {
-            return Err(TapeError { position: input::FLAGS });
-        }
-        let exclude = match head[input::EXCLUDE_LENGTH] {
-            input::ABSENT => None,
-            length => Some(u32::try_from(length).map_err(|_| TapeError { position: input::EXCLUDE_LENGTH })?),
-        };
-        let mut rest = &buffer[input::HEAD..];
-        // Each part as long as its length says, or absent.
-        let mut take = |at: usize| -> Result<Option<&'a [i32]>, TapeError> {
-            let length = head[at];
-            if length == input::ABSENT {
-                return Ok(None);
-            }
-            let length = usize::try_from(length).ok().filter(|&n| n <= rest.len()).ok_or(TapeError { position: at })?;
-            let (part, tail) = rest.split_at(length);
-            rest = tail;
-            Ok(Some(part))
-        };
-        let tape = take(input::TAPE_LENGTH)?.ok_or(TapeError { position: input::TAPE_LENGTH })?;
-        let history = take(input::HISTORY_LENGTH)?;
-        let outputs = take(input::OUTPUTS_LENGTH)?;
-        Ok(Input {
-            preserve_model_output: flags & input::PRESERVE_MODEL_OUTPUT != 0,
-            preserved_results: if flags & input::EVERY_RESULT != 0 {
-                PreservedResults::Every
-            } else {
-                PreservedResults::WithOwnModelOutput
-            },
-            exclude: Exclude::for_list(exclude),
-            tape,
-            history,
-            outputs,
-            outputs_ahead: flags & input::OUTPUTS_AHEAD != 0,
-        })
-    }
-
-    /// The options, with `filterAfterToolSteps` as the processor reads it.
-    pub fn options(&self, filter_after_tool_steps: Option<f64>) -> PromptOptions {
-        PromptOptions {
-            preserve_model_output: self.preserve_model_output,
-            filter_after_tool_steps,
-            preserved_results: self.preserved_results,
-        }
-    }
-
-    /// Filters the round into `out` as the protocol's `prompt_answer` lays
-    /// the binding's answer out: whether to record the history, the kind of
-    /// answer, then the plan (written in place) or what to ask for.
-    pub fn answer_into<S: PlanSink>(
-        &self,
-        filter_after_tool_steps: Option<f64>,
-        out: &mut S,
-    ) -> Result<(), FilterError> {
-        let start = out.len();
-        out.extend_from_slice(&[0; answer::HEAD]);
-        let options = self.options(filter_after_tool_steps);
-        let Decision { record_history, answer: outcome } =
-            filter_into(&options, self.exclude, self.tape, self.history, self.outputs, self.outputs_ahead, &mut *out)?;
-        let kind = match outcome {
-            Answer::Changed(_) => answer::CHANGED,
-            Answer::Unchanged => answer::UNCHANGED,
-            Answer::NeedsOutputs(parts) => {
-                out.truncate(start + answer::HEAD);
-                out.push(parts.len() as i32);
-                for (message, part) in parts {
-                    out.extend_from_slice(&[message as i32, part as i32]);
-                }
-                answer::NEEDS_OUTPUTS
-            }
-            Answer::NeedsJson(asks) => {
-                out.truncate(start + answer::HEAD);
-                out.push(asks.len() as i32);
-                for ask in &asks.0 {
-                    out.extend_from_slice(&ask.encode());
-                }
-                answer::NEEDS_JSON
-            }
-        };
-        out.set(start + answer::RECORD_HISTORY, i32::from(record_history));
-        out.set(start + answer::KIND, kind);
-        Ok(())
-    }
-}
-
 /// The constructor options, converted once at the edge.
 #[derive(Clone, Copy, Debug)]
 pub struct PromptOptions {
@@ -182,205 +91,6 @@ pub struct PromptOptions {
     pub filter_after_tool_steps: Option<f64>,
     /// The host release's rule for which removed results become text.
     pub preserved_results: PreservedResults,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum PartKind {
-    Other,
-    Call,
-    Result,
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Part {
-    kind: PartKind,
-    /// The part's call id as a slot of [`Slots`]: `id + 1`, or
-    /// [`NO_ID_SLOT`] for a falsy id and for parts that are not tool parts.
-    slot: usize,
-    excluded: bool,
-    own_output: bool,
-}
-
-/// The slot of a falsy call id. It comes first and is always preserved: the
-/// reference never removes such parts. Looking up every part, rather than
-/// asking first whether it has an id, spares a branch.
-const NO_ID_SLOT: usize = 0;
-
-impl Part {
-    /// A part of a tape [`Prompt::read`] accepted.
-    #[inline]
-    fn of(value: i32) -> Part {
-        const KINDS: [PartKind; 4] = [PartKind::Other, PartKind::Call, PartKind::Result, PartKind::Other];
-        Part {
-            kind: KINDS[(value & code::KIND_MASK) as usize],
-            slot: (value as u32 / code::CALL_ID_UNIT as u32) as usize,
-            excluded: value & code::EXCLUDED != 0,
-            own_output: value & code::OWN_OUTPUT != 0,
-        }
-    }
-
-    /// Whether `value` follows the grammar of a part, given `id_count`, the
-    /// ids interned before it, which it advances, and `new_ids`, 1 where an
-    /// id may be the next new one (ids interned in prompt order) and 0 where
-    /// the ids are a history table's. Branch-free: the kinds of a prompt's
-    /// parts follow no pattern a predictor learns.
-    #[inline]
-    fn check(value: i32, id_count: &mut usize, new_ids: usize) -> bool {
-        // The flags each kind may carry; the fourth kind does not exist.
-        const FLAGS: [i32; 4] = [0, code::EXCLUDED, code::EXCLUDED | code::OWN_OUTPUT, 0];
-        let kind = (value & code::KIND_MASK) as usize;
-        let flags = value & (code::CALL_ID_UNIT - 1) & !code::KIND_MASK;
-        let field = (value as u32 / code::CALL_ID_UNIT as u32) as usize;
-        let ok = (value >= 0)
-            & (kind != code::KIND_MASK as usize)
-            & (flags & !FLAGS[kind] == 0)
-            & (kind != code::PART_OTHER as usize || field == 0)
-            // Ids interned in prompt order: a new one is always the next.
-            & (field <= *id_count + new_ids);
-        *id_count = (*id_count).max(field);
-        ok
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Content<'a> {
-    /// System and user messages, which are never read.
-    Pass,
-    /// The message's parts, as the tape holds them.
-    Parts(&'a [i32]),
-    /// A string, which `for...of` reads as characters: never a tool part.
-    Text { empty: bool },
-}
-
-#[derive(Clone, Copy, Debug)]
-struct Message<'a> {
-    assistant: bool,
-    content: Content<'a>,
-}
-
-impl<'a> Message<'a> {
-    #[inline]
-    fn parts(&self) -> impl Iterator<Item = Part> + 'a {
-        let values: &'a [i32] = match self.content {
-            Content::Parts(values) => values,
-            _ => &[],
-        };
-        values.iter().map(|&value| Part::of(value))
-    }
-}
-
-/// A prompt tape that follows the grammar. Nothing is copied out of it:
-/// each pass decodes the messages and parts again, from a tape the binding
-/// has just written and the CPU still holds in its caches. Right after a
-/// full garbage collection nothing else is there, and every line of memory
-/// a pass wrote for a later one to read would be a cache miss more.
-struct Prompt<'a> {
-    tape: &'a [i32],
-    /// One more than the largest interned call id.
-    id_count: usize,
-    /// Where on the tape the parts of each assistant message holding a tool
-    /// call are: the steps `filterAfterToolSteps` counts (read only with it).
-    steps: Vec<std::ops::Range<usize>>,
-    /// The first assistant message whose content is a string, where the
-    /// reference's counting of steps calls `content.filter` and throws.
-    string_assistant: Option<usize>,
-}
-
-/// The messages of a [`Prompt`], decoded as they are met.
-struct Messages<'a> {
-    tape: &'a [i32],
-    at: usize,
-    left: usize,
-}
-
-impl<'a> Iterator for Messages<'a> {
-    type Item = Message<'a>;
-
-    #[inline]
-    fn next(&mut self) -> Option<Message<'a>> {
-        self.left = self.left.checked_sub(1)?;
-        let head = self.tape[self.at];
-        self.at += 1;
-        let content = match head & code::KIND_MASK {
-            code::PARTS => {
-                let count = self.tape[self.at] as usize;
-                let parts = &self.tape[self.at + 1..self.at + 1 + count];
-                self.at += 1 + count;
-                Content::Parts(parts)
-            }
-            code::TEXT_CONTENT => Content::Text { empty: head & code::EMPTY != 0 },
-            _ => Content::Pass,
-        };
-        Some(Message { assistant: head & code::ASSISTANT != 0, content })
-    }
-}
-
-impl<'a> Prompt<'a> {
-    /// Reads a tape whose ids are interned in prompt order, or, given
-    /// `table_ids` (the history table's length), are that table's; with
-    /// `WITH_STEPS`, notes where the steps are (a loop of its own without:
-    /// the note's branch costs the other modes' loop a few percent).
-    fn read<const WITH_STEPS: bool>(tape: &'a [i32], table_ids: Option<usize>) -> Result<Prompt<'a>, TapeError> {
-        let count = Reader::new(tape).count()?;
-        let new_ids = usize::from(table_ids.is_none());
-        // Room for a step a message: one allocation, never grown.
-        let steps = Vec::with_capacity(if WITH_STEPS { count } else { 0 });
-        let mut prompt = Prompt { tape, id_count: table_ids.unwrap_or(0), steps, string_assistant: None };
-        // One loop over the messages with plain indexes: most messages hold
-        // one or two parts, so what a message costs is its head's decoding.
-        let mut at = 1;
-        for index in 0..count {
-            let head = *tape.get(at).ok_or(TapeError { position: at })?;
-            let assistant = head & code::ASSISTANT != 0;
-            match head & !code::ASSISTANT {
-                code::PASS if !assistant => at += 1,
-                code::PARTS => {
-                    let first = at + 2;
-                    let part_count = tape
-                        .get(at + 1)
-                        .and_then(|&n| usize::try_from(n).ok())
-                        .filter(|&n| first.checked_add(n).is_some_and(|end| end <= tape.len()))
-                        .ok_or(TapeError { position: at + 1 })?;
-                    let values = &tape[first..first + part_count];
-                    // Checked without a branch a part; a tape that breaks the
-                    // grammar (never one the binding wrote) is read again for
-                    // the error's position.
-                    let mut valid = true;
-                    let mut has_call = false;
-                    let mut id_count = prompt.id_count;
-                    for &value in values {
-                        valid &= Part::check(value, &mut id_count, new_ids);
-                        has_call |= value & code::KIND_MASK == code::TOOL_CALL;
-                    }
-                    if !valid {
-                        let mut id_count = prompt.id_count;
-                        let bad = values.iter().position(|&value| !Part::check(value, &mut id_count, new_ids));
-                        return Err(TapeError { position: first + bad.unwrap_or(0) });
-                    }
-                    prompt.id_count = id_count;
-                    if WITH_STEPS && assistant && has_call {
-                        prompt.steps.push(first..first + part_count);
-                    }
-                    at = first + part_count;
-                }
-                content if content & !code::EMPTY == code::TEXT_CONTENT => {
-                    if assistant && prompt.string_assistant.is_none() {
-                        prompt.string_assistant = Some(index);
-                    }
-                    at += 1;
-                }
-                _ => return Err(TapeError { position: at }),
-            }
-        }
-        if at != tape.len() {
-            return Err(TapeError { position: at });
-        }
-        Ok(prompt)
-    }
-
-    fn messages(&self) -> Messages<'a> {
-        Messages { tape: self.tape, at: 1, left: self.tape[0] as usize }
-    }
 }
 
 /// What the filter has found out about each call, by call id slot
@@ -651,56 +361,6 @@ fn write_plan_without_texts<P: PlanSink>(prompt: &Prompt<'_>, slots: &Slots, out
     })
 }
 
-/// The text each removed pair leaves, if any, by call id slot. The strings of
-/// every text share one vector, so a prompt's texts take two allocations
-/// however many there are.
-#[derive(Default)]
-struct TextsById {
-    by_id: Vec<Option<ResultText>>,
-    strings: Vec<i32>,
-}
-
-impl TextsById {
-    /// Whether no removed pair leaves a text.
-    fn is_empty(&self) -> bool {
-        self.strings.is_empty()
-    }
-
-    /// Reads the output at `at` of `outputs` as the text of the result at
-    /// (`message`, `part`), whose call is in `slot`, where it has any.
-    fn read(
-        &mut self,
-        outputs: &[i32],
-        at: usize,
-        needed_json: &mut JsonAsks,
-        (message, part, slot): (u32, u32, usize),
-    ) -> Result<(), FilterError> {
-        let first = self.strings.len();
-        model_output_text(outputs, at, &mut self.strings, needed_json).map_err(|error| match error {
-            NodeError::Tape(error) => FilterError::Tape(error),
-            NodeError::TooDeep => FilterError::ModelOutputTooDeep { message: message as usize },
-        })?;
-        if self.strings.len() > first {
-            self.by_id[slot] = Some(ResultText { message, part, strings: first..self.strings.len() });
-        }
-        Ok(())
-    }
-
-    /// The text of the call in `slot`, with its strings.
-    fn get(&self, slot: usize) -> Option<(&ResultText, &[i32])> {
-        let text = self.by_id.get(slot)?.as_ref()?;
-        Some((text, &self.strings[text.strings.clone()]))
-    }
-}
-
-/// The text a removed pair leaves: the result it comes from and where its
-/// strings are in [`TextsById::strings`].
-struct ResultText {
-    message: u32,
-    part: u32,
-    strings: std::ops::Range<usize>,
-}
-
 impl Filter<'_> {
     fn answer<P: PlanSink>(
         &self,
@@ -780,90 +440,6 @@ impl Filter<'_> {
                 out.push(plan::DROP);
             }
         }))
-    }
-
-    /// The text each removed pair leaves, by call id: that of the last
-    /// removed result of the id whose output has any. `Err` carries what
-    /// the binding must supply first. Marks the ids that have a call in an
-    /// assistant message on the way, which decides where a text goes.
-    fn result_texts<P>(
-        &self,
-        slots: &mut Slots,
-        outputs: Option<Outputs<'_>>,
-    ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
-        let every = self.options.preserved_results == PreservedResults::Every;
-        let outputs = match outputs {
-            Some(Outputs { tape, ahead: true }) if !every => return self.result_texts_ahead(slots, tape),
-            // Written ahead, they hold only `OWN_OUTPUT` results', where every
-            // result is wanted: asked for, as when none were given (the
-            // binding writes ahead only under the rule of 1.68 and later).
-            Some(Outputs { ahead: true, .. }) => None,
-            Some(Outputs { tape, ahead: false }) => Some(tape),
-            None => None,
-        };
-        let mut wanted = Vec::new();
-        for (m, message) in self.prompt.messages().enumerate() {
-            for (p, part) in message.parts().enumerate() {
-                let removed = part.kind == PartKind::Result && slots.has(part.slot, Slots::REMOVED);
-                if removed && (every || part.own_output) {
-                    wanted.push((m as u32, p as u32, part.slot));
-                }
-                slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
-            }
-        }
-        if wanted.is_empty() {
-            return Ok(Ok(TextsById::default()));
-        }
-        let Some(outputs) = outputs else {
-            return Ok(Err(Answer::NeedsOutputs(wanted.iter().map(|&(message, part, _)| (message, part)).collect())));
-        };
-
-        let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
-        texts.by_id.resize_with(self.prompt.id_count + 1, || None);
-        let mut needed_json = JsonAsks::default();
-        let mut reader = Reader::new(outputs);
-        for &item in &wanted {
-            texts.read(outputs, reader.position(), &mut needed_json, item)?;
-            reader.skip_node(0)?;
-        }
-        reader.finish()?;
-        if !needed_json.is_empty() {
-            return Ok(Err(Answer::NeedsJson(needed_json)));
-        }
-        Ok(Ok(texts))
-    }
-
-    /// [`Self::result_texts`] when the outputs were written ahead, in one
-    /// pass: each `OWN_OUTPUT` result's output is read as the walk meets it,
-    /// as text where the result goes, stepped over where it stays. Only
-    /// under the rule of 1.68 and later, where every result whose text is
-    /// wanted is one of those.
-    fn result_texts_ahead<P>(
-        &self,
-        slots: &mut Slots,
-        outputs: &[i32],
-    ) -> Result<Result<TextsById, Answer<P>>, FilterError> {
-        let mut texts = TextsById { by_id: Vec::new(), strings: Vec::with_capacity(outputs.len()) };
-        texts.by_id.resize_with(self.prompt.id_count + 1, || None);
-        let mut needed_json = JsonAsks::default();
-        let mut reader = Reader::new(outputs);
-        for (m, message) in self.prompt.messages().enumerate() {
-            for (p, part) in message.parts().enumerate() {
-                slots.0[part.slot] |= Slots::CALLED * u8::from(message.assistant & (part.kind == PartKind::Call));
-                if part.kind != PartKind::Result || !part.own_output {
-                    continue;
-                }
-                if slots.has(part.slot, Slots::REMOVED) {
-                    texts.read(outputs, reader.position(), &mut needed_json, (m as u32, p as u32, part.slot))?;
-                }
-                reader.skip_node(0)?;
-            }
-        }
-        reader.finish()?;
-        if !needed_json.is_empty() {
-            return Ok(Err(Answer::NeedsJson(needed_json)));
-        }
-        Ok(Ok(texts))
     }
 }
 
