@@ -25,9 +25,10 @@ use hashbrown::HashTable;
 
 use crate::js::{contains_units, to_lower_utf16, to_lower_utf16_into};
 
-use super::bm25::{hash_units, Bm25Builder, Bm25Index, DocId};
+use super::bm25::{Bm25Builder, Bm25Index, DocId};
 use super::embedding::{BuiltinModel, EmbedScratch, ToolVectors};
 use super::fielded::{FieldTexts, FieldedBuilder, FieldedConfig, FieldedIndex};
+use super::hash::hash_units;
 use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
 use super::pattern::PatternTexts;

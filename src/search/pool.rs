@@ -51,8 +51,9 @@ use std::sync::Arc;
 
 use crate::js::{array_index, to_lower_utf16_into};
 
-use super::bm25::{hash_units, Bm25Builder, TermDict};
+use super::bm25::{Bm25Builder, TermDict};
 use super::catalog::{Catalog, CatalogError, CatalogText, Partial, Ranking, IN_SHARED, SPLIT_FROM_ENTRIES};
+use super::hash::hash_units;
 use super::params::ParamTable;
 use super::span::{EntrySpans, Span};
 use super::tokenize::for_each_token;
