@@ -17,7 +17,6 @@
 //!   sets and appends it again; we get the same order by retiring the old
 //!   slot, taking a new one at the end, and leaving retired slots out of the
 //!   postings.
-
 //!
 //! Here are the formulas and the index searched; the rest is in the
 //! children: the vocabulary ([`terms`]), building ([`builder`]), adding up a

@@ -45,7 +45,6 @@
 //! again. Everything else about slots is decided here, in the step's one
 //! call: which slot each new tool takes, and which tools are let go of; the
 //! binding applies the answer to its map, and changes nothing before it.
-
 //!
 //! In its children: a tool as kept (`tool`), a slot's life (`slots`),
 //! the vocabulary (`vocabulary`), a selection's catalog (`layout`) and

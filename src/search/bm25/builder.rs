@@ -98,9 +98,10 @@ impl Bm25Builder {
     }
 
     /// Indexes a new document given as its terms (numbers this builder gave
-    /// them, as a `ToolPool` asks) with their counts, in any order, a term possibly more than once (its counts add up), and returns
-    /// its slot: what [`add`](Self::add) does after tokenizing, for text
-    /// tokenized once and kept (see [`crate::search::pool`]).
+    /// them, as a `ToolPool` asks) with their counts, in any order, a term
+    /// possibly more than once (its counts add up), and returns its slot:
+    /// what [`add`](Self::add) does after tokenizing, for text tokenized once
+    /// and kept (see [`crate::search::pool`]).
     pub fn add_counts(&mut self, terms: impl IntoIterator<Item = (u32, u32)>) -> DocId {
         self.counts.clear();
         let mut len = 0u32;
@@ -154,8 +155,9 @@ impl Bm25Builder {
         doc
     }
 
-    /// The number of a term new to this builder (a [`TermDict`](super::TermDict) term met the
-    /// first time), given its text and its hash as [`TermDict`](super::TermDict) keeps it, for
+    /// The number of a term new to this builder (a
+    /// [`TermDict`](super::TermDict) term met the first time), given its text
+    /// and its hash as the `TermDict` keeps it, for
     /// [`add_counts`](Self::add_counts): numbered without looking it up.
     pub(in crate::search) fn intern_new_hashed(&mut self, token: &[u16], hash: u32) -> u32 {
         debug_assert!(self.terms.get(token).is_none(), "a term interned as new was there already");
