@@ -27,13 +27,13 @@ mod scratch;
 mod terms;
 mod top_k;
 
-use crate::js::{js_math_log, js_slice_bounds};
+use crate::js::js_math_log;
 
 pub use builder::Bm25Builder;
 use scratch::{Hits, ScoreScratch, SCORE_SCRATCH};
 pub(super) use terms::TermDict;
 use terms::TermTable;
-use top_k::{select_top, SELECT_UP_TO};
+use top_k::top_of;
 
 /// Term-frequency saturation, the reference's default.
 pub const K1: f64 = 1.5;
@@ -109,26 +109,7 @@ impl Bm25Index {
     /// so a small limit costs one pass over the hits, not a sort of them.
     pub fn top<'q>(&self, query_terms: impl IntoIterator<Item = &'q [u16]>, limit: f64) -> Vec<Scored> {
         let mut top = Vec::new();
-        self.with_scores(query_terms, |scored| {
-            // The touched documents bound the hits: a limit that keeps no
-            // more than SELECT_UP_TO of them from the start (a negative one
-            // counts from the end) selects the same without counting the hits.
-            let (_, bound) = js_slice_bounds(scored.touched.len(), 0.0, Some(limit));
-            let end = if limit >= 0.0 && bound <= SELECT_UP_TO {
-                bound
-            } else {
-                js_slice_bounds(scored.len(), 0.0, Some(limit)).1
-            };
-            if end <= SELECT_UP_TO {
-                select_top(scored.iter(), end, &mut top);
-            } else {
-                top.extend(scored.iter());
-                // JS `hits.sort((a, b) => b.score - a.score)`: stable, and no
-                // score is NaN (those were dropped).
-                top.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal));
-                top.truncate(end);
-            }
-        });
+        self.with_scores(query_terms, |scored| top_of(scored, limit, &mut top));
         top
     }
 

@@ -1,15 +1,41 @@
-//! The first hits of a stable sort by score without the sort, for a small
-//! limit ([`Bm25Index::top`](super::Bm25Index::top) sorts for a large one).
+//! The first hits of a stable sort by score, cut to a JavaScript limit
+//! ([`Bm25Index::top`](super::Bm25Index::top)): for a small limit selected
+//! in one pass without the sort, for a large one sorted.
 
+use crate::js::js_slice_bounds;
+
+use super::scratch::Hits;
 use super::Scored;
 
+/// The hits of `scored` stably sorted by score, highest first, and cut
+/// with `hits.slice(0, limit)` (any JS number), into `top`. Inlined into
+/// its one caller, on every search's path.
+#[inline]
+pub(super) fn top_of(scored: Hits<'_>, limit: f64, top: &mut Vec<Scored>) {
+    // The touched documents bound the hits: a limit that keeps no
+    // more than SELECT_UP_TO of them from the start (a negative one
+    // counts from the end) selects the same without counting the hits.
+    let (_, bound) = js_slice_bounds(scored.touched.len(), 0.0, Some(limit));
+    let end =
+        if limit >= 0.0 && bound <= SELECT_UP_TO { bound } else { js_slice_bounds(scored.len(), 0.0, Some(limit)).1 };
+    if end <= SELECT_UP_TO {
+        select_top(scored.iter(), end, top);
+    } else {
+        top.extend(scored.iter());
+        // JS `hits.sort((a, b) => b.score - a.score)`: stable, and no
+        // score is NaN (those were dropped).
+        top.sort_by(|a, b| b.score.partial_cmp(&a.score).unwrap_or(std::cmp::Ordering::Equal));
+        top.truncate(end);
+    }
+}
+
 /// Up to this many hits are kept by one selecting pass; more are sorted.
-pub(super) const SELECT_UP_TO: usize = 64;
+const SELECT_UP_TO: usize = 64;
 
 /// The first `end` hits of a stable sort by score, highest first, without
 /// sorting: each hit goes after every kept hit scoring at least as much, so
 /// ties stay in first-touch order.
-pub(super) fn select_top(hits: impl Iterator<Item = Scored>, end: usize, top: &mut Vec<Scored>) {
+fn select_top(hits: impl Iterator<Item = Scored>, end: usize, top: &mut Vec<Scored>) {
     if end == 0 {
         return;
     }
@@ -33,7 +59,7 @@ pub(super) fn select_top(hits: impl Iterator<Item = Scored>, end: usize, top: &m
 
 #[cfg(test)]
 mod tests {
-    use crate::js::js_slice_bounds;
+    use super::*;
     use crate::search::bm25::tests::{add, u};
     use crate::search::bm25::{Bm25Index, DocId};
 
