@@ -16,12 +16,12 @@
 //! separate fields); lookups and duplicate names work the same way.
 //!
 //! In its children: the rankings ([`Ranking`], `ranking`), the text
-//! (`text`), what is built from the entries (`build`: the lookups; `index`:
+//! (`text`), what is built from the entries (`lookups`, and `index`:
 //! the searchable index) and the builder ([`CatalogBuilder`], `builder`).
 
-mod build;
 mod builder;
 mod index;
+mod lookups;
 mod ranking;
 mod text;
 
@@ -41,11 +41,11 @@ use super::hybrid::{self, HybridConfig, VectorSource};
 use super::params::ParamTable;
 use super::pattern::PatternTexts;
 use super::span::{EntrySpans, Span};
-use build::{Built, Lookups, Source};
 pub use builder::CatalogBuilder;
 pub(super) use index::Partial;
 pub(crate) use index::SPLIT_FROM_ENTRIES;
 use index::{Searchable, BACKGROUND_INDEX_FROM_ENTRIES};
+use lookups::{Built, Lookups, Source};
 pub use ranking::Ranking;
 pub(super) use text::{CatalogText, IN_SHARED};
 

@@ -1,6 +1,6 @@
-//! What is built from a catalog's entries ([`Built`]), on the catalog's
-//! thread or its own: the lookups by key, id and name, made here, with the
-//! index (see `index`) beside them.
+//! A catalog's lookups by key, id and name ([`Lookups`]), and what is built
+//! from its entries ([`Built`]), on the catalog's thread or its own: the
+//! lookups, made here, with the index (see `index`) beside them.
 
 use std::sync::Arc;
 
