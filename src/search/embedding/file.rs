@@ -23,7 +23,7 @@ use std::sync::{Arc, OnceLock};
 use parking_lot::Mutex;
 
 use super::{ModelError, StaticModel, TokenScratch, ToolVectors, WordPiece};
-use crate::search::bm25::hash_bytes;
+use crate::search::hash::hash_bytes;
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 

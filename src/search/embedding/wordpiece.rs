@@ -16,7 +16,7 @@
 use unicode_normalization::char::decompose_canonical;
 use unicode_properties::{GeneralCategory, GeneralCategoryGroup, UnicodeGeneralCategory};
 
-use crate::search::bm25::hash_bytes;
+use crate::search::hash::hash_bytes;
 
 type HashMap<K, V> = hashbrown::HashMap<K, V, foldhash::fast::RandomState>;
 
