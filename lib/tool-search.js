@@ -26,13 +26,13 @@ const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 const { argument, transientField } = require('./hook-arguments.js')
-const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK, REFUSED, RECORD_VALUES, STEP_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
-const { toolTable, valuesOf, readThread } = require('./tool-search/record.js')
+const { PROTOCOL, REFUSED, RECORD_VALUES, STEP_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
+const { toolTable, valuesOf, holds, readThread } = require('./tool-search/record.js')
 const { ToolPool, Selection, sameSelection, LiveStep, SnapshotStep } = require('./tool-search/pool.js')
-const { takeWords, giveBackWords, searchAnswer, resolve, askingOf, drive, driveAhead, questions } = require('./tool-search/operation.js')
+const { metaToolSchemas, stepToolsRecord } = require('./tool-search/meta-tools.js')
+const { takeWords, giveBackWords, searchAnswer, askingOf, drive, driveAhead, questions } = require('./tool-search/operation.js')
 
 const { schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
-const FLAT = PROTOCOL.flat
 
 // The filter hook's `phase` of each operation, as the protocol declares them
 // (src/protocol/tool_search.rs, `PHASES`): search_tools and the injected
@@ -50,46 +50,6 @@ const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
  * this many, keep theirs (a catalog made again costs a build from the text).
  */
 const STEP_CATALOGS_PER_TURN = 16
-
-/** The meta-tools' schemas by the zod that made them (the host's own, see `lib/host.js`). */
-const schemasByZod = new WeakMap()
-/** The meta-tools' schemas made with `z`, `search_tools`' input by the description of its query (one per `search.syntax`). */
-function metaToolSchemas(z, queryDescription) {
-  let made = schemasByZod.get(z)
-  if (made === undefined) schemasByZod.set(z, (made = { schemas: makeMetaToolSchemas(z), byQueryDescription: new Map() }))
-  // Made whole once: a spread per step would give the result a class only
-  // weak transitions reach, which a full collection frees (issue 18).
-  let schemas = made.byQueryDescription.get(queryDescription)
-  if (schemas === undefined) {
-    const { searchOutput, loadInput, loadOutput } = made.schemas
-    const searchInput = z.object({ query: z.string().describe(queryDescription) })
-    schemas = { searchInput, searchOutput, loadInput, loadOutput }
-    made.byQueryDescription.set(queryDescription, schemas)
-  }
-  return schemas
-}
-
-function makeMetaToolSchemas(z) {
-  return {
-    searchOutput: z.object({
-      results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
-      message: z.string(),
-    }),
-    loadInput: z.object({
-      toolName: z.string().optional().describe(SCHEMAS.loadToolNameDescription),
-      toolNames: z.array(z.string()).optional().describe(SCHEMAS.loadToolNamesDescription),
-    }),
-    loadOutput: z.object({
-      success: z.boolean(),
-      message: z.string(),
-      loadedCount: z.number().optional(),
-      toolName: z.string().optional(),
-      loaded: z.array(z.string()).optional(),
-      notFound: z.array(z.string()).optional(),
-      alreadyLoaded: z.array(z.string()).optional(),
-    }),
-  }
-}
 
 /**
  * A processor's tool pool and native half, for the test hooks below.
@@ -285,7 +245,7 @@ function defineToolSearchProcessor(host) {
             try {
               const output = step.native.search(query, now, words.words, queryVector)
               if (output instanceof NativeOperation) operation = output
-              else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
+              else if (holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
               else operation = step.native.searchOperation(query, now, queryVector)
             } finally {
               giveBackWords(words)
@@ -551,29 +511,6 @@ function defineToolSearchProcessor(host) {
       return questions(operation, askingOf(operation, step, requestContext, this.#filter, awaits, phase))
     }
 
-    /**
-     * Whether the resolutions an operation without questions trusted the
-     * tables with (the checks in `words` from `at`, none when it ends there,
-     * and the names of those that found nothing, in order) still hold in the
-     * caller's record: each read of one key, as `answer` reads them.
-     */
-    #holds(step, words, at, missing) {
-      if (at === words.length) return true
-      const count = words[at + FLAT.count]
-      if (count === FLAT.unchecked) return false
-      let next = 0
-      for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
-        const code = words[i]
-        const kind = code & KIND_MASK
-        const ref = code >> ASK.kindBits
-        const isMissing = (kind & FOUND_MASK) === ASK.missing
-        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
-        // What the tables resolved the name to.
-        if (tool !== (isMissing ? undefined : step.toolFor(ref))) return false
-      }
-      return true
-    }
-
     /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
     async #activeList(step, requestContext) {
       this.#built(step.catalog)
@@ -584,7 +521,7 @@ function defineToolSearchProcessor(host) {
       // answer property by property, a class that dies with the answers.
       if (
         !(active instanceof NativeOperation) &&
-        !this.#holds(step, transientField(active, 'words'), 2 * transientField(active, 'count'), transientField(active, 'missing'))
+        !holds(step, transientField(active, 'words'), 2 * transientField(active, 'count'), transientField(active, 'missing'))
       ) {
         active = step.native.activeOperation()
       }
@@ -620,12 +557,6 @@ function defineToolSearchProcessor(host) {
       return names
     }
   }
-}
-
-/** The tools a step hands out: the meta-tools, then the step's visible tools (the loaded ones are added after). */
-function stepToolsRecord(searchTool, loadTool, visibleTools) {
-  // No object made for the spread alone: its class would die with it (see `keepStepShapes`).
-  return loadTool ? { [SEARCH_TOOLS]: searchTool, [LOAD_TOOL]: loadTool, ...visibleTools } : { [SEARCH_TOOLS]: searchTool, ...visibleTools }
 }
 
 /** The loaded tools' record, built as the reference builds it. */

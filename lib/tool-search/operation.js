@@ -11,7 +11,8 @@
 // import: hook-arguments.js, and this folder's common.js.
 
 const { generalizeFields } = require('../hook-arguments.js')
-const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK, READ_MASK } = require('./common.js')
+const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK } = require('./common.js')
+const { resolve } = require('./record.js')
 
 const OPERATION = PROTOCOL.operation
 
@@ -65,29 +66,6 @@ function searchAnswer(output, { words, f64 }) {
     start = end
   }
   return { results, message }
-}
-
-/**
- * The tool the caller's record gives now for a name Rust resolved (the
- * protocol's `operation.ask`): `kind` says what its tables found (the tool
- * `ref` by key or by id, or nothing: `missingName` then given), and which
- * reads to make, in order, until one gives a tool: the key that is the
- * name, or the key of the tool found by id (if its `id` is still the name).
- * Rust chose them as the reference looks the name up; each reads one key.
- */
-function resolve(step, kind, ref, missingName) {
-  const name = nameAsked(step, kind, ref, missingName)
-  for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
-    const tool = (reads & READ_MASK) === ASK.ownKey ? step.own(name) : step.standing(ref, name)
-    if (tool !== undefined) return tool
-  }
-  return undefined
-}
-
-/** The name a question of `kind` is about: the id or the key of the tool `ref` the tables found, or `missingName`. */
-function nameAsked(step, kind, ref, missingName) {
-  const found = kind & FOUND_MASK
-  return found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
 }
 
 /** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
@@ -314,4 +292,4 @@ async function settleAsReference(answer) {
   }
 }
 
-module.exports = { takeWords, giveBackWords, searchAnswer, resolve, askingOf, drive, driveAhead, questions }
+module.exports = { takeWords, giveBackWords, searchAnswer, askingOf, drive, driveAhead, questions }
