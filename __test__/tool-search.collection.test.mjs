@@ -31,7 +31,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 const lib = join(here, '..', 'lib')
 
 test('a full collection between requests deoptimizes none of ToolSearchProcessor and drops none of its compiled code', () => {
-  const files = ['tool-search.js', 'tool-search/common.js', 'tool-search/record.js', 'tool-search/pool.js', 'tool-search/operation.js', 'tool-search/meta-tools.js']
+  const files = ['tool-search.js', 'tool-search/common.js', 'tool-search/record.js', 'tool-search/pool.js', 'tool-search/operation.js', 'tool-search/meta-tools.js', 'tool-search/step-catalogs.js']
   const names = functionNames([...files, 'context-history.js', 'tool-parameters.js', 'hook-arguments.js'].map((file) => join(lib, file)))
   assert.ok(names.has('processInputStep') && names.has('readThread') && names.has('answer'), 'the name scan is broken')
   assert.deepEqual(collectionCost(join(here, 'helpers', 'tool-search-rhythm.mjs'), names), [])

@@ -26,9 +26,10 @@ const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 const { argument, transientField } = require('./hook-arguments.js')
-const { PROTOCOL, REFUSED, RECORD_VALUES, STEP_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
+const { PROTOCOL, REFUSED, RECORD_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
 const { toolTable, valuesOf, holds, readThread } = require('./tool-search/record.js')
-const { ToolPool, Selection, sameSelection, LiveStep, SnapshotStep } = require('./tool-search/pool.js')
+const { LiveStep, SnapshotStep } = require('./tool-search/pool.js')
+const { StepCatalogs, STEP_CATALOGS_PER_TURN } = require('./tool-search/step-catalogs.js')
 const { metaToolSchemas, stepToolsRecord } = require('./tool-search/meta-tools.js')
 const { takeWords, giveBackWords, searchAnswer, askingOf, drive, driveAhead, questions } = require('./tool-search/operation.js')
 
@@ -42,18 +43,8 @@ const { schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
 const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
 
 /**
- * Step catalogs made within one turn of the event loop that stay built; an
- * older one of the same turn is let go of (see `#keepBuilt`). Rust frees a
- * catalog when its wrappers are collected, which Node tells it only after a
- * turn, so a caller that makes steps without one would otherwise hold them
- * all. A server's requests that reach their steps in the same turn, up to
- * this many, keep theirs (a catalog made again costs a build from the text).
- */
-const STEP_CATALOGS_PER_TURN = 16
-
-/**
  * A processor's tool pool and native half, for the test hooks below.
- * @type {(processor: object) => { pool: ToolPool, native: InstanceType<typeof NativeToolSearch>, catalogs: { letGo: number, madeAgain: number }, embedder: any }}
+ * @type {(processor: object) => { pool: import('./tool-search/pool.js').ToolPool, native: InstanceType<typeof NativeToolSearch>, catalogs: { letGo: number, madeAgain: number }, embedder: any }}
  */
 let poolOf = (processor) => {
   throw new TypeError('not a ToolSearchProcessor')
@@ -100,8 +91,8 @@ function defineToolSearchProcessor(host) {
       // One class per host release: each answers for its own instances.
       const other = poolOf
       poolOf = (processor) =>
-        #pool in processor
-          ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts, embedder: processor.#embedder }
+        #catalogs in processor
+          ? { pool: processor.#catalogs.pool, native: processor.#native, catalogs: processor.#catalogs.counts, embedder: processor.#embedder }
           : other(processor)
     }
 
@@ -122,19 +113,10 @@ function defineToolSearchProcessor(host) {
     #tools
     #ids
     #filter
-    /** Whether the ranking reads tools' parameters, so a step catalog's (the record's and the step's tools') are sent too. */
-    #readsParameters
-    /** The catalog of the constructor's tools: `{ native, live, visible, message }` (see `#stepCatalog`). */
-    #staticCatalog
-    #lastStepCatalog
-    /** The step catalogs made (or made again) in this turn of the event loop that are built, oldest first (see `#keepBuilt`). */
-    #builtThisTurn = []
-    /** What `#keepBuilt` and `#built` did, for tests (`stepCatalogStats`). */
-    #catalogCounts = { letGo: 0, madeAgain: 0 }
+    /** The catalogs its steps search (see `StepCatalogs`). */
+    #catalogs
     /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
     #lists = new RememberedLists()
-    /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
-    #pool = new ToolPool()
     /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
     #embedder
     /** The loaded names last split from Rust's text (`{ text, names }`), kept while a step loads the same (see `#activeNames`). */
@@ -173,15 +155,14 @@ function defineToolSearchProcessor(host) {
         },
         host.version,
       )
-      this.#readsParameters = applied.readsParameters
+      const readsParameters = applied.readsParameters
       if (applied.usesBuiltinModel) locateBuiltinModel(binding, applied.builtinModelFile)
-      const parameters = this.#readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
+      const parameters = readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
       this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
       if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
       this.#filter = this.#settings.hasFilter ? filter : undefined
-      const staticCatalog = this.#native.staticCatalog()
-      this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
+      this.#catalogs = new StepCatalogs(this.#native, this.#settings, tools, readsParameters)
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
@@ -203,7 +184,7 @@ function defineToolSearchProcessor(host) {
       const settings = this.#settings
       // Read as the reference reads them: the step's tools, its request
       // context, then its messages.
-      const catalog = this.#catalogFor(tools)
+      const catalog = this.#catalogs.catalogFor(tools)
       // Read once, and used by the meta-tools' execute too, where the
       // reference reads `args.requestContext` again: Mastra's runners make
       // the arguments a fresh literal per call and never change it, so it is
@@ -233,7 +214,7 @@ function defineToolSearchProcessor(host) {
           // Only a string is a question; Rust refuses anything else.
           const queryVector = this.#embedder === undefined || typeof query !== 'string' ? undefined : await this.#embedder.queryVector(query)
           const now = Date.now()
-          this.#built(step.catalog)
+          this.#catalogs.built(step.catalog)
           // Rust asks as it goes, or trusts its tables and says what to
           // check in the caller's record; should a check fail, it asks.
           // Whether it must ask as it goes, and awaits as the reference, Rust
@@ -274,7 +255,7 @@ function defineToolSearchProcessor(host) {
             inputSchema: loadInput,
             outputSchema: loadOutput,
             execute: async ({ toolName, toolNames }) => {
-              this.#built(step.catalog)
+              this.#catalogs.built(step.catalog)
               const operation = step.native.load(toolName, toolNames, Date.now())
               const awaits = operation.awaitsAsReference
               if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, requestContext, awaits, LOAD_PHASE)).loadOutput()
@@ -309,11 +290,11 @@ function defineToolSearchProcessor(host) {
       if (stepArgs) {
         const thread = readThread(stepArgs.requestContext)
         const reading = this.#settings.readsMessages ? this.#lists.read(stepArgs.messages) : null
-        const step = this.#beginStep(this.#catalogFor(stepArgs.tools), thread, reading)
+        const step = this.#beginStep(this.#catalogs.catalogFor(stepArgs.tools), thread, reading)
         return loadedRecord(await this.#activeList(step, args.requestContext ?? stepArgs.requestContext))
       }
       const thread = readThread(args?.requestContext)
-      const step = this.#beginStep(this.#catalogFor(args?.tools), thread, null)
+      const step = this.#beginStep(this.#catalogs.catalogFor(args?.tools), thread, null)
       return loadedRecord(await this.#activeList(step, args?.requestContext))
     }
 
@@ -337,15 +318,8 @@ function defineToolSearchProcessor(host) {
       return this.#native.cleanupNow(Date.now())
     }
 
-    /** The catalog a step over `stepTools` searches: with the step's own tools when they are searchable. */
-    #catalogFor(stepTools) {
-      const record = stepTools ?? {}
-      const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
-      return this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
-    }
-
     /**
-     * Starts a step over `catalog` (see `#catalogFor`): the request's thread
+     * Starts a step over `catalog` (see `StepCatalogs.catalogFor`): the request's thread
      * as `readThread` read it, and the loaded names, with the context store's
      * `reading` of the messages (null on the resume path and for the
      * in-memory store).
@@ -379,104 +353,6 @@ function defineToolSearchProcessor(host) {
     }
 
     /**
-     * The catalog of the step's own tools merged with the constructor's
-     * record as it is now (`{ ...tools, ...resolved }`), as a record
-     * `{ native, live, visible, message, keys, tools, record, selection }`.
-     * Each tool is analysed in Rust once, kept by the pool under its object
-     * while its id and description (and input schema, for a ranking that
-     * reads parameters) stay what was analysed, so a step sends only its
-     * tools' slots and keys; Rust lays out the selection's index from what
-     * it kept. The pool holds analyses, never tools: the tools a step hands
-     * out are the step's own (`keys`, `tools`, `record.tools`). An agent
-     * hands every step of a run (and often every run) the very same tools,
-     * so the last catalog is kept while they are (see `sameSelection`).
-     */
-    #stepCatalog(stepRecord, keys) {
-      const record = this.#record
-      const recordKeys = Object.keys(record)
-      const last = this.#lastStepCatalog
-      if (last !== undefined && sameSelection(last, record, recordKeys, stepRecord, keys, this.#readsParameters)) return last
-      const recordTools = valuesOf(record, recordKeys)
-      const tools = valuesOf(stepRecord, keys)
-      const pool = this.#pool
-      const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
-      selection.read(recordKeys, recordTools, false)
-      selection.read(keys, tools, true)
-      const parameters = this.#readsParameters ? parameterTable(selection.addedEntries.map((entry) => entry.schema)) : undefined
-      const {
-        catalog: native,
-        added,
-        forgotten,
-      } = this.#native.poolStepCatalog({
-        added: Int32Array.from(selection.added),
-        addedText: selection.addedText,
-        addedParametersText: parameters?.text,
-        addedParameters: parameters?.table,
-        released: Int32Array.from(pool.released),
-        rows: selection.rows,
-        keysText: selection.keysText,
-        recordCount: recordKeys.length,
-      })
-      pool.follow(selection, added, forgotten)
-      this.#lastStepCatalog = {
-        keys,
-        tools,
-        record: { keys: recordKeys, tools: recordTools },
-        selection,
-        native,
-        live: native.live,
-        visible: native.visible,
-        message: undefined,
-        built: true,
-      }
-      this.#keepBuilt(this.#lastStepCatalog)
-      return this.#lastStepCatalog
-    }
-
-    /**
-     * Notes that `catalog` was built in this turn of the event loop, and lets
-     * go of this turn's oldest when more than `STEP_CATALOGS_PER_TURN` were.
-     */
-    #keepBuilt(catalog) {
-      const built = this.#builtThisTurn
-      if (built.length === 0) setImmediate(() => (built.length = 0)).unref()
-      // Never there already: a catalog is made again only once let go of, which took it out.
-      built.push(catalog)
-      if (built.length <= STEP_CATALOGS_PER_TURN) return
-      const oldest = built.shift()
-      oldest.native.letGo()
-      oldest.built = false
-      this.#catalogCounts.letGo++
-    }
-
-    /**
-     * `catalog`, made again in Rust if it was let go of (see `#keepBuilt`),
-     * from its tools as its selection read them (their keys, and ids,
-     * descriptions and input schemas then): the catalog it was.
-     */
-    #built(catalog) {
-      if (catalog.built !== false) return catalog
-      const { record, keys, selection } = catalog
-      const recordTools = selection.seen.slice(0, record.keys.length)
-      const tools = selection.seen.slice(record.keys.length)
-      // The schemas read then, for a ranking that reads parameters.
-      const withParameters = (table, seen) => {
-        if (!this.#readsParameters) return table
-        const parameters = parameterTable(seen.map((entry) => entry?.schema))
-        return { ...table, parametersText: parameters.text, parameters: parameters.table }
-      }
-      this.#native.restoreStepCatalog(
-        catalog.native,
-        withParameters(toolTable(record.keys, recordTools, RECORD_VALUES), recordTools),
-        withParameters(toolTable(keys, tools, STEP_VALUES, { stepTools: true }), tools),
-      )
-      catalog.built = true
-      this.#catalogCounts.madeAgain++
-      this.#keepBuilt(catalog)
-      return catalog
-    }
-
-    /**
      * The system message listing the step's catalog (`injectCatalog`), or
      * null. With a hook it is made for each step, as the hook decides what it
      * lists, and may come as a promise. Without one it depends on the catalog
@@ -485,7 +361,7 @@ function defineToolSearchProcessor(host) {
      * JavaScript string than to keep.
      */
     #catalogMessage(step, requestContext) {
-      const catalog = this.#built(step.catalog)
+      const catalog = this.#catalogs.built(step.catalog)
       if (catalog.message !== undefined) return catalog.message
       const message = step.native.catalogMessage()
       if (message instanceof NativeOperation) {
@@ -513,7 +389,7 @@ function defineToolSearchProcessor(host) {
 
     /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
     async #activeList(step, requestContext) {
-      this.#built(step.catalog)
+      this.#catalogs.built(step.catalog)
       let active = step.native.active()
       if (active === null) return null
       // The checks follow the tools and the names' lengths in `words`.
