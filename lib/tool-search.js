@@ -26,21 +26,14 @@ const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 const { argument, transientField } = require('./hook-arguments.js')
-const { PROTOCOL, REFUSED, RECORD_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
+const { PROTOCOL, REFUSED, RECORD_VALUES, SEARCH_TOOLS, NONE } = require('./tool-search/common.js')
 const { toolTable, valuesOf, holds, readThread } = require('./tool-search/record.js')
 const { LiveStep, SnapshotStep } = require('./tool-search/pool.js')
 const { StepCatalogs, STEP_CATALOGS_PER_TURN } = require('./tool-search/step-catalogs.js')
-const { metaToolSchemas, stepToolsRecord } = require('./tool-search/meta-tools.js')
-const { takeWords, giveBackWords, searchAnswer, askingOf, drive, driveAhead, questions } = require('./tool-search/operation.js')
+const { Driver } = require('./tool-search/operation.js')
+const { MetaTools, stepToolsRecord } = require('./tool-search/meta-tools.js')
 
-const { schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
-
-// The filter hook's `phase` of each operation, as the protocol declares them
-// (src/protocol/tool_search.rs, `PHASES`): search_tools and the injected
-// catalog ask in the first, load_tool in the second, the loaded tools in the
-// third. Passed to the drivers, so that no search or load asks its operation
-// for its phase (a Node-API call, about a thirtieth of a filtered search).
-const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
+const { processor: PROCESSOR } = PROTOCOL
 
 /**
  * A processor's tool pool and native half, for the test hooks below.
@@ -81,7 +74,6 @@ function forgetPooledTool(processor, tool) {
 /** The processor of a host release (see `lib/host.js`), whose `createTool` makes the meta-tools. */
 function defineToolSearchProcessor(host) {
   keepStepShapes(host.version)
-  const { createTool } = host
   return class ToolSearchProcessor {
     id = PROCESSOR.id
     name = PROCESSOR.name
@@ -112,9 +104,12 @@ function defineToolSearchProcessor(host) {
     #keys
     #tools
     #ids
-    #filter
     /** The catalogs its steps search (see `StepCatalogs`). */
     #catalogs
+    /** How its operations ask the `filter` hook (see `Driver`). */
+    #driver
+    /** Its steps' `search_tools` and `load_tool` (see `MetaTools`). */
+    #metaTools
     /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
     #lists = new RememberedLists()
     /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
@@ -161,8 +156,9 @@ function defineToolSearchProcessor(host) {
       this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
       this.#settings = this.#native.settings
       if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
-      this.#filter = this.#settings.hasFilter ? filter : undefined
       this.#catalogs = new StepCatalogs(this.#native, this.#settings, tools, readsParameters)
+      this.#driver = new Driver(this.#settings.hasFilter ? filter : undefined, this.#settings.filterConcurrency)
+      this.#metaTools = new MetaTools(host, { settings: this.#settings, embedder: this.#embedder, catalogs: this.#catalogs, driver: this.#driver })
 
       // The sweep holds the processor weakly and stops once it is collected, so
       // a discarded processor is not kept alive by its own timer.
@@ -204,68 +200,10 @@ function defineToolSearchProcessor(host) {
         if (catalogMessage !== null) messageList.addSystem(catalogMessage)
       }
 
-      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas(host.zod(), settings.searchQueryDescription)
-      const searchTool = createTool({
-        id: SEARCH_TOOLS,
-        description: settings.searchDescription,
-        inputSchema: searchInput,
-        outputSchema: searchOutput,
-        execute: async ({ query }) => {
-          // Only a string is a question; Rust refuses anything else.
-          const queryVector = this.#embedder === undefined || typeof query !== 'string' ? undefined : await this.#embedder.queryVector(query)
-          const now = Date.now()
-          this.#catalogs.built(step.catalog)
-          // Rust asks as it goes, or trusts its tables and says what to
-          // check in the caller's record; should a check fail, it asks.
-          // Whether it must ask as it goes, and awaits as the reference, Rust
-          // said once for the processor (its settings): no call asks again.
-          let operation
-          if (settings.searchAsksAsItGoes) operation = step.native.searchOperation(query, now, queryVector)
-          else {
-            const words = takeWords()
-            try {
-              const output = step.native.search(query, now, words.words, queryVector)
-              if (output instanceof NativeOperation) operation = output
-              else if (holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
-              else operation = step.native.searchOperation(query, now, queryVector)
-            } finally {
-              giveBackWords(words)
-            }
-          }
-          const awaits = settings.searchAwaitsAsReference
-          if (awaits && settings.filterConcurrency === 1) {
-            // Awaited here, where the reference's execute awaits.
-            const asked = this.#questions(operation, step, requestContext, awaits, SEARCH_PHASE)
-            for (let next = asked.next(); !next.done; next = asked.next(await next.value));
-          } else {
-            operation = await this.#drive(operation, step, requestContext, awaits, SEARCH_PHASE)
-          }
-          const out = takeWords()
-          try {
-            return searchAnswer(operation.searchOutput(out.words), out)
-          } finally {
-            giveBackWords(out)
-          }
-        },
-      })
-      const loadTool = settings.offersLoadTool
-        ? createTool({
-            id: LOAD_TOOL,
-            description: SCHEMAS.loadDescription,
-            inputSchema: loadInput,
-            outputSchema: loadOutput,
-            execute: async ({ toolName, toolNames }) => {
-              this.#catalogs.built(step.catalog)
-              const operation = step.native.load(toolName, toolNames, Date.now())
-              const awaits = operation.awaitsAsReference
-              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, requestContext, awaits, LOAD_PHASE)).loadOutput()
-              // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = this.#questions(operation, step, requestContext, awaits, LOAD_PHASE)
-              for (let next = asked.next(); !next.done; next = asked.next(await next.value));
-              return operation.loadOutput()
-            },
-          })
-        : undefined
+      const metaTools = this.#metaTools
+      const schemas = metaTools.schemas()
+      const searchTool = metaTools.searchTool(step, requestContext, schemas)
+      const loadTool = settings.offersLoadTool ? metaTools.loadTool(step, requestContext, schemas) : undefined
 
       const active = await this.#activeList(step, requestContext)
       const visible = step.catalog.visible
@@ -372,19 +310,9 @@ function defineToolSearchProcessor(host) {
       return message
     }
 
-    /**
-     * Runs a native operation to its end (see `drive`): one question at a
-     * time, or with `filterConcurrency` above 1, that many at once.
-     */
-    #drive(operation, step, requestContext, awaits = operation.awaitsAsReference, phase = operation.phase) {
-      const asking = askingOf(operation, step, requestContext, this.#filter, awaits, phase)
-      const concurrency = this.#settings.filterConcurrency
-      return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
-    }
-
-    /** The questions of an operation that awaits as the reference (see `questions`). */
-    #questions(operation, step, requestContext, awaits, phase) {
-      return questions(operation, askingOf(operation, step, requestContext, this.#filter, awaits, phase))
+    /** Runs a native operation of a step to its end, asking as the operation says (see `Driver`). */
+    #drive(operation, step, requestContext) {
+      return this.#driver.run({ operation, step, requestContext, awaits: operation.awaitsAsReference, phase: operation.phase })
     }
 
     /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */

@@ -68,15 +68,52 @@ function searchAnswer(output, { words, f64 }) {
   return { results, message }
 }
 
-/** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
-function askingOf(operation, step, requestContext, filter, awaits, phase) {
+/**
+ * What `answer` needs to answer an operation's questions in a step: the
+ * operation as `asked` names it (see `Driver`), the processor's `filter`,
+ * and `allowed` as `answer` sets it.
+ */
+function askingOf(asked, filter) {
+  const { operation, step, requestContext, awaits, phase } = asked
   return { operation, step, requestContext, filter, awaits, phase, allowed: OPERATION.allowed }
 }
-generalizeFields(askingOf, 6)
+// Both literals made to hold any class first: `asked` has the class of every
+// caller's literal, whose fields `Driver` lists in this order.
+generalizeFields((operation, step, requestContext, awaits, phase, filter) => askingOf({ operation, step, requestContext, awaits, phase }, filter), 6)
+
+/**
+ * How a processor drives its native operations to their end: with its
+ * `filter` hook (undefined for none), `concurrency` questions at once (its
+ * `filterConcurrency`). An operation is named as `asked`: `{ operation,
+ * step, requestContext, awaits, phase }`, in that order (one class for every
+ * caller's literal, see `askingOf`): the step it runs in, the request
+ * context the hook is handed, whether it awaits as the reference (the
+ * operation's `awaitsAsReference`) and the hook's `phase` (the operation's
+ * `phase`; both given by the caller, which knows them without asking Rust).
+ */
+class Driver {
+  constructor(filter, concurrency) {
+    this.filter = filter
+    this.concurrency = concurrency
+  }
+
+  /** Runs `asked.operation` to its end (see `drive`): one question at a time, or with `concurrency` above 1, that many at once. */
+  run(asked) {
+    const asking = askingOf(asked, this.filter)
+    const concurrency = this.concurrency
+    return concurrency === 1 ? drive(asking.operation, asking) : driveAhead(asking.operation, asking, concurrency)
+  }
+
+  /** The questions of an operation that awaits as the reference (see `questions`). */
+  questions(asked) {
+    const asking = askingOf(asked, this.filter)
+    return questions(asking.operation, asking)
+  }
+}
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
- * as `asking` says (see `#drive`): asks the hook about a tool, awaits a
+ * as `asking` says (see `Driver`): asks the hook about a tool, awaits a
  * tick, or says which tool the caller's record gives for a name now, and
  * whether the hook allows it. For an operation that `awaitsAsReference`,
  * every tool is asked about as the reference's `isToolAllowed` asks, and
@@ -292,4 +329,4 @@ async function settleAsReference(answer) {
   }
 }
 
-module.exports = { takeWords, giveBackWords, searchAnswer, askingOf, drive, driveAhead, questions }
+module.exports = { takeWords, giveBackWords, searchAnswer, Driver }
