@@ -33,7 +33,8 @@ const HISTORY_KEY = stateKeys.history
  * free that class and deoptimize `processLLMRequest` and
  * `writeRecordedHistory`, compiled against it, for every request after it.
  * This object keeps the class alive (a `Set`, as the field holds, so its
- * field type stays what the compiled code assumes).
+ * field type stays what the compiled code assumes). Guarded by
+ * __test__/tool-call-filter.collection.test.mjs.
  */
 const recordedStateShape = {}
 recordedStateShape[HISTORY_KEY] = new Set()
