@@ -2,13 +2,13 @@
 // A native operation driven to its end (the core's resumable operation,
 // src/tool_search/operation.rs): each question Rust asks answered in the
 // step (`answer`: the tool a name resolves to in the caller's record now,
-// by the reads Rust lists, each of one key; or a tick), the user's `filter`
-// hook asked as the reference's `isToolAllowed` asks it, one question at a
-// time (`drive`, `questions`) or several at once (`driveAhead`); and the
-// words an operation without questions writes its checks and
-// `search_tools`' answer into (`takeWords`, `searchAnswer`). A step is a
+// by record.js's `resolve`; or a tick), the user's `filter` hook asked as
+// the reference's `isToolAllowed` asks it, one question at a time (`drive`,
+// `questions`) or several at once (`driveAhead`), as a processor's `Driver`
+// runs them; and the words an operation without questions writes its checks
+// and `search_tools`' answer into (`takeWords`, `searchAnswer`). A step is a
 // `StepTools` of pool.js, used through its methods and never imported. May
-// import: hook-arguments.js, and this folder's common.js.
+// import: hook-arguments.js, and this folder's common.js and record.js.
 
 const { generalizeFields } = require('../hook-arguments.js')
 const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK } = require('./common.js')
@@ -77,8 +77,9 @@ function askingOf(asked, filter) {
   const { operation, step, requestContext, awaits, phase } = asked
   return { operation, step, requestContext, filter, awaits, phase, allowed: OPERATION.allowed }
 }
-// Both literals made to hold any class first: `asked` has the class of every
-// caller's literal, whose fields `Driver` lists in this order.
+// Both literals made to hold any class first (why: `generalizeFields`;
+// guarded by __test__/tool-search.collection.test.mjs): `asked` has the
+// class of every caller's literal, whose fields `Driver` lists in this order.
 generalizeFields((operation, step, requestContext, awaits, phase, filter) => askingOf({ operation, step, requestContext, awaits, phase }, filter), 6)
 
 /**
@@ -282,6 +283,7 @@ const TICKED = Promise.resolve(OPERATION.noVerdict)
 function filterArguments(tool, requestContext, phase) {
   return { toolName: tool.id, tool, requestContext, phase }
 }
+// Why: `generalizeFields`; guarded by __test__/tool-search.collection.test.mjs.
 generalizeFields((tool, requestContext, phase) => filterArguments({ id: tool }, requestContext, phase), 3)
 
 /**

@@ -3,10 +3,13 @@
 // tools record crosses to Rust: a record's values checked as tools, ids and
 // descriptions (a value of the wrong kind handed to Rust to be refused),
 // the record as a tool table (the protocol's `toolTable`), a key looked up
-// in a record as it is now (`ownTool`), and the thread a request context
-// names (`readThread`). It decides nothing and
-// keeps nothing. May import: native.js, hook-arguments.js, and this
-// folder's common.js.
+// in a record as it is now (`ownTool`); a name Rust resolved looked up in
+// the caller's record now, by the reads Rust lists (`resolve`), and the
+// checks an operation without questions left, made by that lookup
+// (`holds`); and the thread a request context names (`readThread`). It
+// decides nothing and keeps nothing. A step is a `StepTools` of pool.js,
+// used through its methods and never imported. May import: native.js,
+// hook-arguments.js, and this folder's common.js.
 
 const { refuseToolSearchValue } = require('../native.js')
 const { contextValue } = require('../hook-arguments.js')
