@@ -132,7 +132,8 @@ function metaToolSchemas(z, queryDescription) {
   let made = schemasByZod.get(z)
   if (made === undefined) schemasByZod.set(z, (made = { schemas: makeMetaToolSchemas(z), byQueryDescription: new Map() }))
   // Made whole once: a spread per step would give the result a class only
-  // weak transitions reach, which a full collection frees (issue 18).
+  // weak transitions reach, which a full collection frees (issue 18; guarded
+  // by __test__/tool-search.collection.test.mjs).
   let schemas = made.byQueryDescription.get(queryDescription)
   if (schemas === undefined) {
     const { searchOutput, loadInput, loadOutput } = made.schemas
@@ -167,7 +168,8 @@ function makeMetaToolSchemas(z) {
 
 /** The tools a step hands out: the meta-tools, then the step's visible tools (the loaded ones are added after). */
 function stepToolsRecord(searchTool, loadTool, visibleTools) {
-  // No object made for the spread alone: its class would die with it (see `keepStepShapes`).
+  // No object made for the spread alone: its class would die with it (see `keepStepShapes`;
+  // guarded by __test__/tool-search.collection.test.mjs).
   return loadTool ? { [SEARCH_TOOLS]: searchTool, [LOAD_TOOL]: loadTool, ...visibleTools } : { [SEARCH_TOOLS]: searchTool, ...visibleTools }
 }
 

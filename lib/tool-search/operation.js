@@ -125,7 +125,8 @@ class Driver {
  *
  * One function for every step, not a closure made per step: V8 keeps a
  * closure's optimized code only while one of its closures lives, so a full
- * collection between requests threw it away (issue 18).
+ * collection between requests threw it away (issue 18; guarded by
+ * __test__/tool-search.collection.test.mjs).
  */
 function answer(asking, question, phase, ticket) {
   if (question === OPERATION.tick) return TICKED

@@ -179,7 +179,11 @@ function readThread(requestContext) {
   return threadEntries(contextThread, memory, memoryThread, memoryThreadId, memory.resourceId)
 }
 
-/** `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a class a full collection frees (issue 18). */
+/**
+ * `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a
+ * class a full collection frees (issue 18; guarded by
+ * __test__/tool-search.collection.test.mjs).
+ */
 function threadEntries(contextThread, memory, memoryThread, memoryThreadId, memoryResourceId) {
   return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId }
 }
