@@ -22,6 +22,7 @@
 
 import { test } from 'node:test'
 import assert from 'node:assert/strict'
+import { readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 
@@ -31,7 +32,8 @@ const here = dirname(fileURLToPath(import.meta.url))
 const lib = join(here, '..', 'lib')
 
 test('a full collection between requests deoptimizes none of ToolSearchProcessor and drops none of its compiled code', () => {
-  const files = ['tool-search.js', 'tool-search/common.js', 'tool-search/record.js', 'tool-search/pool.js', 'tool-search/operation.js']
+  // The class's module and every room of lib/tool-search/.
+  const files = ['tool-search.js', ...readdirSync(join(lib, 'tool-search')).map((name) => `tool-search/${name}`)]
   const names = functionNames([...files, 'context-history.js', 'tool-parameters.js', 'hook-arguments.js'].map((file) => join(lib, file)))
   assert.ok(names.has('processInputStep') && names.has('readThread') && names.has('answer'), 'the name scan is broken')
   assert.deepEqual(collectionCost(join(here, 'helpers', 'tool-search-rhythm.mjs'), names), [])

@@ -49,7 +49,9 @@ for (let i = 0; i < 32; i++) contextValue({ [`warm${i % 8}`]: i, get: warmGetter
  * literal's class holds any class before real values come. A field that
  * held one class only (a request's `RequestContext`, say) would tie code
  * compiled for the literal to that class, and a full collection freeing it
- * would deoptimize that code.
+ * would deoptimize that code. Guarded, with the rest of lib/'s V8 shape
+ * upkeep, by __test__/tool-search.collection.test.mjs and
+ * tool-call-filter.collection.test.mjs.
  */
 function generalizeFields(make, arity) {
   for (const value of [undefined, {}, [], new Map(), () => {}, 'warm']) make(...new Array(arity).fill(value))

@@ -9,16 +9,19 @@
 // src/lib.rs), and every code, name and layout both halves use comes from
 // the protocol Rust declares (`toolSearchProtocol()`).
 //
-// This module is the public class (`defineToolSearchProcessor`, one per host
-// release): its options handed to Rust, the step catalogs made and kept
-// built, a step begun and its meta-tools made, the loaded tools handed out,
+// This module is the processor class, `ToolSearchProcessor`, defined once
+// for every host release (`defineToolSearchProcessor` gives each release a
+// subclass that hands it the release): its options handed to Rust, a step
+// begun and its meta-tools handed out with the loaded tools, the state API;
 // the classes a step makes kept alive (`keepStepShapes`), and the test
-// hooks. The rest is in lib/tool-search/, from the bottom up: common.js (the
-// protocol), record.js (the caller's objects read, the tool table), then
-// pool.js (the tool objects' identity and lifetime) and operation.js (an
-// operation driven, the `filter` hook asked), neither of which imports the
-// other. May import: native.js, tool-parameters.js, context-history.js,
-// embedder.js, hook-arguments.js, and lib/tool-search/.
+// hooks. Its rooms are in lib/tool-search/, from the bottom up: common.js
+// (the protocol), record.js (the caller's objects read and checked, a name
+// looked up in the record now), pool.js (the tool objects' identity and
+// lifetime) and operation.js (an operation driven, the `filter` hook
+// asked), then step-catalogs.js (the catalogs steps search, kept built) and
+// meta-tools.js (`search_tools` and `load_tool`). May import: native.js,
+// tool-parameters.js, context-history.js, embedder.js, hook-arguments.js,
+// and lib/tool-search/.
 
 const binding = require('./native.js')
 const { NativeOperation, NativeToolSearch, NativeToolSearchOptions, refuseToolSearchValue } = binding
@@ -26,78 +29,20 @@ const { parameterTable, inputSchemaOf } = require('./tool-parameters.js')
 const { RememberedLists } = require('./context-history.js')
 const { locateBuiltinModel, UserEmbedder } = require('./embedder.js')
 const { argument, transientField } = require('./hook-arguments.js')
-const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK, REFUSED, RECORD_VALUES, STEP_VALUES, SEARCH_TOOLS, LOAD_TOOL, NONE } = require('./tool-search/common.js')
-const { toolTable, valuesOf, readThread } = require('./tool-search/record.js')
-const { ToolPool, Selection, sameSelection, LiveStep, SnapshotStep } = require('./tool-search/pool.js')
-const { takeWords, giveBackWords, searchAnswer, resolve, askingOf, drive, driveAhead, questions } = require('./tool-search/operation.js')
+const { PROTOCOL, REFUSED, RECORD_VALUES, SEARCH_TOOLS, NONE } = require('./tool-search/common.js')
+const { toolTable, valuesOf, holds, readThread } = require('./tool-search/record.js')
+const { LiveStep, SnapshotStep } = require('./tool-search/pool.js')
+const { StepCatalogs, STEP_CATALOGS_PER_TURN } = require('./tool-search/step-catalogs.js')
+const { Driver } = require('./tool-search/operation.js')
+const { MetaTools, stepToolsRecord } = require('./tool-search/meta-tools.js')
 
-const { schemas: SCHEMAS, processor: PROCESSOR } = PROTOCOL
-const FLAT = PROTOCOL.flat
-
-// The filter hook's `phase` of each operation, as the protocol declares them
-// (src/protocol/tool_search.rs, `PHASES`): search_tools and the injected
-// catalog ask in the first, load_tool in the second, the loaded tools in the
-// third. Passed to the drivers, so that no search or load asks its operation
-// for its phase (a Node-API call, about a thirtieth of a filtered search).
-const [SEARCH_PHASE, LOAD_PHASE] = PROTOCOL.phases
-
-/**
- * Step catalogs made within one turn of the event loop that stay built; an
- * older one of the same turn is let go of (see `#keepBuilt`). Rust frees a
- * catalog when its wrappers are collected, which Node tells it only after a
- * turn, so a caller that makes steps without one would otherwise hold them
- * all. A server's requests that reach their steps in the same turn, up to
- * this many, keep theirs (a catalog made again costs a build from the text).
- */
-const STEP_CATALOGS_PER_TURN = 16
-
-/** The meta-tools' schemas by the zod that made them (the host's own, see `lib/host.js`). */
-const schemasByZod = new WeakMap()
-/** The meta-tools' schemas made with `z`, `search_tools`' input by the description of its query (one per `search.syntax`). */
-function metaToolSchemas(z, queryDescription) {
-  let made = schemasByZod.get(z)
-  if (made === undefined) schemasByZod.set(z, (made = { schemas: makeMetaToolSchemas(z), byQueryDescription: new Map() }))
-  // Made whole once: a spread per step would give the result a class only
-  // weak transitions reach, which a full collection frees (issue 18).
-  let schemas = made.byQueryDescription.get(queryDescription)
-  if (schemas === undefined) {
-    const { searchOutput, loadInput, loadOutput } = made.schemas
-    const searchInput = z.object({ query: z.string().describe(queryDescription) })
-    schemas = { searchInput, searchOutput, loadInput, loadOutput }
-    made.byQueryDescription.set(queryDescription, schemas)
-  }
-  return schemas
-}
-
-function makeMetaToolSchemas(z) {
-  return {
-    searchOutput: z.object({
-      results: z.array(z.object({ name: z.string(), description: z.string(), score: z.number() })),
-      message: z.string(),
-    }),
-    loadInput: z.object({
-      toolName: z.string().optional().describe(SCHEMAS.loadToolNameDescription),
-      toolNames: z.array(z.string()).optional().describe(SCHEMAS.loadToolNamesDescription),
-    }),
-    loadOutput: z.object({
-      success: z.boolean(),
-      message: z.string(),
-      loadedCount: z.number().optional(),
-      toolName: z.string().optional(),
-      loaded: z.array(z.string()).optional(),
-      notFound: z.array(z.string()).optional(),
-      alreadyLoaded: z.array(z.string()).optional(),
-    }),
-  }
-}
+const { processor: PROCESSOR } = PROTOCOL
 
 /**
  * A processor's tool pool and native half, for the test hooks below.
- * @type {(processor: object) => { pool: ToolPool, native: InstanceType<typeof NativeToolSearch>, catalogs: { letGo: number, madeAgain: number }, embedder: any }}
+ * @type {(processor: object) => { pool: import('./tool-search/pool.js').ToolPool, native: InstanceType<typeof NativeToolSearch>, catalogs: { letGo: number, madeAgain: number }, embedder: any }}
  */
-let poolOf = (processor) => {
-  throw new TypeError('not a ToolSearchProcessor')
-}
+let poolOf
 
 /**
  * For tests: what a processor's pool of analysed tools holds, in Rust
@@ -127,505 +72,322 @@ function forgetPooledTool(processor, tool) {
   poolOf(processor).pool.forget(tool)
 }
 
-/** The processor of a host release (see `lib/host.js`), whose `createTool` makes the meta-tools. */
+/**
+ * The processor, for every host release: a release's own class (see
+ * `defineToolSearchProcessor`) hands it the release, whose `version` selects
+ * Rust's rules and whose `createTool` and zod make the meta-tools.
+ */
+class ToolSearchProcessor {
+  id = PROCESSOR.id
+  name = PROCESSOR.name
+  description = PROCESSOR.description
+
+  static {
+    poolOf = (processor) => {
+      if (!(#catalogs in processor)) throw new TypeError('not a ToolSearchProcessor')
+      return { pool: processor.#catalogs.pool, native: processor.#native, catalogs: processor.#catalogs.counts, embedder: processor.#embedder }
+    }
+  }
+
+  #native
+  /** What Rust decided about the options (see `NativeToolSearch.settings`). */
+  #settings
+  /**
+   * The caller's tools record, kept as the reference keeps it: a name's key
+   * is read in it as it is when the name is looked up (see `LiveStep`).
+   */
+  #record
+  /**
+   * The record as it was at construction, in key order: Rust's tool `i` is
+   * `#tools[i]`, under the key `#keys[i]`, with the id `#ids[i]` then (the
+   * tables ids are resolved through).
+   */
+  #keys
+  #tools
+  #ids
+  /** The catalogs its steps search (see `StepCatalogs`). */
+  #catalogs
+  /** How its operations ask the `filter` hook (see `Driver`). */
+  #driver
+  /** Its steps' `search_tools` and `load_tool` (see `MetaTools`). */
+  #metaTools
+  /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
+  #lists = new RememberedLists()
+  /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
+  #embedder
+  /** The loaded names last split from Rust's text (`{ text, names }`), kept while a step loads the same (see `#activeNames`). */
+  #lastActive
+
+  /** `options` as the user gave them; `host`, the release it serves (see `defineToolSearchProcessor`). */
+  constructor(options, host) {
+    if (options === null || typeof options !== 'object') refuseToolSearchValue(REFUSED.options, '', options)
+    const { tools, search, filter } = options
+    if (tools === null || typeof tools !== 'object') refuseToolSearchValue(REFUSED.tools, '', tools)
+    const keys = Object.keys(tools)
+    this.#record = tools
+    this.#keys = keys
+    // Faster than Object.values on large (dictionary-mode) records, measured.
+    this.#tools = valuesOf(tools, keys)
+    const table = toolTable(keys, this.#tools, RECORD_VALUES, { ids: true })
+    this.#ids = table.ids
+    // Rust applies the defaults and refuses values of the wrong type.
+    const applied = new NativeToolSearchOptions(
+      {
+        search,
+        topK: search?.topK,
+        minScore: search?.minScore,
+        autoLoad: search?.autoLoad,
+        ranking: search?.ranking,
+        embedder: search?.embedder,
+        embedderDoEmbed: search?.embedder?.doEmbed,
+        model: search?.model,
+        modelPath: search?.model?.path,
+        syntax: search?.syntax,
+        storage: options.storage,
+        ttl: options.ttl,
+        filter,
+        includeResolvedTools: options.includeResolvedTools,
+        injectCatalog: options.injectCatalog,
+        filterConcurrency: options.filterConcurrency,
+      },
+      host.version,
+    )
+    const readsParameters = applied.readsParameters
+    if (applied.usesBuiltinModel) locateBuiltinModel(binding, applied.builtinModelFile)
+    const parameters = readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
+    this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
+    this.#settings = this.#native.settings
+    if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
+    this.#catalogs = new StepCatalogs(this.#native, this.#settings, tools, readsParameters)
+    this.#driver = new Driver(this.#settings.hasFilter ? filter : undefined, this.#settings.filterConcurrency)
+    this.#metaTools = new MetaTools(host, { settings: this.#settings, embedder: this.#embedder, catalogs: this.#catalogs, driver: this.#driver })
+
+    // The sweep holds the processor weakly and stops once it is collected, so
+    // a discarded processor is not kept alive by its own timer.
+    const interval = this.#settings.sweepIntervalMs
+    if (interval != null) {
+      const processor = new WeakRef(this.#native)
+      const timer = setInterval(() => {
+        const native = processor.deref()
+        if (native === undefined) clearInterval(timer)
+        else native.cleanupNow(Date.now())
+      }, interval)
+      timer.unref?.()
+    }
+  }
+
+  async processInputStep(args) {
+    const tools = argument(args, 'tools')
+    const messageList = argument(args, 'messageList')
+    const settings = this.#settings
+    // Read as the reference reads them: the step's tools, its request
+    // context, then its messages.
+    const catalog = this.#catalogs.catalogFor(tools)
+    // Read once, and used by the meta-tools' execute too, where the
+    // reference reads `args.requestContext` again: Mastra's runners make
+    // the arguments a fresh literal per call and never change it, so it is
+    // the same object, and a closure over `args` kept each step's
+    // arguments (its MessageList among them) reachable from the tools, which
+    // V8 then pretenured (docs/differences.md).
+    const requestContext = argument(args, 'requestContext')
+    const thread = readThread(requestContext)
+    const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(argument(args, 'messages')) : null)
+    // The reference adds its messages after awaiting the loaded names.
+    await undefined
+
+    messageList.addSystem(settings.instruction)
+    if (settings.injectsCatalog) {
+      let catalogMessage = this.#catalogMessage(step, requestContext)
+      if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
+      if (catalogMessage !== null) messageList.addSystem(catalogMessage)
+    }
+
+    const metaTools = this.#metaTools
+    const schemas = metaTools.schemas()
+    const searchTool = metaTools.searchTool(step, requestContext, schemas)
+    const loadTool = settings.offersLoadTool ? metaTools.loadTool(step, requestContext, schemas) : undefined
+
+    const active = await this.#activeList(step, requestContext)
+    const visible = step.catalog.visible
+    const stepTools = stepToolsRecord(searchTool, loadTool, visible === null ? (tools ?? {}) : step.visibleTools(visible))
+    // What spreading the loaded tools' record would add, without the record
+    // (measured: the spread cost more than the rest of a step with 100
+    // tools loaded). The record is built as the reference builds it
+    // (`loaded[name] = tool`), so a name `__proto__` sets its prototype
+    // and never becomes a key: skipped here.
+    if (active !== null) {
+      const { names, tools: loaded } = active
+      for (let i = 0; i < names.length; i++) if (names[i] !== '__proto__') stepTools[names[i]] = loaded[i]
+    }
+    return { tools: stepTools }
+  }
+
+  /** Rebuilds a request's loaded tools; the Agent calls it when an approval resumes. */
+  async getLoadedToolsForRequestContext(args) {
+    // Read as the reference reads them: the request context and the
+    // messages, then the tools.
+    const stepArgs = args?.stepArgs
+    if (stepArgs) {
+      const thread = readThread(stepArgs.requestContext)
+      const reading = this.#settings.readsMessages ? this.#lists.read(stepArgs.messages) : null
+      const step = this.#beginStep(this.#catalogs.catalogFor(stepArgs.tools), thread, reading)
+      return loadedRecord(await this.#activeList(step, args.requestContext ?? stepArgs.requestContext))
+    }
+    const thread = readThread(args?.requestContext)
+    const step = this.#beginStep(this.#catalogs.catalogFor(args?.tools), thread, null)
+    return loadedRecord(await this.#activeList(step, args?.requestContext))
+  }
+
+  // `undefined` clears the default thread, which Rust names; the default
+  // parameter keeps `clearState.length` at 0, as the reference's.
+  clearState(threadId = undefined) {
+    this.#native.clearState(threadId)
+  }
+
+  clearAllState() {
+    this.#native.clearAllState()
+    this.#lists.clear()
+  }
+
+  getStateStats() {
+    const { threadCount, oldestAccessTime } = this.#native.stateStats(Date.now())
+    return { threadCount, oldestAccessTime: oldestAccessTime ?? null }
+  }
+
+  cleanupNow() {
+    return this.#native.cleanupNow(Date.now())
+  }
+
+  /**
+   * Starts a step over `catalog` (see `StepCatalogs.catalogFor`): the request's thread
+   * as `readThread` read it, and the loaded names, with the context store's
+   * `reading` of the messages (null on the resume path and for the
+   * in-memory store).
+   */
+  #beginStep(catalog, thread, reading) {
+    // The step's tools as its catalog read them: those in `record` now.
+    const resolvedKeys = catalog.keys ?? NONE
+    const resolved = catalog.tools ?? NONE
+    const native = nativeStep(this.#native, catalog.native, thread, reading)
+    if (reading !== null) this.#lists.commit(reading)
+    const visibleTools = (visible) => {
+      const kept = {}
+      for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
+      return kept
+    }
+    return catalog.live
+      ? new LiveStep(native, catalog, visibleTools, { keys: this.#keys, tools: this.#tools, ids: this.#ids, record: this.#record })
+      : new SnapshotStep(native, catalog, resolved, visibleTools)
+  }
+
+  /**
+   * The system message listing the step's catalog (`injectCatalog`), or
+   * null. With a hook it is made for each step, as the hook decides what it
+   * lists, and may come as a promise. Without one it depends on the catalog
+   * alone (the keys and ids its tables hold), so it is kept with the
+   * catalog: a large catalog's message costs far more to make into a
+   * JavaScript string than to keep.
+   */
+  #catalogMessage(step, requestContext) {
+    const catalog = this.#catalogs.built(step.catalog)
+    if (catalog.message !== undefined) return catalog.message
+    const message = step.native.catalogMessage()
+    if (message instanceof NativeOperation) {
+      const operation = this.#drive(message, step, requestContext)
+      return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
+    }
+    catalog.message = message
+    return message
+  }
+
+  /** Runs a native operation of a step to its end, asking as the operation says (see `Driver`). */
+  #drive(operation, step, requestContext) {
+    return this.#driver.run({ operation, step, requestContext, awaits: operation.awaitsAsReference, phase: operation.phase })
+  }
+
+  /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
+  async #activeList(step, requestContext) {
+    this.#catalogs.built(step.catalog)
+    let active = step.native.active()
+    if (active === null) return null
+    // The checks follow the tools and the names' lengths in `words`.
+    // Its fields are read through `transientField`: the binding makes each
+    // answer property by property, a class that dies with the answers.
+    if (
+      !(active instanceof NativeOperation) &&
+      !holds(step, transientField(active, 'words'), 2 * transientField(active, 'count'), transientField(active, 'missing'))
+    ) {
+      active = step.native.activeOperation()
+    }
+    if (active instanceof NativeOperation) active = (await this.#drive(active, step, requestContext)).activeOutput()
+    // The tools, one per name, come first in `words`.
+    const count = transientField(active, 'count')
+    const words = transientField(active, 'words')
+    const tools = new Array(count)
+    for (let i = 0; i < count; i++) tools[i] = step.toolFor(words[i])
+    return { names: this.#activeNames(transientField(active, 'text'), count, words), tools }
+  }
+
+  /**
+   * The loaded names of an active list (`text`, their lengths in `words` after
+   * the tools): those split last time when they are the same, so that a
+   * step adds as keys the very strings the last one did.
+   */
+  #activeNames(text, count, words) {
+    const last = this.#lastActive
+    if (last !== undefined && last.text === text && last.names.length === count) {
+      let same = true
+      for (let i = 0; i < count && same; i++) same = last.names[i].length === words[count + i]
+      if (same) return last.names
+    }
+    const names = new Array(count)
+    let at = 0
+    for (let i = 0; i < count; i++) {
+      const end = at + words[count + i]
+      names[i] = text.slice(at, end)
+      at = end
+    }
+    this.#lastActive = { text, names }
+    return names
+  }
+}
+
+/**
+ * The processor of a host release (see `lib/host.js` and `processors.js`):
+ * `ToolSearchProcessor` with the release given to it, its constructor's one
+ * parameter the user's options, as the reference's.
+ */
 function defineToolSearchProcessor(host) {
   keepStepShapes(host.version)
-  const { createTool } = host
-  return class ToolSearchProcessor {
-    id = PROCESSOR.id
-    name = PROCESSOR.name
-    description = PROCESSOR.description
-
-    static {
-      // One class per host release: each answers for its own instances.
-      const other = poolOf
-      poolOf = (processor) =>
-        #pool in processor
-          ? { pool: processor.#pool, native: processor.#native, catalogs: processor.#catalogCounts, embedder: processor.#embedder }
-          : other(processor)
-    }
-
-    #native
-    /** What Rust decided about the options (see `NativeToolSearch.settings`). */
-    #settings
-    /**
-     * The caller's tools record, kept as the reference keeps it: a name's key
-     * is read in it as it is when the name is looked up (see `LiveStep`).
-     */
-    #record
-    /**
-     * The record as it was at construction, in key order: Rust's tool `i` is
-     * `#tools[i]`, under the key `#keys[i]`, with the id `#ids[i]` then (the
-     * tables ids are resolved through).
-     */
-    #keys
-    #tools
-    #ids
-    #filter
-    /** Whether the ranking reads tools' parameters, so a step catalog's (the record's and the step's tools') are sent too. */
-    #readsParameters
-    /** The catalog of the constructor's tools: `{ native, live, visible, message }` (see `#stepCatalog`). */
-    #staticCatalog
-    #lastStepCatalog
-    /** The step catalogs made (or made again) in this turn of the event loop that are built, oldest first (see `#keepBuilt`). */
-    #builtThisTurn = []
-    /** What `#keepBuilt` and `#built` did, for tests (`stepCatalogStats`). */
-    #catalogCounts = { letGo: 0, madeAgain: 0 }
-    /** The 'context' store's message lists, remembered between steps (see `lib/context-history.js`). */
-    #lists = new RememberedLists()
-    /** The tools Rust has analysed for step catalogs, by tool object (see `ToolPool`). */
-    #pool = new ToolPool()
-    /** 'hybrid' with `search.embedder`: the user's embedding model at work (see `lib/embedder.js`). */
-    #embedder
-    /** The loaded names last split from Rust's text (`{ text, names }`), kept while a step loads the same (see `#activeNames`). */
-    #lastActive
-
+  const Processor = ToolSearchProcessor
+  return class ToolSearchProcessor extends Processor {
     constructor(options) {
-      if (options === null || typeof options !== 'object') refuseToolSearchValue(REFUSED.options, '', options)
-      const { tools, search, filter } = options
-      if (tools === null || typeof tools !== 'object') refuseToolSearchValue(REFUSED.tools, '', tools)
-      const keys = Object.keys(tools)
-      this.#record = tools
-      this.#keys = keys
-      // Faster than Object.values on large (dictionary-mode) records, measured.
-      this.#tools = valuesOf(tools, keys)
-      const table = toolTable(keys, this.#tools, RECORD_VALUES, { ids: true })
-      this.#ids = table.ids
-      // Rust applies the defaults and refuses values of the wrong type.
-      const applied = new NativeToolSearchOptions(
-        {
-          search,
-          topK: search?.topK,
-          minScore: search?.minScore,
-          autoLoad: search?.autoLoad,
-          ranking: search?.ranking,
-          embedder: search?.embedder,
-          embedderDoEmbed: search?.embedder?.doEmbed,
-          model: search?.model,
-          modelPath: search?.model?.path,
-          syntax: search?.syntax,
-          storage: options.storage,
-          ttl: options.ttl,
-          filter,
-          includeResolvedTools: options.includeResolvedTools,
-          injectCatalog: options.injectCatalog,
-          filterConcurrency: options.filterConcurrency,
-        },
-        host.version,
-      )
-      this.#readsParameters = applied.readsParameters
-      if (applied.usesBuiltinModel) locateBuiltinModel(binding, applied.builtinModelFile)
-      const parameters = this.#readsParameters ? parameterTable(this.#tools.map(inputSchemaOf)) : undefined
-      this.#native = new NativeToolSearch(applied, { ...table, parametersText: parameters?.text, parameters: parameters?.table })
-      this.#settings = this.#native.settings
-      if (this.#settings.takesVectors) this.#embedder = new UserEmbedder(search.embedder, this.#native)
-      this.#filter = this.#settings.hasFilter ? filter : undefined
-      const staticCatalog = this.#native.staticCatalog()
-      this.#staticCatalog = { native: staticCatalog, live: staticCatalog.live, visible: staticCatalog.visible, message: undefined }
-
-      // The sweep holds the processor weakly and stops once it is collected, so
-      // a discarded processor is not kept alive by its own timer.
-      const interval = this.#settings.sweepIntervalMs
-      if (interval != null) {
-        const processor = new WeakRef(this.#native)
-        const timer = setInterval(() => {
-          const native = processor.deref()
-          if (native === undefined) clearInterval(timer)
-          else native.cleanupNow(Date.now())
-        }, interval)
-        timer.unref?.()
-      }
-    }
-
-    async processInputStep(args) {
-      const tools = argument(args, 'tools')
-      const messageList = argument(args, 'messageList')
-      const settings = this.#settings
-      // Read as the reference reads them: the step's tools, its request
-      // context, then its messages.
-      const catalog = this.#catalogFor(tools)
-      // Read once, and used by the meta-tools' execute too, where the
-      // reference reads `args.requestContext` again: Mastra's runners make
-      // the arguments a fresh literal per call and never change it, so it is
-      // the same object, and a closure over `args` kept each step's
-      // arguments (its MessageList among them) reachable from the tools, which
-      // V8 then pretenured (docs/differences.md).
-      const requestContext = argument(args, 'requestContext')
-      const thread = readThread(requestContext)
-      const step = this.#beginStep(catalog, thread, settings.readsMessages ? this.#lists.read(argument(args, 'messages')) : null)
-      // The reference adds its messages after awaiting the loaded names.
-      await undefined
-
-      messageList.addSystem(settings.instruction)
-      if (settings.injectsCatalog) {
-        let catalogMessage = this.#catalogMessage(step, requestContext)
-        if (catalogMessage instanceof Promise) catalogMessage = await catalogMessage
-        if (catalogMessage !== null) messageList.addSystem(catalogMessage)
-      }
-
-      const { searchInput, searchOutput, loadInput, loadOutput } = metaToolSchemas(host.zod(), settings.searchQueryDescription)
-      const searchTool = createTool({
-        id: SEARCH_TOOLS,
-        description: settings.searchDescription,
-        inputSchema: searchInput,
-        outputSchema: searchOutput,
-        execute: async ({ query }) => {
-          // Only a string is a question; Rust refuses anything else.
-          const queryVector = this.#embedder === undefined || typeof query !== 'string' ? undefined : await this.#embedder.queryVector(query)
-          const now = Date.now()
-          this.#built(step.catalog)
-          // Rust asks as it goes, or trusts its tables and says what to
-          // check in the caller's record; should a check fail, it asks.
-          // Whether it must ask as it goes, and awaits as the reference, Rust
-          // said once for the processor (its settings): no call asks again.
-          let operation
-          if (settings.searchAsksAsItGoes) operation = step.native.searchOperation(query, now, queryVector)
-          else {
-            const words = takeWords()
-            try {
-              const output = step.native.search(query, now, words.words, queryVector)
-              if (output instanceof NativeOperation) operation = output
-              else if (this.#holds(step, words.words, 0, undefined)) return searchAnswer(output, words)
-              else operation = step.native.searchOperation(query, now, queryVector)
-            } finally {
-              giveBackWords(words)
-            }
-          }
-          const awaits = settings.searchAwaitsAsReference
-          if (awaits && settings.filterConcurrency === 1) {
-            // Awaited here, where the reference's execute awaits.
-            const asked = this.#questions(operation, step, requestContext, awaits, SEARCH_PHASE)
-            for (let next = asked.next(); !next.done; next = asked.next(await next.value));
-          } else {
-            operation = await this.#drive(operation, step, requestContext, awaits, SEARCH_PHASE)
-          }
-          const out = takeWords()
-          try {
-            return searchAnswer(operation.searchOutput(out.words), out)
-          } finally {
-            giveBackWords(out)
-          }
-        },
-      })
-      const loadTool = settings.offersLoadTool
-        ? createTool({
-            id: LOAD_TOOL,
-            description: SCHEMAS.loadDescription,
-            inputSchema: loadInput,
-            outputSchema: loadOutput,
-            execute: async ({ toolName, toolNames }) => {
-              this.#built(step.catalog)
-              const operation = step.native.load(toolName, toolNames, Date.now())
-              const awaits = operation.awaitsAsReference
-              if (this.#settings.filterConcurrency !== 1) return (await this.#drive(operation, step, requestContext, awaits, LOAD_PHASE)).loadOutput()
-              // Awaited here, where the reference's execute awaits (it awaits as the reference).
-              const asked = this.#questions(operation, step, requestContext, awaits, LOAD_PHASE)
-              for (let next = asked.next(); !next.done; next = asked.next(await next.value));
-              return operation.loadOutput()
-            },
-          })
-        : undefined
-
-      const active = await this.#activeList(step, requestContext)
-      const visible = step.catalog.visible
-      const stepTools = stepToolsRecord(searchTool, loadTool, visible === null ? (tools ?? {}) : step.visibleTools(visible))
-      // What spreading the loaded tools' record would add, without the record
-      // (measured: the spread cost more than the rest of a step with 100
-      // tools loaded). The record is built as the reference builds it
-      // (`loaded[name] = tool`), so a name `__proto__` sets its prototype
-      // and never becomes a key: skipped here.
-      if (active !== null) {
-        const { names, tools: loaded } = active
-        for (let i = 0; i < names.length; i++) if (names[i] !== '__proto__') stepTools[names[i]] = loaded[i]
-      }
-      return { tools: stepTools }
-    }
-
-    /** Rebuilds a request's loaded tools; the Agent calls it when an approval resumes. */
-    async getLoadedToolsForRequestContext(args) {
-      // Read as the reference reads them: the request context and the
-      // messages, then the tools.
-      const stepArgs = args?.stepArgs
-      if (stepArgs) {
-        const thread = readThread(stepArgs.requestContext)
-        const reading = this.#settings.readsMessages ? this.#lists.read(stepArgs.messages) : null
-        const step = this.#beginStep(this.#catalogFor(stepArgs.tools), thread, reading)
-        return loadedRecord(await this.#activeList(step, args.requestContext ?? stepArgs.requestContext))
-      }
-      const thread = readThread(args?.requestContext)
-      const step = this.#beginStep(this.#catalogFor(args?.tools), thread, null)
-      return loadedRecord(await this.#activeList(step, args?.requestContext))
-    }
-
-    // `undefined` clears the default thread, which Rust names; the default
-    // parameter keeps `clearState.length` at 0, as the reference's.
-    clearState(threadId = undefined) {
-      this.#native.clearState(threadId)
-    }
-
-    clearAllState() {
-      this.#native.clearAllState()
-      this.#lists.clear()
-    }
-
-    getStateStats() {
-      const { threadCount, oldestAccessTime } = this.#native.stateStats(Date.now())
-      return { threadCount, oldestAccessTime: oldestAccessTime ?? null }
-    }
-
-    cleanupNow() {
-      return this.#native.cleanupNow(Date.now())
-    }
-
-    /** The catalog a step over `stepTools` searches: with the step's own tools when they are searchable. */
-    #catalogFor(stepTools) {
-      const record = stepTools ?? {}
-      const keys = this.#settings.searchesStepTools ? Object.keys(record) : NONE
-      return this.#built(keys.length > 0 ? this.#stepCatalog(record, keys) : this.#staticCatalog)
-    }
-
-    /**
-     * Starts a step over `catalog` (see `#catalogFor`): the request's thread
-     * as `readThread` read it, and the loaded names, with the context store's
-     * `reading` of the messages (null on the resume path and for the
-     * in-memory store).
-     */
-    #beginStep(catalog, thread, reading) {
-      // The step's tools as its catalog read them: those in `record` now.
-      const resolvedKeys = catalog.keys ?? NONE
-      const resolved = catalog.tools ?? NONE
-      const native = this.#native.beginStep(
-        thread.contextThread,
-        thread.memory,
-        thread.memoryThread,
-        thread.memoryThreadId,
-        thread.memoryResourceId,
-        catalog.native,
-        reading?.text,
-        reading?.facts,
-        reading?.slot,
-        reading?.kept,
-        Date.now(),
-      )
-      if (reading !== null) this.#lists.commit(reading)
-      const visibleTools = (visible) => {
-        const kept = {}
-        for (const i of visible) kept[resolvedKeys[i]] = resolved[i]
-        return kept
-      }
-      return catalog.live
-        ? new LiveStep(native, catalog, visibleTools, { keys: this.#keys, tools: this.#tools, ids: this.#ids, record: this.#record })
-        : new SnapshotStep(native, catalog, resolved, visibleTools)
-    }
-
-    /**
-     * The catalog of the step's own tools merged with the constructor's
-     * record as it is now (`{ ...tools, ...resolved }`), as a record
-     * `{ native, live, visible, message, keys, tools, record, selection }`.
-     * Each tool is analysed in Rust once, kept by the pool under its object
-     * while its id and description (and input schema, for a ranking that
-     * reads parameters) stay what was analysed, so a step sends only its
-     * tools' slots and keys; Rust lays out the selection's index from what
-     * it kept. The pool holds analyses, never tools: the tools a step hands
-     * out are the step's own (`keys`, `tools`, `record.tools`). An agent
-     * hands every step of a run (and often every run) the very same tools,
-     * so the last catalog is kept while they are (see `sameSelection`).
-     */
-    #stepCatalog(stepRecord, keys) {
-      const record = this.#record
-      const recordKeys = Object.keys(record)
-      const last = this.#lastStepCatalog
-      if (last !== undefined && sameSelection(last, record, recordKeys, stepRecord, keys, this.#readsParameters)) return last
-      const recordTools = valuesOf(record, recordKeys)
-      const tools = valuesOf(stepRecord, keys)
-      const pool = this.#pool
-      const selection = new Selection(pool, recordKeys.length + keys.length, this.#readsParameters)
-      selection.read(recordKeys, recordTools, false)
-      selection.read(keys, tools, true)
-      const parameters = this.#readsParameters ? parameterTable(selection.addedEntries.map((entry) => entry.schema)) : undefined
-      const {
-        catalog: native,
-        added,
-        forgotten,
-      } = this.#native.poolStepCatalog({
-        added: Int32Array.from(selection.added),
-        addedText: selection.addedText,
-        addedParametersText: parameters?.text,
-        addedParameters: parameters?.table,
-        released: Int32Array.from(pool.released),
-        rows: selection.rows,
-        keysText: selection.keysText,
-        recordCount: recordKeys.length,
-      })
-      pool.follow(selection, added, forgotten)
-      this.#lastStepCatalog = {
-        keys,
-        tools,
-        record: { keys: recordKeys, tools: recordTools },
-        selection,
-        native,
-        live: native.live,
-        visible: native.visible,
-        message: undefined,
-        built: true,
-      }
-      this.#keepBuilt(this.#lastStepCatalog)
-      return this.#lastStepCatalog
-    }
-
-    /**
-     * Notes that `catalog` was built in this turn of the event loop, and lets
-     * go of this turn's oldest when more than `STEP_CATALOGS_PER_TURN` were.
-     */
-    #keepBuilt(catalog) {
-      const built = this.#builtThisTurn
-      if (built.length === 0) setImmediate(() => (built.length = 0)).unref()
-      // Never there already: a catalog is made again only once let go of, which took it out.
-      built.push(catalog)
-      if (built.length <= STEP_CATALOGS_PER_TURN) return
-      const oldest = built.shift()
-      oldest.native.letGo()
-      oldest.built = false
-      this.#catalogCounts.letGo++
-    }
-
-    /**
-     * `catalog`, made again in Rust if it was let go of (see `#keepBuilt`),
-     * from its tools as its selection read them (their keys, and ids,
-     * descriptions and input schemas then): the catalog it was.
-     */
-    #built(catalog) {
-      if (catalog.built !== false) return catalog
-      const { record, keys, selection } = catalog
-      const recordTools = selection.seen.slice(0, record.keys.length)
-      const tools = selection.seen.slice(record.keys.length)
-      // The schemas read then, for a ranking that reads parameters.
-      const withParameters = (table, seen) => {
-        if (!this.#readsParameters) return table
-        const parameters = parameterTable(seen.map((entry) => entry?.schema))
-        return { ...table, parametersText: parameters.text, parameters: parameters.table }
-      }
-      this.#native.restoreStepCatalog(
-        catalog.native,
-        withParameters(toolTable(record.keys, recordTools, RECORD_VALUES), recordTools),
-        withParameters(toolTable(keys, tools, STEP_VALUES, { stepTools: true }), tools),
-      )
-      catalog.built = true
-      this.#catalogCounts.madeAgain++
-      this.#keepBuilt(catalog)
-      return catalog
-    }
-
-    /**
-     * The system message listing the step's catalog (`injectCatalog`), or
-     * null. With a hook it is made for each step, as the hook decides what it
-     * lists, and may come as a promise. Without one it depends on the catalog
-     * alone (the keys and ids its tables hold), so it is kept with the
-     * catalog: a large catalog's message costs far more to make into a
-     * JavaScript string than to keep.
-     */
-    #catalogMessage(step, requestContext) {
-      const catalog = this.#built(step.catalog)
-      if (catalog.message !== undefined) return catalog.message
-      const message = step.native.catalogMessage()
-      if (message instanceof NativeOperation) {
-        const operation = this.#drive(message, step, requestContext)
-        return operation instanceof Promise ? operation.then((done) => done.catalogOutput()) : operation.catalogOutput()
-      }
-      catalog.message = message
-      return message
-    }
-
-    /**
-     * Runs a native operation to its end (see `drive`): one question at a
-     * time, or with `filterConcurrency` above 1, that many at once.
-     */
-    #drive(operation, step, requestContext, awaits = operation.awaitsAsReference, phase = operation.phase) {
-      const asking = askingOf(operation, step, requestContext, this.#filter, awaits, phase)
-      const concurrency = this.#settings.filterConcurrency
-      return concurrency === 1 ? drive(operation, asking) : driveAhead(operation, asking, concurrency)
-    }
-
-    /** The questions of an operation that awaits as the reference (see `questions`). */
-    #questions(operation, step, requestContext, awaits, phase) {
-      return questions(operation, askingOf(operation, step, requestContext, this.#filter, awaits, phase))
-    }
-
-    /**
-     * Whether the resolutions an operation without questions trusted the
-     * tables with (the checks in `words` from `at`, none when it ends there,
-     * and the names of those that found nothing, in order) still hold in the
-     * caller's record: each read of one key, as `answer` reads them.
-     */
-    #holds(step, words, at, missing) {
-      if (at === words.length) return true
-      const count = words[at + FLAT.count]
-      if (count === FLAT.unchecked) return false
-      let next = 0
-      for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
-        const code = words[i]
-        const kind = code & KIND_MASK
-        const ref = code >> ASK.kindBits
-        const isMissing = (kind & FOUND_MASK) === ASK.missing
-        const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
-        // What the tables resolved the name to.
-        if (tool !== (isMissing ? undefined : step.toolFor(ref))) return false
-      }
-      return true
-    }
-
-    /** The loaded tools, `{ names, tools }` in order, or `null` when none is loaded. */
-    async #activeList(step, requestContext) {
-      this.#built(step.catalog)
-      let active = step.native.active()
-      if (active === null) return null
-      // The checks follow the tools and the names' lengths in `words`.
-      // Its fields are read through `transientField`: the binding makes each
-      // answer property by property, a class that dies with the answers.
-      if (
-        !(active instanceof NativeOperation) &&
-        !this.#holds(step, transientField(active, 'words'), 2 * transientField(active, 'count'), transientField(active, 'missing'))
-      ) {
-        active = step.native.activeOperation()
-      }
-      if (active instanceof NativeOperation) active = (await this.#drive(active, step, requestContext)).activeOutput()
-      // The tools, one per name, come first in `words`.
-      const count = transientField(active, 'count')
-      const words = transientField(active, 'words')
-      const tools = new Array(count)
-      for (let i = 0; i < count; i++) tools[i] = step.toolFor(words[i])
-      return { names: this.#activeNames(transientField(active, 'text'), count, words), tools }
-    }
-
-    /**
-     * The loaded names of an active list (`text`, their lengths in `words` after
-     * the tools): those split last time when they are the same, so that a
-     * step adds as keys the very strings the last one did.
-     */
-    #activeNames(text, count, words) {
-      const last = this.#lastActive
-      if (last !== undefined && last.text === text && last.names.length === count) {
-        let same = true
-        for (let i = 0; i < count && same; i++) same = last.names[i].length === words[count + i]
-        if (same) return last.names
-      }
-      const names = new Array(count)
-      let at = 0
-      for (let i = 0; i < count; i++) {
-        const end = at + words[count + i]
-        names[i] = text.slice(at, end)
-        at = end
-      }
-      this.#lastActive = { text, names }
-      return names
+      super(options, host)
     }
   }
 }
 
-/** The tools a step hands out: the meta-tools, then the step's visible tools (the loaded ones are added after). */
-function stepToolsRecord(searchTool, loadTool, visibleTools) {
-  // No object made for the spread alone: its class would die with it (see `keepStepShapes`).
-  return loadTool ? { [SEARCH_TOOLS]: searchTool, [LOAD_TOOL]: loadTool, ...visibleTools } : { [SEARCH_TOOLS]: searchTool, ...visibleTools }
+/**
+ * The binding's step (`NativeStep`) over `catalog` (a `NativeStepCatalog`),
+ * for `thread` as `readThread` read it, with the context store's `reading`
+ * of the messages (or null), now. Positional across, as the binding's
+ * `beginStep` takes it: named, a seventh of a step (see `begin_step` in
+ * napi/src/tool_search.rs).
+ */
+function nativeStep(native, catalog, thread, reading) {
+  return native.beginStep(
+    thread.contextThread,
+    thread.memory,
+    thread.memoryThread,
+    thread.memoryThreadId,
+    thread.memoryResourceId,
+    catalog,
+    reading?.text,
+    reading?.facts,
+    reading?.slot,
+    reading?.kept,
+    Date.now(),
+  )
 }
 
 /** The loaded tools' record, built as the reference builds it. */
@@ -638,7 +400,9 @@ function loadedRecord(active) {
 }
 
 /**
- * One object of each class a step makes, kept for the process. An object's
+ * One object of each class a step makes, kept for the process (why:
+ * ARCHITECTURE.md, "How it works", on full collections; guarded by
+ * __test__/tool-search.collection.test.mjs). An object's
  * class is reached from its constructor's first one only by the transitions
  * its stores make (and, for the binding's objects, the wrap that ties them
  * to their Rust half), which V8 holds weakly: once a request's last step
@@ -651,8 +415,8 @@ let keptShapes
 function keepStepShapes(version) {
   if (keptShapes !== undefined) return
   const native = new NativeToolSearch(new NativeToolSearchOptions({}, version), toolTable([], [], RECORD_VALUES, { ids: true }))
-  const catalog = native.staticCatalog()
-  const step = native.beginStep(undefined, undefined, undefined, undefined, undefined, catalog, undefined, undefined, undefined, undefined, 0)
+  // No thread, no reading of the messages.
+  const step = nativeStep(native, native.staticCatalog(), readThread(undefined), null)
   keptShapes = [
     stepToolsRecord(null, null, {}),
     stepToolsRecord(null, {}, {}),

@@ -32,7 +32,8 @@ const { seen: SEEN_KEY, steps: STEPS_KEY } = stateKeys
  * keys. A state lives for one run, and the hidden classes those stores make
  * are reached from the empty object's only by transitions, which V8 holds
  * weakly: a full collection between runs would free them and deoptimize the
- * code compiled against them. This object keeps them alive.
+ * code compiled against them. This object keeps them alive. Guarded by
+ * __test__/tool-call-filter.collection.test.mjs.
  */
 const recordedStateShape = {}
 recordedStateShape[SEEN_KEY] = []

@@ -33,7 +33,8 @@ const HISTORY_KEY = stateKeys.history
  * free that class and deoptimize `processLLMRequest` and
  * `writeRecordedHistory`, compiled against it, for every request after it.
  * This object keeps the class alive (a `Set`, as the field holds, so its
- * field type stays what the compiled code assumes).
+ * field type stays what the compiled code assumes). Guarded by
+ * __test__/tool-call-filter.collection.test.mjs.
  */
 const recordedStateShape = {}
 recordedStateShape[HISTORY_KEY] = new Set()
@@ -46,96 +47,112 @@ recordedStateShape[HISTORY_KEY] = new Set()
  */
 const recordedOrder = new WeakMap()
 
+/**
+ * The prompt filter, for every release of 1.60 and later: a release's own
+ * class (see `definePromptToolCallFilter`) hands it that release's rule for
+ * the results it preserves.
+ */
+class ToolCallFilter {
+  id = PROCESSOR.id
+  name = PROCESSOR.name
+
+  /** The release's rule: every removed result turns into text (see `definePromptToolCallFilter`). */
+  #everyResult
+  #exclude
+  #excludeIsProxy
+  #withOutputs
+  #keepSteps
+  #keepsAnyStep
+  #usesHistory
+
+  /** `options` as the user gave them; `preservedResults`, the release's rule. */
+  constructor(options, preservedResults) {
+    this.#everyResult = preservedResults === PreservedResultsRule.Every
+    const { exclude, excludeIsProxy, preserveModelOutput, keepSteps, keepsAnyStep, promptFilterUsesHistory } = readOptions(options)
+    this.#exclude = exclude
+    this.#excludeIsProxy = excludeIsProxy
+    this.#withOutputs = preserveModelOutput
+    this.#keepSteps = keepSteps
+    this.#keepsAnyStep = keepsAnyStep
+    this.#usesHistory = promptFilterUsesHistory
+  }
+
+  async processLLMRequest(args) {
+    const prompt = argument(args, 'prompt')
+    const state = argument(args, 'state')
+    const exclude = this.#exclude
+    const { mode, names, length: excludeLength } = excludeNow(exclude, this.#excludeIsProxy)
+    if (mode === EXCLUDE.nothing) return undefined
+    const withOutputs = this.#withOutputs
+    const everyResult = this.#everyResult
+    const steps = this.#keepSteps
+    const scratch = takeScratch()
+    try {
+      const ids = scratch.ids
+      const tape = scratch.tape
+      // The head is written once its lengths are known.
+      tape.reserve(INPUT.head)
+      tape.length = INPUT.head
+      // Read first, as the reference reads it before the prompt.
+      const recorded = this.#usesHistory ? state[HISTORY_KEY] : undefined
+      const history = keptByHistory(recorded)
+      const held = history === null ? -1 : seedFromHistory(ids, history)
+      // A release that turns every removed result into text never reads
+      // its `providerOptions`; one of 1.68 and later reads those of the
+      // results whose call id goes, and only those. Excluding every tool
+      // where no step is kept, every result the walk does not know to stay
+      // (the run's own, by the history) goes: their `providerOptions` are
+      // read as the walk meets them, and the outputs of those with their
+      // own model output go with the first round (`input::OUTPUTS_AHEAD`),
+      // sparing a second, which reads the whole prompt tape again. With an
+      // exclude list, or steps kept, which results go is known only to the
+      // native side: each result that may go is marked as one whose
+      // output may be wanted, and its `providerOptions` are read when it
+      // is asked for (`writeOutputs`), as the reference reads them.
+      const ownOutputs = withOutputs && !everyResult ? (names === null && !this.#keepsAnyStep ? OWN_OUTPUTS.read : OWN_OUTPUTS.deferred) : OWN_OUTPUTS.none
+      writePrompt(scratch, prompt, names, ids, ownOutputs, history, held)
+      const tapeLength = tape.length - INPUT.head
+      const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape, held) : INPUT.absent
+      const outputsStart = tape.length
+      const ahead = ownOutputs === OWN_OUTPUTS.read && writeOwnOutputs(scratch, prompt)
+      const data = tape.data
+      data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
+      data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : excludeLength
+      data[INPUT.tapeLength] = tapeLength
+      data[INPUT.historyLength] = historyLength
+      data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
+      askPrompt(scratch, steps)
+      if (scratch.plan[ANSWER.recordHistory] === 1) {
+        state[HISTORY_KEY] = ids.set
+        recordedOrder.set(ids.set, ids.values)
+      }
+      if (scratch.plan[ANSWER.kind] === ANSWER.needsOutputs) {
+        // Those asked for, in their order, in place of any written ahead.
+        tape.length = outputsStart
+        writeOutputs(scratch, prompt, scratch.plan, ANSWER.head, ownOutputs === OWN_OUTPUTS.deferred)
+        const head = tape.data
+        head[INPUT.flags] &= ~INPUT.outputsAhead
+        head[INPUT.outputsLength] = tape.length - outputsStart
+        askPrompt(scratch, steps)
+      }
+      if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
+        fillJson(scratch, tape.data, outputsStart, scratch.plan, ANSWER.head + 1, scratch.plan[ANSWER.head])
+        askPrompt(scratch, steps)
+      }
+      if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined
+      return { prompt: applyPlan(prompt, scratch.plan, ANSWER.head, scratch.strings) }
+    } finally {
+      releaseScratch(scratch)
+    }
+  }
+}
+
 /** The prompt filter of a release; `preservedResults` is that release's rule. */
 function definePromptToolCallFilter(preservedResults) {
-  const everyResult = preservedResults === PreservedResultsRule.Every
-  return class ToolCallFilter {
-    id = PROCESSOR.id
-    name = PROCESSOR.name
-
-    #exclude
-    #excludeIsProxy
-    #withOutputs
-    #keepSteps
-    #keepsAnyStep
-    #usesHistory
-
+  const Filter = ToolCallFilter
+  return class ToolCallFilter extends Filter {
     constructor(options = {}) {
-      const { exclude, excludeIsProxy, preserveModelOutput, keepSteps, keepsAnyStep, promptFilterUsesHistory } = readOptions(options)
-      this.#exclude = exclude
-      this.#excludeIsProxy = excludeIsProxy
-      this.#withOutputs = preserveModelOutput
-      this.#keepSteps = keepSteps
-      this.#keepsAnyStep = keepsAnyStep
-      this.#usesHistory = promptFilterUsesHistory
-    }
-
-    async processLLMRequest(args) {
-      const prompt = argument(args, 'prompt')
-      const state = argument(args, 'state')
-      const exclude = this.#exclude
-      const { mode, names, length: excludeLength } = excludeNow(exclude, this.#excludeIsProxy)
-      if (mode === EXCLUDE.nothing) return undefined
-      const withOutputs = this.#withOutputs
-      const steps = this.#keepSteps
-      const scratch = takeScratch()
-      try {
-        const ids = scratch.ids
-        const tape = scratch.tape
-        // The head is written once its lengths are known.
-        tape.reserve(INPUT.head)
-        tape.length = INPUT.head
-        // Read first, as the reference reads it before the prompt.
-        const recorded = this.#usesHistory ? state[HISTORY_KEY] : undefined
-        const history = keptByHistory(recorded)
-        const held = history === null ? -1 : seedFromHistory(ids, history)
-        // A release that turns every removed result into text never reads
-        // its `providerOptions`; one of 1.68 and later reads those of the
-        // results whose call id goes, and only those. Excluding every tool
-        // where no step is kept, every result the walk does not know to stay
-        // (the run's own, by the history) goes: their `providerOptions` are
-        // read as the walk meets them, and the outputs of those with their
-        // own model output go with the first round (`input::OUTPUTS_AHEAD`),
-        // sparing a second, which reads the whole prompt tape again. With an
-        // exclude list, or steps kept, which results go is known only to the
-        // native side: each result that may go is marked as one whose
-        // output may be wanted, and its `providerOptions` are read when it
-        // is asked for (`writeOutputs`), as the reference reads them.
-        const ownOutputs = withOutputs && !everyResult ? (names === null && !this.#keepsAnyStep ? OWN_OUTPUTS.read : OWN_OUTPUTS.deferred) : OWN_OUTPUTS.none
-        writePrompt(scratch, prompt, names, ids, ownOutputs, history, held)
-        const tapeLength = tape.length - INPUT.head
-        const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape, held) : INPUT.absent
-        const outputsStart = tape.length
-        const ahead = ownOutputs === OWN_OUTPUTS.read && writeOwnOutputs(scratch, prompt)
-        const data = tape.data
-        data[INPUT.flags] = (withOutputs ? INPUT.preserveModelOutput : 0) | (everyResult ? INPUT.everyResult : 0) | (ahead ? INPUT.outputsAhead : 0)
-        data[INPUT.excludeLength] = exclude === undefined ? INPUT.absent : excludeLength
-        data[INPUT.tapeLength] = tapeLength
-        data[INPUT.historyLength] = historyLength
-        data[INPUT.outputsLength] = ahead ? tape.length - outputsStart : INPUT.absent
-        askPrompt(scratch, steps)
-        if (scratch.plan[ANSWER.recordHistory] === 1) {
-          state[HISTORY_KEY] = ids.set
-          recordedOrder.set(ids.set, ids.values)
-        }
-        if (scratch.plan[ANSWER.kind] === ANSWER.needsOutputs) {
-          // Those asked for, in their order, in place of any written ahead.
-          tape.length = outputsStart
-          writeOutputs(scratch, prompt, scratch.plan, ANSWER.head, ownOutputs === OWN_OUTPUTS.deferred)
-          const head = tape.data
-          head[INPUT.flags] &= ~INPUT.outputsAhead
-          head[INPUT.outputsLength] = tape.length - outputsStart
-          askPrompt(scratch, steps)
-        }
-        if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
-          fillJson(scratch, tape.data, outputsStart, scratch.plan, ANSWER.head + 1, scratch.plan[ANSWER.head])
-          askPrompt(scratch, steps)
-        }
-        if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined
-        return { prompt: applyPlan(prompt, scratch.plan, ANSWER.head, scratch.strings) }
-      } finally {
-        releaseScratch(scratch)
-      }
+      super(options, preservedResults)
     }
   }
 }

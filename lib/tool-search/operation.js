@@ -2,16 +2,17 @@
 // A native operation driven to its end (the core's resumable operation,
 // src/tool_search/operation.rs): each question Rust asks answered in the
 // step (`answer`: the tool a name resolves to in the caller's record now,
-// by the reads Rust lists, each of one key; or a tick), the user's `filter`
-// hook asked as the reference's `isToolAllowed` asks it, one question at a
-// time (`drive`, `questions`) or several at once (`driveAhead`); and the
-// words an operation without questions writes its checks and
-// `search_tools`' answer into (`takeWords`, `searchAnswer`). A step is a
+// by record.js's `resolve`; or a tick), the user's `filter` hook asked as
+// the reference's `isToolAllowed` asks it, one question at a time (`drive`,
+// `questions`) or several at once (`driveAhead`), as a processor's `Driver`
+// runs them; and the words an operation without questions writes its checks
+// and `search_tools`' answer into (`takeWords`, `searchAnswer`). A step is a
 // `StepTools` of pool.js, used through its methods and never imported. May
-// import: hook-arguments.js, and this folder's common.js.
+// import: hook-arguments.js, and this folder's common.js and record.js.
 
 const { generalizeFields } = require('../hook-arguments.js')
-const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK, READ_MASK } = require('./common.js')
+const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK } = require('./common.js')
+const { resolve } = require('./record.js')
 
 const OPERATION = PROTOCOL.operation
 
@@ -68,37 +69,52 @@ function searchAnswer(output, { words, f64 }) {
 }
 
 /**
- * The tool the caller's record gives now for a name Rust resolved (the
- * protocol's `operation.ask`): `kind` says what its tables found (the tool
- * `ref` by key or by id, or nothing: `missingName` then given), and which
- * reads to make, in order, until one gives a tool: the key that is the
- * name, or the key of the tool found by id (if its `id` is still the name).
- * Rust chose them as the reference looks the name up; each reads one key.
+ * What `answer` needs to answer an operation's questions in a step: the
+ * operation as `asked` names it (see `Driver`), the processor's `filter`,
+ * and `allowed` as `answer` sets it.
  */
-function resolve(step, kind, ref, missingName) {
-  const name = nameAsked(step, kind, ref, missingName)
-  for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
-    const tool = (reads & READ_MASK) === ASK.ownKey ? step.own(name) : step.standing(ref, name)
-    if (tool !== undefined) return tool
-  }
-  return undefined
-}
-
-/** The name a question of `kind` is about: the id or the key of the tool `ref` the tables found, or `missingName`. */
-function nameAsked(step, kind, ref, missingName) {
-  const found = kind & FOUND_MASK
-  return found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
-}
-
-/** What `answer` needs to answer an operation's questions in a step (`#drive`, `#questions`), `allowed` as `answer` sets it. */
-function askingOf(operation, step, requestContext, filter, awaits, phase) {
+function askingOf(asked, filter) {
+  const { operation, step, requestContext, awaits, phase } = asked
   return { operation, step, requestContext, filter, awaits, phase, allowed: OPERATION.allowed }
 }
-generalizeFields(askingOf, 6)
+// Both literals made to hold any class first (why: `generalizeFields`;
+// guarded by __test__/tool-search.collection.test.mjs): `asked` has the
+// class of every caller's literal, whose fields `Driver` lists in this order.
+generalizeFields((operation, step, requestContext, awaits, phase, filter) => askingOf({ operation, step, requestContext, awaits, phase }, filter), 6)
+
+/**
+ * How a processor drives its native operations to their end: with its
+ * `filter` hook (undefined for none), `concurrency` questions at once (its
+ * `filterConcurrency`). An operation is named as `asked`: `{ operation,
+ * step, requestContext, awaits, phase }`, in that order (one class for every
+ * caller's literal, see `askingOf`): the step it runs in, the request
+ * context the hook is handed, whether it awaits as the reference (the
+ * operation's `awaitsAsReference`) and the hook's `phase` (the operation's
+ * `phase`; both given by the caller, which knows them without asking Rust).
+ */
+class Driver {
+  constructor(filter, concurrency) {
+    this.filter = filter
+    this.concurrency = concurrency
+  }
+
+  /** Runs `asked.operation` to its end (see `drive`): one question at a time, or with `concurrency` above 1, that many at once. */
+  run(asked) {
+    const asking = askingOf(asked, this.filter)
+    const concurrency = this.concurrency
+    return concurrency === 1 ? drive(asking.operation, asking) : driveAhead(asking.operation, asking, concurrency)
+  }
+
+  /** The questions of an operation that awaits as the reference (see `questions`). */
+  questions(asked) {
+    const asking = askingOf(asked, this.filter)
+    return questions(asking.operation, asking)
+  }
+}
 
 /**
  * Answers an operation's question (the protocol's `operation`) in a step,
- * as `asking` says (see `#drive`): asks the hook about a tool, awaits a
+ * as `asking` says (see `Driver`): asks the hook about a tool, awaits a
  * tick, or says which tool the caller's record gives for a name now, and
  * whether the hook allows it. For an operation that `awaitsAsReference`,
  * every tool is asked about as the reference's `isToolAllowed` asks, and
@@ -109,7 +125,8 @@ generalizeFields(askingOf, 6)
  *
  * One function for every step, not a closure made per step: V8 keeps a
  * closure's optimized code only while one of its closures lives, so a full
- * collection between requests threw it away (issue 18).
+ * collection between requests threw it away (issue 18; guarded by
+ * __test__/tool-search.collection.test.mjs).
  */
 function answer(asking, question, phase, ticket) {
   if (question === OPERATION.tick) return TICKED
@@ -267,6 +284,7 @@ const TICKED = Promise.resolve(OPERATION.noVerdict)
 function filterArguments(tool, requestContext, phase) {
   return { toolName: tool.id, tool, requestContext, phase }
 }
+// Why: `generalizeFields`; guarded by __test__/tool-search.collection.test.mjs.
 generalizeFields((tool, requestContext, phase) => filterArguments({ id: tool }, requestContext, phase), 3)
 
 /**
@@ -314,4 +332,4 @@ async function settleAsReference(answer) {
   }
 }
 
-module.exports = { takeWords, giveBackWords, searchAnswer, resolve, askingOf, drive, driveAhead, questions }
+module.exports = { takeWords, giveBackWords, searchAnswer, Driver }

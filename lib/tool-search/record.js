@@ -3,16 +3,20 @@
 // tools record crosses to Rust: a record's values checked as tools, ids and
 // descriptions (a value of the wrong kind handed to Rust to be refused),
 // the record as a tool table (the protocol's `toolTable`), a key looked up
-// in a record as it is now (`ownTool`), and the thread a request context
-// names (`readThread`). It decides nothing and
-// keeps nothing. May import: native.js, hook-arguments.js, and this
-// folder's common.js.
+// in a record as it is now (`ownTool`); a name Rust resolved looked up in
+// the caller's record now, by the reads Rust lists (`resolve`), and the
+// checks an operation without questions left, made by that lookup
+// (`holds`); and the thread a request context names (`readThread`). It
+// decides nothing and keeps nothing. A step is a `StepTools` of pool.js,
+// used through its methods and never imported. May import: native.js,
+// hook-arguments.js, and this folder's common.js.
 
 const { refuseToolSearchValue } = require('../native.js')
 const { contextValue } = require('../hook-arguments.js')
-const { PROTOCOL, RECORD_VALUES, SEARCH_TOOLS, LOAD_TOOL } = require('./common.js')
+const { PROTOCOL, ASK, KIND_MASK, FOUND_MASK, READ_MASK, RECORD_VALUES, SEARCH_TOOLS, LOAD_TOOL } = require('./common.js')
 
 const TABLE = PROTOCOL.toolTable
+const FLAT = PROTOCOL.flat
 const { threadId: THREAD_ID_KEY, memory: MEMORY_KEY } = PROTOCOL.requestContext
 
 /**
@@ -97,6 +101,52 @@ function valuesOf(record, keys) {
   return values
 }
 
+/**
+ * The tool the caller's record gives now for a name Rust resolved (the
+ * protocol's `operation.ask`): `kind` says what its tables found (the tool
+ * `ref` by key or by id, or nothing: `missingName` then given), and which
+ * reads to make, in order, until one gives a tool: the key that is the
+ * name, or the key of the tool found by id (if its `id` is still the name).
+ * Rust chose them as the reference looks the name up; each reads one key.
+ */
+function resolve(step, kind, ref, missingName) {
+  const name = nameAsked(step, kind, ref, missingName)
+  for (let reads = kind >> ASK.foundBits; reads !== 0; reads >>= ASK.readBits) {
+    const tool = (reads & READ_MASK) === ASK.ownKey ? step.own(name) : step.standing(ref, name)
+    if (tool !== undefined) return tool
+  }
+  return undefined
+}
+
+/** The name a question of `kind` is about: the id or the key of the tool `ref` the tables found, or `missingName`. */
+function nameAsked(step, kind, ref, missingName) {
+  const found = kind & FOUND_MASK
+  return found === ASK.byId ? step.idOf(ref) : found === ASK.missing ? missingName : step.keyOf(ref)
+}
+
+/**
+ * Whether the resolutions an operation without questions trusted the
+ * tables with (the checks in `words` from `at`, none when it ends there,
+ * and the names of those that found nothing, in order) still hold in the
+ * caller's record: each read of one key, as `answer` reads them.
+ */
+function holds(step, words, at, missing) {
+  if (at === words.length) return true
+  const count = words[at + FLAT.count]
+  if (count === FLAT.unchecked) return false
+  let next = 0
+  for (let i = at + FLAT.checks; i < at + FLAT.checks + count; i++) {
+    const code = words[i]
+    const kind = code & KIND_MASK
+    const ref = code >> ASK.kindBits
+    const isMissing = (kind & FOUND_MASK) === ASK.missing
+    const tool = resolve(step, kind, ref, isMissing ? missing[next++] : undefined)
+    // What the tables resolved the name to.
+    if (tool !== (isMissing ? undefined : step.toolFor(ref))) return false
+  }
+  return true
+}
+
 /** No thread in the request context. */
 const NO_THREAD = Object.freeze({
   contextThread: undefined,
@@ -129,9 +179,13 @@ function readThread(requestContext) {
   return threadEntries(contextThread, memory, memoryThread, memoryThreadId, memory.resourceId)
 }
 
-/** `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a class a full collection frees (issue 18). */
+/**
+ * `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a
+ * class a full collection frees (issue 18; guarded by
+ * __test__/tool-search.collection.test.mjs).
+ */
 function threadEntries(contextThread, memory, memoryThread, memoryThreadId, memoryResourceId) {
   return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId }
 }
 
-module.exports = { isTool, isText, isMetaKey, toolTable, ownTool, valuesOf, readThread }
+module.exports = { isTool, isText, isMetaKey, toolTable, ownTool, resolve, holds, valuesOf, readThread }
