@@ -1,5 +1,5 @@
 // The house's rules, as ARCHITECTURE.md states them ("What may import
-// what", "Rooms"), checked over the sources: the core's modules import only
+// what"), checked over the sources: the core's modules import only
 // those below them, lib/ imports in no circle and each file imports only what
 // its opening comment says it may, and no room outgrows what a reader can
 // hold (a Rust file's code before its tests, a lib/ file, a function).
@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url'
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..')
 
-/** What a reader can hold: ARCHITECTURE.md ("Rooms") quotes these. */
+/** What a reader can hold: ARCHITECTURE.md ("What may import what") quotes these. */
 const SIZE_LIMITS = { rustFileLines: 600, libFileLines: 450, functionLines: 120 }
 
 /**
