@@ -10,25 +10,8 @@
 //! JavaScript thread, suspended at each question (the mechanism is described
 //! in [`operation`]).
 //!
-//! The tools record is the caller's object, which the reference keeps and
-//! reads at every use, while the BM25 index and the descriptions stay as
-//! they were at construction, in the reference too. Here one rule holds for
-//! a record edited after construction: a key is read live (a tool added,
-//! replaced or deleted under a key is found, or not, under that key at
-//! once), and an id is resolved through the catalog's tables, made when the
-//! record's tools were read, so no operation reads more of the record than
-//! the keys of the names it looks up ([`operation::reads`] lists them; a
-//! tool whose `id` changed in place, or one added under a key other than its
-//! id, is found by that id once the tables are made again). Over such a
-//! *live* catalog (see [`StepCatalog::live`]) each resolution is put to the
-//! host as an [`Ask::Resolve`]: it answers with the tool the record gives
-//! now, and whether the hook allows it. A host without a hook may instead
-//! trust the tables ([`VerifyAfter`]) and have the binding make the same
-//! reads afterwards, running the operation again with questions should any
-//! differ. A step's own catalog is made of the record and the step's tools
-//! as the step read them, and its tables are the answer. What lists the
-//! record (the injected catalog, `load_tool`'s suggestions) lists the keys
-//! the tables hold, and looks up only the keys it lists.
+//! A tools record that the caller edits after construction is read by one
+//! rule: [`lookup`] states it, and says where it is applied.
 //!
 //! What JavaScript hands over is read here too: the options
 //! ([`options::ToolSearchOptions::from_given`]), the request's thread and the
@@ -66,6 +49,7 @@ pub mod ahead;
 pub mod catalog_message;
 pub mod hook;
 pub mod load_tool;
+pub mod lookup;
 pub mod messages;
 pub mod operation;
 pub mod options;

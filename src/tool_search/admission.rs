@@ -1,13 +1,15 @@
 //! Whether a tool that the catalog's tables found for a name is one a step
 //! may use (`ToolSearch::admission`): decided at once, or put to the host
-//! (the `filter` hook, and the caller's record where it is read live); how
-//! a name is looked up with and without a hook; and which operations must
-//! ask the host as they go, or await as the reference does.
+//! (the `filter` hook, and the caller's record where [`lookup`](super::lookup)'s
+//! rule reads it); how a name is looked up with and without a hook; and
+//! which operations must ask the host as they go, or await as the reference
+//! does.
 
 use std::future::Future;
 
 use super::ahead::Decision;
-use super::{operation, Ask, Found, Lookup, Phase, ToolFilter, ToolRef, ToolSearch};
+use super::lookup::reads;
+use super::{Ask, Found, Lookup, Phase, ToolFilter, ToolRef, ToolSearch};
 
 impl ToolSearch {
     pub(super) fn has_filter(&self) -> bool {
@@ -25,7 +27,7 @@ impl ToolSearch {
     }
 
     /// Whether an operation (named by its phase) must ask the host as it
-    /// goes (a resumable [`operation::Operation`]), rather than trust the
+    /// goes (a resumable [`Operation`](super::operation::Operation)), rather than trust the
     /// catalog's tables with [`VerifyAfter`](super::VerifyAfter) and have
     /// the host check its resolutions after: with a hook, which must be
     /// asked anyway, and when
@@ -37,7 +39,7 @@ impl ToolSearch {
     }
 
     /// Whether an operation (named by its phase) changes loaded state, and so
-    /// runs in time with the reference (see [`operation`]): `load_tool`, and
+    /// runs in time with the reference (see [`operation`](super::operation)): `load_tool`, and
     /// `search_tools` in `autoLoad` mode.
     pub fn awaits_as_reference(&self, operation: Phase) -> bool {
         match operation {
@@ -50,7 +52,7 @@ impl ToolSearch {
     /// The tool `found` stands for, if there is one the hook (if any) allows
     /// in `phase`: decided at once, or by asking the host. Over a `live`
     /// catalog (the caller's record) the host resolves the name with the
-    /// reads [`operation::reads`] lists; over a step's own, the tables are
+    /// reads [`reads`] lists; over a step's own, the tables are
     /// the answer, and the hook alone is asked, if there is one or the host
     /// awaits as the reference does.
     pub(super) fn admission<'f>(
@@ -61,7 +63,7 @@ impl ToolSearch {
         lookup: Lookup,
         phase: Phase,
     ) -> Decision<Option<ToolRef>, impl Future<Output = Option<ToolRef>> + 'f> {
-        let (ask, fallback, resolves) = if live && !operation::reads(lookup, &found).is_empty() {
+        let (ask, fallback, resolves) = if live && !reads(lookup, &found).is_empty() {
             let tables = found.tool();
             (Ask::Resolve { lookup, found }, tables, true)
         } else {
