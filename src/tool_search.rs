@@ -71,14 +71,14 @@ use crate::search::{
     embedding::ToolVectors, Catalog, CatalogError, EntrySpans, HybridConfig, ParamTable, Ranking, ToolPool,
     VectorSource,
 };
-use crate::stores::history::ContinueError;
+use crate::stores::history::{Continuation, ContinueError};
 use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, NameSet, StoreStats, ToolResultFacts};
 
 pub use options::{Storage, Syntax, ToolSearchOptions};
 
 pub use hook::{Answer, Ask, Found, Lookup, NoFilter, Phase, ToolFilter, ToolRef, Verdict, VerifyAfter};
-pub use load_tool::LoadOutcome;
-pub use search_tools::SearchOutcome;
+pub use load_tool::{LoadInput, LoadOutcome};
+pub use search_tools::{SearchOutcome, SearchQuery};
 pub use step::{loaded_names, LoadedNames, Step};
 pub use step_catalog::{CatalogCell, PoolChanges, PoolStep, PoolTool, PooledTool, StepCatalog, ToolEntry};
 
@@ -208,20 +208,16 @@ impl ToolSearch {
 
     /// [`loaded_names`](Self::loaded_names) for a step whose messages
     /// continue a list the context store remembers (see
-    /// [`crate::stores::history`]): the first `kept` meta-tool parts of the
-    /// list in `slot` still stand, `parts` follow them. The in-memory store
-    /// reads no messages.
+    /// [`crate::stores::history`]). The in-memory store reads no messages.
     pub fn loaded_names_continuing(
         &self,
         thread: Option<&[u16]>,
-        slot: usize,
-        kept: usize,
-        parts: &[ToolResultFacts],
+        list: Continuation<'_>,
         now_ms: f64,
     ) -> Result<NameSet, ContinueError> {
         match &mut *self.store.lock() {
             Store::InMemory(store) => Ok(store.loaded_names(thread, now_ms)),
-            Store::Context(store) => store.loaded_names_continuing(thread, slot, kept, parts, now_ms),
+            Store::Context(store) => store.loaded_names_continuing(thread, list, now_ms),
         }
     }
 
@@ -277,6 +273,7 @@ mod concurrency_tests {
     use std::sync::Arc;
 
     use super::operation::Operation;
+    use super::testing::{tool_name, tool_names};
     use super::*;
     use crate::protocol::tool_search::operation as code;
     use crate::search::{Ranking, SearchOptions};
@@ -435,8 +432,8 @@ mod concurrency_tests {
             let (search, step) = (search.clone(), step());
             let operation = Operation::start(Phase::Load, concurrency as usize, move |relay| async move {
                 match &names[..] {
-                    [one] => search.load(&step, Some(one.units()), None, &relay, 0.0).await,
-                    many => search.load(&step, None, Some(many), &relay, 0.0).await,
+                    [one] => search.load(&step, tool_name(one.units()), &relay, 0.0).await,
+                    many => search.load(&step, tool_names(many), &relay, 0.0).await,
                 }
             });
             let mut questions = Vec::new();

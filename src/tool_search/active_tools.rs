@@ -4,6 +4,7 @@
 use crate::js::JsString;
 use crate::stores::NameSet;
 
+use super::admission::Admitting;
 use super::ahead::Ahead;
 use super::{Phase, StepCatalog, ToolFilter, ToolRef, ToolSearch};
 
@@ -18,6 +19,7 @@ impl ToolSearch {
         filter: &impl ToolFilter,
     ) -> Vec<(JsString, ToolRef)> {
         let lookup = self.dynamic_lookup();
+        let admitting = Admitting { live: catalog.live, lookup, phase: Phase::Active };
         let mut active = Vec::with_capacity(names.len());
         let mut ahead = Ahead::new(filter.concurrency());
         let mut names = names.iter();
@@ -26,7 +28,7 @@ impl ToolSearch {
                 .next(|| {
                     let name = names.next()?;
                     let found = catalog.find(name.units(), lookup);
-                    Some((name, self.admission(filter, catalog.live, found, lookup, Phase::Active)))
+                    Some((name, self.admission(filter, found, admitting)))
                 })
                 .await;
             let Some((name, admitted)) = next else { break };

@@ -11,7 +11,19 @@ use super::ahead::Decision;
 use super::lookup::reads;
 use super::{Ask, Found, Lookup, Phase, ToolFilter, ToolRef, ToolSearch};
 
+/// How an operation admits what it finds, the same for every item of its
+/// list: over a `live` catalog (the caller's record, see
+/// [`StepCatalog::live`](super::StepCatalog::live)) or a step's own, each
+/// name looked up by `lookup`, the hook asked in `phase`.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Admitting {
+    pub(super) live: bool,
+    pub(super) lookup: Lookup,
+    pub(super) phase: Phase,
+}
+
 impl ToolSearch {
+    /// Whether the user gave a `filter` hook.
     pub(super) fn has_filter(&self) -> bool {
         self.options.search.has_filter
     }
@@ -50,19 +62,18 @@ impl ToolSearch {
     }
 
     /// The tool `found` stands for, if there is one the hook (if any) allows
-    /// in `phase`: decided at once, or by asking the host. Over a `live`
-    /// catalog (the caller's record) the host resolves the name with the
-    /// reads [`reads`] lists; over a step's own, the tables are
-    /// the answer, and the hook alone is asked, if there is one or the host
+    /// in the operation's phase: decided at once, or by asking the host.
+    /// Over a live catalog (the caller's record) the host resolves the name
+    /// with the reads [`reads`] lists; over a step's own, the tables are the
+    /// answer, and the hook alone is asked, if there is one or the host
     /// awaits as the reference does.
     pub(super) fn admission<'f>(
         &self,
         filter: &'f impl ToolFilter,
-        live: bool,
         found: Found,
-        lookup: Lookup,
-        phase: Phase,
+        how: Admitting,
     ) -> Decision<Option<ToolRef>, impl Future<Output = Option<ToolRef>> + 'f> {
+        let Admitting { live, lookup, phase } = how;
         let (ask, fallback, resolves) = if live && !reads(lookup, &found).is_empty() {
             let tables = found.tool();
             (Ask::Resolve { lookup, found }, tables, true)
@@ -104,7 +115,7 @@ mod tests {
         let hook = Recorder { denied: vec![1], failing: vec![2], calls: RefCell::default() };
         let outcome = ready(search.search(&step, &units("send email create issue weather"), &hook, 1000.0));
         assert_eq!(names(&outcome), ["getWeather"]);
-        let load = ready(search.load(&step, None, Some(&[js("sendEmail"), js("weather")]), &hook, 1000.0));
+        let load = ready(search.load(&step, tool_names(&[js("sendEmail"), js("weather")]), &hook, 1000.0));
         assert!(matches!(load, LoadOutcome::Multi { loaded_count: 1, .. }));
         let phases: Vec<Phase> = hook.calls.borrow().iter().map(|(_, p)| *p).collect();
         assert_eq!(phases, [Phase::Search, Phase::Search, Phase::Search, Phase::Load, Phase::Load]);
@@ -122,7 +133,7 @@ mod tests {
         // key and by its id; what the tables found is confirmed as found.
         let host = ChangedRecord::new(&[("translator", 3), ("translate_text", 3)]);
         let names = [js("translator"), js("weather"), js("translate_text"), js("nope")];
-        let outcome = ready(search.load(&step, None, Some(&names), &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_names(&names), &host, 1000.0));
         let LoadOutcome::Multi { loaded, not_found, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!(not_found, Some(vec![js("nope")]));
         assert_eq!(loaded, Some(vec![js("translator"), js("weather"), js("translate_text")]));
@@ -153,7 +164,7 @@ mod tests {
         let search = ToolSearch::new(options(true), &tools.entries()).unwrap();
         let step = step(&search, Some("t"));
         let host = ChangedRecord::new(&[]);
-        ready(search.load(&step, None, Some(&[js("getWeather"), js("email")]), &host, 1000.0));
+        ready(search.load(&step, tool_names(&[js("getWeather"), js("email")]), &host, 1000.0));
         assert_eq!(
             resolutions(&host.asked),
             [(Lookup::IdFirst, Found::ById(0), Phase::Load), (Lookup::IdFirst, Found::ByKey(1), Phase::Load)]
@@ -200,14 +211,14 @@ mod tests {
         // first in its tables, and the hook alone is asked about what they find.
         let (search, step) = merged(true);
         let host = ChangedRecord::new(&[("nope", 9)]);
-        let outcome = ready(search.load(&step, None, Some(&[js("remember"), js("nope"), js("memory")]), &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_names(&[js("remember"), js("nope"), js("memory")]), &host, 1000.0));
         let LoadOutcome::Multi { loaded, not_found, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!((loaded, not_found), (Some(vec![js("remember"), js("memory")]), Some(vec![js("nope")])));
         assert_eq!(*host.asked.borrow(), [(Ask::Tool(3), Phase::Load), (Ask::Tool(3), Phase::Load)]);
         // Without one, the tables are the answer: nothing is asked.
         let (search, step) = merged(false);
         let host = ChangedRecord::new(&[]);
-        ready(search.load(&step, None, Some(&[js("memory"), js("remember")]), &host, 1000.0));
+        ready(search.load(&step, tool_names(&[js("memory"), js("remember")]), &host, 1000.0));
         assert_eq!(*host.asked.borrow(), []);
     }
 
@@ -239,10 +250,10 @@ mod tests {
         // suggestions are the tables' keys that match, each looked up as
         // `load_tool` looks up a name, so a key deleted since is not suggested
         // with a hook (its tool is not found), nor one added since.
-        let outcome = ready(search.load(&step, Some(&units("translate")), None, &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_name(&units("translate")), &host, 1000.0));
         assert!(matches!(outcome, LoadOutcome::Single { success: true, .. }), "{outcome:?}");
         host.asked.borrow_mut().clear();
-        let outcome = ready(search.load(&step, Some(&units("e")), None, &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_name(&units("e")), &host, 1000.0));
         let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!(message.to_string_lossy(), "Tool \"e\" not found. Did you mean: weather?");
         assert_eq!(
@@ -296,7 +307,7 @@ mod tests {
         let catalog = Arc::new(search.step_catalog(&tools.entries(), &resolved.entries()).unwrap());
         let step = Step::new(catalog, Some(js("t")), NameSet::new());
         let host = Ticking { search: &search, step: &step, events: RefCell::default() };
-        let outcome = ready(search.load(&step, None, Some(&[js("memory"), js("weather"), js("nope")]), &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_names(&[js("memory"), js("weather"), js("nope")]), &host, 1000.0));
         assert!(matches!(outcome, LoadOutcome::Multi { loaded_count: 2, .. }), "{outcome:?}");
         // A key of the step's copy is its tool, asked about as the reference's
         // `await isToolAllowed` asks even without a hook; a name its tables

@@ -3,6 +3,7 @@
 
 use crate::js::JsString;
 
+use super::admission::Admitting;
 use super::ahead::{Ahead, Decision};
 use super::step_catalog::listed;
 use super::{messages, Lookup, Phase, StepCatalog, ToolFilter, ToolSearch};
@@ -26,6 +27,7 @@ impl ToolSearch {
         }
         let index = &*catalog.catalog;
         let has_filter = self.has_filter();
+        let admitting = Admitting { live: catalog.live, lookup: Lookup::IdFirst, phase: Phase::Search };
         let mut lines = Vec::new();
         let mut ahead = Ahead::new(filter.concurrency());
         let mut entries = 0..index.entry_count();
@@ -40,7 +42,7 @@ impl ToolSearch {
                     }
                     let (found, entry) = listed(catalog, key);
                     let name = entry.and_then(|entry| index.id(entry));
-                    let admission = self.admission(filter, catalog.live, found, Lookup::IdFirst, Phase::Search);
+                    let admission = self.admission(filter, found, admitting);
                     let decision = match admission {
                         Decision::Now(tool) => Decision::Now(tool.map(|_| name)),
                         Decision::Asking(asking) => Decision::Asking(async move { asking.await.map(|_| name) }),

@@ -7,20 +7,15 @@ use crate::js::JsString;
 use crate::search::suggestion_matcher;
 use crate::stores::NameSet;
 
+use super::admission::Admitting;
 use super::ahead::Ahead;
 use super::{messages, Lookup, Phase, Step, ToolFilter, ToolSearch};
 
 impl ToolSearch {
     /// `load_tool`; in time with the reference when the host
     /// [`awaits`](ToolFilter::awaits), as [`search`](Self::search).
-    pub async fn load(
-        &self,
-        step: &Step,
-        tool_name: Option<&[u16]>,
-        tool_names: Option<&[JsString]>,
-        filter: &impl ToolFilter,
-        now_ms: f64,
-    ) -> LoadOutcome {
+    pub async fn load(&self, step: &Step, input: LoadInput<'_>, filter: &impl ToolFilter, now_ms: f64) -> LoadOutcome {
+        let LoadInput { tool_name, tool_names } = input;
         // An empty `toolName` counts as absent, as it is falsy in JavaScript.
         let tool_name = tool_name.filter(|name| !name.is_empty());
         let to_load: Vec<JsString> = match (tool_names, tool_name) {
@@ -36,6 +31,7 @@ impl ToolSearch {
         };
 
         let lookup = self.dynamic_lookup();
+        let admitting = Admitting { live: step.catalog.live, lookup, phase: Phase::Load };
         let mut not_found = Vec::new();
         let mut already_loaded = Vec::new();
         let mut loaded: Vec<JsString> = Vec::new();
@@ -46,7 +42,7 @@ impl ToolSearch {
                 .next(|| {
                     let name = names.next()?;
                     let found = step.catalog.find(name.units(), lookup);
-                    Some((name, self.admission(filter, step.catalog.live, found, lookup, Phase::Load)))
+                    Some((name, self.admission(filter, found, admitting)))
                 })
                 .await;
             let Some((name, admitted)) = next else { break };
@@ -126,6 +122,7 @@ impl ToolSearch {
             // it is now, and not found: no key of the record is that name now.
             allowed = candidates.into_iter().filter(|key| key.units() != tool_name).collect();
         } else {
+            let admitting = Admitting { live: step.catalog.live, lookup: Lookup::IdFirst, phase: Phase::Load };
             let mut ahead = Ahead::new(filter.concurrency());
             let mut candidates = candidates.into_iter();
             loop {
@@ -133,7 +130,7 @@ impl ToolSearch {
                     .next(|| {
                         let key = candidates.next()?;
                         let found = step.catalog.find(key.units(), Lookup::IdFirst);
-                        let admission = self.admission(filter, step.catalog.live, found, Lookup::IdFirst, Phase::Load);
+                        let admission = self.admission(filter, found, admitting);
                         Some((key, admission))
                     })
                     .await;
@@ -149,6 +146,14 @@ impl ToolSearch {
         filter.tick().await;
         allowed
     }
+}
+
+/// What a `load_tool` call asks for: its `toolName` and its `toolNames`, as
+/// the binding read them (see [`request`](super::request)).
+#[derive(Clone, Copy, Debug)]
+pub struct LoadInput<'a> {
+    pub tool_name: Option<&'a [u16]>,
+    pub tool_names: Option<&'a [JsString]>,
 }
 
 /// What `load_tool` returns, in its three shapes.
@@ -182,7 +187,7 @@ mod tests {
         let tools = weather_tools();
         let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
         let first = step(&search, Some("t1"));
-        let outcome = ready(search.load(&first, Some(&units("weather")), None, &NoFilter, 1000.0));
+        let outcome = ready(search.load(&first, tool_name(&units("weather")), &NoFilter, 1000.0));
         assert_eq!(
             outcome,
             LoadOutcome::Single {
@@ -195,7 +200,7 @@ mod tests {
         let second = step(&search, Some("t1"));
         assert_eq!(second.loaded.lock().iter().map(|n| n.to_string_lossy()).collect::<Vec<_>>(), ["weather"]);
         assert!(step(&search, Some("t2")).loaded.lock().is_empty());
-        let again = ready(search.load(&second, Some(&units("weather")), None, &NoFilter, 1000.0));
+        let again = ready(search.load(&second, tool_name(&units("weather")), &NoFilter, 1000.0));
         assert_eq!(
             again,
             LoadOutcome::Single {
@@ -212,7 +217,7 @@ mod tests {
         let tools = weather_tools();
         let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
         let step = step(&search, None);
-        let outcome = ready(search.load(&step, Some(&units("Weathe")), None, &NoFilter, 1000.0));
+        let outcome = ready(search.load(&step, tool_name(&units("Weathe")), &NoFilter, 1000.0));
         assert_eq!(
             outcome,
             LoadOutcome::Single {
@@ -229,7 +234,12 @@ mod tests {
         let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
         let step = step(&search, None);
         let requested = [js("email"), js("nope"), js("email"), js("sendEmail")];
-        let outcome = ready(search.load(&step, Some(&units("weather")), Some(&requested), &NoFilter, 1000.0));
+        let outcome = ready(search.load(
+            &step,
+            LoadInput { tool_name: Some(&units("weather")), tool_names: Some(&requested) },
+            &NoFilter,
+            1000.0,
+        ));
         assert_eq!(
             outcome,
             LoadOutcome::Multi {
@@ -242,11 +252,11 @@ mod tests {
             }
         );
         assert_eq!(
-            ready(search.load(&step, None, Some(&[]), &NoFilter, 1000.0)),
+            ready(search.load(&step, tool_names(&[]), &NoFilter, 1000.0)),
             LoadOutcome::Invalid { message: js("toolNames array must not be empty.") }
         );
         assert_eq!(
-            ready(search.load(&step, Some(&[]), None, &NoFilter, 1000.0)),
+            ready(search.load(&step, tool_name(&[]), &NoFilter, 1000.0)),
             LoadOutcome::Invalid {
                 message: js("You must provide either toolName (string) or toolNames (array) to load.")
             }
@@ -265,7 +275,7 @@ mod tests {
         let step = step(&search, Some("t"));
         let mut host = ChangedRecord::new(&[]);
         host.denied = vec![0];
-        let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_name(&units("Weather")), &host, 1000.0));
         let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weatherAlerts?");
         // `load_tool`'s own lookup, then each key that matches, in the tables'
@@ -283,7 +293,7 @@ mod tests {
         let search = ToolSearch::new(options(false), &tools.entries()).unwrap();
         let step = testing::step(&search, Some("t"));
         host.asked.borrow_mut().clear();
-        let outcome = ready(search.load(&step, Some(&units("Weather")), None, &host, 1000.0));
+        let outcome = ready(search.load(&step, tool_name(&units("Weather")), &host, 1000.0));
         let LoadOutcome::Single { message, .. } = outcome else { panic!("{outcome:?}") };
         assert_eq!(message.to_string_lossy(), "Tool \"Weather\" not found. Did you mean: weather, weatherAlerts?");
         assert_eq!(resolutions(&host.asked), [(Lookup::KeyFirst, Found::Missing(js("Weather")), Phase::Load)]);

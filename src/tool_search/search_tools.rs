@@ -6,6 +6,7 @@
 use crate::js::JsString;
 use crate::search::{Pattern, SearchHit, SearchWalk};
 
+use super::admission::Admitting;
 use super::ahead::Ahead;
 use super::{messages, Found, Lookup, Phase, Step, Syntax, ToolFilter, ToolSearch};
 
@@ -18,7 +19,7 @@ impl ToolSearch {
     /// awaited once (`await searchTools`), and an activation recorded in the
     /// store, awaited once, then in the step's loaded names.
     pub async fn search(&self, step: &Step, query: &[u16], filter: &impl ToolFilter, now_ms: f64) -> SearchOutcome {
-        self.search_with_vector(step, query, None, filter, now_ms).await
+        self.search_with_vector(step, SearchQuery { text: query, vector: None }, filter, now_ms).await
     }
 
     /// [`search`](Self::search), with the question's vector for the
@@ -27,11 +28,11 @@ impl ToolSearch {
     pub async fn search_with_vector(
         &self,
         step: &Step,
-        query: &[u16],
-        query_vector: Option<&[f32]>,
+        query: SearchQuery<'_>,
         filter: &impl ToolFilter,
         now_ms: f64,
     ) -> SearchOutcome {
+        let SearchQuery { text: query, vector: query_vector } = query;
         let catalog = &step.catalog.catalog;
         let mut walk = match self.options.syntax {
             Syntax::Words => SearchWalk::with_vector(catalog, query, query_vector, &self.options.search),
@@ -48,13 +49,14 @@ impl ToolSearch {
         // host allows (see `ahead`), and the walk decides in rank order. A
         // name no entry carries as its id is passed over, as the reference's
         // `findToolById` finds nothing for it.
+        let admitting = Admitting { live: step.catalog.live, lookup: Lookup::IdOnly, phase: Phase::Search };
         let mut ahead = Ahead::new(filter.concurrency());
         loop {
             let next = ahead
                 .next(|| {
                     let pending = walk.next_ahead(catalog)?;
                     let found = Found::ById(step.catalog.source(pending.entry));
-                    Some((pending, self.admission(filter, step.catalog.live, found, Lookup::IdOnly, Phase::Search)))
+                    Some((pending, self.admission(filter, found, admitting)))
                 })
                 .await;
             let Some((pending, admitted)) = next else { break };
@@ -83,6 +85,15 @@ impl ToolSearch {
         let message = messages::found_and_loaded(&results, newly_loaded.len() < results.len());
         SearchOutcome { results, message }
     }
+}
+
+/// The question of a `search_tools` call: its `query` (words, or a pattern
+/// with `search: { syntax: 'regex' }`), and with the user's embedding model
+/// the query's vector.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchQuery<'q> {
+    pub text: &'q [u16],
+    pub vector: Option<&'q [f32]>,
 }
 
 /// What `search_tools` returns.

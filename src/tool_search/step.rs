@@ -59,7 +59,7 @@ mod tests {
         let step = |cell: &CatalogCell| Step { catalog: cell.get().unwrap(), thread: None, loaded: loaded.clone() };
 
         let before = step(&cell);
-        let first = ready(search.load(&before, Some(&units("mail")), None, &NoFilter, 0.0));
+        let first = ready(search.load(&before, tool_name(&units("mail")), &NoFilter, 0.0));
         cell.let_go();
         assert!(cell.get().is_none());
         // A call under way keeps its own catalog.
@@ -67,7 +67,7 @@ mod tests {
 
         cell.restore(make());
         let after = step(&cell);
-        let again = ready(search.load(&after, Some(&units("mail")), None, &NoFilter, 0.0));
+        let again = ready(search.load(&after, tool_name(&units("mail")), &NoFilter, 0.0));
         assert!(matches!(first, LoadOutcome::Single { success: true, .. }), "{first:?}");
         let LoadOutcome::Single { message, .. } = again else { panic!("{again:?}") };
         assert_eq!(message.to_string_lossy(), "Tool \"mail\" is already loaded and available.");

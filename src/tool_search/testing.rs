@@ -12,7 +12,7 @@ use crate::js::JsString;
 use crate::search::{Ranking, SearchOptions};
 
 use super::{
-    Answer, Ask, Found, Lookup, Phase, SearchOutcome, Step, Storage, Syntax, ToolEntry, ToolFilter, ToolRef,
+    Answer, Ask, Found, LoadInput, Lookup, Phase, SearchOutcome, Step, Storage, Syntax, ToolEntry, ToolFilter, ToolRef,
     ToolSearch, ToolSearchOptions, Verdict,
 };
 
@@ -146,6 +146,16 @@ pub(super) fn step(search: &ToolSearch, thread: Option<&str>) -> Step {
     let catalog = Arc::new(search.step_catalog(&[], &[]).unwrap());
     let loaded = search.loaded_names(thread.map(units).as_deref(), None, 1000.0);
     Step::new(catalog, thread.map(js), loaded)
+}
+
+/// `load_tool`'s input `{ toolName }`.
+pub(super) fn tool_name(name: &[u16]) -> LoadInput<'_> {
+    LoadInput { tool_name: Some(name), tool_names: None }
+}
+
+/// `load_tool`'s input `{ toolNames }`.
+pub(super) fn tool_names(names: &[JsString]) -> LoadInput<'_> {
+    LoadInput { tool_name: None, tool_names: Some(names) }
 }
 
 pub(super) fn names(outcome: &SearchOutcome) -> Vec<String> {
