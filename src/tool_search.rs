@@ -33,7 +33,8 @@
 //!    the loaded tools it hands the model ([`active_tools`]);
 //! 4. the model's calls of the meta-tools, on that step: `search_tools`
 //!    ([`search_tools`]) and `load_tool` ([`load_tool`]), which add to its
-//!    loaded names and to the store.
+//!    loaded names and to the store (what they take and give is
+//!    [`step`]'s).
 //!
 //! Each of those operations decides, for every tool it finds, whether the
 //! step may use it, by [`admission`]: at once, or by asking the host. The
@@ -77,12 +78,8 @@ use crate::stores::{activated_names_from_messages, ContextStore, InMemoryStore, 
 pub use options::{Storage, Syntax, ToolSearchOptions};
 
 pub use hook::{Answer, Ask, Found, Lookup, NoFilter, Phase, ToolFilter, ToolRef, Verdict, VerifyAfter};
-pub use load_tool::{LoadInput, LoadOutcome};
-pub use search_tools::{SearchOutcome, SearchQuery};
-pub use step::{loaded_names, LoadedNames, Step};
+pub use step::{loaded_names, LoadInput, LoadOutcome, LoadedNames, SearchOutcome, SearchQuery, Step};
 pub use step_catalog::{CatalogCell, PoolChanges, PoolStep, PoolTool, PooledTool, StepCatalog, ToolEntry};
-
-use crate::protocol::tool_search as protocol;
 
 /// The loaded-names store the options chose (`storage`).
 enum Store {

@@ -17,8 +17,8 @@ impl ToolSearch {
     /// filter hook), which the hook may hide (phase `'search'`). A line shows
     /// the tool's `id || key`, as the tables hold it, and the description
     /// indexed under that name, truncated as in search results. With a hook,
-    /// each key is resolved when it is listed (in the caller's record, read
-    /// live, for a live catalog), as the reference does. Without one, the
+    /// each key is resolved when it is listed (in the caller's record, for a
+    /// live catalog: see [`lookup`](super::lookup)), as the reference does. Without one, the
     /// message depends on the catalog alone, so a caller may keep it for as
     /// long as it keeps the catalog.
     pub async fn catalog_message(&self, catalog: &StepCatalog, filter: &impl ToolFilter) -> Option<JsString> {

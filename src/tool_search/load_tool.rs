@@ -1,7 +1,7 @@
 //! `load_tool`: the names the model asked for, each looked up as a name
 //! the model typed is and admitted (see [`admission`](super::admission)),
-//! then recorded as loaded; the "did you mean" suggestions for a name not
-//! found; and what it returns ([`LoadOutcome`]).
+//! then recorded as loaded; and the "did you mean" suggestions for a name
+//! not found.
 
 use crate::js::JsString;
 use crate::search::suggestion_matcher;
@@ -9,7 +9,7 @@ use crate::stores::NameSet;
 
 use super::admission::Admitting;
 use super::ahead::Ahead;
-use super::{messages, Lookup, Phase, Step, ToolFilter, ToolSearch};
+use super::{messages, LoadInput, LoadOutcome, Lookup, Phase, Step, ToolFilter, ToolSearch};
 
 impl ToolSearch {
     /// `load_tool`; in time with the reference when the host
@@ -146,33 +146,6 @@ impl ToolSearch {
         filter.tick().await;
         allowed
     }
-}
-
-/// What a `load_tool` call asks for: its `toolName` and its `toolNames`, as
-/// the binding read them (see [`request`](super::request)).
-#[derive(Clone, Copy, Debug)]
-pub struct LoadInput<'a> {
-    pub tool_name: Option<&'a [u16]>,
-    pub tool_names: Option<&'a [JsString]>,
-}
-
-/// What `load_tool` returns, in its three shapes.
-#[derive(Debug, PartialEq)]
-pub enum LoadOutcome {
-    /// `{ success: false, message }`: nothing usable was asked for.
-    Invalid { message: JsString },
-    /// `{ success, message, toolName }`: the single-`toolName` form.
-    Single { success: bool, message: JsString, tool_name: JsString },
-    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`,
-    /// the lists `undefined` when empty.
-    Multi {
-        success: bool,
-        message: JsString,
-        loaded_count: usize,
-        loaded: Option<Vec<JsString>>,
-        not_found: Option<Vec<JsString>>,
-        already_loaded: Option<Vec<JsString>>,
-    },
 }
 
 #[cfg(test)]

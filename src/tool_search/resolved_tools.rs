@@ -10,7 +10,8 @@ use std::sync::Arc;
 use crate::search::{Catalog, CatalogError, ParamTable, PoolEntry, PoolError, PoolSlot, ToolPool};
 
 use super::step_catalog::{spread, SpreadKey};
-use super::{protocol, PoolChanges, PoolStep, PooledTool, StepCatalog, ToolEntry, ToolSearch};
+use super::{PoolChanges, PoolStep, PooledTool, StepCatalog, ToolEntry, ToolSearch};
+use crate::protocol::tool_search as protocol;
 use protocol::is_meta_tool;
 
 impl ToolSearch {

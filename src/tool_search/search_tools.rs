@@ -1,14 +1,13 @@
 //! `search_tools`: the step's catalog searched for the model's question,
 //! each candidate admitted in rank order (see [`admission`](super::admission)),
-//! the results activated in `autoLoad` mode; and what it returns
-//! ([`SearchOutcome`]).
+//! the results activated in `autoLoad` mode.
 
 use crate::js::JsString;
-use crate::search::{Pattern, SearchHit, SearchWalk};
+use crate::search::{Pattern, SearchWalk};
 
 use super::admission::Admitting;
 use super::ahead::Ahead;
-use super::{messages, Found, Lookup, Phase, Step, Syntax, ToolFilter, ToolSearch};
+use super::{messages, Found, Lookup, Phase, SearchOutcome, SearchQuery, Step, Syntax, ToolFilter, ToolSearch};
 
 impl ToolSearch {
     /// `search_tools`. Activates the results in `autoLoad` mode.
@@ -85,22 +84,6 @@ impl ToolSearch {
         let message = messages::found_and_loaded(&results, newly_loaded.len() < results.len());
         SearchOutcome { results, message }
     }
-}
-
-/// The question of a `search_tools` call: its `query` (words, or a pattern
-/// with `search: { syntax: 'regex' }`), and with the user's embedding model
-/// the query's vector.
-#[derive(Clone, Copy, Debug)]
-pub struct SearchQuery<'q> {
-    pub text: &'q [u16],
-    pub vector: Option<&'q [f32]>,
-}
-
-/// What `search_tools` returns.
-#[derive(Debug, PartialEq)]
-pub struct SearchOutcome {
-    pub results: Vec<SearchHit>,
-    pub message: JsString,
 }
 
 #[cfg(test)]

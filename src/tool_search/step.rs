@@ -1,11 +1,14 @@
-//! One `processInputStep` as the operations see it ([`Step`]): its
-//! catalog, its thread, and the loaded names its calls share.
+//! One `processInputStep` as the operations see it ([`Step`]: its catalog,
+//! its thread, and the loaded names its calls share), and what its
+//! meta-tool calls take and give: `search_tools` ([`SearchQuery`],
+//! [`SearchOutcome`]) and `load_tool` ([`LoadInput`], [`LoadOutcome`]).
 
 use std::sync::Arc;
 
 use parking_lot::Mutex;
 
 use crate::js::JsString;
+use crate::search::SearchHit;
 use crate::stores::NameSet;
 
 use super::StepCatalog;
@@ -37,6 +40,49 @@ impl Step {
     pub(super) fn thread(&self) -> Option<&[u16]> {
         self.thread.as_ref().map(JsString::units)
     }
+}
+
+/// The question of a `search_tools` call: its `query` (words, or a pattern
+/// with `search: { syntax: 'regex' }`), and with the user's embedding model
+/// the query's vector.
+#[derive(Clone, Copy, Debug)]
+pub struct SearchQuery<'q> {
+    pub text: &'q [u16],
+    pub vector: Option<&'q [f32]>,
+}
+
+/// What `search_tools` returns.
+#[derive(Debug, PartialEq)]
+pub struct SearchOutcome {
+    pub results: Vec<SearchHit>,
+    pub message: JsString,
+}
+
+/// What a `load_tool` call asks for: its `toolName` and its `toolNames`, as
+/// the binding read them (see [`request`](super::request)).
+#[derive(Clone, Copy, Debug)]
+pub struct LoadInput<'a> {
+    pub tool_name: Option<&'a [u16]>,
+    pub tool_names: Option<&'a [JsString]>,
+}
+
+/// What `load_tool` returns, in its three shapes.
+#[derive(Debug, PartialEq)]
+pub enum LoadOutcome {
+    /// `{ success: false, message }`: nothing usable was asked for.
+    Invalid { message: JsString },
+    /// `{ success, message, toolName }`: the single-`toolName` form.
+    Single { success: bool, message: JsString, tool_name: JsString },
+    /// `{ success, message, loadedCount, loaded, notFound, alreadyLoaded }`,
+    /// the lists `undefined` when empty.
+    Multi {
+        success: bool,
+        message: JsString,
+        loaded_count: usize,
+        loaded: Option<Vec<JsString>>,
+        not_found: Option<Vec<JsString>>,
+        already_loaded: Option<Vec<JsString>>,
+    },
 }
 
 #[cfg(test)]
