@@ -60,8 +60,6 @@ pub mod resolved_tools;
 pub mod search_tools;
 pub mod step;
 pub mod step_catalog;
-#[cfg(test)]
-mod testing;
 
 use std::sync::Arc;
 
@@ -260,6 +258,9 @@ impl ToolSearch {
         }
     }
 }
+
+#[cfg(test)]
+mod testing;
 
 #[cfg(test)]
 mod concurrency_tests {
