@@ -16,7 +16,7 @@
 // tool, with or without a hook; each name the catalog lacks, given to
 // `load_tool` or loaded in a 'context' history, read for read: 1,600 names
 // over 1,600 tools take it 0.5 s). Ours stays linear there too. Two of these
-// were not before issue 29's suite found them: `load` (src/tool_search.rs)
+// were not before issue 29's suite found them: `load` (src/tool_search/load_tool.rs)
 // checked each name against those loaded so far in a `Vec` (12,800 names
 // 220 ms), and each name the catalog lacks was looked for among all tools
 // again, as the reference looks; a name is now looked up by its key alone,

@@ -285,17 +285,14 @@ impl ContextStore {
     }
 
     /// [`loaded_names`](Self::loaded_names) for a step whose messages
-    /// continue the remembered list in `slot`: its first `kept` meta-tool
-    /// parts still stand and `parts` follow them (see [`history`]).
+    /// continue a remembered list (see [`history`]).
     pub fn loaded_names_continuing(
         &mut self,
         thread: Option<&[u16]>,
-        slot: usize,
-        kept: usize,
-        parts: &[ToolResultFacts],
+        list: history::Continuation<'_>,
         now_ms: f64,
     ) -> Result<NameSet, history::ContinueError> {
-        let from_messages = self.lists.continue_list(slot, kept, parts)?.clone();
+        let from_messages = self.lists.continue_list(list.slot, list.kept, list.parts)?.clone();
         Ok(self.loaded_names(thread, Some(from_messages), now_ms))
     }
 
@@ -498,6 +495,7 @@ mod tests {
 
     #[test]
     fn context_store_continuing_a_list_prunes_as_a_whole_reading_does() {
+        use super::history::Continuation;
         let t = u("t1");
         let loaded = |names: &[&str]| ToolResultFacts {
             tool_name: Some(js(crate::protocol::tool_search::meta_tools::LOAD_TOOL)),
@@ -507,19 +505,33 @@ mod tests {
         };
         let mut store = ContextStore::new(HOUR_MS);
         store.add_loaded([&u("b")[..], &u("s")[..]], Some(&t), 0.0);
-        let first = store.loaded_names_continuing(Some(&t), 0, 0, &[loaded(&["a"])], 0.0).unwrap();
+        let first = store
+            .loaded_names_continuing(Some(&t), Continuation { slot: 0, kept: 0, parts: &[loaded(&["a"])] }, 0.0)
+            .unwrap();
         assert_eq!(names(&first), ["a", "b", "s"]);
         // The list grows by a result showing 'b': it becomes message-owned.
-        let grown = store.loaded_names_continuing(Some(&t), 0, 1, &[loaded(&["b"])], 0.0).unwrap();
+        let grown = store
+            .loaded_names_continuing(Some(&t), Continuation { slot: 0, kept: 1, parts: &[loaded(&["b"])] }, 0.0)
+            .unwrap();
         assert_eq!(names(&grown), ["a", "b", "s"]);
         // Cut back to its first part: 'b' de-loads with its result.
-        let cut = store.loaded_names_continuing(Some(&t), 0, 1, &[], 0.0).unwrap();
+        let cut = store.loaded_names_continuing(Some(&t), Continuation { slot: 0, kept: 1, parts: &[] }, 0.0).unwrap();
         assert_eq!(names(&cut), ["a", "s"]);
         // Another slot is another list; a slot past the limit is an error.
-        let other = store.loaded_names_continuing(None, 1, 0, &[loaded(&["z"])], 0.0).unwrap();
+        let other = store
+            .loaded_names_continuing(None, Continuation { slot: 1, kept: 0, parts: &[loaded(&["z"])] }, 0.0)
+            .unwrap();
         assert_eq!(names(&other), ["z"]);
         assert!(store
-            .loaded_names_continuing(None, crate::protocol::tool_search::message_facts::REMEMBERED_LISTS, 0, &[], 0.0)
+            .loaded_names_continuing(
+                None,
+                Continuation {
+                    slot: crate::protocol::tool_search::message_facts::REMEMBERED_LISTS,
+                    kept: 0,
+                    parts: &[]
+                },
+                0.0
+            )
             .is_err());
     }
 

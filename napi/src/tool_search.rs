@@ -38,6 +38,7 @@ use mastra_native_processors::search::embedding::TokenScratch;
 use mastra_native_processors::search::table::{read_parameters, read_pool_additions, read_pool_rows, read_table};
 use mastra_native_processors::search::{BuiltinModel, EntrySpans, ParamTable, Span};
 use mastra_native_processors::stores::facts::read_facts;
+use mastra_native_processors::stores::history::Continuation;
 use mastra_native_processors::tool_search::operation::complete_now;
 use mastra_native_processors::tool_search::refusal::refuse_record_value;
 use mastra_native_processors::tool_search::request::{load_tool_names, request_thread, thread_to_clear, MemoryContext};
@@ -324,7 +325,11 @@ impl NativeToolSearch {
         let loaded = match (history_slot, facts) {
             (Some(slot), Some(facts)) => self
                 .inner
-                .loaded_names_continuing(thread_units, slot as usize, history_kept.unwrap_or(0) as usize, &facts, now)
+                .loaded_names_continuing(
+                    thread_units,
+                    Continuation { slot: slot as usize, kept: history_kept.unwrap_or(0) as usize, parts: &facts },
+                    now,
+                )
                 .map_err(internal_error)?,
             (_, facts) => self.inner.loaded_names(thread_units, facts.as_deref(), now),
         };

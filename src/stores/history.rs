@@ -45,6 +45,16 @@ impl Default for RememberedLists {
     }
 }
 
+/// A step's messages as the continuation of a remembered list: the list in
+/// `slot`, whose first `kept` meta-tool parts still stand, and the `parts`
+/// that follow them.
+#[derive(Clone, Copy)]
+pub struct Continuation<'p> {
+    pub slot: usize,
+    pub kept: usize,
+    pub parts: &'p [ToolResultFacts],
+}
+
 /// A continuation that does not fit what is remembered: a slot past
 /// [`REMEMBERED_LISTS`], or more parts kept than the list has.
 #[derive(Clone, Debug, PartialEq, Eq)]

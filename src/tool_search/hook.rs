@@ -70,7 +70,8 @@ impl Lookup {
 
 /// What a catalog's tables say a name resolves to: the tables made when the
 /// record's tools were read (at construction for the constructor's record,
-/// at a step's start for a step's own), which are trusted for ids.
+/// at a step's start for a step's own); [`lookup`](super::lookup) says when
+/// they are the answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Found {
     /// The tool under the record key that is the name.
@@ -97,13 +98,12 @@ pub enum Ask {
     /// Whether the hook allows this tool. Asked only when there is a hook,
     /// or when the operation awaits as the reference does.
     Tool(ToolRef),
-    /// Which tool the caller's record (read live: the constructor's, which
-    /// the reference keeps) gives for a name now, where the catalog's tables
-    /// say `found`, and whether the hook (if any) allows it: the host reads
-    /// only the keys [`reads`](super::operation::reads) lists, a constant
-    /// number for any record. A record that gives no tool does not allow:
-    /// the reference skips a tool it does not find exactly as one the hook
-    /// denies.
+    /// Which tool the caller's record (the constructor's, which the
+    /// reference keeps) gives for a name now, where the catalog's tables
+    /// say `found`, and whether the hook (if any) allows it: the host makes
+    /// the reads [`lookup::reads`](super::lookup::reads) lists. A record
+    /// that gives no tool does not allow: the reference skips a tool it does
+    /// not find exactly as one the hook denies.
     Resolve { lookup: Lookup, found: Found },
 }
 

@@ -57,36 +57,9 @@ use parking_lot::Mutex;
 
 use crate::js::JsString;
 
-use super::{Answer, Ask, Found, Lookup, Phase, ToolFilter, Verdict};
+use super::lookup::reads;
+use super::{Answer, Ask, Found, Phase, ToolFilter, Verdict};
 use crate::protocol::tool_search::operation as code;
-
-/// The reads that resolve a name in the caller's record (the constructor's,
-/// which the reference keeps and reads at each use), read live, where the
-/// catalog's tables found `found` for a name looked up with `lookup`, in the
-/// order the reference looks it up: the key that is the name ([`OWN_KEY`]:
-/// a tool added, replaced or deleted under a key is seen at once) and the
-/// tool now under the key of the tool the tables found by id, where it still
-/// has that id ([`STANDING`]). A name the tables found by no id is not looked
-/// for by id: ids come from the tables, made when the record's tools were
-/// read, so a tool whose `id` changed in place since, or one added under a
-/// key other than its id, is found by its new id once the tables are made
-/// again (docs/differences.md has the measured reason: reading the ids
-/// again is reading the whole record, at every operation). Each read is of
-/// one key, so a name costs the same in any record. None: the record gives
-/// nothing (a search hit the tables name by no id).
-///
-/// [`OWN_KEY`]: code::ask::OWN_KEY
-/// [`STANDING`]: code::ask::STANDING
-pub fn reads(lookup: Lookup, found: &Found) -> &'static [i32] {
-    use code::ask::{OWN_KEY, STANDING};
-    match (lookup, found) {
-        (Lookup::KeyFirst, Found::ById(_)) => &[OWN_KEY, STANDING],
-        (Lookup::IdFirst, Found::ById(_)) => &[STANDING, OWN_KEY],
-        (Lookup::IdOnly, Found::ById(_)) => &[STANDING],
-        (Lookup::KeyFirst | Lookup::IdFirst, Found::ByKey(_) | Found::Missing(_)) => &[OWN_KEY],
-        (Lookup::IdOnly, Found::ByKey(_) | Found::Missing(_)) => &[],
-    }
-}
 
 impl Verdict {
     /// The verdict a code of [`code`] stands for; anything unknown fails.
@@ -569,7 +542,7 @@ pub fn complete_now<T>(future: impl Future<Output = T>) -> Option<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool_search::ToolRef;
+    use crate::tool_search::{Lookup, ToolRef};
 
     /// Asks about tools 3, 5 and 8 and returns the allowed ones.
     async fn ask_three(relay: Relay) -> Vec<ToolRef> {
@@ -644,25 +617,6 @@ mod tests {
                 Answer { verdict: Verdict::Allowed, tool: Some(0) },
             ])
         );
-    }
-
-    #[test]
-    fn every_lookup_reads_at_most_two_keys_and_none_by_id_alone_for_a_name_no_tool_had() {
-        use code::ask::{OWN_KEY, STANDING};
-        for lookup in Lookup::ALL {
-            for found in [Found::ByKey(1), Found::ById(1), Found::Missing(JsString::from("x"))] {
-                let reads = reads(lookup, &found);
-                assert!(reads.len() <= 2, "{lookup:?} {found:?}");
-                assert!(reads.iter().all(|&read| read == OWN_KEY || read == STANDING), "{lookup:?} {found:?}");
-                // The key of the tool found by id is read only for a tool found by id.
-                assert_eq!(reads.contains(&STANDING), matches!(found, Found::ById(_)), "{lookup:?} {found:?}");
-                // `findToolById` alone never reads the key that is the name.
-                assert_eq!(reads.contains(&OWN_KEY), lookup != Lookup::IdOnly, "{lookup:?} {found:?}");
-            }
-        }
-        // The order the reference looks a name up in: key first without a hook, id first with one.
-        assert_eq!(reads(Lookup::KeyFirst, &Found::ById(1)), [OWN_KEY, STANDING]);
-        assert_eq!(reads(Lookup::IdFirst, &Found::ById(1)), [STANDING, OWN_KEY]);
     }
 
     #[test]

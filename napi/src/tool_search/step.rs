@@ -5,7 +5,9 @@ use std::sync::Arc;
 
 use mastra_native_processors::js::JsString;
 use mastra_native_processors::tool_search::request::{load_tool_name, search_query};
-use mastra_native_processors::tool_search::{CatalogCell, LoadedNames, NoFilter, Phase, Step, ToolSearch, VerifyAfter};
+use mastra_native_processors::tool_search::{
+    CatalogCell, LoadInput, LoadedNames, NoFilter, Phase, SearchQuery, Step, ToolSearch, VerifyAfter,
+};
 use napi::bindgen_prelude::*;
 use napi_derive::napi;
 
@@ -43,7 +45,16 @@ impl NativeStep {
         let (search, step) = (self.search.clone(), self.step()?);
         let awaits = search.awaits_as_reference(Phase::Search);
         Ok(NativeOperation::start(&self.search, Phase::Search, awaits, move |hook| async move {
-            Outcome::Search(search.search_with_vector(&step, &query, query_vector.as_deref(), &hook, now).await)
+            Outcome::Search(
+                search
+                    .search_with_vector(
+                        &step,
+                        SearchQuery { text: &query, vector: query_vector.as_deref() },
+                        &hook,
+                        now,
+                    )
+                    .await,
+            )
         }))
     }
 }
@@ -73,7 +84,12 @@ impl NativeStep {
             return Ok(Either3::C(self.start_search(query, now, query_vector.map(|v| v.to_vec()))?));
         }
         let trusted = VerifyAfter::default();
-        let outcome = run_now(self.search.search_with_vector(&step, &query, query_vector.as_deref(), &trusted, now))?;
+        let outcome = run_now(self.search.search_with_vector(
+            &step,
+            SearchQuery { text: &query, vector: query_vector.as_deref() },
+            &trusted,
+            now,
+        ))?;
         Ok(match flat::search_answer(outcome, Checks::of_search(trusted)?, &mut out)? {
             Either::A(text) => Either3::A(text),
             Either::B(output) => Either3::B(output),
@@ -105,7 +121,16 @@ impl NativeStep {
         let (search, step) = (self.search.clone(), self.step()?);
         let awaits = search.awaits_as_reference(Phase::Load);
         Ok(NativeOperation::start(&self.search, Phase::Load, awaits, move |hook| async move {
-            Outcome::Load(search.load(&step, tool_name.as_deref(), tool_names.as_deref(), &hook, now).await)
+            Outcome::Load(
+                search
+                    .load(
+                        &step,
+                        LoadInput { tool_name: tool_name.as_deref(), tool_names: tool_names.as_deref() },
+                        &hook,
+                        now,
+                    )
+                    .await,
+            )
         }))
     }
 
