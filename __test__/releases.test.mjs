@@ -140,7 +140,9 @@ function served(dir, { how = 'cjs', env = {} } = {}) {
   const report =
     'console.log(JSON.stringify({ implementation: ours.implementation, fallbackReason: ours.fallbackReason, ' +
     "own: ours.implementation === 'fallback' && ours.ToolCallFilter === require('@mastra/core/processors').ToolCallFilter && ours.ToolSearchProcessor === require('@mastra/core/processors').ToolSearchProcessor, " +
-    'hooks: Object.getOwnPropertyNames(ours.ToolCallFilter.prototype).filter((name) => name.startsWith("process")) }))'
+    // The hooks an instance answers to, its class's and those it inherits (a
+    // release's class extends the one class of its stage).
+    'hooks: ["processAPIError", "processInput", "processInputStep", "processLLMRequest", "processLLMResponse", "processOutputResult", "processOutputStep", "processOutputStream", "processToolResult"].filter((name) => typeof ours.ToolCallFilter.prototype[name] === "function") }))'
   const code =
     how === 'esm'
       ? `import { createRequire } from 'node:module'; const require = createRequire(process.cwd() + '/'); const ours = await import('mastra-native-processors'); ${report}`
