@@ -198,7 +198,7 @@ class ToolCallFilter {
       let length = askPlan(scratch, run)
       if (length < 0) {
         // Some JSON may be its output's text after all: fill in what is needed and plan again.
-        fillJson(scratch, written, 0, scratch.plan, 0, -length / NODE.jsonAskLength)
+        fillJson(scratch, 0, 0, -length / NODE.jsonAskLength)
         length = askPlan(scratch, run)
       }
       const end = applyPlan(scratch, from, to, filtered)

@@ -136,7 +136,7 @@ class ToolCallFilter {
         askPrompt(scratch, steps)
       }
       if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
-        fillJson(scratch, tape.data, outputsStart, scratch.plan, ANSWER.head + 1, scratch.plan[ANSWER.head])
+        fillJson(scratch, outputsStart, ANSWER.head + 1, scratch.plan[ANSWER.head])
         askPrompt(scratch, steps)
       }
       if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined
