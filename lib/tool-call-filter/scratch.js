@@ -153,6 +153,30 @@ class Walk {
 }
 
 /**
+ * What a prompt filter call walks its prompt with (see `writePrompt` in
+ * prompt.js), set, every field in this order, before the walk, and emptied
+ * when the call gives its scratch back.
+ */
+class PromptWalk {
+  /** The excluded tools' names (a `Set`), or null. */
+  excluded = null
+  /** How results whose model output may be wanted are marked (prompt.js's `OWN_OUTPUTS`). */
+  ownOutputs = 0
+  /** The request's recorded history (a `Set`), or null. */
+  history = null
+  /** How many of the call's ids are the history's (seeded first), or -1. */
+  held = -1
+
+  /** Empties it, field by field in order, for the next call. */
+  reset() {
+    this.excluded = null
+    this.ownOutputs = 0
+    this.history = null
+    this.held = -1
+  }
+}
+
+/**
  * The buffers a tape and its answer cross the boundary in, and the call ids a
  * call interns. Everything a call works with lives here, made once, rather
  * than made per call: a full garbage collection frees the hidden class of an
@@ -214,6 +238,8 @@ class Scratch {
   deepAncestors = new Set()
   /** What the message-list filter's call walks with (see `Walk`). */
   walk = new Walk()
+  /** What the prompt filter's call walks with (see `PromptWalk`). */
+  promptWalk = new PromptWalk()
   busy = false
 
   /** Empties the buffers for the next tape of a call. */
@@ -272,6 +298,7 @@ function releaseScratch(scratch) {
   }
   scratch.keptIds = null
   scratch.walk.reset()
+  scratch.promptWalk.reset()
   scratch.clear()
   scratch.recorded.reset()
   scratch.ids.reset()
