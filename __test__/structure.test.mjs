@@ -112,6 +112,68 @@ test('no function is longer than a screenful or two', () => {
   assert.deepEqual(over, [])
 })
 
+/** The most parameters a lib/ function takes before it owes a reason (issue 39). */
+const MOST_POSITIONAL = 4
+
+/**
+ * A lib/ function's parameters, counted at the top level of the list that
+ * follows its name on its opening line (and the lines after, where Biome
+ * wraps it).
+ */
+function parameterCount(lines, i, name) {
+  let text = lines[i].slice(lines[i].indexOf(`${name}(`) + name.length + 1)
+  for (let next = i + 1; next < lines.length && !closes(text); next++) text += lines[next]
+  let depth = 0
+  let count = 0
+  let any = false
+  for (const char of text) {
+    if (char === '(' || char === '[' || char === '{') depth++
+    else if (char === ')' || char === ']' || char === '}') {
+      if (depth === 0) break
+      depth--
+    } else if (char === ',' && depth === 0) count++
+    else if (depth === 0 && char.trim() !== '') any = true
+    if (depth > 0) any = true
+  }
+  return any ? count + 1 : 0
+}
+
+function closes(text) {
+  let depth = 0
+  for (const char of text) {
+    if (char === '(') depth++
+    else if (char === ')' && depth-- === 0) return true
+  }
+  return false
+}
+
+/** The comment just above line `i` (a JSDoc block or `//` lines), joined. */
+function commentAbove(lines, i) {
+  let at = i - 1
+  const comment = []
+  while (at >= 0 && /^\s*(\/\/|\/\*\*|\*)/.test(lines[at])) comment.unshift(lines[at--])
+  return comment.join('\n')
+}
+
+test('a lib/ function takes at most four parameters, or says why it is positional', () => {
+  const over = []
+  let excused = 0
+  for (const path of libFiles) {
+    const lines = readFileSync(join(root, path), 'utf8').split('\n')
+    for (let i = 0; i < lines.length; i++) {
+      const match = JS_FN.exec(lines[i])
+      if (match === null) continue
+      const name = match[2] ?? match[3]
+      const count = parameterCount(lines, i, name)
+      if (count <= MOST_POSITIONAL) continue
+      if (/^\s*(\*|\/\/)\s*Positional:/m.test(commentAbove(lines, i))) excused++
+      else over.push(`${path}:${i + 1} ${name} (${count})`)
+    }
+  }
+  assert.ok(excused > 0, 'the parameter scan is broken')
+  assert.deepEqual(over, [])
+})
+
 test("the core's modules import only those below them", () => {
   const CORE_IMPORTS = coreImports()
   const modules = Object.keys(CORE_IMPORTS)

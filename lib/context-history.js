@@ -78,12 +78,14 @@ const REMEMBERED_LIST_IDLE_MS = 60_000
 const NO_FACTS = Object.freeze({ slot: undefined, kept: 0, text: '', facts: new Int32Array(0), list: undefined })
 
 /**
- * A `search_tools` / `load_tool` invocation part as it was read: where it is,
- * what was read from it, and its message's parts array and that array's
- * length then (to check that they are unchanged).
+ * A `search_tools` / `load_tool` invocation part as it was read: where it is
+ * (`message`, `index`), what was read from it (`part`, `invocation`,
+ * `toolName`, `state`, `result`), and its message's parts array and that
+ * array's length then (to check that they are unchanged). Made, of one named
+ * object, only for a meta-tool part, a few in a conversation.
  */
 class MetaPart {
-  constructor(message, parts, length, index, part, invocation, toolName, state, result) {
+  constructor({ message, parts, length, index, part, invocation, toolName, state, result }) {
     this.message = message
     this.parts = parts
     this.length = length
@@ -249,7 +251,10 @@ class RememberedList {
     return continuable
   }
 
-  /** Reads tool-invocation part `at` of message `i`: a meta-tool invocation is remembered and its facts written. */
+  /**
+   * Reads tool-invocation part `at` of message `i`: a meta-tool invocation is remembered and its facts written.
+   * Positional: run for every tool-invocation part read, with the read loop's own locals; an object would be one per part.
+   */
   readInvocation(i, parts, length, at, part, out) {
     const invocation = part.toolInvocation
     if (!invocation) return
@@ -259,7 +264,7 @@ class RememberedList {
     // As the reference reads it: the result only of a result.
     const state = invocation.state
     const result = state === FACTS.resultState ? invocation.result : undefined
-    this.metas.push(new MetaPart(i, parts, length, at, part, invocation, toolName, state, result))
+    this.metas.push(new MetaPart({ message: i, parts, length, index: at, part, invocation, toolName, state, result }))
     pushFacts(out, kind, state, result)
   }
 }

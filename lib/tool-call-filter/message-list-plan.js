@@ -18,15 +18,15 @@ const PLAN = codes.plan
  * Gives each content `applyPlan` rebuilt under `LEGACY_TABLE` the entries of
  * its legacy list (on `scratch.legacy`) that the plan's verdicts keep, looked
  * up by each entry's bits (see the protocol's `LEGACY_VERDICTS`); the plan's
- * messages end at `end`, its verdicts and excluded calls' ids follow. A list
- * with a `null` entry goes to the native side instead, which refuses it as
- * the reference throws.
+ * messages end at `end`, its verdicts and excluded calls' ids follow, up to
+ * `length`, for the run from message `from`. A list with a `null` entry goes
+ * to the native side instead, which refuses it as the reference throws.
  */
-function resolveLegacy(scratch, excludeLength, end, length, preserve, from) {
+function resolveLegacy(scratch, end, length, from) {
   if (scratch.legacyNull) {
     // Without an exclude list nothing follows the messages' plan.
     const excludedFrom = length > end ? end + PLAN.legacyVerdicts : length
-    setLegacy(scratch, askLegacy(scratch, excludeLength, excludedFrom, length, preserve, from))
+    setLegacy(scratch, askLegacy(scratch, excludedFrom, length, from))
     return
   }
   const plan = scratch.plan
@@ -81,13 +81,14 @@ function resolveLegacy(scratch, excludeLength, end, length, preserve, from) {
  * length]`, so the answer has a buffer of its own; buffers cross whole with
  * their lengths, as a view would be an allocation.
  */
-function askLegacy(scratch, excludeLength, excludedFrom, length, preserve, from) {
+function askLegacy(scratch, excludedFrom, length, from) {
+  const { excludeLength, preserve } = scratch.walk
   const legacy = scratch.legacy
   legacy.data[0] = scratch.legacyOwnerCount / 2
   for (;;) {
     let written
     try {
-      written = planLegacyLists(excludeLength, scratch.plan, excludedFrom, length, legacy.data, legacy.length, preserve, from, scratch.legacyPlan)
+      written = planLegacyLists(excludeLength, scratch.plan, excludedFrom, length, legacy.data, legacy.length, preserve ?? undefined, from, scratch.legacyPlan)
     } catch (error) {
       throw new TypeError(error.message)
     }
@@ -148,17 +149,19 @@ function keptPartCount(plan, at, partCount) {
 }
 
 /**
- * Applies the plan of messages `from..to` to them, appending what stays to
- * `out`, and returns where the messages' plan ends. The legacy list of each
+ * Applies the plan of messages `from..to` of `scratch.walk.messages` (on
+ * `scratch.plan`) to them, appending what stays to `out`, and returns where
+ * the messages' plan ends. The legacy list of each
  * message rebuilt is read as the reference reads it there, and kept as the
  * plan's directive says; where that is by the verdicts the plan ends with,
  * or where an entry is `null` (which the native side refuses), it is written
  * onto `scratch.legacy`, its new content kept beside it in
- * `scratch.legacyOwners` until `resolveLegacy` (`excluded` to `marking` as
- * `writeHistory` has them). An empty list keeps nothing, whatever the rule,
+ * `scratch.legacyOwners` until `resolveLegacy`. An empty list keeps nothing, whatever the rule,
  * and is not looked up.
  */
-function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, internNew, marking) {
+function applyPlan(scratch, from, to, out) {
+  const { messages, ids } = scratch.walk
+  const plan = scratch.plan
   const strings = scratch.strings
   let at = 0
   for (let i = from; i < to; i++) {
@@ -201,7 +204,7 @@ function applyPlan(scratch, messages, from, to, plan, out, excluded, ids, intern
     if (Array.isArray(toolInvocations) && toolInvocations.length > 0) {
       if (legacyDirective === PLAN.legacyTable || hasNullEntry(toolInvocations)) {
         // Its entries looked up in the verdicts, or, where one is null, refused by the native side.
-        writeLegacy(scratch, i - from, toolInvocations, excluded, ids, internNew, marking)
+        writeLegacy(scratch, i - from, toolInvocations)
         const owners = scratch.legacyOwners
         const slot = scratch.legacyOwnerCount
         owners[slot] = updated

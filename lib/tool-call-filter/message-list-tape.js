@@ -46,7 +46,9 @@ function marksFor(scratch, callId) {
 }
 
 /**
- * Writes messages `from..to` of a history as one tape. `ids` is null where
+ * Writes messages `from..to` of `scratch.walk.messages` as one tape, by the
+ * call's `scratch.walk` (read into locals first, so the loop reads no field
+ * of it). `ids` is null where
  * ids decide nothing (every tool call goes and none is kept by step; ids are
  * then not read at all); model outputs are written only `withOutputs`.
  * Unless `internNew`, ids not interned yet are written as the one index
@@ -66,7 +68,8 @@ function marksFor(scratch, callId) {
  * This is the hottest loop of the filter, so it writes through local copies
  * of the tape's buffer and length, reserving room a message at a time.
  */
-function writeHistory(scratch, messages, from, to, excluded, ids, withOutputs, internNew, idsOnly = false, marking = 0) {
+function writeHistory(scratch, from, to) {
+  const { messages, excluded, ids, withOutputs, internNew, idsOnly, marking } = scratch.walk
   const tape = scratch.tape
   // Without an exclude list or ids, a tool part's state matters only to a model output it carries.
   const readsInvocations = excluded !== null || ids !== null
@@ -228,9 +231,10 @@ function topLevelText(text) {
  * Writes a rebuilt message's legacy list (message `index` of the run) onto
  * `scratch.legacy` for `planLegacyLists`, reading of its entries what the
  * reference reads: every id (where ids decide anything), and the name of an
- * entry the kept steps do not hold.
+ * entry the kept steps do not hold, by the call's `scratch.walk`.
  */
-function writeLegacy(scratch, index, list, excluded, ids, internNew, marking) {
+function writeLegacy(scratch, index, list) {
+  const { excluded, ids, internNew, marking } = scratch.walk
   const legacy = scratch.legacy
   if (legacy.length === 0) legacy.push(0)
   const count = list.length

@@ -109,7 +109,17 @@ class ToolCallFilter {
     const responseMessages = argument(args, 'messageList').get.response.db()
     checkHistory(responseMessages)
     // Only the parts' ids: the reference reads no top-level text or legacy list of a response.
-    writeHistory(scratch, responseMessages, 0, responseMessages.length, null, ids, false, true, true)
+    const walk = scratch.walk
+    walk.messages = responseMessages
+    walk.excluded = null
+    walk.excludeLength = 0
+    walk.ids = ids
+    walk.preserve = null
+    walk.withOutputs = false
+    walk.internNew = true
+    walk.idsOnly = true
+    walk.marking = 0
+    writeHistory(scratch, 0, responseMessages.length)
     const written = recorded.finish()
     const answer = askSteps(scratch, this.#keepSteps, written.subarray(0, seenBefore.length), written.subarray(seenBefore.length))
     let at = 0
@@ -157,19 +167,29 @@ class ToolCallFilter {
     // only the kept ids where no other marks are made.
     if ((marking & MARK.excluded) !== 0) scratch.marked = true
     if ((marking & MARK.kept) !== 0) markKept(scratch, ids.values.length, preserve)
-    const internNew = mode === EXCLUDE.listed
+    // Every field, in `Walk`'s order, once for the call's runs.
+    const walk = scratch.walk
+    walk.messages = messages
+    walk.excluded = names
+    walk.excludeLength = excludeLength
+    walk.ids = ids
+    walk.preserve = preserve
+    walk.withOutputs = withOutputs
+    walk.internNew = mode === EXCLUDE.listed
+    walk.idsOnly = false
+    walk.marking = marking
     for (let from = 0; from < count; from += runLength) {
       const to = Math.min(count, from + runLength)
       scratch.clear()
       // Excluding every tool, ids decide only whether a step keeps a call:
       // those are all interned already, so the others need no index of their own.
-      writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
+      writeHistory(scratch, from, to)
       if (scratch.lateOutputs) {
         // A result left without its model output whose call turned out, later
         // in the history, to be an excluded tool's: rare (a call comes before
         // its result), and written again now that every excluded id is marked.
         scratch.clear()
-        writeHistory(scratch, messages, from, to, names, ids, withOutputs, internNew, false, marking)
+        writeHistory(scratch, from, to)
       }
       const written = scratch.tape.finish()
       // A plan is never longer than its tape and the legacy verdicts.
@@ -178,12 +198,12 @@ class ToolCallFilter {
       let length = askPlan(scratch, run)
       if (length < 0) {
         // Some JSON may be its output's text after all: fill in what is needed and plan again.
-        fillJson(scratch, written, 0, scratch.plan, 0, -length / NODE.jsonAskLength)
+        fillJson(scratch, 0, 0, -length / NODE.jsonAskLength)
         length = askPlan(scratch, run)
       }
-      const end = applyPlan(scratch, messages, from, to, scratch.plan, filtered, names, ids, internNew, marking)
+      const end = applyPlan(scratch, from, to, filtered)
       // With an exclude list the plan ends with the excluded calls' ids.
-      if (scratch.legacyOwnerCount > 0) resolveLegacy(scratch, excludeLength, end, length, preserve ?? undefined, from)
+      if (scratch.legacyOwnerCount > 0) resolveLegacy(scratch, end, length, from)
     }
     return filtered
   }

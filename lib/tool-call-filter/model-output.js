@@ -166,14 +166,17 @@ function leave(scratch) {
 
 /**
  * Fills in the JSON the outputs' texts may need, by the `count` asks at
- * `from` of `asks` (see `JsonAsks` in src/tool_call_filter/tape.rs), in a
- * tape that starts at `start` of `data`. In their order, each ask's value is
+ * `from` of the answer (`scratch.plan`; see `JsonAsks` in
+ * src/tool_call_filter/tape.rs), in the tape that starts at `start` of
+ * `scratch.tape`. In their order, each ask's value is
  * stringified where none of the asks that hang on it gave JSON: where the
  * reference's recursion stringifies it, and no more (stringifying every level
  * of `[[[[]]]]` cost the cube of its depth). Where `JSON.stringify` threw,
  * the array around it, which holds what threw, is taken to throw too.
  */
-function fillJson(scratch, data, start, asks, from, count) {
+function fillJson(scratch, start, from, count) {
+  const data = scratch.tape.data
+  const asks = scratch.plan
   const strings = scratch.strings
   const lazyJson = scratch.lazyJson
   // Per ask: how many of those that hang on it gave no JSON, and whether one threw.
@@ -213,7 +216,10 @@ function jsonIndex(value, strings) {
   return typeof json === 'string' ? strings.push(json) - 1 : NODE.noJson
 }
 
-/** The text that stands in for a removed result: its tool's name and its output's strings. */
+/**
+ * The text that stands in for a removed result: its tool's name and its output's strings.
+ * Positional: a kernel run per removed result, whose arguments are the slice it reads (`strings[plan[at..at + count]]`).
+ */
 function resultText(toolName, strings, plan, at, count) {
   let text = strings[plan[at]]
   for (let k = 1; k < count; k++) text += '\n' + strings[plan[at + k]]

@@ -110,7 +110,13 @@ class ToolCallFilter {
       // output may be wanted, and its `providerOptions` are read when it
       // is asked for (`writeOutputs`), as the reference reads them.
       const ownOutputs = withOutputs && !everyResult ? (names === null && !this.#keepsAnyStep ? OWN_OUTPUTS.read : OWN_OUTPUTS.deferred) : OWN_OUTPUTS.none
-      writePrompt(scratch, prompt, names, ids, ownOutputs, history, held)
+      // Every field, in `PromptWalk`'s order.
+      const walk = scratch.promptWalk
+      walk.excluded = names
+      walk.ownOutputs = ownOutputs
+      walk.history = history
+      walk.held = held
+      writePrompt(scratch, prompt)
       const tapeLength = tape.length - INPUT.head
       const historyLength = this.#usesHistory ? writeRecordedHistory(recorded, ids, tape, held) : INPUT.absent
       const outputsStart = tape.length
@@ -129,14 +135,14 @@ class ToolCallFilter {
       if (scratch.plan[ANSWER.kind] === ANSWER.needsOutputs) {
         // Those asked for, in their order, in place of any written ahead.
         tape.length = outputsStart
-        writeOutputs(scratch, prompt, scratch.plan, ANSWER.head, ownOutputs === OWN_OUTPUTS.deferred)
+        writeOutputs(scratch, prompt, ownOutputs === OWN_OUTPUTS.deferred)
         const head = tape.data
         head[INPUT.flags] &= ~INPUT.outputsAhead
         head[INPUT.outputsLength] = tape.length - outputsStart
         askPrompt(scratch, steps)
       }
       if (scratch.plan[ANSWER.kind] === ANSWER.needsJson) {
-        fillJson(scratch, tape.data, outputsStart, scratch.plan, ANSWER.head + 1, scratch.plan[ANSWER.head])
+        fillJson(scratch, outputsStart, ANSWER.head + 1, scratch.plan[ANSWER.head])
         askPrompt(scratch, steps)
       }
       if (scratch.plan[ANSWER.kind] === ANSWER.unchanged) return undefined
@@ -243,14 +249,17 @@ function keptByHistory(recorded) {
 const OWN_OUTPUTS = { none: 0, read: 1, deferred: 2 }
 
 /**
- * Writes the prompt tape. Bad shapes throw where the reference's walk throws
- * a `TypeError`. A part's `toolName` and a result's `providerOptions` are
- * read only where the part may go (see `keptByHistory`; `held` as
- * `writeRecordedHistory` has it), the latter only where `ownOutputs` is
- * `OWN_OUTPUTS.read`; the results with their own model output are then
- * noted in `scratch.ownOutputs`.
+ * Writes the prompt tape, by the call's `scratch.promptWalk` (read into
+ * locals first, so the loop reads no field of it). Bad shapes throw where the
+ * reference's walk throws a `TypeError`. A part's `toolName` and a result's
+ * `providerOptions` are read only where the part may go (see
+ * `keptByHistory`; `held` as `writeRecordedHistory` has it), the latter only
+ * where `ownOutputs` is `OWN_OUTPUTS.read`; the results with their own model
+ * output are then noted in `scratch.ownOutputs`.
  */
-function writePrompt(scratch, prompt, names, ids, ownOutputs, history, held) {
+function writePrompt(scratch, prompt) {
+  const { excluded: names, ownOutputs, history, held } = scratch.promptWalk
+  const ids = scratch.ids
   if (!Array.isArray(prompt)) {
     throw refused(REFUSED.prompt, prompt)
   }
@@ -378,13 +387,15 @@ function writeOwnOutputs(scratch, prompt) {
 }
 
 /**
- * Writes on the tape the outputs of the results an answer asks for, from
- * `answer[at]` on. Where their `providerOptions` were not read yet
+ * Writes on the tape the outputs of the results the answer (`scratch.plan`)
+ * asks for, from its head on. Where their `providerOptions` were not read yet
  * (`unread`), each one's are read first, as the reference reads them just
  * before its output, and a result without its own model output gives no
  * text, as the reference's gives none (its output unread).
  */
-function writeOutputs(scratch, prompt, answer, at, unread) {
+function writeOutputs(scratch, prompt, unread) {
+  const answer = scratch.plan
+  let at = ANSWER.head
   const count = answer[at++]
   const tape = scratch.tape
   for (let k = 0; k < count; k++) {

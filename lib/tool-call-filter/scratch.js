@@ -115,6 +115,68 @@ class CallIds {
 }
 
 /**
+ * What a message-list filter call walks and plans its history with, the same
+ * for each of its runs (see `writeHistory` in message-list-tape.js): set, every
+ * field in this order, where the call starts a walk, and emptied when it gives
+ * its scratch back, so that it holds on to no message. One object on the
+ * scratch, made once, so the walk's functions take their range alone.
+ */
+class Walk {
+  /** The messages walked. */
+  messages = null
+  /** The excluded tools' names (a `Set`), or null. */
+  excluded = null
+  /** The exclude list's length, for the native side. */
+  excludeLength = 0
+  /** The call's `CallIds`, or null where ids decide nothing. */
+  ids = null
+  /** The interned ids the kept steps hold, or null. */
+  preserve = null
+  withOutputs = false
+  internNew = false
+  idsOnly = false
+  /** The `MARK` bits in use. */
+  marking = 0
+
+  /** Empties it, field by field in order, for the next call. */
+  reset() {
+    this.messages = null
+    this.excluded = null
+    this.excludeLength = 0
+    this.ids = null
+    this.preserve = null
+    this.withOutputs = false
+    this.internNew = false
+    this.idsOnly = false
+    this.marking = 0
+  }
+}
+
+/**
+ * What a prompt filter call walks its prompt with (see `writePrompt` in
+ * prompt.js), set, every field in this order, before the walk, and emptied
+ * when the call gives its scratch back.
+ */
+class PromptWalk {
+  /** The excluded tools' names (a `Set`), or null. */
+  excluded = null
+  /** How results whose model output may be wanted are marked (prompt.js's `OWN_OUTPUTS`). */
+  ownOutputs = 0
+  /** The request's recorded history (a `Set`), or null. */
+  history = null
+  /** How many of the call's ids are the history's (seeded first), or -1. */
+  held = -1
+
+  /** Empties it, field by field in order, for the next call. */
+  reset() {
+    this.excluded = null
+    this.ownOutputs = 0
+    this.history = null
+    this.held = -1
+  }
+}
+
+/**
  * The buffers a tape and its answer cross the boundary in, and the call ids a
  * call interns. Everything a call works with lives here, made once, rather
  * than made per call: a full garbage collection frees the hidden class of an
@@ -174,6 +236,10 @@ class Scratch {
   ends = []
   /** The ancestors past the first `SEARCHED_ANCESTORS`, for a deep output's cycle check. */
   deepAncestors = new Set()
+  /** What the message-list filter's call walks with (see `Walk`). */
+  walk = new Walk()
+  /** What the prompt filter's call walks with (see `PromptWalk`). */
+  promptWalk = new PromptWalk()
   busy = false
 
   /** Empties the buffers for the next tape of a call. */
@@ -231,6 +297,8 @@ function releaseScratch(scratch) {
     for (let i = 0; i < keptIds.length; i++) marks[keptIds[i]] = 0
   }
   scratch.keptIds = null
+  scratch.walk.reset()
+  scratch.promptWalk.reset()
   scratch.clear()
   scratch.recorded.reset()
   scratch.ids.reset()

@@ -112,6 +112,31 @@ class Selection {
   }
 
   /**
+   * Whether the tools under `keys` of `record` now are still those of
+   * `known` (`{ keys, tools }`: the catalog's record or its step's tools),
+   * whose rows start at `base`, each with its id and description (and
+   * input schema, where read) as read then.
+   */
+  sameAs(known, base, record, keys) {
+    const { seen, readsParameters } = this
+    const knownKeys = known.keys
+    const knownTools = known.tools
+    if (knownKeys.length !== keys.length) return false
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]
+      const tool = record[key]
+      if (knownKeys[i] !== key || knownTools[i] !== tool) return false
+      // No tool (a meta-tool's key): the same value.
+      const was = seen[base + i]
+      if (was === undefined) continue
+      if (tool.id !== was.id || tool.description !== was.description || (readsParameters && inputSchemaOf(tool) !== was.schema)) {
+        return false
+      }
+    }
+    return true
+  }
+
+  /**
    * Reads `tools` (under `keys`) into the selection, checking them as
    * `toolTable` does; `stepTools` passes over the meta-tools' keys.
    */
@@ -168,7 +193,10 @@ class Selection {
     this.keysText += key
   }
 
-  /** Sends `tool` to be analysed (into its slot, if it holds one), and gives the entry it will have. */
+  /**
+   * Sends `tool` to be analysed (into its slot, if it holds one), and gives the entry it will have.
+   * Positional: what `read` has just read of the tool, handed on from its locals; the entry made of them is their named object.
+   */
   #analyse(tool, before, id, description, schema) {
     const holds = before !== undefined && before.slot !== LET_GO
     const entry = holds ? { slot: before.slot, id, description, schema, token: before.token } : { slot: NEW_TOOL, id, description, schema, token: undefined }
@@ -185,32 +213,15 @@ class Selection {
  * Whether the caller's record (`record`, its keys `recordKeys`) and the
  * step's tools (`stepRecord`, `keys`) are still what `catalog` was made of:
  * the same keys and tool objects, and each tool's id and description (and
- * input schema, where read) as read then. It reads the records themselves
- * rather than copies of their values: a step that finds its catalog
- * unchanged copies nothing.
+ * input schema, where its selection read them) as read then (see
+ * `Selection#sameAs`). It reads the records themselves rather than copies
+ * of their values: a step that finds its catalog unchanged copies nothing.
+ * Positional: the step's two records and their keys, just read, each set
+ * against its side of the catalog; an object of them would be made per step.
  */
-function sameSelection(catalog, record, recordKeys, stepRecord, keys, readsParameters) {
-  const { seen } = catalog.selection
-  return (
-    sameSeen(catalog.record.keys, catalog.record.tools, seen, 0, record, recordKeys, readsParameters) &&
-    sameSeen(catalog.keys, catalog.tools, seen, recordKeys.length, stepRecord, keys, readsParameters)
-  )
-}
-
-function sameSeen(knownKeys, knownTools, seen, base, record, keys, readsParameters) {
-  if (knownKeys.length !== keys.length) return false
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]
-    const tool = record[key]
-    if (knownKeys[i] !== key || knownTools[i] !== tool) return false
-    // No tool (a meta-tool's key): the same value.
-    const was = seen[base + i]
-    if (was === undefined) continue
-    if (tool.id !== was.id || tool.description !== was.description || (readsParameters && inputSchemaOf(tool) !== was.schema)) {
-      return false
-    }
-  }
-  return true
+function sameSelection(catalog, record, recordKeys, stepRecord, keys) {
+  const selection = catalog.selection
+  return selection.sameAs(catalog.record, 0, record, recordKeys) && selection.sameAs(catalog, recordKeys.length, stepRecord, keys)
 }
 
 /**

@@ -183,6 +183,7 @@ function readThread(requestContext) {
  * `readThread`'s answer, one literal: a spread of `NO_THREAD` would make a
  * class a full collection frees (issue 18; guarded by
  * __test__/tool-search.collection.test.mjs).
+ * Positional: it is the named object's one maker, its parameters the literal's fields in order.
  */
 function threadEntries(contextThread, memory, memoryThread, memoryThreadId, memoryResourceId) {
   return { contextThread, memory, memoryThread, memoryThreadId, memoryResourceId }

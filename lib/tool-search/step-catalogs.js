@@ -75,7 +75,7 @@ class StepCatalogs {
     const record = this.#record
     const recordKeys = Object.keys(record)
     const last = this.#last
-    if (last !== undefined && sameSelection(last, record, recordKeys, stepRecord, keys, this.#readsParameters)) return last
+    if (last !== undefined && sameSelection(last, record, recordKeys, stepRecord, keys)) return last
     const recordTools = valuesOf(record, recordKeys)
     const tools = valuesOf(stepRecord, keys)
     const pool = this.pool
