@@ -194,6 +194,10 @@ pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_c
 /// is too short. Into the caller's buffer, as the plans are: an answer
 /// array made here would be memory outside the JavaScript heap, with a
 /// finalizer, for every step.
+///
+/// Positional: its parameters are the JavaScript call's arguments, once a
+/// step; named, napi-rs would read each by name (as `begin_step`'s note
+/// measures).
 #[napi(catch_unwind)]
 pub fn advance_message_list_steps(
     keep_steps: Option<f64>,
