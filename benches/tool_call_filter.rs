@@ -12,7 +12,7 @@
 use divan::{black_box, Bencher};
 use mastra_native_processors::protocol::tool_call_filter::model_output as node;
 use mastra_native_processors::releases::PreservedResults;
-use mastra_native_processors::tool_call_filter::prompt::{code, filter_into, PromptOptions};
+use mastra_native_processors::tool_call_filter::prompt::{code, filter_into, PromptOptions, Round};
 use mastra_native_processors::tool_call_filter::Exclude;
 
 fn main() {
@@ -73,8 +73,12 @@ fn run(
     let outputs = ahead.then_some(prompt.own_outputs.as_slice());
     bencher.bench_local(|| {
         plan.clear();
-        let decision =
-            filter_into(&options, exclude, black_box(&prompt.tape), history, outputs, ahead, &mut plan).unwrap();
+        let decision = filter_into(
+            &options,
+            Round { exclude, tape: black_box(&prompt.tape), history, outputs, outputs_ahead: ahead },
+            &mut plan,
+        )
+        .unwrap();
         black_box(decision.record_history);
     });
 }

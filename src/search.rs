@@ -153,6 +153,7 @@ mod tests {
 
     /// Checks a full search: the results, and the keys the hook was asked about
     /// in order.
+    /// Positional: the generated oracle tests call it once a row, as a table.
     pub(super) fn check_search(c: &Catalog, query: &str, opts: Opts, want: &[(&str, &str, f64)], want_asked: &[&str]) {
         let mut asked: Vec<JsString> = Vec::new();
         let hits = match &opts.reject {

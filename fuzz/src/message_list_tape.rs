@@ -15,8 +15,8 @@
 //! again (the binding asks only once). Errors must have their cause on the tape.
 
 use mastra_native_processors::tool_call_filter::message_list::{
-    code, plan_legacy, plan_tape, tool_call_ids, History, Message, MessageListOptions, Part, StepHistory, TapePlan,
-    ToolState, TopLevelText,
+    code, plan_legacy, plan_tape, tool_call_ids, History, LegacyRun, Message, MessageListOptions, Part, StepHistory,
+    TapePlan, ToolState, TopLevelText,
 };
 use mastra_native_processors::tool_call_filter::tape::{JsonAsks, Stringified, TapeError};
 use mastra_native_processors::tool_call_filter::{keeps_any_step, plan, CallId, CallIdSet, Exclude, FilterError};
@@ -301,7 +301,7 @@ fn check_plan(
 /// Checks `plan_legacy`'s answer for a legacy tape against the tape itself.
 fn check_legacy(excluded_ids: &[i32], legacy: &[i32], exclude: Exclude, preserve: &CallIdSet) {
     let preserved: Vec<CallId> = preserve.iter().copied().collect();
-    let answer = plan_legacy(exclude, excluded_ids, legacy, &preserved);
+    let answer = plan_legacy(LegacyRun { exclude, excluded_ids, legacy, preserve: &preserved });
     // An independent reading of the legacy grammar.
     let mut lists = Vec::new();
     let parsed = (|| {

@@ -296,15 +296,7 @@ impl Round<'_> {
             (read.preserve_model_output, read.preserved_results),
             (self.options.preserve_model_output, self.options.preserved_results)
         );
-        let decision = filter_into(
-            &read.options(self.options.filter_after_tool_steps),
-            read.exclude,
-            read.tape,
-            read.history,
-            read.outputs,
-            read.outputs_ahead,
-            Vec::new(),
-        );
+        let decision = filter_into(&read.options(self.options.filter_after_tool_steps), read.round(), Vec::new());
         if let Ok(decision) = &decision {
             // The run's history is recorded on its first call, unless an empty
             // exclude list returns before the state is read.

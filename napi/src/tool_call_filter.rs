@@ -177,7 +177,8 @@ pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_c
             let excluded_ids = plan.as_slice().get(excluded).ok_or_else(out_of_range)?;
             let lists = legacy.as_slice().get(..legacy_length).ok_or_else(out_of_range)?;
             let preserve = preserve.as_ref().map(Int32In::as_slice).unwrap_or_default();
-            message_list::plan_legacy_into(exclude, excluded_ids, lists, preserve, &mut answer)
+            let run = message_list::LegacyRun { exclude, excluded_ids, legacy: lists, preserve };
+            message_list::plan_legacy_into(run, &mut answer)
                 .map_err(|error| type_error(error.from_message(first_message as usize)))?;
             args.int32(answer.finish())
         })
@@ -193,6 +194,10 @@ pub unsafe extern "C" fn plan_legacy_lists(env: sys::napi_env, info: sys::napi_c
 /// is too short. Into the caller's buffer, as the plans are: an answer
 /// array made here would be memory outside the JavaScript heap, with a
 /// finalizer, for every step.
+///
+/// Positional: its parameters are the JavaScript call's arguments, once a
+/// step; named, napi-rs would read each by name (as `begin_step`'s note
+/// measures).
 #[napi(catch_unwind)]
 pub fn advance_message_list_steps(
     keep_steps: Option<f64>,

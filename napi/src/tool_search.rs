@@ -286,7 +286,7 @@ impl NativeToolSearch {
     /// follow the first `historyKept` meta-tool parts of the list remembered
     /// in that slot (the core's `stores::history`).
     ///
-    /// Positional, unlike the other calls made once per step: named, its
+    /// Positional: named (as the other calls made once per step are), its
     /// arguments cost 1.1 to 1.5 µs more a call (napi-rs reads each by name),
     /// a seventh of a step over the static catalog (measured in one process,
     /// 200,000 calls each way, alternately).

@@ -354,6 +354,8 @@ impl Scratch {
     /// With `join_words`: after a one-piece word of two letters or more at
     /// `chars[start..end]` (its lowercased text in `whole`), emits it joined
     /// to the word before when only spaces lie between them.
+    /// Positional: a step of the tokenizer's loop, once per identifier of
+    /// every text analysed; its values are that loop's own locals.
     fn join(&mut self, chars: &[char], start: usize, end: usize, pieces: usize, emit: &mut impl FnMut(TermKind, &str)) {
         let word = pieces == 1 && end - start >= 2;
         let adjacent = !self.last_word.is_empty()

@@ -84,6 +84,16 @@ impl fmt::Display for CatalogError {
 
 impl std::error::Error for CatalogError {}
 
+/// A catalog's parts as a [`super::pool::ToolPool`] lays them out, for
+/// [`Catalog::from_analysis`]: its text and entries, its tools' parameters,
+/// and the reference's index made from the tokens the pool keeps.
+pub(super) struct CatalogParts {
+    pub(super) text: CatalogText,
+    pub(super) entries: Vec<EntrySpans>,
+    pub(super) params: Option<ParamTable>,
+    pub(super) analysed: Option<Partial>,
+}
+
 /// A searchable set of tools.
 ///
 /// Its lookups (by key, by id, by name) and its BM25 index are only needed
@@ -192,52 +202,42 @@ impl Catalog {
         ranking: Ranking,
         params: Option<Arc<ParamTable>>,
     ) -> Catalog {
-        Catalog::index_analysed(text, entries, ranking, params, None, true)
+        Catalog::index_analysed(Source { text, entries, ranking, params, analysed: None }, true)
     }
 
     /// A catalog whose reference index was made from its entries' tokens as
-    /// kept by a [`super::pool::ToolPool`] (`analysed`, one document per
-    /// entry, for the reference's ranking), rather than from its text: only
-    /// the lookups remain to build and the replaced documents to retire.
-    /// `text` and `entries` are what [`Catalog::new`] takes, checked here.
-    pub(super) fn from_analysis(
-        text: CatalogText,
-        entries: Vec<EntrySpans>,
-        ranking: Ranking,
-        params: Option<ParamTable>,
-        analysed: Option<Partial>,
-    ) -> Result<Catalog, CatalogError> {
+    /// kept by a [`super::pool::ToolPool`] (`parts.analysed`, one document
+    /// per entry, for the reference's ranking), rather than from its text:
+    /// only the lookups remain to build and the replaced documents to retire.
+    /// `parts.text` and `parts.entries` are what [`Catalog::new`] takes,
+    /// checked here.
+    pub(super) fn from_analysis(parts: CatalogParts, ranking: Ranking) -> Result<Catalog, CatalogError> {
+        let CatalogParts { text, entries, params, analysed } = parts;
         Catalog::check_text(&text, &entries)?;
         let analysed = analysed.filter(|a| ranking == Ranking::Reference && a.lower_name_ends.len() == entries.len());
         // What is left is cheap: done here rather than on a thread, whose
         // start (and, on a busy machine, its turn) costs more. Without an
         // analysis (another ranking) the index is built as for `new`.
         let background = analysed.is_none();
-        Ok(Catalog::index_analysed(
-            Arc::new(text),
-            Arc::new(entries),
+        let source = Source {
+            text: Arc::new(text),
+            entries: Arc::new(entries),
             ranking,
-            params.map(Arc::new),
+            params: params.map(Arc::new),
             analysed,
-            background,
-        ))
+        };
+        Ok(Catalog::index_analysed(source, background))
     }
 
-    fn index_analysed(
-        text: Arc<CatalogText>,
-        entries: Arc<Vec<EntrySpans>>,
-        ranking: Ranking,
-        params: Option<Arc<ParamTable>>,
-        analysed: Option<Partial>,
-        background: bool,
-    ) -> Catalog {
+    /// A catalog of `source`'s entries, its index built at once, or on a
+    /// thread when `background` and the catalog is large.
+    fn index_analysed(source: Source, background: bool) -> Catalog {
         let built = BuildCell { ready: OnceLock::new(), building: Mutex::new(None) };
-        let source = Source { text: text.clone(), entries: entries.clone(), ranking, params: params.clone(), analysed };
         let catalog = Catalog {
-            text,
-            entries,
-            params,
-            ranking,
+            text: source.text.clone(),
+            entries: source.entries.clone(),
+            params: source.params.clone(),
+            ranking: source.ranking,
             built,
             given_vectors: OnceLock::new(),
             pattern_texts: OnceLock::new(),
@@ -565,11 +565,13 @@ mod tests {
             })
             .collect();
         Catalog::from_analysis(
-            CatalogText::with_shared(u(own), shared, id_hashes),
-            entries,
+            CatalogParts {
+                text: CatalogText::with_shared(u(own), shared, id_hashes),
+                entries,
+                params: None,
+                analysed: None,
+            },
             Ranking::Reference,
-            None,
-            None,
         )
     }
 

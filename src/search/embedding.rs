@@ -344,6 +344,8 @@ impl ToolVectors {
 }
 
 /// Each row's dot product with `query`, scaled back, into `out` (one per scale).
+/// Positional: the portable kernel of [`ToolVectors::similarities`]; its five
+/// values are each distinct inputs, as [`similarities_avx2`]'s are.
 #[inline(always)]
 fn similarities_into(values: &[i8], scales: &[f32], query: &[i8], query_scale: f32, out: &mut [f32]) {
     for ((row, &scale), out) in values.chunks_exact(query.len()).zip(scales).zip(out) {
@@ -359,6 +361,8 @@ fn similarities_into(values: &[i8], scales: &[f32], query: &[i8], query_scale: f
 /// pair is at most 2 × 127 × 127 = 32,258. Integer sums are exact, so the
 /// result is [`similarities_into`]'s to the bit (whose auto-vectorised loop
 /// widens each byte to 16 bits first, twice the instructions).
+/// Positional: the SIMD kernel behind [`ToolVectors::similarities`], taking
+/// [`similarities_into`]'s five distinct inputs so either can stand in.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn similarities_avx2(values: &[i8], scales: &[f32], query: &[i8], query_scale: f32, out: &mut [f32]) {

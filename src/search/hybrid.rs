@@ -137,16 +137,20 @@ pub enum QueryVector<'a> {
     None,
 }
 
-/// The best `limit` tools for `query` (with `Array.prototype.slice`
-/// semantics), best first, equal scores in document order.
-pub fn search(
-    config: &HybridConfig,
-    fielded: &FieldedIndex,
-    vectors: Option<&ToolVectors>,
-    query: &[u16],
-    query_vector: QueryVector<'_>,
-    limit: f64,
-) -> Vec<FieldedHit> {
+/// What a hybrid search reads: the catalog's config, its fielded index, and
+/// its tools' vectors (if it has them).
+#[derive(Clone, Copy)]
+pub struct HybridIndex<'a> {
+    pub config: &'a HybridConfig,
+    pub fielded: &'a FieldedIndex,
+    pub vectors: Option<&'a ToolVectors>,
+}
+
+/// The best `limit` tools of `index` for `query` (with
+/// `Array.prototype.slice` semantics), best first, equal scores in document
+/// order.
+pub fn search(index: HybridIndex<'_>, query: &[u16], query_vector: QueryVector<'_>, limit: f64) -> Vec<FieldedHit> {
+    let HybridIndex { config, fielded, vectors } = index;
     let mut score = vec![0f32; fielded.doc_count()];
     let mut touched: Vec<u32> = Vec::new();
     fielded.score_into(query, &mut score, &mut touched);
@@ -246,10 +250,15 @@ mod tests {
         let (index, vectors, model) = fixture();
         let config = HybridConfig::DEFAULT;
         let found = |query: &str| {
-            search(&config, &index, Some(&vectors), &u(query), QueryVector::Model(&model), 10.0)
-                .into_iter()
-                .map(|hit| (hit.doc, hit.score as f32))
-                .collect::<Vec<_>>()
+            search(
+                HybridIndex { config: &config, fielded: &index, vectors: Some(&vectors) },
+                &u(query),
+                QueryVector::Model(&model),
+                10.0,
+            )
+            .into_iter()
+            .map(|hit| (hit.doc, hit.score as f32))
+            .collect::<Vec<_>>()
         };
         // No shared word: the therapist by meaning alone (cos 0.9 / |(0, 0.9, 0.1)|).
         let cos = 0.9 / (0.81f32 + 0.01).sqrt();
@@ -261,17 +270,32 @@ mod tests {
         // Without vectors, or without a question vector, the fielded ranking alone.
         let alone: Vec<(u32, f64)> = index.search(&u("weather"), 10.0).into_iter().map(|h| (h.doc, h.score)).collect();
         for hits in [
-            search(&config, &index, None, &u("weather"), QueryVector::Model(&model), 10.0),
-            search(&config, &index, Some(&vectors), &u("weather"), QueryVector::None, 10.0),
+            search(
+                HybridIndex { config: &config, fielded: &index, vectors: None },
+                &u("weather"),
+                QueryVector::Model(&model),
+                10.0,
+            ),
+            search(
+                HybridIndex { config: &config, fielded: &index, vectors: Some(&vectors) },
+                &u("weather"),
+                QueryVector::None,
+                10.0,
+            ),
         ] {
             assert_eq!(hits.into_iter().map(|h| (h.doc, h.score)).collect::<Vec<_>>(), alone);
         }
         // A given question vector counts like the model's, by its direction whatever its length.
         let given = |vector: &[f32], query: &str| {
-            search(&config, &index, Some(&vectors), &u(query), QueryVector::Given(vector), 10.0)
-                .into_iter()
-                .map(|h| (h.doc, h.score as f32))
-                .collect::<Vec<_>>()
+            search(
+                HybridIndex { config: &config, fielded: &index, vectors: Some(&vectors) },
+                &u(query),
+                QueryVector::Given(vector),
+                10.0,
+            )
+            .into_iter()
+            .map(|h| (h.doc, h.score as f32))
+            .collect::<Vec<_>>()
         };
         assert_eq!(given(&[0.0, 0.0, 1.0], "x"), [(2, 22.0)]);
         assert_eq!(given(&[0.0, 0.0, 10.0], "x"), [(2, 22.0)]);
@@ -320,10 +344,15 @@ mod tests {
                 for floor in [0.0, 0.4, 0.9] {
                     let config = HybridConfig { semantic_floor: floor, ..HybridConfig::DEFAULT };
                     let search = |limit: f64| {
-                        search(&config, &index, Some(&vectors), &u(query), QueryVector::Given(&vector), limit)
-                            .into_iter()
-                            .map(|hit| (hit.doc, hit.score))
-                            .collect::<Vec<_>>()
+                        search(
+                            HybridIndex { config: &config, fielded: &index, vectors: Some(&vectors) },
+                            &u(query),
+                            QueryVector::Given(&vector),
+                            limit,
+                        )
+                        .into_iter()
+                        .map(|hit| (hit.doc, hit.score))
+                        .collect::<Vec<_>>()
                     };
                     let whole = search(1e9);
                     for limit in [0.0, 1.0, 2.5, 5.0, 10.0, 64.0] {

@@ -163,6 +163,8 @@ fn rank_fielded(index: &FieldedIndex, query: &[u16], limit: f64) -> Vec<Candidat
 }
 
 /// [`Catalog::rank`] for the `'hybrid'` ranking, out of line as `'fielded'`'s is.
+/// Positional: [`Catalog::rank_with_vector`]'s own three arguments passed on
+/// out of line, after the catalog and its hybrid config.
 #[inline(never)]
 fn rank_hybrid(
     catalog: &Catalog,
@@ -181,7 +183,8 @@ fn rank_hybrid(
         (None, Some(model)) => QueryVector::Model(model),
         (None, None) => QueryVector::None,
     };
-    hybrid::search(config, fielded, catalog.tool_vectors(), query, query_vector, limit)
+    let index = hybrid::HybridIndex { config, fielded, vectors: catalog.tool_vectors() };
+    hybrid::search(index, query, query_vector, limit)
         .into_iter()
         .map(|hit| Candidate { doc: hit.doc, score: hit.score })
         .collect()

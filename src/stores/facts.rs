@@ -171,6 +171,8 @@ mod tests {
         JsString::from(s)
     }
 
+    /// A part's facts, as a row of the tests' tables.
+    /// Positional: the tests below call it once a row, as a table.
     fn part(
         tool: &str,
         result: bool,

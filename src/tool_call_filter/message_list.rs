@@ -63,7 +63,7 @@ mod legacy;
 use super::prompt::PlanSink;
 use super::tape::{model_output_text, JsonAsks, NodeError, Reader, TapeError};
 use super::{plan, recent_steps, CallId, CallIdSet, Exclude, FilterError};
-pub use legacy::{legacy_entry_stays, legacy_verdicts, plan_legacy, plan_legacy_into};
+pub use legacy::{legacy_entry_stays, legacy_verdicts, plan_legacy, plan_legacy_into, LegacyRun};
 
 /// The codes of the message-list tape (declared in the protocol).
 pub use crate::protocol::tool_call_filter::message_list as code;
@@ -327,18 +327,26 @@ pub fn plan_tape(
     preserve: &CallIdSet,
 ) -> Result<TapePlan, FilterError> {
     let history = History::read(tape)?;
-    plan_history(options, exclude, tape, &history, preserve)
+    plan_history(options, exclude, HistoryTape { tape, history: &history }, preserve)
 }
 
-/// Decides, for every message, whether it stays, goes or is rebuilt. `tape`
-/// is the tape `history` was read from (model outputs are read from it).
+/// A history tape and the [`History`] read from it: model outputs are read
+/// from the tape.
+#[derive(Clone, Copy)]
+pub struct HistoryTape<'a> {
+    pub tape: &'a [i32],
+    pub history: &'a History,
+}
+
+/// Decides, for every message of `read`, whether it stays, goes or is
+/// rebuilt.
 pub fn plan_history(
     options: &MessageListOptions,
     exclude: Exclude,
-    tape: &[i32],
-    history: &History,
+    read: HistoryTape<'_>,
     preserve: &CallIdSet,
 ) -> Result<TapePlan, FilterError> {
+    let HistoryTape { tape, history } = read;
     let messages = &history.messages;
     let mut planner = Planner {
         options,
@@ -711,12 +719,18 @@ mod tests {
         let plan = run(options(Exclude::All, false), &tape, &[1]).unwrap();
         assert_eq!(plan, vec![plan::REWRITE, plan::PART_DROP, plan::PART_KEEP, plan::LEGACY_HELD]);
         let legacy = legacy_tape(&[(0, &[(0, false), (1, false), (-1, false)])]);
-        assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[1]), Ok(vec![1, 1]));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::All, excluded_ids: &[], legacy: &legacy, preserve: &[1] }),
+            Ok(vec![1, 1])
+        );
 
         // With an exclude list the plan ends with the verdicts; no call is an excluded tool's.
         let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
         assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_KEEP, plan::LEGACY_TABLE], &[]));
-        assert_eq!(plan_legacy(Exclude::Listed, &[], &legacy, &[]), Ok(vec![3, 0, 1, 2]));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::Listed, excluded_ids: &[], legacy: &legacy, preserve: &[] }),
+            Ok(vec![3, 0, 1, 2])
+        );
     }
 
     #[test]
@@ -726,7 +740,15 @@ mod tests {
         let plan = run(options(Exclude::Listed, false), &tape, &[]).unwrap();
         assert_eq!(plan, listed(&[plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_TABLE], &[7]));
         let legacy = legacy_tape(&[(0, &[(7, false), (8, true), (9, false)]), (3, &[]), (4, &[(7, false)])]);
-        assert_eq!(plan_legacy(Exclude::Listed, &plan[12..], &legacy, &[]), Ok(vec![1, 2, 0, 0]));
+        assert_eq!(
+            plan_legacy(LegacyRun {
+                exclude: Exclude::Listed,
+                excluded_ids: &plan[12..],
+                legacy: &legacy,
+                preserve: &[]
+            }),
+            Ok(vec![1, 2, 0, 0])
+        );
         // The verdicts, by an entry's bits: held by the kept steps, an excluded call's, an excluded name.
         let [h, c, n] = [plan::LEGACY_HELD_BY_STEPS, plan::LEGACY_EXCLUDED_CALL, plan::LEGACY_EXCLUDED_NAME];
         let verdicts = legacy_verdicts(Exclude::Listed);
@@ -734,14 +756,26 @@ mod tests {
         assert_eq!([verdicts[h], verdicts[h | n], verdicts[h | c], verdicts[h | c | n]], [1, 1, 1, 1]);
         assert_eq!(legacy_verdicts(Exclude::All), [0, 0, 0, 0, 1, 1, 1, 1]);
         // The kept steps hold on to any entry.
-        assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &[7, 8]), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::Listed, excluded_ids: &[7], legacy: &legacy, preserve: &[7, 8] }),
+            Ok(vec![3, 0, 1, 2, 0, 1, 0])
+        );
         // However many: past a few they are looked up in a set.
         let many: Vec<CallId> = (7..40).collect();
-        assert_eq!(plan_legacy(Exclude::Listed, &[7], &legacy, &many), Ok(vec![3, 0, 1, 2, 0, 1, 0]));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::Listed, excluded_ids: &[7], legacy: &legacy, preserve: &many }),
+            Ok(vec![3, 0, 1, 2, 0, 1, 0])
+        );
         // The excluded ids come sorted, as the plan ends with them; else the tape is broken.
-        assert!(matches!(plan_legacy(Exclude::Listed, &[9, 7], &legacy, &[]), Err(FilterError::Tape(_))));
+        assert!(matches!(
+            plan_legacy(LegacyRun { exclude: Exclude::Listed, excluded_ids: &[9, 7], legacy: &legacy, preserve: &[] }),
+            Err(FilterError::Tape(_))
+        ));
         // Every entry goes without an exclude list.
-        assert_eq!(plan_legacy(Exclude::All, &[], &legacy, &[]), Ok(vec![0, 0, 0]));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::All, excluded_ids: &[], legacy: &legacy, preserve: &[] }),
+            Ok(vec![0, 0, 0])
+        );
         // Which the plan says without asking.
         let plan = run(options(Exclude::All, false), &tape, &[]).unwrap();
         assert_eq!(plan, vec![plan::REWRITE, plan::PART_KEEP, plan::PART_DROP, plan::LEGACY_NONE_KEPT]);
@@ -750,16 +784,25 @@ mod tests {
     #[test]
     fn a_null_legacy_entry_fails_the_rebuilt_message_and_a_hole_is_skipped() {
         let null = legacy_tape(&[(0, &[(0, false)]), (5, &[(code::LEGACY_NULL, false)])]);
-        assert_eq!(plan_legacy(Exclude::All, &[], &null, &[]), Err(FilterError::NullLegacyInvocation { message: 5 }));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::All, excluded_ids: &[], legacy: &null, preserve: &[] }),
+            Err(FilterError::NullLegacyInvocation { message: 5 })
+        );
         let hole = legacy_tape(&[(0, &[(code::LEGACY_HOLE, false), (0, false)])]);
-        assert_eq!(plan_legacy(Exclude::All, &[], &hole, &[0]), Ok(vec![1, 1]));
+        assert_eq!(
+            plan_legacy(LegacyRun { exclude: Exclude::All, excluded_ids: &[], legacy: &hole, preserve: &[0] }),
+            Ok(vec![1, 1])
+        );
     }
 
     #[test]
     fn broken_legacy_tapes_are_errors_not_panics() {
         for legacy in [vec![], vec![1], vec![1, -1, 0], vec![1, 0, 2, 0, 0], vec![2, 0, 0], vec![0, 0]] {
             for exclude in [Exclude::All, Exclude::Listed] {
-                assert!(matches!(plan_legacy(exclude, &[3], &legacy, &[]), Err(FilterError::Tape(TapeError { .. }))));
+                assert!(matches!(
+                    plan_legacy(LegacyRun { exclude, excluded_ids: &[3], legacy: &legacy, preserve: &[] }),
+                    Err(FilterError::Tape(TapeError { .. }))
+                ));
             }
         }
     }

@@ -206,32 +206,38 @@ impl<P: PlanSink> PlanSink for &mut P {
     }
 }
 
-/// Filters one prompt. `history` is, for each interned call id, whether the
-/// request's recorded history holds it, or `None` when nothing is recorded
-/// yet; `outputs` is the tape of result outputs asked for by
-/// [`Answer::NeedsOutputs`] (the prompt is read again with them, as it was).
-pub fn filter(
-    options: &PromptOptions,
-    exclude: Exclude,
-    tape: &[i32],
-    history: Option<&[i32]>,
-    outputs: Option<&[i32]>,
-) -> Result<Decision, FilterError> {
-    filter_into(options, exclude, tape, history, outputs, false, Vec::new())
+/// One prompt to filter, and what is known of it: the tools whose calls go
+/// (`exclude`), the prompt's `tape`, and
+/// - `history`: for each interned call id, whether the request's recorded
+///   history holds it, or `None` when nothing is recorded yet;
+/// - `outputs`: the tape of result outputs asked for by
+///   [`Answer::NeedsOutputs`] (the prompt is read again with them, as it
+///   was), or with `outputs_ahead` the output of every `OWN_OUTPUT` result
+///   in prompt order ([`input::OUTPUTS_AHEAD`]).
+///
+/// [`Input::round`] is the round a binding's buffer holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Round<'a> {
+    pub exclude: Exclude,
+    pub tape: &'a [i32],
+    pub history: Option<&'a [i32]>,
+    pub outputs: Option<&'a [i32]>,
+    pub outputs_ahead: bool,
+}
+
+/// Filters one prompt (see [`Round`]).
+pub fn filter(options: &PromptOptions, round: Round<'_>) -> Result<Decision, FilterError> {
+    filter_into(options, round, Vec::new())
 }
 
 /// [`filter`], writing a changed prompt's plan into `plan`, which the answer
-/// hands back. With `outputs_ahead`, `outputs` holds the output of every
-/// `OWN_OUTPUT` result in prompt order ([`input::OUTPUTS_AHEAD`]).
+/// hands back.
 pub fn filter_into<P: PlanSink>(
     options: &PromptOptions,
-    exclude: Exclude,
-    tape: &[i32],
-    history: Option<&[i32]>,
-    outputs: Option<&[i32]>,
-    outputs_ahead: bool,
+    round: Round<'_>,
     plan: P,
 ) -> Result<Decision<P>, FilterError> {
+    let Round { exclude, tape, history, outputs, outputs_ahead } = round;
     // The history decides only without `filterAfterToolSteps`; then the ids are its table's.
     let history = history.filter(|_| options.filter_after_tool_steps.is_none());
     let table_ids = history.map(<[i32]>::len);
@@ -449,6 +455,16 @@ mod tests {
     use crate::test_rng::Rng;
     use crate::tool_call_filter::tape::{node, JsonAsk, JsonAsks};
 
+    /// A round whose outputs (if any) are those asked for.
+    fn round<'a>(
+        exclude: Exclude,
+        tape: &'a [i32],
+        history: Option<&'a [i32]>,
+        outputs: Option<&'a [i32]>,
+    ) -> Round<'a> {
+        Round { exclude, tape, history, outputs, outputs_ahead: false }
+    }
+
     /// Builds prompt tapes the way the binding does.
     #[derive(Default)]
     struct PromptTape {
@@ -552,7 +568,7 @@ mod tests {
 
     #[test]
     fn the_first_prompt_of_a_request_is_its_history_and_goes() {
-        let decision = filter(&plain(), Exclude::All, &two_pairs(), None, None).unwrap();
+        let decision = filter(&plain(), round(Exclude::All, &two_pairs(), None, None)).unwrap();
         assert!(decision.record_history);
         assert_eq!(
             changed(decision),
@@ -563,40 +579,42 @@ mod tests {
     #[test]
     fn calls_the_run_made_after_the_history_stay() {
         // The history holds id 0 only: id 1 came from the run.
-        let decision = filter(&plain(), Exclude::All, &two_pairs(), Some(&[1, 0]), None).unwrap();
+        let decision = filter(&plain(), round(Exclude::All, &two_pairs(), Some(&[1, 0]), None)).unwrap();
         assert!(!decision.record_history);
         assert_eq!(
             changed(decision),
             vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
         );
         // Everything from the run: nothing to do.
-        let decision = filter(&plain(), Exclude::All, &two_pairs(), Some(&[0, 0]), None).unwrap();
+        let decision = filter(&plain(), round(Exclude::All, &two_pairs(), Some(&[0, 0]), None)).unwrap();
         assert_eq!(decision.answer, Answer::Unchanged);
     }
 
     #[test]
     fn an_exclude_list_removes_pairs_by_id() {
         // Only id 1's parts name an excluded tool; its call and result both go.
-        let plan = changed(filter(&plain(), Exclude::Listed, &two_pairs(), None, None).unwrap());
+        let plan = changed(filter(&plain(), round(Exclude::Listed, &two_pairs(), None, None)).unwrap());
         assert_eq!(plan, vec![plan::KEEP, plan::KEEP, plan::KEEP, plan::DROP, plan::DROP]);
         // A result naming an excluded tool takes its call along, whatever the call names.
         let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, true, false)]).build();
-        let plan = changed(filter(&plain(), Exclude::Listed, &tape, None, None).unwrap());
+        let plan = changed(filter(&plain(), round(Exclude::Listed, &tape, None, None)).unwrap());
         assert_eq!(plan, vec![plan::DROP, plan::DROP]);
     }
 
     #[test]
     fn recent_tool_steps_stay_with_filter_after_tool_steps() {
         let keep_one = options(Some(1.0), false, PreservedResults::Every);
-        let plan = changed(filter(&keep_one, Exclude::All, &two_pairs(), None, None).unwrap());
+        let plan = changed(filter(&keep_one, round(Exclude::All, &two_pairs(), None, None)).unwrap());
         assert_eq!(
             plan,
             vec![plan::KEEP, plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP, plan::DROP, plan::KEEP, plan::KEEP]
         );
         // Two steps keep everything; zero keeps nothing; NaN keeps everything.
         for (steps, unchanged) in [(2.0, true), (0.0, false), (f64::NAN, true), (-1.0, false)] {
-            let decision =
-                filter(&options(Some(steps), false, PreservedResults::Every), Exclude::All, &two_pairs(), None, None);
+            let decision = filter(
+                &options(Some(steps), false, PreservedResults::Every),
+                round(Exclude::All, &two_pairs(), None, None),
+            );
             assert_eq!(decision.unwrap().answer == Answer::Unchanged, unchanged, "{steps}");
         }
     }
@@ -609,7 +627,7 @@ mod tests {
             .tool(vec![call(1, false), result(0, false, false)])
             .build();
         let keep_one = options(Some(1.0), false, PreservedResults::Every);
-        let plan = changed(filter(&keep_one, Exclude::All, &tape, None, None).unwrap());
+        let plan = changed(filter(&keep_one, round(Exclude::All, &tape, None, None)).unwrap());
         assert_eq!(plan, vec![plan::KEEP, plan::REWRITE, 1, plan::PART_DROP, plan::PART_KEEP]);
     }
 
@@ -622,31 +640,32 @@ mod tests {
             .tool(vec![result(0, false, false)])
             .build();
         // Once anything changes, an empty content leaves with its message.
-        let plan = changed(filter(&plain(), Exclude::All, &tape, None, None).unwrap());
+        let plan = changed(filter(&plain(), round(Exclude::All, &tape, None, None)).unwrap());
         assert_eq!(plan, vec![plan::KEEP, plan::DROP, plan::DROP, plan::DROP]);
         // Step filtering calls `content.filter` on the assistant's string.
         let keep_one = options(Some(1.0), false, PreservedResults::Every);
         assert_eq!(
-            filter(&keep_one, Exclude::All, &tape, None, None),
+            filter(&keep_one, round(Exclude::All, &tape, None, None)),
             Err(FilterError::ContentNotAnArray { message: 0 })
         );
         // ... unless it keeps no steps, which reads nothing.
         let keep_none = options(Some(0.0), false, PreservedResults::Every);
-        assert!(filter(&keep_none, Exclude::All, &tape, None, None).is_ok());
+        assert!(filter(&keep_none, round(Exclude::All, &tape, None, None)).is_ok());
     }
 
     #[test]
     fn preserved_output_becomes_text_where_the_call_was() {
         let with_outputs = options(None, true, PreservedResults::Every);
         let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
-        let decision = filter(&with_outputs, Exclude::All, &tape, None, None).unwrap();
+        let decision = filter(&with_outputs, round(Exclude::All, &tape, None, None)).unwrap();
         assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0)]));
         // The output is the string 7.
         let outputs = [node::STRING, 7, 1];
-        let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
+        let plan = changed(filter(&with_outputs, round(Exclude::All, &tape, None, Some(&outputs))).unwrap());
         assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 0, 1, 7, plan::DROP]);
         // An output without text leaves nothing.
-        let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 7, 0])).unwrap());
+        let plan =
+            changed(filter(&with_outputs, round(Exclude::All, &tape, None, Some(&[node::STRING, 7, 0]))).unwrap());
         assert_eq!(plan, vec![plan::DROP, plan::DROP]);
     }
 
@@ -658,12 +677,12 @@ mod tests {
             .tool(vec![result(0, false, false), result(1, false, true)])
             .build();
         assert_eq!(
-            filter(&own_only, Exclude::All, &tape, None, None).unwrap().answer,
+            filter(&own_only, round(Exclude::All, &tape, None, None)).unwrap().answer,
             Answer::NeedsOutputs(vec![(1, 1)])
         );
         let every = options(None, true, PreservedResults::Every);
         assert_eq!(
-            filter(&every, Exclude::All, &tape, None, None).unwrap().answer,
+            filter(&every, round(Exclude::All, &tape, None, None)).unwrap().answer,
             Answer::NeedsOutputs(vec![(1, 0), (1, 1)])
         );
     }
@@ -672,11 +691,13 @@ mod tests {
     fn a_provider_executed_result_without_a_call_keeps_its_text_in_place() {
         let with_outputs = options(None, true, PreservedResults::Every);
         let tape = PromptTape::default().assistant(vec![text(), result(0, false, false)]).build();
-        let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
+        let plan =
+            changed(filter(&with_outputs, round(Exclude::All, &tape, None, Some(&[node::STRING, 3, 1]))).unwrap());
         assert_eq!(plan, vec![plan::REWRITE, 2, plan::PART_KEEP, plan::PART_RESULT_TEXT, 0, 1, 1, 3]);
         // In a tool message it is dropped: only assistant messages may carry the text.
         let tape = PromptTape::default().tool(vec![text(), result(0, false, false)]).build();
-        let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::STRING, 3, 1])).unwrap());
+        let plan =
+            changed(filter(&with_outputs, round(Exclude::All, &tape, None, Some(&[node::STRING, 3, 1]))).unwrap());
         assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_KEEP, plan::PART_DROP]);
     }
 
@@ -689,7 +710,7 @@ mod tests {
             .tool(vec![result(0, false, false), result(0, false, false), result(0, false, false)])
             .build();
         let outputs = [node::STRING, 1, 1, node::STRING, 2, 1, node::NOTHING];
-        let plan = changed(filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap());
+        let plan = changed(filter(&with_outputs, round(Exclude::All, &tape, None, Some(&outputs))).unwrap());
         assert_eq!(plan, vec![plan::REWRITE, 1, plan::PART_RESULT_TEXT, 1, 1, 1, 2, plan::DROP]);
     }
 
@@ -699,7 +720,7 @@ mod tests {
         let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
         // `{ a: 1 }` with its JSON not computed: the slot is position 2 of the outputs tape.
         let outputs = [node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
-        let decision = filter(&with_outputs, Exclude::All, &tape, None, Some(&outputs)).unwrap();
+        let decision = filter(&with_outputs, round(Exclude::All, &tape, None, Some(&outputs))).unwrap();
         assert_eq!(
             decision.answer,
             Answer::NeedsJson(JsonAsks(vec![JsonAsk { slot: Some(2), around: None, inside: 0 }]))
@@ -710,7 +731,8 @@ mod tests {
     fn each_round_of_outputs_reads_the_prompt_again_to_the_answer_it_asks_for() {
         let with_outputs = options(None, true, PreservedResults::Every);
         let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
-        let ask = |outputs: Option<&[i32]>| filter(&with_outputs, Exclude::All, &tape, None, outputs).unwrap().answer;
+        let ask =
+            |outputs: Option<&[i32]>| filter(&with_outputs, round(Exclude::All, &tape, None, outputs)).unwrap().answer;
         assert_eq!(ask(None), Answer::NeedsOutputs(vec![(1, 0)]));
         let mut outputs = vec![node::OBJECT, 0, node::JSON_LATER, node::NO_TEXT, 0];
         assert_eq!(
@@ -738,8 +760,12 @@ mod tests {
         let history = [1, 0];
         let outputs = [node::STRING, 5, 1, node::TOO_DEEP];
         let ahead = |outputs: &[i32]| {
-            filter_into(&own_only, Exclude::All, &tape, Some(&history), Some(outputs), true, Vec::new())
-                .map(|d| d.answer)
+            filter_into(
+                &own_only,
+                Round { outputs_ahead: true, ..round(Exclude::All, &tape, Some(&history), Some(outputs)) },
+                Vec::new(),
+            )
+            .map(|d| d.answer)
         };
         let expected = vec![
             plan::REWRITE,
@@ -757,10 +783,10 @@ mod tests {
         ];
         assert_eq!(ahead(&outputs), Ok(Answer::Changed(expected.clone())));
         // The same as the answer that asks for the one it needs.
-        let asked = filter(&own_only, Exclude::All, &tape, Some(&history), None).unwrap().answer;
+        let asked = filter(&own_only, round(Exclude::All, &tape, Some(&history), None)).unwrap().answer;
         assert_eq!(asked, Answer::NeedsOutputs(vec![(1, 0)]));
         assert_eq!(
-            changed(filter(&own_only, Exclude::All, &tape, Some(&history), Some(&outputs[..3])).unwrap()),
+            changed(filter(&own_only, round(Exclude::All, &tape, Some(&history), Some(&outputs[..3]))).unwrap()),
             expected
         );
         // One output short, or one too many: the tape does not account for the results.
@@ -777,14 +803,22 @@ mod tests {
             .assistant(vec![call(0, false), call(1, false)])
             .tool(vec![result(0, false, false), result(1, false, true)])
             .build();
-        let decision =
-            filter_into(&every, Exclude::All, &tape, None, Some(&[node::NOTHING]), true, Vec::new()).unwrap();
+        let decision = filter_into(
+            &every,
+            Round { outputs_ahead: true, ..round(Exclude::All, &tape, None, Some(&[node::NOTHING])) },
+            Vec::new(),
+        )
+        .unwrap();
         assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0), (1, 1)]));
         // Under that rule outputs written ahead are never read, even where they
         // would hold every wanted one.
         let own = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, true)]).build();
-        let decision =
-            filter_into(&every, Exclude::All, &own, None, Some(&[node::STRING, 5, 1]), true, Vec::new()).unwrap();
+        let decision = filter_into(
+            &every,
+            Round { outputs_ahead: true, ..round(Exclude::All, &own, None, Some(&[node::STRING, 5, 1])) },
+            Vec::new(),
+        )
+        .unwrap();
         assert_eq!(decision.answer, Answer::NeedsOutputs(vec![(1, 0)]));
     }
 
@@ -796,9 +830,11 @@ mod tests {
             .assistant(vec![text(), call(0, false)])
             .tool(vec![result(0, false, false)])
             .build();
-        let alone = changed(filter(&plain(), Exclude::All, &tape, None, None).unwrap());
+        let alone = changed(filter(&plain(), round(Exclude::All, &tape, None, None)).unwrap());
         let mut sink = vec![7, 8];
-        let decision = filter_into(&plain(), Exclude::All, &tape, None, None, false, &mut sink).unwrap();
+        let decision =
+            filter_into(&plain(), Round { outputs_ahead: false, ..round(Exclude::All, &tape, None, None) }, &mut sink)
+                .unwrap();
         assert!(matches!(decision.answer, Answer::Changed(_)));
         assert_eq!(sink[..2], [7, 8]);
         assert_eq!(sink[2..], alone[..]);
@@ -809,7 +845,7 @@ mod tests {
         let with_outputs = options(None, true, PreservedResults::Every);
         let tape = PromptTape::default().assistant(vec![call(0, false)]).tool(vec![result(0, false, false)]).build();
         assert_eq!(
-            filter(&with_outputs, Exclude::All, &tape, None, Some(&[node::TOO_DEEP])),
+            filter(&with_outputs, round(Exclude::All, &tape, None, Some(&[node::TOO_DEEP]))),
             Err(FilterError::ModelOutputTooDeep { message: 1 })
         );
     }
@@ -817,7 +853,7 @@ mod tests {
     #[test]
     fn an_empty_exclude_list_changes_and_records_nothing() {
         let tape = PromptTape::default().assistant(vec![call(0, true)]).tool(vec![result(0, true, false)]).build();
-        let decision = filter(&plain(), Exclude::Nothing, &tape, None, None).unwrap();
+        let decision = filter(&plain(), round(Exclude::Nothing, &tape, None, None)).unwrap();
         assert_eq!(decision, Decision { record_history: false, answer: Answer::Unchanged });
     }
 
@@ -825,7 +861,7 @@ mod tests {
     fn falsy_ids_are_never_removed() {
         let tape =
             PromptTape::default().assistant(vec![call(NO_ID, false)]).tool(vec![result(NO_ID, false, false)]).build();
-        assert_eq!(filter(&plain(), Exclude::All, &tape, None, None).unwrap().answer, Answer::Unchanged);
+        assert_eq!(filter(&plain(), round(Exclude::All, &tape, None, None)).unwrap().answer, Answer::Unchanged);
     }
 
     #[test]
@@ -848,10 +884,13 @@ mod tests {
             vec![1, code::PARTS, 1, code::TOOL_RESULT | 32],
         ];
         for tape in broken {
-            assert!(matches!(filter(&plain(), Exclude::All, &tape, None, None), Err(FilterError::Tape(_))), "{tape:?}");
+            assert!(
+                matches!(filter(&plain(), round(Exclude::All, &tape, None, None)), Err(FilterError::Tape(_))),
+                "{tape:?}"
+            );
         }
         // A history table of the wrong length.
-        assert!(filter(&plain(), Exclude::All, &two_pairs(), Some(&[1]), None).is_err());
+        assert!(filter(&plain(), round(Exclude::All, &two_pairs(), Some(&[1]), None)).is_err());
     }
 
     #[test]
@@ -876,7 +915,7 @@ mod tests {
                 for exclude in [Exclude::All, Exclude::Listed] {
                     let history = rng.next().is_multiple_of(2).then_some(history.as_slice());
                     let outputs = rng.next().is_multiple_of(2).then_some(outputs.as_slice());
-                    if filter(options, exclude, &tape, history, outputs).is_ok() {
+                    if filter(options, round(exclude, &tape, history, outputs)).is_ok() {
                         answered += 1;
                     }
                 }
@@ -946,9 +985,9 @@ mod tests {
             .build();
         for preserve in [false, true] {
             let options = options(None, preserve, PreservedResults::WithOwnModelOutput);
-            let plan = changed(filter(&options, Exclude::All, &tape, None, None).unwrap());
+            let plan = changed(filter(&options, round(Exclude::All, &tape, None, None)).unwrap());
             assert_eq!(plan, vec![plan::DROP, plan::DROP, plan::DROP, plan::DROP], "preserveModelOutput {preserve}");
-            let decision = filter(&options, Exclude::All, &tape, Some(&[0]), None).unwrap();
+            let decision = filter(&options, round(Exclude::All, &tape, Some(&[0]), None)).unwrap();
             assert_eq!(decision.answer, Answer::Unchanged, "preserveModelOutput {preserve}");
         }
     }
@@ -964,15 +1003,18 @@ mod tests {
             .assistant(vec![call(0, false)])
             .tool(vec![result(0, false, false)])
             .build();
-        let decision = filter(&plain(), Exclude::All, &tape, Some(&[1, 0, 1]), None).unwrap();
+        let decision = filter(&plain(), round(Exclude::All, &tape, Some(&[1, 0, 1]), None)).unwrap();
         assert!(!decision.record_history);
         assert_eq!(changed(decision), vec![plan::KEEP, plan::KEEP, plan::DROP, plan::DROP]);
         // Without a table, ids must come in prompt order; with one, below its length.
-        assert!(matches!(filter(&plain(), Exclude::All, &tape, None, None), Err(FilterError::Tape(_))));
-        assert!(matches!(filter(&plain(), Exclude::All, &tape, Some(&[1]), None), Err(FilterError::Tape(_))));
+        assert!(matches!(filter(&plain(), round(Exclude::All, &tape, None, None)), Err(FilterError::Tape(_))));
+        assert!(matches!(filter(&plain(), round(Exclude::All, &tape, Some(&[1]), None)), Err(FilterError::Tape(_))));
         // With `filterAfterToolSteps` the history is not read, and neither is its table's length.
         let keep_one = options(Some(1.0), false, PreservedResults::WithOwnModelOutput);
-        assert!(matches!(filter(&keep_one, Exclude::All, &tape, Some(&[1, 0, 1]), None), Err(FilterError::Tape(_))));
+        assert!(matches!(
+            filter(&keep_one, round(Exclude::All, &tape, Some(&[1, 0, 1]), None)),
+            Err(FilterError::Tape(_))
+        ));
     }
 
     #[test]

@@ -69,6 +69,10 @@ impl NativeStep {
     /// [`search_operation`](Self::search_operation) instead should any not
     /// hold); then the answer, laid out after them and its text returned, or
     /// as an object when it does not fit.
+    ///
+    /// Positional: `env` is napi-rs's, the four others the JavaScript
+    /// call's arguments (named, napi-rs would read each by name, as
+    /// [`NativeToolSearch::begin_step`](crate::tool_search::NativeToolSearch::begin_step)'s note measures).
     #[napi(catch_unwind)]
     pub fn search(
         &self,

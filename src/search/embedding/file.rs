@@ -102,8 +102,23 @@ pub fn parse(bytes: &[u8]) -> Result<StaticModel, FileError> {
     StaticModel::quantized(tokenizer, dimensions, values, scales).map_err(FileError::Model)
 }
 
+/// A model's file as its parts (see the module docs for each).
+#[derive(Clone, Copy, Debug)]
+pub struct ModelParts<'a> {
+    /// The vocabulary, in id order.
+    pub tokens: &'a [&'a str],
+    /// The unknown token's id.
+    pub unknown: u32,
+    pub dimensions: usize,
+    /// The rows, `dimensions` 8-bit values each.
+    pub values: &'a [i8],
+    /// Each row's scale.
+    pub scales: &'a [f32],
+}
+
 /// Writes a model's file (the packing script's format; for tests and tools).
-pub fn write(tokens: &[&str], unknown: u32, dimensions: usize, values: &[i8], scales: &[f32]) -> Vec<u8> {
+pub fn write(model: ModelParts<'_>) -> Vec<u8> {
+    let ModelParts { tokens, unknown, dimensions, values, scales } = model;
     let mut out = MAGIC.to_vec();
     let vocabulary: String = tokens.iter().flat_map(|t| [*t, "\n"]).collect();
     for n in [tokens.len(), dimensions, unknown as usize, vocabulary.len()] {
@@ -165,6 +180,9 @@ impl BuiltinModel {
     /// Sets document `doc` of `vectors` to the vector of a tool's `fields`
     /// (text, weight: [`StaticModel::embed_fields`]), made by `model` (this
     /// one's) or found among those made before.
+    /// Positional: once per tool of an index being built, in its loop; the
+    /// model, the fields, the row (`vectors`, `doc`) and the scratch are
+    /// each that loop's own.
     pub fn embed_into(
         &self,
         model: &StaticModel,
@@ -227,7 +245,13 @@ mod tests {
 
     #[test]
     fn a_written_model_reads_back_and_damage_is_refused() {
-        let bytes = write(&["[UNK]", "weather", "##s"], 0, 2, &[0, 0, 127, -64, 10, 20], &[1.0, 0.5, 0.25]);
+        let bytes = write(ModelParts {
+            tokens: &["[UNK]", "weather", "##s"],
+            unknown: 0,
+            dimensions: 2,
+            values: &[0, 0, 127, -64, 10, 20],
+            scales: &[1.0, 0.5, 0.25],
+        });
         let model = parse(&bytes).unwrap();
         assert_eq!(model.dimensions(), 2);
         let mut out = [0.0; 2];
@@ -248,7 +272,13 @@ mod tests {
 
     #[test]
     fn a_text_embedded_before_is_looked_up_not_embedded_again() {
-        let bytes = write(&["[UNK]", "weather", "##s"], 0, 2, &[0, 0, 127, -64, 10, 20], &[1.0, 0.5, 0.25]);
+        let bytes = write(ModelParts {
+            tokens: &["[UNK]", "weather", "##s"],
+            unknown: 0,
+            dimensions: 2,
+            values: &[0, 0, 127, -64, 10, 20],
+            scales: &[1.0, 0.5, 0.25],
+        });
         let builtin = BuiltinModel::new(PathBuf::new());
         let _ = builtin.model.set(Ok(Arc::new(parse(&bytes).unwrap())));
         let model = builtin.get().unwrap();

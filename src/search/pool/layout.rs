@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::js::to_lower_utf16_into;
 use crate::search::bm25::{Bm25Builder, TermDict};
-use crate::search::catalog::{Catalog, CatalogText, Partial, Ranking, IN_SHARED, SPLIT_FROM_ENTRIES};
+use crate::search::catalog::{Catalog, CatalogParts, CatalogText, Partial, Ranking, IN_SHARED, SPLIT_FROM_ENTRIES};
 use crate::search::params::ParamTable;
 use crate::search::span::{EntrySpans, Span};
 use crate::search::tokenize::for_each_token;
@@ -57,7 +57,7 @@ impl ToolPool {
         };
         let Layout { own, shared, entries, id_hashes, params, analysed } = layout;
         let text = CatalogText::with_shared(own, shared, id_hashes);
-        Ok(Catalog::from_analysis(text, entries, *ranking, params, analysed)?)
+        Ok(Catalog::from_analysis(CatalogParts { text, entries, params, analysed }, *ranking)?)
     }
 
     /// Puts the tokens of the keys that name their tools (tools without an

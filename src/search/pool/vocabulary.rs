@@ -51,6 +51,9 @@ pub(super) struct Numbering {
 
 /// The number in `index` of the vocabulary's `term`, given it there the
 /// first time (`local` and `met` as in [`Numbering::local`]).
+/// Positional: the per-term kernel of laying out a selection; `local` and
+/// `met` are a [`Numbering`]'s fields, borrowed apart from its `counts`,
+/// which the caller pushes the answer to.
 pub(super) fn index_term(
     index: &mut Bm25Builder,
     terms: &TermDict,
@@ -75,6 +78,9 @@ pub(super) fn index_term(
 /// Counts `count` more of `term` in `counts` (distinct terms in order of
 /// first occurrence), `local` saying where each term already is (see
 /// [`Numbering::local`], reset with [`reset_local`]).
+/// Positional: the per-token kernel of analysing a tool (every token of
+/// every description); its first three are a [`Numbering`]'s fields, taken
+/// apart as [`index_term`] takes them.
 pub(super) fn count_term(
     local: &mut Vec<u32>,
     met: &mut Vec<u32>,

@@ -31,35 +31,35 @@ pub fn legacy_verdicts(exclude: Exclude) -> [i32; plan::LEGACY_VERDICTS] {
     })
 }
 
+/// The legacy lists of the messages a run rebuilds, on their own tape
+/// (`legacy`, see the module docs), and what decides their entries: the
+/// run's `exclude`, the excluded tools' call ids its plan ended with
+/// (`excluded_ids`: with an exclude list; sorted, as the plan has them), and
+/// the ids the kept steps hold (`preserve`).
+#[derive(Clone, Copy, Debug)]
+pub struct LegacyRun<'a> {
+    pub exclude: Exclude,
+    pub excluded_ids: &'a [CallId],
+    pub legacy: &'a [i32],
+    pub preserve: &'a [CallId],
+}
+
 /// The kept entries of the legacy lists of the rebuilt messages of a run,
-/// read on their own tape (see the module docs) once the run's plan said
-/// which messages are rebuilt: per list, the count of entries that stay,
-/// then their positions. `excluded_ids` are the excluded tools' call ids the
-/// plan ended with (with an exclude list; sorted, as the plan has them), and
-/// `preserve` the ids the kept steps hold. The binding asks this only of a
-/// list with a `null` entry, which fails; it looks the others up in the
+/// once the run's plan said which messages are rebuilt: per list, the count
+/// of entries that stay, then their positions. The binding asks this only
+/// of a list with a `null` entry, which fails; it looks the others up in the
 /// plan's verdicts ([`legacy_verdicts`]).
-pub fn plan_legacy(
-    exclude: Exclude,
-    excluded_ids: &[CallId],
-    legacy: &[i32],
-    preserve: &[CallId],
-) -> Result<Vec<i32>, FilterError> {
-    let mut out = Vec::with_capacity(legacy.len());
-    plan_legacy_into(exclude, excluded_ids, legacy, preserve, &mut out)?;
+pub fn plan_legacy(run: LegacyRun<'_>) -> Result<Vec<i32>, FilterError> {
+    let mut out = Vec::with_capacity(run.legacy.len());
+    plan_legacy_into(run, &mut out)?;
     Ok(out)
 }
 
 /// [`plan_legacy`] into the binding's answer buffer. It builds no set: a
 /// run's excluded ids are searched sorted, and the few ids the kept steps
 /// hold one by one.
-pub fn plan_legacy_into(
-    exclude: Exclude,
-    excluded_ids: &[CallId],
-    legacy: &[i32],
-    preserve: &[CallId],
-    out: &mut impl PlanSink,
-) -> Result<(), FilterError> {
+pub fn plan_legacy_into(run: LegacyRun<'_>, out: &mut impl PlanSink) -> Result<(), FilterError> {
+    let LegacyRun { exclude, excluded_ids, legacy, preserve } = run;
     let listed = exclude == Exclude::Listed;
     if listed && excluded_ids.windows(2).any(|pair| pair[0] > pair[1]) {
         return Err(FilterError::Tape(TapeError { position: 0 }));

@@ -4,7 +4,7 @@
 
 use super::super::tape::TapeError;
 use super::super::{Exclude, FilterError};
-use super::{answer, filter_into, input, Answer, Decision, PlanSink, PromptOptions};
+use super::{answer, filter_into, input, Answer, Decision, PlanSink, PromptOptions, Round};
 use crate::releases::PreservedResults;
 
 /// One round's input, read from the binding's buffer (see [`input`]).
@@ -71,6 +71,17 @@ impl<'a> Input<'a> {
         }
     }
 
+    /// The prompt to filter and what is known of it.
+    pub fn round(&self) -> Round<'a> {
+        Round {
+            exclude: self.exclude,
+            tape: self.tape,
+            history: self.history,
+            outputs: self.outputs,
+            outputs_ahead: self.outputs_ahead,
+        }
+    }
+
     /// Filters the round into `out` as the protocol's `prompt_answer` lays
     /// the binding's answer out: whether to record the history, the kind of
     /// answer, then the plan (written in place) or what to ask for.
@@ -82,8 +93,7 @@ impl<'a> Input<'a> {
         let start = out.len();
         out.extend_from_slice(&[0; answer::HEAD]);
         let options = self.options(filter_after_tool_steps);
-        let Decision { record_history, answer: outcome } =
-            filter_into(&options, self.exclude, self.tape, self.history, self.outputs, self.outputs_ahead, &mut *out)?;
+        let Decision { record_history, answer: outcome } = filter_into(&options, self.round(), &mut *out)?;
         let kind = match outcome {
             Answer::Changed(_) => answer::CHANGED,
             Answer::Unchanged => answer::UNCHANGED,
