@@ -243,15 +243,20 @@ impl BuiltinModel {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_written_model_reads_back_and_damage_is_refused() {
-        let bytes = write(ModelParts {
+    /// A model of three tokens in two dimensions: "weather" and its "##s".
+    fn tiny_model() -> Vec<u8> {
+        write(ModelParts {
             tokens: &["[UNK]", "weather", "##s"],
             unknown: 0,
             dimensions: 2,
             values: &[0, 0, 127, -64, 10, 20],
             scales: &[1.0, 0.5, 0.25],
-        });
+        })
+    }
+
+    #[test]
+    fn a_written_model_reads_back_and_damage_is_refused() {
+        let bytes = tiny_model();
         let model = parse(&bytes).unwrap();
         assert_eq!(model.dimensions(), 2);
         let mut out = [0.0; 2];
@@ -272,13 +277,7 @@ mod tests {
 
     #[test]
     fn a_text_embedded_before_is_looked_up_not_embedded_again() {
-        let bytes = write(ModelParts {
-            tokens: &["[UNK]", "weather", "##s"],
-            unknown: 0,
-            dimensions: 2,
-            values: &[0, 0, 127, -64, 10, 20],
-            scales: &[1.0, 0.5, 0.25],
-        });
+        let bytes = tiny_model();
         let builtin = BuiltinModel::new(PathBuf::new());
         let _ = builtin.model.set(Ok(Arc::new(parse(&bytes).unwrap())));
         let model = builtin.get().unwrap();
