@@ -48,7 +48,10 @@ export function functionNames(files) {
  * Runs a rhythm script and returns the trace lines, after `COLLECTING`, that
  * deoptimize one of `names` or compile one again to a tier it had before
  * (the collection dropped its code). A first climb to a higher tier is V8
- * tiering up, which a collection does not cause.
+ * tiering up, which a collection does not cause. A function is known by its
+ * name (the addresses in the traces move when a collection compacts), so two
+ * functions of one name in the files scanned read as one compiled again:
+ * name them apart.
  */
 export function collectionCost(rhythmScript, names) {
   const output = execFileSync(process.execPath, ['--expose-gc', '--trace-deopt', '--trace-opt', rhythmScript], {

@@ -96,7 +96,7 @@ function searchExecute(metaTools, step, requestContext) {
     const awaits = settings.searchAwaitsAsReference
     if (awaits && settings.filterConcurrency === 1) {
       // Awaited here, where the reference's execute awaits.
-      const asked = driver.questions({ operation, step, requestContext, awaits, phase: SEARCH_PHASE })
+      const asked = driver.awaitedQuestions({ operation, step, requestContext, awaits, phase: SEARCH_PHASE })
       for (let next = asked.next(); !next.done; next = asked.next(await next.value));
     } else {
       operation = await driver.run({ operation, step, requestContext, awaits, phase: SEARCH_PHASE })
@@ -119,7 +119,7 @@ function loadExecute(metaTools, step, requestContext) {
     const awaits = operation.awaitsAsReference
     if (settings.filterConcurrency !== 1) return (await driver.run({ operation, step, requestContext, awaits, phase: LOAD_PHASE })).loadOutput()
     // Awaited here, where the reference's execute awaits (it awaits as the reference).
-    const asked = driver.questions({ operation, step, requestContext, awaits, phase: LOAD_PHASE })
+    const asked = driver.awaitedQuestions({ operation, step, requestContext, awaits, phase: LOAD_PHASE })
     for (let next = asked.next(); !next.done; next = asked.next(await next.value));
     return operation.loadOutput()
   }
