@@ -110,112 +110,74 @@ test('no function is longer than a screenful or two', () => {
   assert.deepEqual(over, [])
 })
 
-/** The most parameters a lib/ function takes before it owes a reason (issue 39). */
+/** The most parameters a function takes before it owes a reason (issue 39). */
 const MOST_POSITIONAL = 4
 
 /**
- * A lib/ function's parameters, counted at the top level of the list that
- * follows its name on its opening line (and the lines after, where Biome
- * wraps it).
+ * A function's parameters: the list from the first `(` after its name on
+ * line `i` outside any bracket (so after Rust's generics), read over the
+ * lines after where it is wrapped, split at the commas outside any bracket
+ * (`<>` too in Rust, where `->` is none), a trailing comma ending nothing;
+ * Rust's `self` not counted.
  */
-function parameterCount(lines, i, name) {
-  let text = lines[i].slice(lines[i].indexOf(`${name}(`) + name.length + 1)
-  for (let next = i + 1; next < lines.length && !closes(text); next++) text += lines[next]
+function parameterCount(lines, i, name, { rust }) {
+  const opens = rust ? '<([{' : '([{'
+  const shuts = rust ? '>)]}' : ')]}'
+  const text = lines.slice(i).join('\n')
   let depth = 0
+  let list = -1
   let count = 0
-  let any = false
-  for (const char of text) {
-    if (char === '(' || char === '[' || char === '{') depth++
-    else if (char === ')' || char === ']' || char === '}') {
-      if (depth === 0) break
+  let current = ''
+  for (let at = text.indexOf(name) + name.length; at < text.length; at++) {
+    const c = text[at]
+    if (opens.includes(c)) {
+      depth++
+      if (list < 0 && depth === 1 && c === '(') {
+        list = at + 1
+        continue
+      }
+    } else if (shuts.includes(c) && !(c === '>' && text[at - 1] === '-')) {
       depth--
-    } else if (char === ',' && depth === 0) count++
-    else if (depth === 0 && char.trim() !== '') any = true
-    if (depth > 0) any = true
+      if (list >= 0 && depth === 0) break
+    }
+    if (list < 0) continue
+    if (depth === 1 && c === ',') {
+      if (current.trim() !== '') count++
+      current = ''
+    } else current += c
   }
-  return any ? count + 1 : 0
+  if (current.trim() !== '') count++
+  if (rust && /^\s*&?('\w+ )?(mut )?self\b/.test(text.slice(list))) count--
+  return count
 }
 
-function closes(text) {
-  let depth = 0
-  for (const char of text) {
-    if (char === '(') depth++
-    else if (char === ')' && depth-- === 0) return true
-  }
-  return false
-}
-
-/** The comment just above line `i` (a JSDoc block or `//` lines), joined. */
+/** The comment just above line `i` (doc lines, `//` lines or a JSDoc block; Rust's attributes between), joined. */
 function commentAbove(lines, i) {
   let at = i - 1
   const comment = []
-  while (at >= 0 && /^\s*(\/\/|\/\*\*|\*)/.test(lines[at])) comment.unshift(lines[at--])
+  while (at >= 0 && /^\s*(\/\/|\/\*\*|\*|#\[)/.test(lines[at])) comment.unshift(lines[at--])
   return comment.join('\n')
 }
 
-test('a lib/ function takes at most four parameters, or says why it is positional', () => {
+test('a function takes at most four parameters, or says why it is positional', () => {
   const over = []
-  let excused = 0
-  for (const path of libFiles) {
-    const lines = readFileSync(join(root, path), 'utf8').split('\n')
+  const excused = { rust: 0, js: 0 }
+  const sources = [
+    ...rustFiles.map((path) => ({ path, lines: rustCode(path), opening: RUST_FN, rust: true })),
+    ...libFiles.map((path) => ({ path, lines: readFileSync(join(root, path), 'utf8').split('\n'), opening: JS_FN, rust: false })),
+  ]
+  for (const { path, lines, opening, rust } of sources) {
     for (let i = 0; i < lines.length; i++) {
-      const match = JS_FN.exec(lines[i])
+      const match = opening.exec(lines[i])
       if (match === null) continue
       const name = match[2] ?? match[3]
-      const count = parameterCount(lines, i, name)
+      const count = parameterCount(lines, i, name, { rust })
       if (count <= MOST_POSITIONAL) continue
-      if (/^\s*(\*|\/\/)\s*Positional:/m.test(commentAbove(lines, i))) excused++
+      if (/^\s*(\*|\/\/[/!]?)\s*Positional:/m.test(commentAbove(lines, i))) excused[rust ? 'rust' : 'js']++
       else over.push(`${path}:${i + 1} ${name} (${count})`)
     }
   }
-  assert.ok(excused > 0, 'the parameter scan is broken')
-  assert.deepEqual(over, [])
-})
-
-/**
- * Each Rust function's parameters (`self` not counted) and the comment lines
- * just above it: the list is read from the `(` after its name (and generics)
- * to its closing parenthesis, over lines, and split at the commas outside
- * any bracket, `<>` included (`->` is not one).
- */
-function rustParameterLists(code) {
-  const lists = []
-  for (const match of code.matchAll(/^[ \t]*(?:pub(?:\([^)]*\))? )?(?:const )?(?:async )?(?:unsafe )?fn (\w+)(?:<[^(]*?>)?\(/gm)) {
-    const from = match.index + match[0].length
-    let depth = 1
-    let count = 0
-    let current = ''
-    for (let at = from; at < code.length && depth > 0; at++) {
-      const c = code[at]
-      if ('<([{'.includes(c)) depth++
-      else if ('>)]}'.includes(c) && !(c === '>' && code[at - 1] === '-')) depth--
-      if (depth === 1 && c === ',') {
-        if (current.trim() !== '') count++
-        current = ''
-      } else if (depth >= 1) current += c
-    }
-    if (current.trim() !== '') count++
-    if (/^\s*&?('\w+ )?(mut )?self\b/.test(code.slice(from))) count--
-    const before = code.slice(0, match.index).split('\n')
-    before.pop()
-    const comment = []
-    while (before.length > 0 && /^\s*(\/\/|#\[)/.test(before.at(-1))) comment.unshift(before.pop())
-    lists.push({ name: match[1], line: code.slice(0, match.index).split('\n').length, count, comment: comment.join('\n') })
-  }
-  return lists
-}
-
-test('a Rust function of the core or the binding takes at most four parameters, or says why it is positional', () => {
-  const over = []
-  let excused = 0
-  for (const path of rustFiles) {
-    for (const list of rustParameterLists(rustCode(path).join('\n'))) {
-      if (list.count <= MOST_POSITIONAL) continue
-      if (/^\s*\/\/[/!]?\s*Positional:/m.test(list.comment)) excused++
-      else over.push(`${path}:${list.line} ${list.name} (${list.count})`)
-    }
-  }
-  assert.ok(excused > 0, 'the parameter scan is broken')
+  assert.ok(excused.rust > 0 && excused.js > 0, 'the parameter scan is broken')
   assert.deepEqual(over, [])
 })
 
